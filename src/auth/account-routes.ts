@@ -1,0 +1,77 @@
+// The account pages: sign in outside an authorization request, see the apps you authorized and
+// revoke them.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/config.js';
+import { findUser, recordSignIn } from '../db/repositories/users.js';
+import type { Schema } from '../db/tables.js';
+import type { StorageCrypto } from '../security/crypto.js';
+import { listAuthorizedApps, revokeAuthorizedApp } from './authorized-apps.js';
+import type { BrowserSession } from './browser-session.js';
+import { appsPage, errorPage, loginPage } from './pages/pages.js';
+
+export interface AccountDependencies {
+  config: Config;
+  db: Kysely<Schema>;
+  crypto: StorageCrypto;
+  session: BrowserSession;
+}
+
+const NOTICES: Record<string, string> = { revoked: 'Access revoked. The app can no longer use your account.' };
+
+export async function accountRoutes(app: FastifyInstance, { config, db, crypto, session }: AccountDependencies) {
+  await app.register(formbody, { bodyLimit: 4096 });
+  const html = 'text/html; charset=utf-8';
+
+  app.get('/account/login', async (request, reply) => {
+    return reply.type(html).send(
+      loginPage({
+        clientName: undefined,
+        discordUrl: config.discord.oauth ? '/auth/discord/start' : undefined,
+        devLoginAction: config.devLogin ? '/account/dev-login' : undefined,
+        csrf: session.csrfToken(request, reply, 'account'),
+      }),
+    );
+  });
+
+  app.post<{ Body: Record<string, unknown> }>('/account/dev-login', async (request, reply) => {
+    if (!config.devLogin) return reply.code(404).type(html).send(errorPage('Not found', 'The development login is disabled.'));
+    if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
+    const userId = typeof request.body?.user_id === 'string' ? request.body.user_id.trim() : '';
+    if (!/^\d{17,20}$/.test(userId)) return reply.code(400).type(html).send(errorPage('Sign-in failed', 'Enter a Discord user id: 17 to 20 digits.'));
+    await recordSignIn(db, { id: userId, username: null }, Date.now());
+    session.signIn(reply, userId);
+    return reply.redirect('/account/apps', 303);
+  });
+
+  app.get<{ Querystring: { notice?: string } }>('/account/apps', async (request, reply) => {
+    const userId = session.signedInUser(request);
+    if (!userId) return reply.redirect('/account/login', 303);
+    const user = await findUser(db, userId);
+    const apps = await listAuthorizedApps(db, crypto, userId);
+    return reply.header('cache-control', 'no-store').type(html).send(
+      appsPage({
+        userLabel: user?.username ? `${user.username} (${userId})` : userId,
+        apps,
+        csrf: session.csrfToken(request, reply, 'account'),
+        notice: request.query.notice ? NOTICES[request.query.notice] : undefined,
+      }),
+    );
+  });
+
+  app.post<{ Params: { clientId: string }; Body: Record<string, unknown> }>('/account/apps/:clientId/revoke', async (request, reply) => {
+    const userId = session.signedInUser(request);
+    if (!userId) return reply.redirect('/account/login', 303);
+    if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
+    const revoked = await revokeAuthorizedApp(db, crypto, userId, request.params.clientId);
+    if (!revoked) return reply.code(404).type(html).send(errorPage('Not found', 'That app has no access to your account.'));
+    return reply.redirect('/account/apps?notice=revoked', 303);
+  });
+
+  app.post<{ Body: Record<string, unknown> }>('/account/sign-out', async (request, reply) => {
+    if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
+    session.signOut(reply);
+    return reply.redirect('/account/login', 303);
+  });
+}

@@ -1,0 +1,102 @@
+// OAuth clients as the rest of the service sees them: registration rules (which grants, scopes
+// and redirect URIs a client may have), secret generation and the mapping to oidc-provider's
+// client metadata. The database keeps only a hash of each secret.
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { deleteClient, findClient, insertClient, listClients, replaceClientSecret, type OauthClientRecord } from '../db/repositories/oauth-clients.js';
+import type { Schema } from '../db/tables.js';
+import { SCOPES } from '../domain/scopes.js';
+import { randomSecret, sha256 } from '../security/crypto.js';
+
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+
+const GRANT_ALIASES: Record<string, GrantType> = { device_code: DEVICE_CODE_GRANT };
+
+// RFC 9700 §2.1: redirect URIs are matched exactly; plain http only for loopback (RFC 8252).
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+const redirectUri = z
+  .string()
+  .url('must be an absolute URL')
+  .refine((uri) => !uri.includes('#'), 'must not contain a fragment')
+  .refine((uri) => {
+    const url = new URL(uri);
+    if (url.protocol === 'https:') return true;
+    if (url.protocol === 'http:') return LOOPBACK_HOSTS.has(url.hostname);
+    // Native apps: a reverse-domain private-use scheme (RFC 8252 §7.1), never javascript: or data:.
+    return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol);
+  }, 'must use https (http only for localhost), or a private-use scheme for native apps');
+
+export const ClientRegistrationSchema = z
+  .object({
+    name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+    redirectUris: z.array(redirectUri).max(20, 'at most 20 redirect URIs'),
+    scopes: z.array(z.enum(SCOPES, { message: `unknown scope; known scopes: ${SCOPES.join(' ')}` })).min(1, 'at least one scope'),
+    grantTypes: z
+      .array(z.string().transform((grant) => GRANT_ALIASES[grant] ?? grant).pipe(z.enum(GRANT_TYPES, { message: `unknown grant; known grants: authorization_code refresh_token client_credentials device_code` })))
+      .min(1, 'at least one grant type'),
+    public: z.boolean(),
+    firstParty: z.boolean(),
+  })
+  .superRefine((client, ctx) => {
+    if (client.grantTypes.includes('authorization_code') && client.redirectUris.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['redirectUris'], message: 'the authorization_code grant needs at least one redirect URI' });
+    }
+    if (client.public && client.grantTypes.includes('client_credentials')) {
+      ctx.addIssue({ code: 'custom', path: ['grantTypes'], message: 'a public client cannot use client_credentials (it has no secret)' });
+    }
+    if (client.grantTypes.includes('refresh_token') && !client.grantTypes.some((g) => g === 'authorization_code' || g === DEVICE_CODE_GRANT)) {
+      ctx.addIssue({ code: 'custom', path: ['grantTypes'], message: 'refresh_token needs authorization_code or device_code' });
+    }
+  });
+
+export type ClientRegistration = z.input<typeof ClientRegistrationSchema>;
+
+export interface RegisteredClient {
+  client: OauthClientRecord;
+  /** The plain secret, shown once; undefined for public clients. */
+  secret: string | undefined;
+}
+
+export async function registerClient(db: Kysely<Schema>, input: ClientRegistration, now = Date.now()): Promise<RegisteredClient> {
+  const registration = ClientRegistrationSchema.parse(input);
+  const secret = registration.public ? undefined : newClientSecret();
+  const client: OauthClientRecord = {
+    id: randomSecret(16),
+    name: registration.name,
+    secretHash: secret === undefined ? null : sha256(secret),
+    redirectUris: registration.redirectUris,
+    grantTypes: [...new Set(registration.grantTypes)],
+    scopes: [...new Set(registration.scopes)],
+    firstParty: registration.firstParty,
+    createdAt: now,
+  };
+  await insertClient(db, client);
+  return { client, secret };
+}
+
+export async function rotateClientSecret(db: Kysely<Schema>, id: string, now = Date.now()): Promise<string | undefined> {
+  const secret = newClientSecret();
+  return (await replaceClientSecret(db, id, sha256(secret), now)) ? secret : undefined;
+}
+
+export { deleteClient, findClient, listClients };
+
+function newClientSecret(): string {
+  return `sbs_${randomSecret(32)}`;
+}
+
+/** Client metadata in oidc-provider's terms. `client_secret` holds the hash; see provider.ts. */
+export function toProviderMetadata(client: OauthClientRecord): Record<string, unknown> {
+  return {
+    client_id: client.id,
+    client_name: client.name,
+    ...(client.secretHash === null ? { token_endpoint_auth_method: 'none' } : { client_secret: client.secretHash, token_endpoint_auth_method: 'client_secret_basic' }),
+    redirect_uris: client.redirectUris,
+    grant_types: client.grantTypes,
+    response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
+    scope: client.scopes.join(' '),
+  };
+}

@@ -1,0 +1,124 @@
+// The authorization step's pages: oidc-provider sends the browser to /interaction/:uid when it
+// needs the user to sign in (prompt "login") or to approve a client (prompt "consent").
+// - login: a browser already signed in (switchboard_user cookie, set by any sign-in method)
+//   continues at once unless the client forced a fresh login; otherwise the sign-in page.
+// - consent: the client's name and each missing scope in plain words; approve or deny.
+// Forms carry CSRF tokens bound to the interaction.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type Provider from 'oidc-provider';
+import type { InteractionResults } from 'oidc-provider';
+import type { Config } from '../../config/config.js';
+import { findUser, recordSignIn } from '../../db/repositories/users.js';
+import type { Schema } from '../../db/tables.js';
+import type { BrowserSession } from '../browser-session.js';
+import { consentPage, errorPage, loginPage } from '../pages/pages.js';
+
+export interface InteractionDependencies {
+  config: Config;
+  db: Kysely<Schema>;
+  provider: Provider;
+  session: BrowserSession;
+}
+
+const SNOWFLAKE = /^\d{17,20}$/;
+
+export async function interactionRoutes(app: FastifyInstance, { config, db, provider, session }: InteractionDependencies) {
+  await app.register(formbody, { bodyLimit: 4096 });
+
+  const details = (request: FastifyRequest, reply: FastifyReply) => provider.interactionDetails(request.raw, reply.raw);
+
+  async function finish(request: FastifyRequest, reply: FastifyReply, result: InteractionResults, merge = false) {
+    const redirectTo = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: merge });
+    return reply.redirect(redirectTo, 303);
+  }
+
+  async function clientName(clientId: unknown): Promise<string> {
+    const client = typeof clientId === 'string' ? await provider.Client.find(clientId) : undefined;
+    return client?.clientName ?? (typeof clientId === 'string' ? clientId : 'An app');
+  }
+
+  function renderLogin(request: FastifyRequest, reply: FastifyReply, uid: string, name: string, error?: string) {
+    const page = loginPage({
+      clientName: name,
+      discordUrl: config.discord.oauth ? `/auth/discord/start?interaction=${encodeURIComponent(uid)}` : undefined,
+      devLoginAction: config.devLogin ? `/interaction/${encodeURIComponent(uid)}/dev-login` : undefined,
+      csrf: session.csrfToken(request, reply, `interaction:${uid}`),
+      error,
+    });
+    return reply.code(error ? 400 : 200).type('text/html; charset=utf-8').send(page);
+  }
+
+  app.get<{ Params: { uid: string } }>('/interaction/:uid', async (request, reply) => {
+    const interaction = await details(request, reply);
+    const { uid, prompt, params } = interaction;
+    const name = await clientName(params.client_id);
+
+    if (prompt.name === 'login') {
+      const signedIn = session.signedInUser(request);
+      const forced = prompt.reasons.includes('login_prompt') || prompt.reasons.includes('max_age');
+      if (signedIn && !forced && (await findUser(db, signedIn))) {
+        return finish(request, reply, { login: { accountId: signedIn } });
+      }
+      return renderLogin(request, reply, uid, name);
+    }
+
+    if (prompt.name === 'consent') {
+      const accountId = interaction.session?.accountId;
+      const user = accountId ? await findUser(db, accountId) : undefined;
+      const missing = (prompt.details.missingOIDCScope as string[] | undefined) ?? [];
+      const requested = typeof params.scope === 'string' ? params.scope.split(' ') : missing;
+      return reply.type('text/html; charset=utf-8').send(
+        consentPage({
+          clientName: name,
+          scopes: requested.filter(Boolean),
+          userLabel: user?.username ? `${user.username} (${user.id})` : (accountId ?? 'unknown'),
+          action: `/interaction/${encodeURIComponent(uid)}/consent`,
+          csrf: session.csrfToken(request, reply, `interaction:${uid}`),
+        }),
+      );
+    }
+
+    return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Unsupported step', `The authorization step "${prompt.name}" is not supported.`));
+  });
+
+  app.post<{ Params: { uid: string }; Body: Record<string, unknown> }>('/interaction/:uid/dev-login', async (request, reply) => {
+    if (!config.devLogin) return reply.code(404).type('text/html; charset=utf-8').send(errorPage('Not found', 'The development login is disabled.'));
+    const interaction = await details(request, reply);
+    if (interaction.prompt.name !== 'login') return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Wrong step', 'This request is not waiting for a sign-in.'));
+    if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
+      return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.'));
+    }
+    const userId = request.body?.user_id;
+    if (typeof userId !== 'string' || !SNOWFLAKE.test(userId.trim())) {
+      return renderLogin(request, reply, interaction.uid, await clientName(interaction.params.client_id), 'Enter a Discord user id: 17 to 20 digits.');
+    }
+    await recordSignIn(db, { id: userId.trim(), username: null }, Date.now());
+    session.signIn(reply, userId.trim());
+    return finish(request, reply, { login: { accountId: userId.trim() } });
+  });
+
+  app.post<{ Params: { uid: string }; Body: Record<string, unknown> }>('/interaction/:uid/consent', async (request, reply) => {
+    const interaction = await details(request, reply);
+    const { prompt, params, session: opSession, grantId } = interaction;
+    if (prompt.name !== 'consent' || !opSession) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Wrong step', 'This request is not waiting for your approval.'));
+    if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
+      return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.'));
+    }
+    const decision = request.body?.decision;
+    if (decision === 'deny') {
+      return finish(request, reply, { error: 'access_denied', error_description: 'The user denied the request.' });
+    }
+    if (decision !== 'approve') {
+      return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Choose an answer', 'Allow or deny the request.'));
+    }
+    const grant = grantId ? await provider.Grant.find(grantId) : new provider.Grant({ accountId: opSession.accountId, clientId: params.client_id as string });
+    if (!grant) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Request expired', 'Start again from the app.'));
+    const missing = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
+    if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+    const savedGrantId = await grant.save();
+    return finish(request, reply, { consent: { grantId: savedGrantId } }, true);
+  });
+}

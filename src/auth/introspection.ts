@@ -1,0 +1,99 @@
+// Token introspection in the shape of the spec, for both request forms:
+// - RFC 7662: form body, client authentication; oidc-provider authenticates the client, finds
+//   the token and applies the policy, and `describe` rewrites its answer into our fields;
+// - the spec's form: JSON body `{token}` with `Authorization: Bearer <access token>`; the
+//   bearer token identifies the calling client, then the same policy applies.
+// A client only ever sees its own tokens; anything else is `{active: false}`.
+import type { Kysely } from 'kysely';
+import type Provider from 'oidc-provider';
+import { findUser } from '../db/repositories/users.js';
+import type { Schema } from '../db/tables.js';
+import { sha256 } from '../security/crypto.js';
+
+export interface IntrospectedToken {
+  kind: string;
+  jti: string;
+  clientId?: string | undefined;
+  accountId?: string | undefined;
+  grantId?: string | undefined;
+  scope?: string | undefined;
+  iat?: number | undefined;
+  exp?: number | undefined;
+  isValid: boolean;
+}
+
+export interface IntrospectionResponse {
+  active: boolean;
+  scope?: string;
+  client_id?: string;
+  username?: string;
+  token_type?: string;
+  exp?: number;
+  iat?: number;
+  nbf?: number;
+  sub?: string;
+  aud?: string;
+  iss?: string;
+  jti?: string;
+}
+
+const INACTIVE: IntrospectionResponse = { active: false };
+
+export function introspectedEntity(entities: Record<string, unknown>): IntrospectedToken | undefined {
+  return (entities.AccessToken ?? entities.RefreshToken ?? entities.ClientCredentials) as IntrospectedToken | undefined;
+}
+
+export function createIntrospection(provider: Provider, db: Kysely<Schema>) {
+  async function describe(token: IntrospectedToken): Promise<IntrospectionResponse> {
+    const user = token.accountId ? await findUser(db, token.accountId) : undefined;
+    const isRefresh = token.kind === 'RefreshToken';
+    return {
+      active: true,
+      scope: token.scope ?? '',
+      client_id: token.clientId ?? '',
+      ...(token.accountId ? { username: user?.username ?? token.accountId, sub: token.accountId } : { sub: token.clientId ?? '' }),
+      // RFC 7662 names access tokens by their RFC 6749 type; refresh tokens by their hint name.
+      token_type: isRefresh ? 'refresh_token' : 'Bearer',
+      ...(token.exp === undefined ? {} : { exp: token.exp }),
+      ...(token.iat === undefined ? {} : { iat: token.iat, nbf: token.iat }),
+      // Access tokens are accepted only by this service's API; refresh tokens only by its token endpoint.
+      aud: isRefresh ? `${provider.issuer}${'/auth/oauth2/token'}` : `${provider.issuer}/v1`,
+      iss: provider.issuer,
+      // A stable, non-secret identifier: the token value itself is the storage key, never echoed.
+      jti: sha256(token.jti).slice(0, 22),
+    };
+  }
+
+  /** Finds a live token by value, with the same grant checks as oidc-provider's introspection. */
+  async function findLiveToken(value: string): Promise<IntrospectedToken | undefined> {
+    const finders: Array<(v: string) => Promise<unknown>> = [
+      (v) => provider.AccessToken.find(v),
+      (v) => provider.RefreshToken.find(v),
+      (v) => provider.ClientCredentials.find(v),
+    ];
+    for (const find of finders) {
+      const token = (await find(value)) as IntrospectedToken | undefined;
+      if (!token) continue;
+      if (!token.isValid) return undefined;
+      if (token.grantId) {
+        const grant = await provider.Grant.find(token.grantId);
+        if (!grant || grant.clientId !== token.clientId || grant.accountId !== token.accountId) return undefined;
+      }
+      return token;
+    }
+    return undefined;
+  }
+
+  /** The spec's form. `bearer` is the caller's access token; undefined result means 401. */
+  async function introspectWithBearer(bearer: string, value: string): Promise<IntrospectionResponse | undefined> {
+    const caller = await findLiveToken(bearer);
+    if (!caller || caller.kind === 'RefreshToken') return undefined;
+    const token = await findLiveToken(value);
+    if (!token || token.clientId !== caller.clientId) return INACTIVE;
+    return describe(token);
+  }
+
+  return { describe, introspectWithBearer };
+}
+
+export type Introspection = ReturnType<typeof createIntrospection>;

@@ -1,0 +1,172 @@
+// The OAuth 2.1 / OpenID Connect authorization server: oidc-provider configured for this
+// service. What is enabled and why:
+// - authorization_code with PKCE S256 for every client (plain is not implemented by the library),
+//   refresh_token with rotation and reuse detection, device_code (the bot), client_credentials.
+// - no implicit or hybrid flows, no dynamic registration, no dev interactions, no PAR or DPoP
+//   (not needed by our clients yet), no resource indicators: this service is the only resource
+//   server, and without them one opaque access token carries every granted scope and also works
+//   at userinfo.
+// - opaque access tokens: revocation takes effect at once and introspection works.
+import type { Kysely } from 'kysely';
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Config } from '../config/config.js';
+import type { SigningJwk } from '../config/secrets.js';
+import { findUser } from '../db/repositories/users.js';
+import type { Schema } from '../db/tables.js';
+import { SCOPES } from '../domain/scopes.js';
+import { type StorageCrypto, sha256, constantTimeEqual } from '../security/crypto.js';
+import { createAdapterFactory } from './adapter.js';
+import { createIntrospection, introspectedEntity } from './introspection.js';
+import { deviceCodeConfirmPage, deviceCodeInputPage, deviceSuccessPage, errorPage } from './pages/pages.js';
+
+export const OAUTH_BASE = '/auth/oauth2';
+
+export const OAUTH_ROUTES = {
+  authorization: `${OAUTH_BASE}/authorize`,
+  token: `${OAUTH_BASE}/token`,
+  introspection: `${OAUTH_BASE}/introspect`,
+  revocation: `${OAUTH_BASE}/revoke`,
+  jwks: `${OAUTH_BASE}/jwks`,
+  userinfo: `${OAUTH_BASE}/userinfo`,
+  device_authorization: `${OAUTH_BASE}/device_authorization`,
+  code_verification: `${OAUTH_BASE}/device`,
+} as const;
+
+export interface ProviderDependencies {
+  config: Config;
+  db: Kysely<Schema>;
+  crypto: StorageCrypto;
+  signingKeys: SigningJwk[];
+  cookieSecrets: string[];
+}
+
+export function createProvider({ config, db, crypto, signingKeys, cookieSecrets }: ProviderDependencies): Provider {
+  const { ttl } = config;
+  const configuration: Configuration = {
+    adapter: createAdapterFactory(db, crypto),
+    clients: [],
+    async findAccount(_ctx, sub) {
+      const user = await findUser(db, sub);
+      if (!user) return undefined;
+      return {
+        accountId: user.id,
+        async claims() {
+          return { sub: user.id, preferred_username: user.username ?? undefined, name: user.username ?? undefined };
+        },
+      };
+    },
+    claims: { openid: ['sub'], profile: ['preferred_username', 'name'] },
+    scopes: [...SCOPES],
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    routes: OAUTH_ROUTES,
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    cookies: {
+      names: { session: 'switchboard_op_session', interaction: 'switchboard_interaction', resume: 'switchboard_resume' },
+      keys: cookieSecrets,
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    jwks: { keys: signingKeys },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256', 'ES256'],
+      userinfoSigningAlgValues: ['RS256', 'ES256'],
+      introspectionSigningAlgValues: ['RS256', 'ES256'],
+    },
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    allowOmittingSingleRegisteredRedirectUri: false,
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    ttl: {
+      AccessToken: ttl.accessToken,
+      ClientCredentials: ttl.accessToken,
+      AuthorizationCode: ttl.authorizationCode,
+      RefreshToken: ttl.refreshToken,
+      DeviceCode: ttl.deviceCode,
+      IdToken: ttl.accessToken,
+      Interaction: 3600,
+      Session: 14 * 24 * 3600,
+      Grant: ttl.refreshToken,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: {
+        enabled: true,
+        // A client may introspect only the tokens issued to it: no token leaks across clients.
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      resourceIndicators: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        async userCodeInputSource(ctx, form, _out, err) {
+          const message = !err
+            ? 'Enter the code shown by the app you are connecting.'
+            : err.name === 'NoCodeError' || 'userCode' in err
+              ? 'That code is not valid or has expired. Check it and try again.'
+              : 'The request could not be completed. Start again from the app.';
+          ctx.type = 'html';
+          ctx.body = deviceCodeInputPage(form, message, Boolean(err));
+        },
+        async userCodeConfirmSource(ctx, form, client, _deviceInfo, userCode) {
+          ctx.type = 'html';
+          ctx.body = deviceCodeConfirmPage(form, client.clientName ?? client.clientId, userCode);
+        },
+        async successSource(ctx) {
+          ctx.type = 'html';
+          const client = ctx.oidc.client;
+          ctx.body = deviceSuccessPage(client?.clientName ?? client?.clientId ?? 'The app');
+        },
+      },
+    },
+    async renderError(ctx, out) {
+      ctx.type = 'html';
+      ctx.body = errorPage('Something went wrong', out.error_description ?? 'The request could not be completed.', {
+        Error: out.error,
+      });
+    },
+  };
+
+  const provider = new Provider(config.publicUrl, configuration);
+  provider.proxy = config.trustProxy;
+
+  // Client secrets are stored as SHA-256 hashes, so compare the hash of what the client sent.
+  // (The library's symmetric-key features that would need the plain secret are disabled above.)
+  provider.Client.prototype.compareClientSecret = async function compareHashedSecret(this: { clientSecret?: string }, actual: string) {
+    return typeof this.clientSecret === 'string' && constantTimeEqual(this.clientSecret, sha256(actual));
+  };
+
+  const introspection = createIntrospection(provider, db);
+  provider.use(offlineAccessAsksForConsent);
+  provider.use(async function introspectionResponseShape(ctx, next) {
+    await next();
+    // RFC 7662 answers carry exactly the spec's fields, as the JSON form does.
+    if (ctx.path !== OAUTH_ROUTES.introspection || ctx.status !== 200) return;
+    const token = introspectedEntity(ctx.oidc.entities as Record<string, unknown>);
+    if ((ctx.body as { active?: boolean } | undefined)?.active && token) ctx.body = await introspection.describe(token);
+  });
+  return provider;
+}
+
+/**
+ * OpenID Connect drops `offline_access` unless the request says `prompt=consent`. Plain OAuth 2.1
+ * clients do not know that rule, so a request asking for offline access without any prompt gets
+ * `prompt=consent` added: the user is asked, and the refresh token is issued.
+ */
+async function offlineAccessAsksForConsent(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
+  if (ctx.method === 'GET' && ctx.path === OAUTH_ROUTES.authorization) {
+    const { scope, prompt } = ctx.query;
+    if (typeof scope === 'string' && scope.split(' ').includes('offline_access') && prompt === undefined) {
+      ctx.query = { ...ctx.query, prompt: 'consent' };
+    }
+  }
+  await next();
+}

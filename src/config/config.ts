@@ -1,0 +1,182 @@
+// The one place where the process environment is read. Every setting is parsed and validated
+// here with zod, so a bad value stops start-up with a message naming the variable, instead of
+// surfacing later as a confusing failure deep inside a request.
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const seconds = (fallback: number) =>
+  z.coerce
+    .number({ message: 'expected a number of seconds' })
+    .int('expected a whole number of seconds')
+    .positive('expected a positive number of seconds')
+    .max(31_536_000, 'expected at most one year')
+    .default(fallback);
+
+const httpUrl = z
+  .string()
+  .url('expected an absolute URL')
+  .refine((value) => /^https?:\/\//.test(value), 'expected an http:// or https:// URL')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+const databaseUrl = z
+  .string()
+  .refine(
+    (value) => value.startsWith('sqlite:') || /^postgres(ql)?:\/\//.test(value),
+    'expected sqlite:<path> or postgres://user@host:port/database',
+  );
+
+const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: z.coerce
+      .number({ message: 'expected a port number' })
+      .int('expected a whole number')
+      .min(0, 'expected a port between 0 and 65535')
+      .max(65535, 'expected a port between 0 and 65535')
+      .default(3000),
+    HOST: z.string().min(1, 'expected a host name or address').default('127.0.0.1'),
+    LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    PUBLIC_URL: httpUrl.optional(),
+    TRUST_PROXY: booleanFlag.default(false),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_URL: databaseUrl.optional(),
+
+    SIGNING_KEYS: z.string().optional(),
+    COOKIE_SECRETS: z.string().optional(),
+    DATA_ENCRYPTION_KEY: z.string().optional(),
+
+    DISCORD_CLIENT_ID: z.string().regex(/^\d{17,20}$/, 'expected a Discord application id (a snowflake)').optional(),
+    DISCORD_CLIENT_SECRET: z.string().min(1).optional(),
+    DISCORD_API_BASE: httpUrl.default('https://discord.com/api'),
+
+    AUTH_DEV_LOGIN: booleanFlag.default(false),
+
+    ACCESS_TOKEN_TTL: seconds(3600),
+    REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
+    AUTHORIZATION_CODE_TTL: seconds(60),
+    DEVICE_CODE_TTL: seconds(600),
+    LOGIN_LINK_TTL: seconds(300),
+    SESSION_TTL: seconds(24 * 3600),
+  })
+  .superRefine((env, ctx) => {
+    if (env.AUTH_DEV_LOGIN && env.NODE_ENV === 'production') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['AUTH_DEV_LOGIN'],
+        message: 'the development login must not be enabled when NODE_ENV=production',
+      });
+    }
+    if (Boolean(env.DISCORD_CLIENT_ID) !== Boolean(env.DISCORD_CLIENT_SECRET)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.DISCORD_CLIENT_ID ? 'DISCORD_CLIENT_SECRET' : 'DISCORD_CLIENT_ID'],
+        message: 'DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET must be set together',
+      });
+    }
+  });
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  logLevel: LogLevel;
+  /** The issuer and the base of every absolute URL the service hands out. */
+  publicUrl: string;
+  trustProxy: boolean;
+  dataDir: string;
+  databaseUrl: string;
+  /** Raw secret settings; `loadSecrets` turns them into keys (or generates them). */
+  secrets: {
+    signingKeys: string | undefined;
+    cookieSecrets: string | undefined;
+    dataEncryptionKey: string | undefined;
+  };
+  discord: {
+    apiBase: string;
+    /** Present only when "Sign in with Discord" is configured. */
+    oauth: { clientId: string; clientSecret: string } | undefined;
+  };
+  devLogin: boolean;
+  ttl: {
+    accessToken: number;
+    refreshToken: number;
+    authorizationCode: number;
+    deviceCode: number;
+    loginLink: number;
+    session: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Environment = Record<string, string | undefined>;
+
+/** Parses the environment into a Config, or throws a ConfigError listing every bad variable. */
+export function loadConfig(env: Environment = process.env): Config {
+  // Empty strings mean "unset": `.env` files often carry `NAME=` lines as documentation.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = issue.path.join('.') || 'environment';
+        const got = typeof issue.path[0] === 'string' && !/SECRET|KEY/.test(issue.path[0]) ? cleaned[issue.path[0]] : undefined;
+        return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got)})`}`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  const publicUrl = e.PUBLIC_URL ?? `http://localhost:${e.PORT}`;
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    publicUrl,
+    trustProxy: e.TRUST_PROXY,
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL ?? `sqlite:${e.DATA_DIR.replace(/\/+$/, '')}/switchboard.db`,
+    secrets: {
+      signingKeys: e.SIGNING_KEYS,
+      cookieSecrets: e.COOKIE_SECRETS,
+      dataEncryptionKey: e.DATA_ENCRYPTION_KEY,
+    },
+    discord: {
+      apiBase: e.DISCORD_API_BASE,
+      oauth:
+        e.DISCORD_CLIENT_ID && e.DISCORD_CLIENT_SECRET
+          ? { clientId: e.DISCORD_CLIENT_ID, clientSecret: e.DISCORD_CLIENT_SECRET }
+          : undefined,
+    },
+    devLogin: e.AUTH_DEV_LOGIN,
+    ttl: {
+      accessToken: e.ACCESS_TOKEN_TTL,
+      refreshToken: e.REFRESH_TOKEN_TTL,
+      authorizationCode: e.AUTHORIZATION_CODE_TTL,
+      deviceCode: e.DEVICE_CODE_TTL,
+      loginLink: e.LOGIN_LINK_TTL,
+      session: e.SESSION_TTL,
+    },
+  };
+}
+
+/** Reads `.env` from the working directory into process.env (variables already set win). */
+export function loadDotEnv(path = '.env'): void {
+  try {
+    process.loadEnvFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

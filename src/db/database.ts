@@ -1,0 +1,78 @@
+// Opens the database named by DATABASE_URL: embedded SQLite (better-sqlite3, WAL) by default or
+// PostgreSQL (pg pool). Everything above this module talks Kysely and never asks which it got,
+// except where a dialect difference is a fact of life (error codes, see errors.ts).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations/index.js';
+import type { Schema } from './tables.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<Schema>;
+  dialect: Dialect;
+  /** Runs a trivial query; rejects when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function openDatabase(url: string): Database {
+  return url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length)) : openPostgres(url);
+}
+
+function openSqlite(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const connection = new SqliteDatabase(path);
+  connection.pragma('journal_mode = WAL');
+  // FULL: a commit that was acknowledged survives power loss, not only a process crash.
+  connection.pragma('synchronous = FULL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: connection }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+// int8 and numeric columns hold epoch milliseconds, counts and ids, all far below 2^53: read
+// them as numbers rather than pg's default strings.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+function openPostgres(url: string): Database {
+  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes as pg.CustomTypesConfig });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+export async function migrateToLatest(db: Kysely<Schema>): Promise<MigrationResultSet> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}

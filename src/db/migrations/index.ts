@@ -1,0 +1,8 @@
+// Every migration, in order. Listed statically (not read from disk) so the compiled build, the
+// test runner and the CLI all see the same set.
+import type { Migration } from 'kysely';
+import * as initial from './2026-11-21T00-initial.js';
+
+export const migrations: Record<string, Migration> = {
+  '2026-11-21T00-initial': initial,
+};

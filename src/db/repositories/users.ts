@@ -1,0 +1,32 @@
+// Users are Discord accounts that signed in at least once. Signing in also creates the user's
+// system, so a signed-in user always has one (see the API reference).
+import type { Kysely } from 'kysely';
+import type { Schema, UserRow } from '../tables.js';
+
+type Db = Kysely<Schema>;
+
+export const DEFAULT_SYSTEM_NAME = 'My system';
+
+/** Records a sign-in: creates the user and their system on first sign-in, in one transaction. */
+export async function recordSignIn(db: Db, user: { id: string; username: string | null }, now: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('users')
+      .values({ id: user.id, username: user.username, created_at: now, last_sign_in_at: now })
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet(user.username === null ? { last_sign_in_at: now } : { username: user.username, last_sign_in_at: now }),
+      )
+      .execute();
+    const owned = await trx.selectFrom('systems').select('id').where('user_id', '=', user.id).executeTakeFirst();
+    const subAccount = await trx.selectFrom('system_sub_accounts').select('system_id').where('user_id', '=', user.id).executeTakeFirst();
+    if (!owned && !subAccount) {
+      await trx.insertInto('systems').values({ user_id: user.id, name: DEFAULT_SYSTEM_NAME, display_tag: null, description: null, avatar: null, banner: null, pronouns: null, created_at: now })
+        .onConflict((oc) => oc.column('user_id').doNothing())
+        .execute();
+    }
+  });
+}
+
+export async function findUser(db: Db, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}

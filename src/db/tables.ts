@@ -1,0 +1,157 @@
+// Row types of every table, as Kysely sees them. Timestamps are epoch milliseconds and booleans
+// are 0/1 integers in both dialects, so one set of queries serves SQLite and PostgreSQL alike;
+// JSON-shaped columns are text, parsed by the repositories.
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface UsersTable {
+  id: string;
+  username: string | null;
+  created_at: number;
+  last_sign_in_at: number | null;
+}
+
+export interface SystemsTable {
+  id: Generated<number>;
+  user_id: string;
+  name: string;
+  display_tag: string | null;
+  display_tag_map: Generated<string>;
+  description: string | null;
+  avatar: string | null;
+  banner: string | null;
+  pronouns: string | null;
+  nickname_format: Generated<string>;
+  operation_dm: Generated<number>;
+  latch_expiration: Generated<number>;
+  public: Generated<number>;
+  flags: Generated<number>;
+  disabled_guilds: Generated<string>;
+  disabled: Generated<number>;
+  created_at: number;
+}
+
+export interface SystemSubAccountsTable {
+  user_id: string;
+  system_id: number;
+}
+
+export interface AltersTable {
+  id: Generated<number>;
+  system_id: number;
+  username: string;
+  display_name: string;
+  name_map: Generated<string>;
+  color: string | null;
+  description: string | null;
+  pronouns: string | null;
+  avatar_url: string | null;
+  avatar_url_map: Generated<string>;
+  webhook_avatar_url: string | null;
+  banner: string | null;
+  alter_mode: Generated<string>;
+  proxy_tags: Generated<string>;
+  public: Generated<number>;
+  flags: Generated<number>;
+  message_count: Generated<number>;
+  last_message_at: number | null;
+  created_at: number;
+}
+
+export interface TagsTable {
+  id: Generated<number>;
+  system_id: number;
+  name: string;
+  created_at: number;
+}
+
+export interface AlterTagsTable {
+  alter_id: number;
+  tag_id: number;
+}
+
+export interface AlterFieldsTable {
+  alter_id: number;
+  client_id: string;
+  system_id: number;
+  value: string;
+}
+
+export interface AutoproxyTable {
+  system_id: number;
+  scope: string;
+  mode: string;
+  alter_id: number | null;
+  last_latch_at: number | null;
+}
+
+export interface FrontRecordsTable {
+  id: Generated<number>;
+  system_id: number;
+  alter_id: number;
+  client_id: string;
+  pushed_at: number;
+}
+
+export interface OauthClientsTable {
+  id: string;
+  name: string;
+  /** SHA-256 of the secret; null for public clients. */
+  secret_hash: string | null;
+  redirect_uris: string;
+  grant_types: string;
+  scopes: string;
+  first_party: number;
+  created_at: number;
+  secret_rotated_at: number | null;
+}
+
+export interface OidcPayloadsTable {
+  /** HMAC of model and id: the raw id is a bearer credential and is never stored. */
+  id_hash: string;
+  model: string;
+  /** AES-256-GCM sealed JSON. */
+  payload: string;
+  grant_id: string | null;
+  uid_hash: string | null;
+  user_code_hash: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+export interface LoginLinksTable {
+  token_hash: string;
+  user_id: string;
+  client_id: string;
+  return_to: string;
+  created_at: number;
+  expires_at: number;
+  consumed_at: number | null;
+}
+
+export interface Schema {
+  users: UsersTable;
+  systems: SystemsTable;
+  system_sub_accounts: SystemSubAccountsTable;
+  alters: AltersTable;
+  tags: TagsTable;
+  alter_tags: AlterTagsTable;
+  alter_fields: AlterFieldsTable;
+  autoproxy: AutoproxyTable;
+  front_records: FrontRecordsTable;
+  oauth_clients: OauthClientsTable;
+  oidc_payloads: OidcPayloadsTable;
+  login_links: LoginLinksTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type SystemRow = Selectable<SystemsTable>;
+export type NewSystem = Insertable<SystemsTable>;
+export type SystemUpdate = Updateable<SystemsTable>;
+export type AlterRow = Selectable<AltersTable>;
+export type NewAlter = Insertable<AltersTable>;
+export type AlterUpdate = Updateable<AltersTable>;
+export type OauthClientRow = Selectable<OauthClientsTable>;
+export type OidcPayloadRow = Selectable<OidcPayloadsTable>;
+export type LoginLinkRow = Selectable<LoginLinksTable>;

@@ -1,0 +1,29 @@
+// The OAuth scopes of the service and what each lets a client do, in the words the consent page
+// shows to people.
+export const SCOPES = [
+  'openid',
+  'profile',
+  'offline_access',
+  'alters:read',
+  'alters:write',
+  'system:read',
+  'system:write',
+  'system:ai-ap',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  openid: 'Confirm who you are (your Discord user id)',
+  profile: 'See your Discord username',
+  offline_access: 'Stay connected when you are not using it (until you revoke access)',
+  'alters:read': 'See your alters',
+  'alters:write': 'Create and edit your alters',
+  'system:read': 'See your system profile',
+  'system:write': 'Edit your system profile',
+  'system:ai-ap': 'Switch who is fronting',
+};
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,101 @@
+// buildApp assembles the service from its parts and never listens (server.ts does), so tests and
+// the benchmark can run the very same app. Order: infrastructure (cookies, headers, errors), then
+// the authorization server and its pages, then health checks.
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type Provider from 'oidc-provider';
+import type { Config } from '../config/config.js';
+import type { Secrets } from '../config/secrets.js';
+import type { Database } from '../db/database.js';
+import type { Schema } from '../db/tables.js';
+import { accountRoutes } from '../auth/account-routes.js';
+import { createBrowserSession } from '../auth/browser-session.js';
+import { discordSignInRoutes } from '../auth/discord-sign-in.js';
+import { interactionRoutes } from '../auth/interactions/routes.js';
+import { createIntrospection } from '../auth/introspection.js';
+import { loginLinkRoutes } from '../auth/login-links.js';
+import { STYLESHEET, STYLESHEET_PATH } from '../auth/pages/layout.js';
+import { errorPage } from '../auth/pages/pages.js';
+import { createProvider } from '../auth/provider.js';
+import { createStorageCrypto } from '../security/crypto.js';
+import { oidcMount } from './plugins/oidc-mount.js';
+import { SECURITY_HEADERS } from './security-headers.js';
+
+export interface AppDependencies {
+  config: Config;
+  secrets: Secrets;
+  database: Database;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Kysely<Schema>;
+    provider: Provider;
+  }
+}
+
+export async function buildApp({ config, secrets, database }: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Tokens, codes and secrets travel in these; they must never reach the logs.
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+      serializers: {
+        req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
+      },
+    },
+    trustProxy: config.trustProxy,
+    bodyLimit: 64 * 1024,
+    return503OnClosing: true,
+  });
+
+  const crypto = createStorageCrypto(secrets.dataEncryptionKey);
+  const provider = createProvider({ config, db: database.db, crypto, signingKeys: secrets.signingKeys, cookieSecrets: secrets.cookieSecrets });
+  const introspection = createIntrospection(provider, database.db);
+  const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets });
+  app.decorate('db', database.db);
+  app.decorate('provider', provider);
+
+  await app.register(cookie, { secret: secrets.cookieSecrets });
+  app.addHook('onSend', async (_request, reply) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
+  });
+
+  await app.register(async function pages(scope) {
+    // Page routes answer errors with an HTML page; a client mistake is never a 500.
+    scope.setErrorHandler((error: { statusCode?: number; status?: number; error_description?: string; message: string }, request, reply) => {
+      const status = error.statusCode ?? error.status ?? 500;
+      if (status >= 500) request.log.error({ err: error }, 'page failed');
+      const message = status >= 500 ? 'Something went wrong on our side. Try again.' : (error.error_description ?? 'The request is invalid or has expired. Start again from the app.');
+      return reply.code(status).type('text/html; charset=utf-8').send(errorPage('Something went wrong', message));
+    });
+    await scope.register(interactionRoutes, { config, db: database.db, provider, session });
+    await scope.register(discordSignInRoutes, { config, db: database.db, session });
+    await scope.register(accountRoutes, { config, db: database.db, crypto, session });
+    await scope.register(loginLinkRoutes, { config, db: database.db, session });
+    scope.get(STYLESHEET_PATH, async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));
+    scope.get('/', async (_request, reply) => reply.redirect('/account/apps', 303));
+  });
+
+  await app.register(oidcMount, { provider, introspection });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (request, reply) => {
+    try {
+      await database.ping();
+      return { status: 'ready' };
+    } catch (error) {
+      request.log.warn({ err: error }, 'database not reachable');
+      return reply.code(503).send({ status: 'unavailable', reason: 'database not reachable' });
+    }
+  });
+
+  return app;
+}
+
+/** Query strings can carry codes and login tokens: keep only the path in request logs. */
+function redactUrl(url: string): string {
+  const path = url.split('?')[0] ?? url;
+  return path.startsWith('/auth/login-links/') ? '/auth/login-links/[redacted]' : path;
+}

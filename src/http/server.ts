@@ -1,0 +1,69 @@
+// Owns the process-level concerns of the service: secrets, the database and its migrations,
+// listening, periodic cleanup and a graceful close (stop accepting, finish in-flight requests,
+// then close the database).
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.js';
+import { loadSecrets } from '../config/secrets.js';
+import { migrateToLatest, openDatabase, type Database } from '../db/database.js';
+import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
+import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
+import { buildApp } from './app.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  database: Database;
+  /** The address the server listens on, e.g. http://127.0.0.1:3000. */
+  address: string;
+  close(): Promise<void>;
+}
+
+const PURGE_INTERVAL_MS = 10 * 60 * 1000;
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const secrets = loadSecrets(config);
+  const database = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const app = await buildApp({ config, secrets, database });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    await database.close();
+    throw error;
+  }
+
+  const purge = async () => {
+    const now = Date.now();
+    try {
+      await purgeExpiredPayloads(database.db, now);
+      await purgeExpiredLoginLinks(database.db, now);
+    } catch (error) {
+      app.log.warn({ err: error }, 'purging expired rows failed');
+    }
+  };
+  const timer = setInterval(purge, PURGE_INTERVAL_MS);
+  timer.unref();
+
+  const info = app.server.address();
+  const address = typeof info === 'object' && info ? `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}` : String(info);
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    database,
+    address,
+    close() {
+      closing ??= (async () => {
+        clearInterval(timer);
+        await app.close();
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}
