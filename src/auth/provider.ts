@@ -97,7 +97,12 @@ export function createProvider({ config, db, crypto, signingKeys, cookieSecrets 
         // A client may introspect only the tokens issued to it: no token leaks across clients.
         allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
       },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // A client can revoke only its own tokens; for any other token the answer is the same
+        // 200 an unknown token gets (RFC 7009 §2.2), so nothing is revealed.
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       userinfo: { enabled: true },
       resourceIndicators: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
