@@ -73,11 +73,19 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     await scope.register(interactionRoutes, { config, db: database.db, provider, session });
     await scope.register(discordSignInRoutes, { config, db: database.db, session });
     await scope.register(accountRoutes, { config, db: database.db, crypto, session });
-    await scope.register(loginLinkRoutes, { config, db: database.db, session });
     scope.get(STYLESHEET_PATH, async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));
     scope.get('/', async (_request, reply) => reply.redirect('/account/apps', 303));
   });
 
+  await app.register(async function backChannel(scope) {
+    // Machine-to-machine endpoints answer in RFC 6749's JSON error shape.
+    scope.setErrorHandler((error: { statusCode?: number }, request, reply) => {
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      if (status === 500) request.log.error({ err: error }, 'back-channel request failed');
+      return reply.code(status).send(status === 500 ? { error: 'server_error' } : { error: 'invalid_request', error_description: 'the request body is malformed or too large' });
+    });
+    await scope.register(loginLinkRoutes, { config, db: database.db, session });
+  });
   await app.register(oidcMount, { provider, introspection });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
