@@ -19,7 +19,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const redirectUri = z
   .string()
-  .url('must be an absolute URL')
+  .url({ message: 'must be an absolute URL', abort: true })
   .refine((uri) => !uri.includes('#'), 'must not contain a fragment')
   .refine((uri) => {
     const url = new URL(uri);

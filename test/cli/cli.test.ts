@@ -154,6 +154,9 @@ describe.each(DIALECTS)('switchboard CLI on %s', (dialect) => {
       first_party: true,
     });
     expect(confidential.client_secret).toMatch(/^sbs_[\w-]{40,}$/);
+    expect(Object.keys(confidential).sort()).toEqual(
+      ['client_id', 'client_secret', 'first_party', 'grant_types', 'name', 'public', 'redirect_uris', 'scopes'],
+    );
     const hash = await storedSecretHash(confidential.client_id);
     expect(hash).toBeTruthy();
     expect(hash).not.toBe(confidential.client_secret);
@@ -180,6 +183,9 @@ describe.each(DIALECTS)('switchboard CLI on %s', (dialect) => {
       expect(result.stderr).toMatch(/^error: redirectUris\.1: must use https/m);
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
+    const notUrl = await create('notaurl');
+    expect(notUrl.code).toBe(2);
+    expect(notUrl.stderr).toMatch(/redirectUris\.1: must be an absolute URL/);
   });
 
   it('rejects an unknown scope and client_credentials for a public client with exit 2', async () => {

@@ -55,9 +55,14 @@ export async function listClients(db: Db): Promise<OauthClientRecord[]> {
   return rows.map(toRecord);
 }
 
+/** Deletes the client and, in the same transaction, every grant, code and token issued to it. */
 export async function deleteClient(db: Db, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('oauth_clients').where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return db.transaction().execute(async (trx) => {
+    const result = await trx.deleteFrom('oauth_clients').where('id', '=', id).executeTakeFirst();
+    if (result.numDeletedRows === 0n) return false;
+    await trx.deleteFrom('oidc_payloads').where('client_id', '=', id).execute();
+    return true;
+  });
 }
 
 export async function replaceClientSecret(db: Db, id: string, secretHash: string, now: number): Promise<boolean> {
