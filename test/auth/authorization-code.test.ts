@@ -101,6 +101,18 @@ describe.each(DIALECTS)('authorization code flow (%s)', (dialect) => {
     await expect(oidc.refreshTokenGrant(client.config, second.refresh_token ?? '')).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('treats two concurrent redemptions of one refresh token as reuse: at most one wins, the family dies', async () => {
+    const { tokens } = await obtainTokens(client);
+    const results = await Promise.allSettled([
+      oidc.refreshTokenGrant(client.config, tokens.refresh_token ?? ''),
+      oidc.refreshTokenGrant(client.config, tokens.refresh_token ?? ''),
+    ]);
+    expect(results.filter((r) => r.status === 'rejected').length).toBeGreaterThanOrEqual(1);
+    for (const result of results) {
+      if (result.status === 'fulfilled') expect((await oidc.tokenIntrospection(client.config, result.value.access_token)).active).toBe(false);
+    }
+  });
+
   it('makes revocation take effect at once', async () => {
     const { tokens } = await obtainTokens(client);
     expect((await oidc.tokenIntrospection(client.config, tokens.access_token)).active).toBe(true);
