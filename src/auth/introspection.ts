@@ -9,18 +9,9 @@ import type Provider from 'oidc-provider';
 import { findUser } from '../db/repositories/users.js';
 import type { Schema } from '../db/tables.js';
 import { sha256 } from '../security/crypto.js';
+import { findLiveToken, type LiveToken } from './access-tokens.js';
 
-export interface IntrospectedToken {
-  kind: string;
-  jti: string;
-  clientId?: string | undefined;
-  accountId?: string | undefined;
-  grantId?: string | undefined;
-  scope?: string | undefined;
-  iat?: number | undefined;
-  exp?: number | undefined;
-  isValid: boolean;
-}
+export type IntrospectedToken = LiveToken;
 
 export interface IntrospectionResponse {
   active: boolean;
@@ -64,31 +55,11 @@ export function createIntrospection(provider: Provider, db: Kysely<Schema>) {
     };
   }
 
-  /** Finds a live token by value, with the same grant checks as oidc-provider's introspection. */
-  async function findLiveToken(value: string): Promise<IntrospectedToken | undefined> {
-    const finders: Array<(v: string) => Promise<unknown>> = [
-      (v) => provider.AccessToken.find(v),
-      (v) => provider.RefreshToken.find(v),
-      (v) => provider.ClientCredentials.find(v),
-    ];
-    for (const find of finders) {
-      const token = (await find(value)) as IntrospectedToken | undefined;
-      if (!token) continue;
-      if (!token.isValid) return undefined;
-      if (token.grantId) {
-        const grant = await provider.Grant.find(token.grantId);
-        if (!grant || grant.clientId !== token.clientId || grant.accountId !== token.accountId) return undefined;
-      }
-      return token;
-    }
-    return undefined;
-  }
-
   /** The spec's form. `bearer` is the caller's access token; undefined result means 401. */
   async function introspectWithBearer(bearer: string, value: string): Promise<IntrospectionResponse | undefined> {
-    const caller = await findLiveToken(bearer);
-    if (!caller || caller.kind === 'RefreshToken') return undefined;
-    const token = await findLiveToken(value);
+    const caller = await findLiveToken(provider, bearer, ['AccessToken', 'ClientCredentials']);
+    if (!caller) return undefined;
+    const token = await findLiveToken(provider, value);
     if (!token || token.clientId !== caller.clientId) return INACTIVE;
     return describe(token);
   }

@@ -17,6 +17,14 @@ const seconds = (fallback: number) =>
     .max(31_536_000, 'expected at most one year')
     .default(fallback);
 
+const count = (fallback: number) =>
+  z.coerce
+    .number({ message: 'expected a number' })
+    .int('expected a whole number')
+    .positive('expected a positive number')
+    .max(1_000_000, 'expected at most 1000000')
+    .default(fallback);
+
 const httpUrl = z
   .string()
   .url('expected an absolute URL')
@@ -62,6 +70,15 @@ const EnvSchema = z
     DEVICE_CODE_TTL: seconds(600),
     LOGIN_LINK_TTL: seconds(300),
     SESSION_TTL: seconds(24 * 3600),
+
+    RATE_LIMIT_ENABLED: booleanFlag.default(true),
+    RATE_LIMIT_PER_TOKEN: count(600),
+    RATE_LIMIT_PER_IP: count(1200),
+    RATE_LIMIT_WINDOW: seconds(60),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'expected redis://host:port or rediss://host:port')
+      .optional(),
   })
   .superRefine((env, ctx) => {
     if (env.AUTH_DEV_LOGIN && env.NODE_ENV === 'production') {
@@ -112,6 +129,15 @@ export interface Config {
     loginLink: number;
     session: number;
   };
+  /** Requests allowed per window, per access token on /v1 and per client IP everywhere. */
+  rateLimit: {
+    enabled: boolean;
+    perToken: number;
+    perIp: number;
+    windowSeconds: number;
+  };
+  /** Shared store for rate-limit counters when several processes serve one deployment. */
+  redisUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +195,13 @@ export function loadConfig(env: Environment = process.env): Config {
       loginLink: e.LOGIN_LINK_TTL,
       session: e.SESSION_TTL,
     },
+    rateLimit: {
+      enabled: e.RATE_LIMIT_ENABLED,
+      perToken: e.RATE_LIMIT_PER_TOKEN,
+      perIp: e.RATE_LIMIT_PER_IP,
+      windowSeconds: e.RATE_LIMIT_WINDOW,
+    },
+    redisUrl: e.REDIS_URL,
   };
 }
 

@@ -1,6 +1,6 @@
 // buildApp assembles the service from its parts and never listens (server.ts does), so tests and
 // the benchmark can run the very same app. Order: infrastructure (cookies, headers, errors), then
-// the authorization server and its pages, then health checks.
+// the authorization server and its pages, the /v1 API and its reference, then health checks.
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -19,8 +19,13 @@ import { STYLESHEET, STYLESHEET_PATH } from '../auth/pages/layout.js';
 import { errorPage } from '../auth/pages/pages.js';
 import { createProvider } from '../auth/provider.js';
 import { createStorageCrypto } from '../security/crypto.js';
+import { Problem } from '../domain/problems.js';
+import { registerOpenApi } from './openapi.js';
 import { oidcMount } from './plugins/oidc-mount.js';
+import { installRateLimits } from './plugins/rate-limits.js';
 import { SECURITY_HEADERS } from './security-headers.js';
+import { sendProblem } from './v1/problems.js';
+import { v1Api } from './v1/plugin.js';
 
 export interface AppDependencies {
   config: Config;
@@ -61,6 +66,14 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   app.addHook('onSend', async (_request, reply) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
   });
+  await installRateLimits(app, config, {
+    onExceeded(request, reply, retryAfter) {
+      const friendly = `too many requests; try again in ${retryAfter} s`;
+      if (request.url.startsWith('/v1/')) return sendProblem(reply, new Problem('rate-limited', friendly));
+      return reply.code(429).send({ error: 'rate_limited', error_description: friendly });
+    },
+  });
+  await registerOpenApi(app, config);
 
   await app.register(async function pages(scope) {
     // Page routes answer errors with an HTML page; a client mistake is never a 500.
@@ -87,6 +100,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     await scope.register(loginLinkRoutes, { config, db: database.db, session });
   });
   await app.register(oidcMount, { provider, introspection });
+  await app.register(v1Api, { prefix: '/v1', db: database.db, provider });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {

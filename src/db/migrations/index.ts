@@ -2,7 +2,9 @@
 // test runner and the CLI all see the same set.
 import type { Migration } from 'kysely';
 import * as initial from './2026-11-21T00-initial.js';
+import * as uniqueIntegrationFields from './2026-11-21T01-unique-integration-fields.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
+  '2026-11-21T01-unique-integration-fields': uniqueIntegrationFields,
 };

@@ -1,0 +1,234 @@
+// Alters with their tags and integration fields. Every write that touches more than one row runs
+// in one transaction; uniqueness (username per system, field value per system and client) is
+// decided by unique indexes, never by a read-then-write.
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
+import { ALTER_VISIBLE_BIT, type AlterLoadPolicy } from '../../domain/privacy.js';
+import { Problem } from '../../domain/problems.js';
+import { isUniqueViolation, violatedConstraint } from '../errors.js';
+import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
+import { lockSystem } from './systems.js';
+
+type Db = Kysely<Schema>;
+type Executor = Db | Transaction<Schema>;
+
+const onlyVisible = sql<boolean>`(alters.public & ${sql.lit(ALTER_VISIBLE_BIT)}) = ${sql.lit(ALTER_VISIBLE_BIT)}`;
+
+function toRecord(row: AlterRow, tagIds: number[], fields: Record<string, string>): AlterRecord {
+  return {
+    id: row.id,
+    systemId: row.system_id,
+    username: row.username,
+    displayName: row.display_name,
+    nameMap: JSON.parse(row.name_map) as AlterRecord['nameMap'],
+    color: row.color,
+    description: row.description,
+    pronouns: row.pronouns,
+    avatarUrl: row.avatar_url,
+    avatarUrlMap: JSON.parse(row.avatar_url_map) as Record<string, string>,
+    webhookAvatarUrl: row.webhook_avatar_url,
+    banner: row.banner,
+    alterMode: row.alter_mode as AlterRecord['alterMode'],
+    proxyTags: JSON.parse(row.proxy_tags) as AlterRecord['proxyTags'],
+    public: row.public,
+    flags: row.flags,
+    messageCount: row.message_count,
+    lastMessageAt: row.last_message_at,
+    createdAt: row.created_at,
+    tagIds,
+    fields,
+  };
+}
+
+/** Attaches tags and (for one client) integration fields to alter rows, in two queries. */
+async function hydrate(db: Executor, rows: AlterRow[], fieldsFor: string | null): Promise<AlterRecord[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const tagRows = await db.selectFrom('alter_tags').select(['alter_id', 'tag_id']).where('alter_id', 'in', ids).orderBy('tag_id').execute();
+  const fieldRows =
+    fieldsFor === null
+      ? []
+      : await db.selectFrom('alter_fields').select(['alter_id', 'value']).where('client_id', '=', fieldsFor).where('alter_id', 'in', ids).execute();
+  const tags = new Map<number, number[]>();
+  for (const { alter_id, tag_id } of tagRows) {
+    const list = tags.get(alter_id);
+    if (list) list.push(tag_id);
+    else tags.set(alter_id, [tag_id]);
+  }
+  const fields = new Map(fieldRows.map((row) => [row.alter_id, row.value]));
+  return rows.map((row) => {
+    const value = fieldsFor === null ? undefined : fields.get(row.id);
+    return toRecord(row, tags.get(row.id) ?? [], value === undefined || fieldsFor === null ? {} : { [fieldsFor]: value });
+  });
+}
+
+export async function findAlter(db: Executor, systemId: number, alterId: number, policy: AlterLoadPolicy): Promise<AlterRecord | undefined> {
+  const row = await db
+    .selectFrom('alters')
+    .selectAll()
+    .where('system_id', '=', systemId)
+    .where('id', '=', alterId)
+    .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const [record] = await hydrate(db, [row], policy.fieldsFor);
+  return record;
+}
+
+/** A page of the system's alters in id order; with `onlyVisible`, paging counts visible ones only. */
+export async function listAlters(db: Db, systemId: number, page: { skip: number; max: number }, policy: AlterLoadPolicy): Promise<AlterRecord[]> {
+  const rows = await db
+    .selectFrom('alters')
+    .selectAll()
+    .where('system_id', '=', systemId)
+    .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
+    .orderBy('id')
+    .limit(page.max)
+    .offset(page.skip)
+    .execute();
+  return hydrate(db, rows, policy.fieldsFor);
+}
+
+/** The system's alter whose integration field for `clientId` equals `value`. */
+export async function findAlterByField(db: Db, systemId: number, clientId: string, value: string): Promise<AlterRecord | undefined> {
+  const row = await db
+    .selectFrom('alter_fields')
+    .innerJoin('alters', 'alters.id', 'alter_fields.alter_id')
+    .selectAll('alters')
+    .where('alter_fields.system_id', '=', systemId)
+    .where('alter_fields.client_id', '=', clientId)
+    .where('alter_fields.value', '=', value)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const [record] = await hydrate(db, [row], clientId);
+  return record;
+}
+
+function newProxyTagId(): string {
+  return randomBytes(6).toString('base64url');
+}
+
+function proxyTagsJson(tags: NonNullable<EditAlterInput['proxyTags']>): string {
+  const withIds = tags.map((tag) => ({ id: tag.id ?? newProxyTagId(), prefix: tag.prefix || null, suffix: tag.suffix || null }));
+  const ids = new Set(withIds.map((tag) => tag.id));
+  if (ids.size !== withIds.length) throw new Problem('validation', 'proxyTags: two proxy tags have the same id', 'proxyTags');
+  return JSON.stringify(withIds);
+}
+
+/** Column values for the editable scalar fields present in `input`. */
+function columnsOf(input: EditAlterInput): AlterUpdate {
+  const update: AlterUpdate = {};
+  if (input.username !== undefined) update.username = input.username;
+  if (input.displayName !== undefined) update.display_name = input.displayName;
+  if (input.nameMap !== undefined) update.name_map = JSON.stringify(input.nameMap);
+  if (input.color !== undefined) update.color = input.color;
+  if (input.description !== undefined) update.description = input.description;
+  if (input.pronouns !== undefined) update.pronouns = input.pronouns;
+  if (input.avatarUrl !== undefined) update.avatar_url = input.avatarUrl;
+  if (input.avatarUrlMap !== undefined) update.avatar_url_map = JSON.stringify(input.avatarUrlMap);
+  if (input.webhookAvatarUrl !== undefined) update.webhook_avatar_url = input.webhookAvatarUrl;
+  if (input.banner !== undefined) update.banner = input.banner;
+  if (input.alterMode !== undefined) update.alter_mode = input.alterMode;
+  if (input.proxyTags !== undefined) update.proxy_tags = proxyTagsJson(input.proxyTags);
+  if (input.public !== undefined) update.public = input.public;
+  if (input.flags !== undefined) update.flags = input.flags;
+  return update;
+}
+
+function conflictProblem(error: unknown): Problem | undefined {
+  if (!isUniqueViolation(error)) return undefined;
+  const constraint = violatedConstraint(error) ?? '';
+  if (constraint.includes('alter_fields')) {
+    return new Problem('duplicate-field', 'another alter already has this integration field value', 'fields');
+  }
+  return new Problem('duplicate', 'the system already has an alter with this username (usernames ignore case)', 'username');
+}
+
+async function replaceTags(trx: Transaction<Schema>, systemId: number, alterId: number, tagIds: number[]): Promise<void> {
+  if (tagIds.length > 0) {
+    const owned = await trx.selectFrom('tags').select('id').where('system_id', '=', systemId).where('id', 'in', tagIds).execute();
+    if (owned.length !== tagIds.length) {
+      const known = new Set(owned.map((row) => row.id));
+      const missing = tagIds.find((id) => !known.has(id));
+      throw new Problem('unknown-tag', `tagIds: the system has no tag ${missing}`, 'tagIds');
+    }
+  }
+  await trx.deleteFrom('alter_tags').where('alter_id', '=', alterId).execute();
+  if (tagIds.length > 0) await trx.insertInto('alter_tags').values(tagIds.map((tagId) => ({ alter_id: alterId, tag_id: tagId }))).execute();
+}
+
+async function setField(trx: Transaction<Schema>, systemId: number, alterId: number, clientId: string, value: string | null): Promise<void> {
+  if (value === null) {
+    await trx.deleteFrom('alter_fields').where('alter_id', '=', alterId).where('client_id', '=', clientId).execute();
+    return;
+  }
+  await trx
+    .insertInto('alter_fields')
+    .values({ alter_id: alterId, client_id: clientId, system_id: systemId, value })
+    .onConflict((oc) => oc.columns(['alter_id', 'client_id']).doUpdateSet({ value }))
+    .execute();
+}
+
+/** What a write may change beyond the alter row: tags and the calling client's field. */
+interface RelatedChanges {
+  clientId: string;
+  /** The calling client's new field value (null clears it); undefined leaves it. */
+  field: string | null | undefined;
+}
+
+export async function createAlter(db: Db, systemId: number, input: CreateAlterInput, related: RelatedChanges, now: number): Promise<AlterRecord> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await lockSystem(trx, systemId);
+      const { count } = await trx
+        .selectFrom('alters')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('system_id', '=', systemId)
+        .executeTakeFirstOrThrow();
+      if (Number(count) >= MAX_ALTERS_PER_SYSTEM) {
+        throw new Problem('too-many-alters', `a system can have at most ${MAX_ALTERS_PER_SYSTEM} alters`);
+      }
+      const columns = columnsOf(input);
+      const inserted = await trx
+        .insertInto('alters')
+        .values({ ...columns, system_id: systemId, username: input.username, display_name: input.displayName, created_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      if (input.tagIds !== undefined) await replaceTags(trx, systemId, inserted.id, input.tagIds);
+      if (related.field !== undefined) await setField(trx, systemId, inserted.id, related.clientId, related.field);
+      const created = await findAlter(trx, systemId, inserted.id, { onlyVisible: false, fieldsFor: related.clientId });
+      if (!created) throw new Error('the created alter vanished inside its transaction');
+      return created;
+    });
+  } catch (error) {
+    throw conflictProblem(error) ?? error;
+  }
+}
+
+/** Applies a partial edit; undefined when the system has no such alter. */
+export async function editAlter(
+  db: Db,
+  systemId: number,
+  alterId: number,
+  input: EditAlterInput,
+  related: RelatedChanges,
+): Promise<AlterRecord | undefined> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const columns = columnsOf(input);
+      if (Object.keys(columns).length > 0) {
+        const result = await trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
+        if (result.numUpdatedRows === 0n) return undefined;
+      } else {
+        const exists = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
+        if (!exists) return undefined;
+      }
+      if (input.tagIds !== undefined) await replaceTags(trx, systemId, alterId, input.tagIds);
+      if (related.field !== undefined) await setField(trx, systemId, alterId, related.clientId, related.field);
+      return findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId });
+    });
+  } catch (error) {
+    throw conflictProblem(error) ?? error;
+  }
+}

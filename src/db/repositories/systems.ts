@@ -1,0 +1,106 @@
+// Systems: found by the Discord user who owns them (or one of its sub-accounts), edited in place.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { EditSystemInput, SystemDetails, SystemRecord } from '../../domain/system.js';
+import type { SystemLoadPolicy } from '../../domain/privacy.js';
+import { ALTER_VISIBLE_BIT } from '../../domain/privacy.js';
+import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
+
+type Db = Kysely<Schema>;
+
+function toRecord(row: SystemRow): SystemRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    displayTag: row.display_tag,
+    displayTagMap: JSON.parse(row.display_tag_map) as Record<string, string>,
+    description: row.description,
+    avatar: row.avatar,
+    banner: row.banner,
+    pronouns: row.pronouns,
+    nicknameFormat: row.nickname_format,
+    operationDm: row.operation_dm === 1,
+    latchExpiration: row.latch_expiration,
+    public: row.public,
+    flags: row.flags,
+    disabledGuilds: JSON.parse(row.disabled_guilds) as string[],
+    disabled: row.disabled === 1,
+    createdAt: row.created_at,
+  };
+}
+
+/** The system a Discord user owns, or belongs to as a sub-account. */
+export async function findSystemByUser(db: Db, userId: string): Promise<SystemRecord | undefined> {
+  const owned = await db.selectFrom('systems').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  if (owned) return toRecord(owned);
+  const viaSubAccount = await db
+    .selectFrom('system_sub_accounts as s')
+    .innerJoin('systems', 'systems.id', 's.system_id')
+    .selectAll('systems')
+    .where('s.user_id', '=', userId)
+    .executeTakeFirst();
+  return viaSubAccount ? toRecord(viaSubAccount) : undefined;
+}
+
+export async function findSystemById(db: Db | Transaction<Schema>, id: number): Promise<SystemRecord | undefined> {
+  const row = await db.selectFrom('systems').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toRecord(row) : undefined;
+}
+
+/** The lists a full system read shows, loaded as the privacy policy allows. */
+export async function loadSystemDetails(db: Db, systemId: number, policy: SystemLoadPolicy): Promise<SystemDetails> {
+  const alterIds =
+    policy.alterIds === 'none'
+      ? []
+      : await db
+          .selectFrom('alters')
+          .select('id')
+          .where('system_id', '=', systemId)
+          .$if(policy.alterIds === 'visible', (q) => q.where(sql<boolean>`(public & ${sql.lit(ALTER_VISIBLE_BIT)}) = ${sql.lit(ALTER_VISIBLE_BIT)}`))
+          .orderBy('id')
+          .execute();
+  const tagIds = policy.tagIds ? await db.selectFrom('tags').select('id').where('system_id', '=', systemId).orderBy('id').execute() : [];
+  const autoproxy = policy.ownerDetails
+    ? await db.selectFrom('autoproxy').selectAll().where('system_id', '=', systemId).orderBy('scope').execute()
+    : [];
+  const subAccounts = policy.ownerDetails
+    ? await db.selectFrom('system_sub_accounts').select('user_id').where('system_id', '=', systemId).orderBy('user_id').execute()
+    : [];
+  return {
+    alterIds: alterIds.map((row) => row.id),
+    tagIds: tagIds.map((row) => row.id),
+    autoproxy: autoproxy.map((row) => ({ scope: row.scope, mode: row.mode, alterId: row.alter_id, lastLatchAt: row.last_latch_at })),
+    subAccounts: subAccounts.map((row) => row.user_id),
+  };
+}
+
+/** Applies a partial edit: only the keys present change. Returns the updated system. */
+export async function editSystem(db: Db, systemId: number, input: EditSystemInput): Promise<SystemRecord | undefined> {
+  const update: SystemUpdate = {};
+  if (input.systemName !== undefined) update.name = input.systemName;
+  if (input.systemDisplayTag !== undefined) update.display_tag = input.systemDisplayTag;
+  if (input.displayTagMap !== undefined) update.display_tag_map = JSON.stringify(input.displayTagMap);
+  if (input.systemDescription !== undefined) update.description = input.systemDescription;
+  if (input.systemAvatar !== undefined) update.avatar = input.systemAvatar;
+  if (input.systemBanner !== undefined) update.banner = input.systemBanner;
+  if (input.systemPronouns !== undefined) update.pronouns = input.systemPronouns;
+  if (input.nicknameFormat !== undefined) update.nickname_format = input.nicknameFormat;
+  if (input.systemOperationDM !== undefined) update.operation_dm = input.systemOperationDM ? 1 : 0;
+  if (input.latchExpiration !== undefined) update.latch_expiration = input.latchExpiration;
+  if (input.public !== undefined) update.public = input.public;
+  if (input.flags !== undefined) update.flags = input.flags;
+  if (input.disabledGuilds !== undefined) update.disabled_guilds = JSON.stringify(input.disabledGuilds);
+  if (input.disabled !== undefined) update.disabled = input.disabled ? 1 : 0;
+  // One statement: a system edit touches a single row, so it is atomic without a transaction.
+  if (Object.keys(update).length > 0) await db.updateTable('systems').set(update).where('id', '=', systemId).execute();
+  return findSystemById(db, systemId);
+}
+
+/**
+ * Takes the system's row lock for the rest of the transaction (PostgreSQL) or relies on SQLite's
+ * single writer: used to serialize checks such as the alter cap against concurrent creates.
+ */
+export async function lockSystem(trx: Transaction<Schema>, systemId: number): Promise<boolean> {
+  const result = await trx.updateTable('systems').set({ id: sql`id` }).where('id', '=', systemId).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,32 @@
+// The privacy bitmasks of the origin API (`public` on alters and systems). A set bit makes that
+// part visible to other users; 0, the default, keeps everything private.
+export const AlterPrivacy = {
+  visible: 1,
+  name: 2,
+  description: 4,
+  banner: 8,
+  pronouns: 16,
+  avatar: 32,
+  tags: 128,
+  messageStats: 256,
+  username: 512,
+} as const;
+
+export const SystemPrivacy = {
+  name: 1,
+  displayTag: 2,
+  description: 4,
+  avatar: 8,
+  banner: 16,
+  pronouns: 32,
+  alters: 64,
+  tags: 128,
+} as const;
+
+const union = (bits: Record<string, number>) => Object.values(bits).reduce((all, bit) => all | bit, 0);
+
+export const ALTER_PRIVACY_MASK = union(AlterPrivacy);
+export const SYSTEM_PRIVACY_MASK = union(SystemPrivacy);
+
+/** System flags: 1 keeps proxy tags in the sent text, 2 appends pronouns to the proxied name. */
+export const SYSTEM_FLAGS_MASK = 1 | 2;

@@ -1,0 +1,159 @@
+// The one place where privacy is decided. Every read path asks this module what a viewer may load
+// (so lists and pages are filtered in the query, and paging stays right) and then turns stored
+// records into what the viewer may see. Nothing else in the code base reads the `public` bits.
+//
+// Rules (a set bit shows that part to other users; owners always see everything):
+// - An alter exists for another viewer only when the system shows its alters (system bit 64) and
+//   the alter has its visible bit (1). Otherwise it is absent from lists and 404 on direct reads.
+// - Hidden fields come back null (maps and lists empty) and are named in `redacted`.
+// - Per-server maps, integration fields and the system's settings are the owner's alone.
+// - Integration fields are shown only to the client that wrote them, on the owner's reads.
+import type { Alter, AlterRecord } from './alter.js';
+import { AlterPrivacy, SystemPrivacy } from './privacy-bits.js';
+import type { System, SystemDetails, SystemRecord } from './system.js';
+
+/** Who is reading: the token's user (null for a client acting as itself) and client. */
+export interface Viewer {
+  userId: string | null;
+  clientId: string;
+  /** The viewer's own system, when they have one. */
+  systemId: number | null;
+}
+
+const has = (mask: number, bit: number) => (mask & bit) === bit;
+
+export function isOwner(viewer: Viewer, systemId: number): boolean {
+  return viewer.systemId !== null && viewer.systemId === systemId;
+}
+
+/** Whether another viewer may see the system's alters at all (lists, alter reads, the front). */
+export function showsAlters(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): boolean {
+  return isOwner(viewer, system.id) || has(system.public, SystemPrivacy.alters);
+}
+
+export interface AlterLoadPolicy {
+  /** Only alters with the visible bit: the query filters them, so paging counts only those. */
+  onlyVisible: boolean;
+  /** The one client whose integration field may be loaded, or null for none. */
+  fieldsFor: string | null;
+}
+
+/** What to load for reads of a system's alters, or undefined when the viewer may not see them. */
+export function alterLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): AlterLoadPolicy | undefined {
+  if (isOwner(viewer, system.id)) return { onlyVisible: false, fieldsFor: viewer.clientId };
+  if (!has(system.public, SystemPrivacy.alters)) return undefined;
+  return { onlyVisible: true, fieldsFor: null };
+}
+
+/** The bit a query filters on for `onlyVisible`. */
+export const ALTER_VISIBLE_BIT = AlterPrivacy.visible;
+
+/** The alter as this viewer may see it, or undefined when it does not exist for them. */
+export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): Alter | undefined {
+  const owner = isOwner(viewer, system.id);
+  if (!owner && !(has(system.public, SystemPrivacy.alters) && has(alter.public, AlterPrivacy.visible))) return undefined;
+  const shown = (bit: number) => owner || has(alter.public, bit);
+  const redacted: string[] = [];
+  function pick<T, H>(fields: string[], bit: number | null, value: T, hidden: H): T | H {
+    if (bit === null ? owner : shown(bit)) return value;
+    redacted.push(...fields);
+    return hidden;
+  }
+  const ownFields: Record<string, string> = {};
+  const ownValue = owner ? alter.fields[viewer.clientId] : undefined;
+  if (ownValue !== undefined) ownFields[viewer.clientId] = ownValue;
+
+  const view: Alter = {
+    alterId: alter.id,
+    systemId: String(alter.systemId),
+    username: pick(['username'], AlterPrivacy.username, alter.username, null),
+    displayName: pick(['displayName'], AlterPrivacy.name, alter.displayName, null),
+    nameMap: pick(['nameMap'], null, alter.nameMap, []),
+    color: alter.color,
+    description: pick(['description'], AlterPrivacy.description, alter.description, null),
+    created: new Date(alter.createdAt).toISOString(),
+    pronouns: pick(['pronouns'], AlterPrivacy.pronouns, alter.pronouns, null),
+    avatarUrl: pick(['avatarUrl'], AlterPrivacy.avatar, alter.avatarUrl, null),
+    avatarUrlMap: pick(['avatarUrlMap'], null, alter.avatarUrlMap, {}),
+    webhookAvatarUrl: pick(['webhookAvatarUrl'], AlterPrivacy.avatar, alter.webhookAvatarUrl, null),
+    banner: pick(['banner'], AlterPrivacy.banner, alter.banner, null),
+    lastMessageTimestamp: pick(
+      ['lastMessageTimestamp'],
+      AlterPrivacy.messageStats,
+      alter.lastMessageAt === null ? null : new Date(alter.lastMessageAt).toISOString(),
+      null,
+    ),
+    messageCount: pick(['messageCount'], AlterPrivacy.messageStats, alter.messageCount, null),
+    alterMode: alter.alterMode,
+    proxyTags: alter.proxyTags,
+    tagIds: pick(['tagIds'], AlterPrivacy.tags, alter.tagIds, []),
+    public: alter.public,
+    flags: alter.flags,
+    fields: ownFields,
+    redacted,
+  };
+  if (!owner) redacted.push('fields');
+  return view;
+}
+
+export interface SystemLoadPolicy {
+  /** Which alter ids to list: all (owner), only visible ones, or none. */
+  alterIds: 'all' | 'visible' | 'none';
+  tagIds: boolean;
+  /** Autoproxy and sub-accounts are the owner's. */
+  ownerDetails: boolean;
+}
+
+export function systemLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): SystemLoadPolicy {
+  if (isOwner(viewer, system.id)) return { alterIds: 'all', tagIds: true, ownerDetails: true };
+  return {
+    alterIds: has(system.public, SystemPrivacy.alters) ? 'visible' : 'none',
+    tagIds: has(system.public, SystemPrivacy.tags),
+    ownerDetails: false,
+  };
+}
+
+/** The system as this viewer may see it. `details` must have been loaded with systemLoadPolicy. */
+export function viewSystem(system: SystemRecord, details: SystemDetails, viewer: Viewer): System {
+  const owner = isOwner(viewer, system.id);
+  const policy = systemLoadPolicy(system, viewer);
+  const redacted: string[] = [];
+  function pick<T, H>(field: string, bit: number | null, value: T, hidden: H): T | H {
+    if (owner || (bit !== null && has(system.public, bit))) return value;
+    redacted.push(field);
+    return hidden;
+  }
+  return {
+    associatedUserId: system.userId,
+    systemName: pick('systemName', SystemPrivacy.name, system.name, null),
+    systemDisplayTag: pick('systemDisplayTag', SystemPrivacy.displayTag, system.displayTag, null),
+    displayTagMap: pick('displayTagMap', null, system.displayTagMap, {}),
+    systemDescription: pick('systemDescription', SystemPrivacy.description, system.description, null),
+    systemAvatar: pick('systemAvatar', SystemPrivacy.avatar, system.avatar, null),
+    systemBanner: pick('systemBanner', SystemPrivacy.banner, system.banner, null),
+    systemPronouns: pick('systemPronouns', SystemPrivacy.pronouns, system.pronouns, null),
+    nicknameFormat: pick('nicknameFormat', null, system.nicknameFormat, null),
+    alterIds: policy.alterIds === 'none' ? (redacted.push('alterIds'), []) : details.alterIds,
+    tagIds: policy.tagIds ? details.tagIds : (redacted.push('tagIds'), []),
+    createdAt: new Date(system.createdAt).toISOString(),
+    systemAutoproxy: pick(
+      'systemAutoproxy',
+      null,
+      details.autoproxy.map((entry) => ({
+        autoproxyMode: entry.mode,
+        autoproxyAlter: entry.alterId === null ? null : String(entry.alterId),
+        serverId: entry.scope,
+        lastLatchTimestamp: entry.lastLatchAt === null ? null : new Date(entry.lastLatchAt).toISOString(),
+      })),
+      [],
+    ),
+    systemOperationDM: pick('systemOperationDM', null, system.operationDm, null),
+    latchExpiration: pick('latchExpiration', null, system.latchExpiration, null),
+    public: system.public,
+    flags: pick('flags', null, system.flags, null),
+    disabledGuilds: pick('disabledGuilds', null, system.disabledGuilds, []),
+    subAccounts: pick('subAccounts', null, details.subAccounts, []),
+    disabled: system.disabled,
+    redacted,
+  };
+}

@@ -1,0 +1,65 @@
+// The value types shared by alters and systems, each a zod schema with the limit and the wording
+// a person sees when a value is refused. Every string goes through `text`: PostgreSQL refuses NUL
+// characters and neither database can store a lone UTF-16 surrogate faithfully, so both are
+// refused up front instead of failing (or being silently altered) at write time.
+import { z } from 'zod';
+
+export function text(max: number, min = 0) {
+  return z
+    .string()
+    .min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => value.isWellFormed() && !value.includes('\u0000'), 'must be valid Unicode text without NUL characters');
+}
+
+/** A Discord guild (server) id: a snowflake, as a string. */
+export const GuildId = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discord server id (17 to 20 digits)');
+
+/** A Discord user id: a snowflake, as a string. */
+export const UserId = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discord user id (17 to 20 digits)');
+
+/** Absolute http(s) URLs only: these end up in embeds and <img> tags, so no javascript: or data:. */
+export const HttpUrl = text(2048).refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http:// or https:// URL');
+
+export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a color like #a1b2c3');
+
+/** A record keyed by guild id, with a cap on its size. */
+export function perServerMap<T extends z.ZodType>(value: T, maxEntries = 200) {
+  return z
+    .record(GuildId, value)
+    .refine((map) => Object.keys(map).length <= maxEntries, `must have at most ${maxEntries} servers`);
+}
+
+/** A privacy or flag bitmask that may only use the given bits. */
+export function bitmask(allowedBits: number, what: string) {
+  return z
+    .number()
+    .int('must be a whole number')
+    .min(0, 'must not be negative')
+    .max(allowedBits, `must only use the bits of ${what}`)
+    .refine((value) => (value & ~allowedBits) === 0, `must only use the bits of ${what}`);
+}
+
+/** A positive id that is a safe integer, given as a number. */
+export const EntityId = z.number().int('must be a whole number').positive('must be positive').max(Number.MAX_SAFE_INTEGER, 'is too large');
+
+/** A positive id given as a string of digits (path parameters and the spec's string fields). */
+export const EntityIdString = z
+  .string()
+  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive whole number')
+  .refine((value) => Number(value) <= Number.MAX_SAFE_INTEGER, 'is too large')
+  .transform(Number);
+
+/** A field that clients may not send: it is set by the service. */
+export function readOnly(name: string) {
+  return z.never({ error: `${name} is set by the service and cannot be changed` }).optional();
+}
+
+export const IsoDateTime = z.iso.datetime({ offset: true });

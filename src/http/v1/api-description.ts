@@ -1,0 +1,85 @@
+// The long-form part of the API reference: the decisions taken where the specification says
+// "not shown", in the words an integrator reads at /docs. Keep it true when behaviour changes.
+export const API_DESCRIPTION = `
+The data API of switchboard. Every \`/v1/users/{user}/…\` path takes a Discord user id or \`@me\`
+(the user the access token was issued to). Requests and responses are JSON.
+
+## Authentication
+Send \`Authorization: Bearer <access token>\`. Tokens in the query string are refused. Each operation
+needs the scope listed with it. Missing or malformed tokens get 401 with \`WWW-Authenticate: Bearer\`;
+expired or revoked tokens 401 with \`error="invalid_token"\`; a missing scope 403 with
+\`error="insufficient_scope"\`. Writes need \`{user}\` to be \`@me\` or the token's own user id (403
+\`not-matching-oauth\` otherwise). A client-credentials token (no user) may read other users' public
+data by id, and nothing else.
+
+## Errors
+Every error has the body \`{"errors": [{"type", "friendly", "field"?}]}\`: \`type\` is stable and
+machine-readable, \`friendly\` is for people, \`field\` names the offending field or parameter.
+Validation reports every problem at once.
+
+| type | status | when |
+|---|---|---|
+| no-access-token | 401 | no Authorization header |
+| invalid-auth | 401 | malformed header; expired, revoked or unknown token |
+| token-in-query | 400 | \`access_token\` in the URL |
+| invalid-scopes | 403 | the token lacks the operation's scope |
+| not-matching-oauth | 403 | writing to another user; looking up fields of another user |
+| user-token-required | 403 | \`@me\` or a write with a client-credentials token |
+| validation | 400 | a body field, path or query parameter is invalid or unknown |
+| read-only-field | 400 | the body sets a field the service owns (alterId, created, …) |
+| max-too-high | 400 | \`max\` above the page limit |
+| invalid-json | 400 | the body is not JSON |
+| unsupported-media-type | 415 | a body that is not \`application/json\` |
+| body-too-large | 413 | a body over 256 KiB |
+| not-found | 404 | no such endpoint |
+| no-system | 404 | the user has never signed in, so has no system |
+| unknown-alter | 404 | no such alter in that system, or hidden from you |
+| unknown-tag | 400 | \`tagIds\` names a tag the system does not have |
+| alters-private | 403 | listing (or reading the front of) a system that hides its alters |
+| duplicate | 409 | the username is taken in this system (case-insensitive) |
+| duplicate-field | 409 | another alter already has this integration field value |
+| too-many-alters | 409 | the system has 2000 alters |
+| rate-limited | 429 | too many requests; see \`Retry-After\` |
+
+## Decisions where the origin API left gaps
+- **Status codes**: create answers 201, everything else 200.
+- **Create**: \`username\` (1–100 characters, no whitespace, \`@\`, \`\\\`, \`/\`) and \`displayName\` (1–100)
+  are required; every other editable field may be given. Usernames are unique per system ignoring
+  case, enforced by a unique index: of concurrent creates with one name exactly one succeeds.
+  At most 2000 alters per system.
+- **Edit** (alters and the system): partial. An omitted key is unchanged; \`null\` clears a nullable
+  field (null for a required field is a validation error); unknown and read-only keys are refused;
+  \`{}\` or an empty body changes nothing.
+- **Integration fields**: \`fields\` is keyed by OAuth client id. A client writes only its own key
+  (\`{"fields": {"<your client id>": "value"}}\`, up to 150 characters, null removes it) and reads only
+  its own key, and only on the owner's reads. A value is unique per system and client.
+- **Field shapes**: \`proxyTags\` are \`{id, prefix, suffix}\` (one of prefix/suffix non-empty; \`id\` is
+  generated when omitted); \`alterMode\` is \`webhook\` (default), \`nickname\` or \`both\`; \`nameMap\` is
+  \`[{server, name}]\`; \`avatarUrlMap\` and \`displayTagMap\` are objects keyed by Discord server id;
+  colors are \`#rrggbb\`; image fields are absolute http(s) URLs; \`latchExpiration\` is in milliseconds
+  (0 to 36,000,000; 0 never expires). \`systemAutoproxy\` is read-only until an autoproxy endpoint exists.
+- **Ids**: \`alterId\` is a safe integer that is never reused. \`systemId\` is the system's id as a string.
+- **Listing**: ordered by \`alterId\`; \`max\` 1–250 (default 250), \`skip\` ≥ 0 (default 0); anything else
+  is a 400 naming the parameter.
+- **Front**: \`POST /front\` takes \`{"alter": "<id>"}\` (a number is accepted too) and keeps every push
+  as history, per integration. \`GET /front\` (an addition) returns each integration's current push
+  and the history.
+
+## Privacy
+A system's and each alter's \`public\` is a bitmask; a set bit shows that part to other users.
+Alter: 1 visible at all, 2 display name, 4 description, 8 banner, 16 pronouns, 32 avatar, 128 tags,
+256 message count and last message time, 512 username. System: 1 name, 2 display tag,
+4 description, 8 avatar, 16 banner, 32 pronouns, 64 alters (list them, read them, see the front),
+128 tags. The default, 0, is private.
+
+For other viewers, hidden fields are \`null\` (lists and maps empty) and named in \`redacted\` (an
+addition: the origin sent \`{"redacted": true}\` in place of the value, which broke typed clients).
+An alter is visible to others only when its system shows alters (64) **and** the alter has bit 1;
+otherwise it is absent from lists and 404 on direct reads. Per-server maps, integration fields and
+the system's settings are the owner's alone. \`isSelf\` on single reads says whether you are the owner.
+
+## Rate limits
+Per access token (600 requests per minute by default) and per client IP (1200 per minute), on
+every response: \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` (seconds).
+Over the limit: 429 \`rate-limited\` with \`Retry-After\`. Operators can change or disable them.
+`;

@@ -1,0 +1,70 @@
+// Bearer-token authentication for /v1 (RFC 6750, header form only) and the checks that need only
+// the token: the route's scope and, for writes, that `{user}` is the token's own user. Runs in
+// onRequest, before the body is read, so a request without a valid token learns nothing else.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import { verifyBearerToken, type BearerGrant } from '../../auth/access-tokens.js';
+import { Problem } from '../../domain/problems.js';
+import type { Scope } from '../../domain/scopes.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope a token must hold for this /v1 route. */
+    scope?: Scope;
+    /** The route writes to `{user}`, which must then be the token's own user. */
+    writes?: boolean;
+  }
+  interface FastifyRequest {
+    grant: BearerGrant | null;
+  }
+}
+
+const REALM = 'realm="switchboard"';
+
+function challenge(reply: FastifyReply, parts: string[]): void {
+  reply.header('www-authenticate', ['Bearer ' + REALM, ...parts].join(', '));
+}
+
+export function createAuthenticator(provider: Provider) {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const scope = request.routeOptions.config.scope;
+    if (!scope) return; // not an API route (e.g. the 404 handler)
+
+    // RFC 9700 §4.3.2 / OAuth 2.1: tokens in URLs leak into logs and histories; refuse them.
+    const query = request.query as Record<string, unknown> | undefined;
+    if (query && typeof query === 'object' && 'access_token' in query) {
+      challenge(reply, ['error="invalid_request"', 'error_description="send the token in the Authorization header"']);
+      throw new Problem('token-in-query', 'send the access token in the Authorization header, not in the URL');
+    }
+    const header = request.headers.authorization;
+    if (header === undefined) {
+      challenge(reply, []);
+      throw new Problem('no-access-token', 'this endpoint needs an access token: send Authorization: Bearer <token>');
+    }
+    const token = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header)?.[1];
+    if (!token || token.length > 4096) {
+      challenge(reply, ['error="invalid_request"', 'error_description="malformed Authorization header"']);
+      throw new Problem('invalid-auth', 'the Authorization header must be: Bearer <access token>');
+    }
+    const grant = await verifyBearerToken(provider, token);
+    if (!grant) {
+      challenge(reply, ['error="invalid_token"', 'error_description="the access token is invalid, expired or revoked"']);
+      throw new Problem('invalid-auth', 'the access token is invalid, expired or revoked');
+    }
+    if (!grant.scopes.has(scope)) {
+      challenge(reply, ['error="insufficient_scope"', `scope="${scope}"`]);
+      throw new Problem('invalid-scopes', `this endpoint needs the ${scope} scope, which the token does not have`);
+    }
+    request.grant = grant;
+
+    const { user } = request.params as { user?: string };
+    if (request.routeOptions.config.writes) {
+      if (grant.userId === null) throw new Problem('user-token-required', 'writes need a token issued to a user, not to a client alone');
+      if (user !== '@me' && user !== grant.userId) {
+        throw new Problem('not-matching-oauth', 'a token can only change its own user’s data; use @me');
+      }
+    } else if (user === '@me' && grant.userId === null) {
+      throw new Problem('user-token-required', '@me needs a token issued to a user; a client-credentials token can only read other users by id');
+    }
+  };
+}

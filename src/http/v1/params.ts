@@ -1,0 +1,31 @@
+// Path and query parameters shared by the /v1 routes.
+import { z } from 'zod';
+import { MAX_FIELD_LENGTH } from '../../domain/alter.js';
+import { EntityIdString, UserId, text } from '../../domain/values.js';
+
+export const UserRef = z.union([z.literal('@me'), UserId]).describe('A Discord user id, or @me for the token’s own user.');
+
+export const UserParams = z.strictObject({ user: UserRef });
+export const AlterParams = z.strictObject({ user: UserRef, alter: EntityIdString.describe('The alter id.') });
+export const FieldParams = z.strictObject({
+  user: UserRef,
+  id: text(MAX_FIELD_LENGTH, 1).describe('The value of the calling client’s integration field.'),
+});
+
+/** A non-negative whole number given in the query string. */
+const wholeNumber = (max: number, tooBig: string) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,12}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().max(max, tooBig));
+
+export function pageQuery(maxPage: number, defaultPage: number) {
+  return z.strictObject({
+    max: wholeNumber(maxPage, `must be at most ${maxPage}`)
+      .pipe(z.number().min(1, 'must be at least 1'))
+      .optional()
+      .describe(`Entries per page, 1 to ${maxPage} (default ${defaultPage}).`),
+    skip: wholeNumber(1_000_000_000, 'is too large').optional().describe('Entries to skip (default 0).'),
+  });
+}

@@ -1,0 +1,59 @@
+// The /v1 data API as one encapsulated Fastify context: zod validation and serialization, JSON
+// bodies only, bearer authentication before anything is read, and one error shape for every
+// failure, including unknown /v1 paths.
+import type { FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Kysely } from 'kysely';
+import type Provider from 'oidc-provider';
+import type { Schema } from '../../db/tables.js';
+import { Problem } from '../../domain/problems.js';
+import { createAuthenticator } from './authentication.js';
+import { sendProblem, v1ErrorHandler } from './problems.js';
+import { alterRoutes } from './routes/alters.js';
+import { frontRoutes } from './routes/front.js';
+import { systemRoutes } from './routes/system.js';
+
+export interface V1Dependencies {
+  db: Kysely<Schema>;
+  provider: Provider;
+}
+
+/** Request bodies are small JSON objects; the largest legitimate edit is well under this. */
+export const V1_BODY_LIMIT = 256 * 1024;
+
+export async function v1Api(scope: FastifyInstance, { db, provider }: V1Dependencies) {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(v1ErrorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new Problem('not-found', `there is no endpoint ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  // JSON only: an empty body means "no fields" (the spec's "default empty object"); any other
+  // content type is 415.
+  app.removeAllContentTypeParsers();
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: V1_BODY_LIMIT }, (request, body, done) => {
+    if (body === '') done(null, {});
+    else parseJson(request, body as string, done);
+  });
+  app.decorateRequest('grant', null);
+  app.addHook('onRequest', createAuthenticator(provider));
+  app.addHook('preValidation', async (request) => {
+    if (request.method === 'POST' && request.body === undefined) request.body = {};
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    // Responses depend on the token; no shared cache may keep them.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+
+  await app.register(
+    async (users) => {
+      await users.register(systemRoutes, { db });
+      await users.register(alterRoutes, { db });
+      await users.register(frontRoutes, { db });
+    },
+    { prefix: '/users/:user' },
+  );
+}

@@ -1,0 +1,15 @@
+// The parts every /v1 route's schema shares: its security requirement and its error responses,
+// so the OpenAPI document states both for each operation.
+import type { Scope } from '../../domain/scopes.js';
+import { ProblemBody } from './problems.js';
+
+const AUTH_ERRORS = [400, 401, 403, 429] as const;
+
+export function errorResponses(...statuses: number[]) {
+  const all = [...new Set([...AUTH_ERRORS, ...statuses])].sort();
+  return Object.fromEntries(all.map((status) => [status, ProblemBody])) as Record<number, typeof ProblemBody>;
+}
+
+export function security(scope: Scope) {
+  return [{ oauth2: [scope] }];
+}

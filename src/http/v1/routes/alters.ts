@@ -1,0 +1,153 @@
+// Alter endpoints: create, edit, read one, list, and look up by integration field.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { createAlter, editAlter, findAlter, findAlterByField, listAlters } from '../../../db/repositories/alters.js';
+import type { Schema } from '../../../db/tables.js';
+import { Alter, CreateAlterBody, EditAlterBody } from '../../../domain/alter.js';
+import { alterLoadPolicy, isOwner, viewAlter } from '../../../domain/privacy.js';
+import { Problem } from '../../../domain/problems.js';
+import { AlterParams, FieldParams, UserParams, pageQuery } from '../params.js';
+import { errorResponses, security } from '../route-schema.js';
+import { resolveTarget } from '../target.js';
+
+export const MAX_LIST_PAGE = 250;
+
+/** The calling client's own field change from an edit body; any other client's key is refused. */
+function ownFieldChange(fields: Record<string, string | null> | undefined, clientId: string): string | null | undefined {
+  if (fields === undefined) return undefined;
+  for (const key of Object.keys(fields)) {
+    if (key !== clientId) {
+      throw new Problem('validation', `fields.${key}: a client can only set its own field, whose key is its client id (${clientId})`, `fields.${key}`);
+    }
+  }
+  return fields[clientId];
+}
+
+/** The owner's view of an alter they just wrote: owners see every alter. */
+function ownView(...args: Parameters<typeof viewAlter>) {
+  const view = viewAlter(...args);
+  if (!view) throw new Error('an owner could not see their own alter');
+  return view;
+}
+
+function notFound(): Problem {
+  return new Problem('unknown-alter', 'there is no such alter, or you may not see it');
+}
+
+export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
+  app.post(
+    '/system/create-alter',
+    {
+      config: { scope: 'alters:write', writes: true },
+      schema: {
+        tags: ['Alters'],
+        summary: 'Create an alter',
+        description: '`username` and `displayName` are required; any other editable field may be given. Usernames are unique per system, ignoring case.',
+        security: security('alters:write'),
+        params: UserParams,
+        body: CreateAlterBody,
+        response: { 201: Alter, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      const field = ownFieldChange(request.body.fields, viewer.clientId);
+      const record = await createAlter(db, system.id, request.body, { clientId: viewer.clientId, field }, Date.now());
+      return reply.code(201).send(ownView(record, system, viewer));
+    },
+  );
+
+  app.post(
+    '/alters/:alter/edit',
+    {
+      config: { scope: 'alters:write', writes: true },
+      schema: {
+        tags: ['Alters'],
+        summary: 'Edit an alter',
+        description: 'A partial update: omitted keys are unchanged, `null` clears a nullable field, unknown and read-only keys are refused. `{}` changes nothing.',
+        security: security('alters:write'),
+        params: AlterParams,
+        body: EditAlterBody,
+        response: { 200: Alter, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      const field = ownFieldChange(request.body.fields, viewer.clientId);
+      const record = await editAlter(db, system.id, request.params.alter, request.body, { clientId: viewer.clientId, field });
+      if (!record) throw notFound();
+      return ownView(record, system, viewer);
+    },
+  );
+
+  app.get(
+    '/alters/:alter',
+    {
+      config: { scope: 'alters:read' },
+      schema: {
+        tags: ['Alters'],
+        summary: 'Read an alter',
+        description: 'Another user’s alter is shown with their privacy settings applied; it is 404 when they hide it.',
+        security: security('alters:read'),
+        params: AlterParams,
+        response: { 200: z.strictObject({ isSelf: z.boolean(), data: Alter }), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      const policy = alterLoadPolicy(system, viewer);
+      const record = policy && (await findAlter(db, system.id, request.params.alter, policy));
+      const view = record && viewAlter(record, system, viewer);
+      if (!view) throw notFound();
+      return { isSelf: isOwner(viewer, system.id), data: view };
+    },
+  );
+
+  app.get(
+    '/system/list-alters',
+    {
+      config: { scope: 'alters:read' },
+      schema: {
+        tags: ['Alters'],
+        summary: 'List alters',
+        description: `Alters in id order, one page at a time (\`max\` 1..${MAX_LIST_PAGE}, default ${MAX_LIST_PAGE}; \`skip\` default 0). Another user’s list is refused (403) unless their system shows its alters, and then holds only the alters they show.`,
+        security: security('alters:read'),
+        params: UserParams,
+        querystring: pageQuery(MAX_LIST_PAGE, MAX_LIST_PAGE),
+        response: { 200: z.array(Alter), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      const policy = alterLoadPolicy(system, viewer);
+      if (!policy) throw new Problem('alters-private', 'this system does not show its alters');
+      const page = { skip: request.query.skip ?? 0, max: request.query.max ?? MAX_LIST_PAGE };
+      const records = await listAlters(db, system.id, page, policy);
+      return records.flatMap((record) => viewAlter(record, system, viewer) ?? []);
+    },
+  );
+
+  app.get(
+    '/fields/alters/:id',
+    {
+      config: { scope: 'alters:read' },
+      schema: {
+        tags: ['Alters'],
+        summary: 'Find an alter by integration field',
+        description: 'The caller’s alter whose field for the calling client equals `{id}`. Fields are private to their owner, so `{user}` must be the token’s own user.',
+        security: security('alters:read'),
+        params: FieldParams,
+        response: { 200: Alter, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'integration fields can only be looked up in your own system; use @me');
+      const record = await findAlterByField(db, system.id, viewer.clientId, request.params.id);
+      const view = record && viewAlter(record, system, viewer);
+      if (!view) throw notFound();
+      return view;
+    },
+  );
+};
