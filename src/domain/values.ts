@@ -53,7 +53,7 @@ export const EntityId = z.number().int('must be a whole number').positive('must 
 /** A positive id given as a string of digits (path parameters and the spec's string fields). */
 export const EntityIdString = z
   .string()
-  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive whole number')
+  .regex(/^[1-9][0-9]{0,15}$/, { error: 'must be a positive whole number', abort: true })
   .refine((value) => Number(value) <= Number.MAX_SAFE_INTEGER, 'is too large')
   .transform(Number);
 

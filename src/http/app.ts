@@ -2,7 +2,7 @@
 // the benchmark can run the very same app. Order: infrastructure (cookies, headers, errors), then
 // the authorization server and its pages, the /v1 API and its reference, then health checks.
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
 import type { Config } from '../config/config.js';
@@ -52,6 +52,16 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     },
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
+    // Integration-field lookups carry up to 150 characters, percent-encoded up to 12 bytes each.
+    maxParamLength: 2048,
+    // Errors raised while routing (bad percent-encoding, over-long parameters) happen before any
+    // route's error handler; answer them in the shape of the part of the site they were meant for.
+    frameworkErrors(error, request, rawReply) {
+      const reply = rawReply as FastifyReply;
+      const friendly = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long' : 'the URL is not valid';
+      if (request.url.startsWith('/v1/')) return sendProblem(reply, new Problem('validation', friendly));
+      return reply.code(400).send({ error: 'invalid_request', error_description: friendly });
+    },
     return503OnClosing: true,
   });
 

@@ -29,3 +29,6 @@ export function pageQuery(maxPage: number, defaultPage: number) {
     skip: wholeNumber(1_000_000_000, 'is too large').optional().describe('Entries to skip (default 0).'),
   });
 }
+
+/** Routes without query parameters refuse any, like unknown body keys. */
+export const NoQuery = z.strictObject({});

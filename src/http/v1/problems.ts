@@ -79,7 +79,15 @@ function validationDetails(issues: ValidationIssue[], context: string | undefine
     const friendly = readOnly ? message : field ? `${field}: ${humanize(message)}` : `the ${context === 'body' ? 'request body' : (CONTEXT_NAMES[context ?? ''] ?? 'request')} ${humanize(message)}`;
     details.push({ type, friendly, ...(field ? { field } : {}) });
   }
-  return details.length > 0 ? details : [{ type: 'validation', friendly: 'the request is invalid' }];
+  // One message per field: the first problem found is the one to fix first.
+  const seen = new Set<string>();
+  const unique = details.filter((detail) => {
+    const key = detail.field ?? '';
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return unique.length > 0 ? unique : [{ type: 'validation', friendly: 'the request is invalid' }];
 }
 
 /** zod's default messages ("Invalid input: expected string, received number") read better lowercased. */

@@ -7,7 +7,7 @@ import type { Schema } from '../../../db/tables.js';
 import { Alter, CreateAlterBody, EditAlterBody } from '../../../domain/alter.js';
 import { alterLoadPolicy, isOwner, viewAlter } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
-import { AlterParams, FieldParams, UserParams, pageQuery } from '../params.js';
+import { AlterParams, FieldParams, NoQuery, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
 import { resolveTarget } from '../target.js';
 
@@ -46,6 +46,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         description: '`username` and `displayName` are required; any other editable field may be given. Usernames are unique per system, ignoring case.',
         security: security('alters:write'),
         params: UserParams,
+        querystring: NoQuery,
         body: CreateAlterBody,
         response: { 201: Alter, ...errorResponses(404, 409, 413, 415) },
       },
@@ -68,6 +69,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         description: 'A partial update: omitted keys are unchanged, `null` clears a nullable field, unknown and read-only keys are refused. `{}` changes nothing.',
         security: security('alters:write'),
         params: AlterParams,
+        querystring: NoQuery,
         body: EditAlterBody,
         response: { 200: Alter, ...errorResponses(404, 409, 413, 415) },
       },
@@ -91,6 +93,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         description: 'Another user’s alter is shown with their privacy settings applied; it is 404 when they hide it.',
         security: security('alters:read'),
         params: AlterParams,
+        querystring: NoQuery,
         response: { 200: z.strictObject({ isSelf: z.boolean(), data: Alter }), ...errorResponses(404) },
       },
     },
@@ -138,6 +141,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         description: 'The caller’s alter whose field for the calling client equals `{id}`. Fields are private to their owner, so `{user}` must be the token’s own user.',
         security: security('alters:read'),
         params: FieldParams,
+        querystring: NoQuery,
         response: { 200: Alter, ...errorResponses(404) },
       },
     },

@@ -9,7 +9,7 @@ import { FrontEntry, MAX_FRONT_HISTORY_PAGE, PushFrontBody, type FrontRecord } f
 import { alterLoadPolicy, viewAlter, type Viewer } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import type { SystemRecord } from '../../../domain/system.js';
-import { UserParams, pageQuery } from '../params.js';
+import { NoQuery, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
 import { resolveTarget } from '../target.js';
 
@@ -26,6 +26,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         description: 'Records that the calling integration put this alter at the front, now. Every push is kept as history; each integration has its own current record.',
         security: security('system:ai-ap'),
         params: UserParams,
+        querystring: NoQuery,
         body: PushFrontBody,
         response: { 200: z.strictObject({ success: z.boolean() }), ...errorResponses(404, 413, 415) },
       },

@@ -6,7 +6,7 @@ import { editSystem, loadSystemDetails } from '../../../db/repositories/systems.
 import type { Schema } from '../../../db/tables.js';
 import { systemLoadPolicy, viewSystem } from '../../../domain/privacy.js';
 import { EditSystemBody, System } from '../../../domain/system.js';
-import { UserParams } from '../params.js';
+import { NoQuery, UserParams } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
 import { resolveTarget } from '../target.js';
 
@@ -21,6 +21,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async
         description: 'Another user’s system is shown with their privacy settings applied.',
         security: security('system:read'),
         params: UserParams,
+        querystring: NoQuery,
         response: { 200: z.strictObject({ data: System }), ...errorResponses(404) },
       },
     },
@@ -41,6 +42,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async
         description: 'A partial update with the same rules as alter edits. Returns the system, not wrapped in `data` (as the origin API does).',
         security: security('system:write'),
         params: UserParams,
+        querystring: NoQuery,
         body: EditSystemBody,
         response: { 200: System, ...errorResponses(404, 413, 415) },
       },

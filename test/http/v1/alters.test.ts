@@ -1,0 +1,383 @@
+// The alter endpoints over HTTP with real tokens: create, edit semantics, reads, listing and the
+// integration-field lookup, on every dialect.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ALTERS_PER_SYSTEM } from '../../../src/domain/alter.js';
+import { errorFields, errorTypes, signIn, type ApiUser } from '../../support/api.js';
+import { DIALECTS } from '../../support/dialects.js';
+import { createTestClient } from '../../support/oauth.js';
+import { seedAlters } from '../../support/seed.js';
+import { startTestServer, type TestServer } from '../../support/server.js';
+
+interface Alter {
+  alterId: number;
+  systemId: string;
+  username: string;
+  displayName: string;
+  [key: string]: unknown;
+}
+
+const SPEC_ALTER_FIELDS = [
+  'alterId', 'systemId', 'username', 'displayName', 'nameMap', 'color', 'description', 'created', 'pronouns', 'avatarUrl',
+  'avatarUrlMap', 'webhookAvatarUrl', 'banner', 'lastMessageTimestamp', 'messageCount', 'alterMode', 'proxyTags', 'tagIds',
+  'public', 'flags', 'fields',
+];
+
+describe.each(DIALECTS)('alters (%s)', (dialect) => {
+  let server: TestServer;
+  let owner: ApiUser;
+  let counter = 0;
+  const uniqueName = (base = 'alter') => `${base}${++counter}`;
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect);
+    owner = await signIn(server, '200000000000000001');
+  });
+  afterAll(async () => server?.stop());
+
+  const create = (user: ApiUser, body: Record<string, unknown>) => user.call<Alter>('POST', '/v1/users/@me/system/create-alter', body);
+  const edit = (user: ApiUser, id: number, body: unknown) => user.call<Alter>('POST', `/v1/users/@me/alters/${id}/edit`, body);
+  const read = async (user: ApiUser, id: number) => (await user.call<{ isSelf: boolean; data: Alter }>('GET', `/v1/users/@me/alters/${id}`)).body.data;
+
+  describe('create-alter', () => {
+    it('answers 201 with every field of the spec, defaults filled and ISO timestamps', async () => {
+      const before = Date.now();
+      const response = await create(owner, { username: uniqueName('ash'), displayName: 'Ash' });
+      expect(response.status).toBe(201);
+      const alter = response.body;
+      for (const field of SPEC_ALTER_FIELDS) expect(alter, field).toHaveProperty(field);
+      expect(alter).toMatchObject({
+        displayName: 'Ash', nameMap: [], color: null, description: null, pronouns: null, avatarUrl: null, avatarUrlMap: {},
+        webhookAvatarUrl: null, banner: null, lastMessageTimestamp: null, messageCount: 0, alterMode: 'webhook', proxyTags: [],
+        tagIds: [], public: 0, flags: 0, fields: {}, redacted: [],
+      });
+      expect(Number.isSafeInteger(alter.alterId)).toBe(true);
+      expect(Date.parse(alter.created as string)).toBeGreaterThanOrEqual(before - 1000);
+      expect(alter.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+      expect(await read(owner, alter.alterId)).toEqual(alter);
+    });
+
+    it('accepts every optional editable field', async () => {
+      const body = {
+        username: uniqueName('full'),
+        displayName: 'Full Alter',
+        nameMap: [{ server: '300000000000000001', name: 'Server name' }],
+        color: '#A1b2C3',
+        description: 'desc',
+        pronouns: 'they/them',
+        avatarUrl: 'https://cdn.example/a.png',
+        avatarUrlMap: { '300000000000000001': 'https://cdn.example/b.png' },
+        webhookAvatarUrl: 'https://cdn.example/w.png',
+        banner: 'https://cdn.example/banner.png',
+        alterMode: 'both',
+        proxyTags: [{ prefix: 'f:', suffix: null }, { id: 'mine', suffix: '-f' }],
+        public: 1 | 2 | 512,
+        flags: 7,
+        fields: { [owner.client.id]: 'external-1' },
+      };
+      const response = await create(owner, body);
+      expect(response.status).toBe(201);
+      const { proxyTags, fields, ...rest } = body;
+      expect(response.body).toMatchObject(rest);
+      expect(response.body.fields).toEqual(fields);
+      expect(response.body.proxyTags).toEqual([
+        { id: expect.stringMatching(/^[\w-]+$/), prefix: 'f:', suffix: null },
+        { id: 'mine', prefix: null, suffix: '-f' },
+      ]);
+      expect(proxyTags).toHaveLength(2);
+    });
+
+    it('requires username and displayName, naming each missing field', async () => {
+      const response = await create(owner, {});
+      expect(response.status).toBe(400);
+      expect(errorTypes(response)).toEqual(['validation', 'validation']);
+      expect(errorFields(response).sort()).toEqual(['displayName', 'username']);
+    });
+
+    it.each([
+      ['username with a space', { username: 'a b' }, 'username'],
+      ['username with @', { username: 'a@b' }, 'username'],
+      ['username with a slash', { username: 'a/b' }, 'username'],
+      ['empty username', { username: '' }, 'username'],
+      ['username over 100 characters', { username: 'x'.repeat(101) }, 'username'],
+      ['displayName over 100 characters', { displayName: 'x'.repeat(101) }, 'displayName'],
+      ['description over 1000 characters', { description: 'x'.repeat(1001) }, 'description'],
+      ['a color that is not #rrggbb', { color: 'red' }, 'color'],
+      ['a javascript: avatar', { avatarUrl: 'javascript:alert(1)' }, 'avatarUrl'],
+      ['an unknown alterMode', { alterMode: 'ghost' }, 'alterMode'],
+      ['a proxy tag with neither prefix nor suffix', { proxyTags: [{ prefix: '', suffix: '' }] }, 'proxyTags.0'],
+      ['a nameMap server that is not a snowflake', { nameMap: [{ server: 'abc', name: 'x' }] }, 'nameMap.0.server'],
+      ['privacy bits that do not exist', { public: 64 }, 'public'],
+      ['a negative flag value', { flags: -1 }, 'flags'],
+      ['a fractional flag value', { flags: 1.5 }, 'flags'],
+      ['a number where a string belongs', { pronouns: 5 }, 'pronouns'],
+      ['a NUL character', { description: 'a\u0000b' }, 'description'],
+      ['a lone surrogate', { description: 'a\ud800b' }, 'description'],
+      ['a field value over 150 characters', { fields: { placeholder: 'x'.repeat(151) } }, 'fields.placeholder'],
+      ['an unknown key', { mood: 'happy' }, 'mood'],
+    ])('refuses %s with 400 naming the field, and writes nothing', async (_name, patch, field) => {
+      const body: Record<string, unknown> = { username: uniqueName('bad'), displayName: 'Bad', ...patch };
+      if (field.startsWith('fields.')) body.fields = { [owner.client.id]: 'x'.repeat(151) };
+      const before = await owner.call<Alter[]>('GET', '/v1/users/@me/system/list-alters');
+      const response = await create(owner, body);
+      expect(response.status).toBe(400);
+      expect(errorTypes(response)).toContain('validation');
+      const expectedField = field.startsWith('fields.') ? `fields.${owner.client.id}` : field;
+      expect(errorFields(response)).toContain(expectedField);
+      const after = await owner.call<Alter[]>('GET', '/v1/users/@me/system/list-alters');
+      expect(after.body).toEqual(before.body);
+    });
+
+    it.each(['alterId', 'systemId', 'created', 'messageCount', 'lastMessageTimestamp'])('refuses the read-only key %s', async (key) => {
+      const response = await create(owner, { username: uniqueName(), displayName: 'X', [key]: key === 'messageCount' ? 5 : '1' });
+      expect(response.status).toBe(400);
+      expect(errorTypes(response)).toEqual(['read-only-field']);
+      expect(errorFields(response)).toEqual([key]);
+    });
+
+    it('refuses a username already taken in the system, ignoring case, with 409', async () => {
+      const name = uniqueName('Sam');
+      expect((await create(owner, { username: name, displayName: 'Sam' })).status).toBe(201);
+      const clash = await create(owner, { username: name.toUpperCase(), displayName: 'Other Sam' });
+      expect(clash.status).toBe(409);
+      expect(errorTypes(clash)).toEqual(['duplicate']);
+      expect(errorFields(clash)).toEqual(['username']);
+    });
+
+    it('lets two systems use the same username', async () => {
+      const other = await signIn(server, '200000000000000002', { client: owner.client });
+      const name = uniqueName('shared');
+      expect((await create(owner, { username: name, displayName: 'A' })).status).toBe(201);
+      expect((await create(other, { username: name, displayName: 'B' })).status).toBe(201);
+    });
+
+    it('gives exactly one 201 among concurrent creates of one username, and 409 to the rest', async () => {
+      const name = uniqueName('race');
+      const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => create(owner, { username: i % 2 ? name : name.toUpperCase(), displayName: `Racer ${i}` })));
+      const statuses = responses.map((response) => response.status).sort();
+      expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(11);
+      const list = await owner.call<Alter[]>('GET', '/v1/users/@me/system/list-alters');
+      expect(list.body.filter((alter) => alter.username.toLowerCase() === name.toLowerCase())).toHaveLength(1);
+    });
+
+    it(`stops at ${MAX_ALTERS_PER_SYSTEM} alters per system with 409 too-many-alters`, async () => {
+      const user = await signIn(server, '200000000000000009', { client: owner.client });
+      await seedAlters(server.database.db, user.userId, MAX_ALTERS_PER_SYSTEM - 1);
+      expect((await create(user, { username: 'last', displayName: 'Last' })).status).toBe(201);
+      const refused = await create(user, { username: 'one-too-many', displayName: 'No' });
+      expect(refused.status).toBe(409);
+      expect(errorTypes(refused)).toEqual(['too-many-alters']);
+    });
+  });
+
+  describe('edit', () => {
+    let alter: Alter;
+    beforeAll(async () => {
+      alter = (
+        await create(owner, {
+          username: uniqueName('edit'),
+          displayName: 'Editable',
+          pronouns: 'she/her',
+          description: 'keep me',
+          color: '#112233',
+          proxyTags: [{ id: 'p1', prefix: 'e:' }],
+        })
+      ).body;
+    });
+
+    it('changes only the keys given and returns the whole alter', async () => {
+      const response = await edit(owner, alter.alterId, { pronouns: 'they/them' });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ ...(await read(owner, alter.alterId)) });
+      expect(response.body).toMatchObject({ pronouns: 'they/them', description: 'keep me', color: '#112233', displayName: 'Editable' });
+      expect(response.body.proxyTags).toEqual([{ id: 'p1', prefix: 'e:', suffix: null }]);
+    });
+
+    it('clears a nullable field with null', async () => {
+      const response = await edit(owner, alter.alterId, { description: null });
+      expect(response.status).toBe(200);
+      expect(response.body.description).toBeNull();
+      expect((await read(owner, alter.alterId)).description).toBeNull();
+    });
+
+    it('refuses null for a required field', async () => {
+      const response = await edit(owner, alter.alterId, { displayName: null });
+      expect(response.status).toBe(400);
+      expect(errorFields(response)).toEqual(['displayName']);
+    });
+
+    it('treats {} and an empty body as "change nothing"', async () => {
+      const before = await read(owner, alter.alterId);
+      const empty = await edit(owner, alter.alterId, {});
+      expect(empty.status).toBe(200);
+      expect(empty.body).toEqual(before);
+      const noBody = await owner.call<Alter>('POST', `/v1/users/@me/alters/${alter.alterId}/edit`);
+      expect(noBody.status).toBe(200);
+      expect(noBody.body).toEqual(before);
+    });
+
+    it('refuses unknown and read-only keys by name and applies none of the body', async () => {
+      const before = await read(owner, alter.alterId);
+      const response = await edit(owner, alter.alterId, { pronouns: 'xe/xem', created: '2020-01-01T00:00:00Z', shoeSize: 9 });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        errors: expect.arrayContaining([
+          expect.objectContaining({ type: 'read-only-field', field: 'created' }),
+          expect.objectContaining({ type: 'validation', field: 'shoeSize' }),
+        ]),
+      });
+      expect(await read(owner, alter.alterId)).toEqual(before);
+    });
+
+    it('renames, keeping usernames unique (409 on a clash, nothing changed)', async () => {
+      const other = (await create(owner, { username: uniqueName('taken'), displayName: 'Taken' })).body;
+      const clash = await edit(owner, alter.alterId, { username: other.username.toUpperCase(), pronouns: 'not applied' });
+      expect(clash.status).toBe(409);
+      expect((await read(owner, alter.alterId)).pronouns).not.toBe('not applied');
+      const renamed = await edit(owner, alter.alterId, { username: uniqueName('renamed') });
+      expect(renamed.status).toBe(200);
+      // Changing only the case of one's own name is not a clash.
+      const recased = await edit(owner, alter.alterId, { username: renamed.body.username.toUpperCase() });
+      expect(recased.status).toBe(200);
+    });
+
+    it('keeps both of two concurrent edits of different fields', async () => {
+      const [a, b] = await Promise.all([edit(owner, alter.alterId, { pronouns: 'ae/aer' }), edit(owner, alter.alterId, { color: '#abcdef' })]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect(await read(owner, alter.alterId)).toMatchObject({ pronouns: 'ae/aer', color: '#abcdef' });
+    });
+
+    it('refuses tag ids the system does not have, changing nothing', async () => {
+      const response = await edit(owner, alter.alterId, { tagIds: [999999], pronouns: 'not applied' });
+      expect(response.status).toBe(400);
+      expect(errorTypes(response)).toEqual(['unknown-tag']);
+      expect((await read(owner, alter.alterId)).pronouns).not.toBe('not applied');
+    });
+
+    it('answers 404 for an alter of another system and for one that does not exist', async () => {
+      const other = await signIn(server, '200000000000000003', { client: owner.client });
+      const theirs = (await create(other, { username: uniqueName('theirs'), displayName: 'Theirs' })).body;
+      const response = await edit(owner, theirs.alterId, { pronouns: 'stolen' });
+      expect(response.status).toBe(404);
+      expect(errorTypes(response)).toEqual(['unknown-alter']);
+      expect((await read(other, theirs.alterId)).pronouns).toBeNull();
+      expect((await edit(owner, 987654321, {})).status).toBe(404);
+    });
+
+    it.each(['abc', '0', '-1', '1.5', '99999999999999999999'])('answers 400 for the alter id %s', async (id) => {
+      const response = await owner.call('POST', `/v1/users/@me/alters/${id}/edit`, {});
+      expect(response.status).toBe(400);
+      expect(errorFields(response)).toEqual(['alter']);
+    });
+  });
+
+  describe('integration fields', () => {
+    it('stores only the calling client’s key, shows it only to that client, and clears it with null', async () => {
+      const clientB = await createTestClient(server);
+      const viaB = await signIn(server, owner.userId, { client: clientB });
+      const alter = (await create(owner, { username: uniqueName('fields'), displayName: 'F', fields: { [owner.client.id]: 'a-value' } })).body;
+      expect((await edit(viaB, alter.alterId, { fields: { [clientB.id]: 'b-value' } })).body.fields).toEqual({ [clientB.id]: 'b-value' });
+      expect((await read(owner, alter.alterId)).fields).toEqual({ [owner.client.id]: 'a-value' });
+      expect((await read(viaB, alter.alterId)).fields).toEqual({ [clientB.id]: 'b-value' });
+
+      const foreign = await edit(viaB, alter.alterId, { fields: { [owner.client.id]: 'hijack' } });
+      expect(foreign.status).toBe(400);
+      expect(errorFields(foreign)).toEqual([`fields.${owner.client.id}`]);
+      expect((await read(owner, alter.alterId)).fields).toEqual({ [owner.client.id]: 'a-value' });
+
+      expect((await owner.call<Alter>('GET', '/v1/users/@me/fields/alters/a-value')).body.alterId).toBe(alter.alterId);
+      expect((await viaB.call('GET', '/v1/users/@me/fields/alters/a-value')).status).toBe(404);
+      expect((await viaB.call<Alter>('GET', '/v1/users/@me/fields/alters/b-value')).body.alterId).toBe(alter.alterId);
+
+      expect((await edit(owner, alter.alterId, { fields: { [owner.client.id]: null } })).body.fields).toEqual({});
+      expect((await owner.call('GET', '/v1/users/@me/fields/alters/a-value')).status).toBe(404);
+      expect((await read(viaB, alter.alterId)).fields).toEqual({ [clientB.id]: 'b-value' });
+    });
+
+    it('keeps a field value unique per system and client (409)', async () => {
+      const first = (await create(owner, { username: uniqueName('f1'), displayName: 'F1', fields: { [owner.client.id]: 'same' } })).body;
+      const second = await create(owner, { username: uniqueName('f2'), displayName: 'F2', fields: { [owner.client.id]: 'same' } });
+      expect(second.status).toBe(409);
+      expect(errorTypes(second)).toEqual(['duplicate-field']);
+      expect((await owner.call<Alter>('GET', '/v1/users/@me/fields/alters/same')).body.alterId).toBe(first.alterId);
+    });
+
+    it('finds values with characters that need URL encoding', async () => {
+      const value = 'ext/ID with spaces?&#é';
+      const alter = (await create(owner, { username: uniqueName('enc'), displayName: 'E', fields: { [owner.client.id]: value } })).body;
+      const found = await owner.call<Alter>('GET', `/v1/users/@me/fields/alters/${encodeURIComponent(value)}`);
+      expect(found.status).toBe(200);
+      expect(found.body.alterId).toBe(alter.alterId);
+    });
+  });
+
+  describe('GET alters/{alter}', () => {
+    it('wraps the alter with isSelf', async () => {
+      const alter = (await create(owner, { username: uniqueName('self'), displayName: 'Self' })).body;
+      const response = await owner.call<{ isSelf: boolean; data: Alter }>('GET', `/v1/users/@me/alters/${alter.alterId}`);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ isSelf: true, data: alter });
+      const byId = await owner.call('GET', `/v1/users/${owner.userId}/alters/${alter.alterId}`);
+      expect(byId.body).toEqual(response.body);
+    });
+
+    it('answers 404 unknown-alter for a missing alter', async () => {
+      const response = await owner.call('GET', '/v1/users/@me/alters/424242424');
+      expect(response.status).toBe(404);
+      expect(errorTypes(response)).toEqual(['unknown-alter']);
+    });
+  });
+
+  describe('list-alters', () => {
+    let lister: ApiUser;
+    let ids: number[];
+    beforeAll(async () => {
+      lister = await signIn(server, '200000000000000004', { client: owner.client });
+      await seedAlters(server.database.db, lister.userId, 260);
+      ids = (await lister.call<Alter[]>('GET', '/v1/users/@me/system/list-alters?max=250&skip=0')).body.map((alter) => alter.alterId);
+    });
+
+    it('defaults to 250 alters in alterId order', async () => {
+      const response = await lister.call<Alter[]>('GET', '/v1/users/@me/system/list-alters');
+      expect(response.status).toBe(200);
+      expect(response.body).toHaveLength(250);
+      expect(response.body.map((alter) => alter.alterId)).toEqual(ids);
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+      for (const alter of response.body) expect(Object.keys(alter)).toEqual(expect.arrayContaining(SPEC_ALTER_FIELDS));
+    });
+
+    it('pages with max and skip without gaps or repeats', async () => {
+      const pages: number[] = [];
+      for (let skip = 0; skip < 300; skip += 100) {
+        const page = await lister.call<Alter[]>('GET', `/v1/users/@me/system/list-alters?max=100&skip=${skip}`);
+        pages.push(...page.body.map((alter) => alter.alterId));
+      }
+      expect(pages).toHaveLength(260);
+      expect(new Set(pages).size).toBe(260);
+      expect(pages.slice(0, 250)).toEqual(ids);
+      expect((await lister.call<Alter[]>('GET', '/v1/users/@me/system/list-alters?skip=1000')).body).toEqual([]);
+      expect((await lister.call<Alter[]>('GET', '/v1/users/@me/system/list-alters?max=1')).body.map((a) => a.alterId)).toEqual([ids[0]]);
+    });
+
+    it.each([
+      ['max=251', 'max', 'max-too-high'],
+      ['max=1000000', 'max', 'max-too-high'],
+      ['max=0', 'max', 'validation'],
+      ['max=-1', 'max', 'validation'],
+      ['max=abc', 'max', 'validation'],
+      ['max=1.5', 'max', 'validation'],
+      ['max=1e3', 'max', 'validation'],
+      ['max=', 'max', 'validation'],
+      ['max=1&max=2', 'max', 'validation'],
+      ['skip=-1', 'skip', 'validation'],
+      ['skip=99999999999999999999', 'skip', 'validation'],
+      ['skip=x', 'skip', 'validation'],
+      ['page=2', 'page', 'validation'],
+    ])('refuses ?%s with 400 naming %s', async (query, field, type) => {
+      const response = await lister.call('GET', `/v1/users/@me/system/list-alters?${query}`);
+      expect(response.status).toBe(400);
+      expect(errorTypes(response)).toEqual([type]);
+      expect(errorFields(response)).toEqual([field]);
+    });
+  });
+});
