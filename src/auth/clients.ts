@@ -100,3 +100,29 @@ export function toProviderMetadata(client: OauthClientRecord): Record<string, un
     scope: client.scopes.join(' '),
   };
 }
+
+export const BOT_CLIENT_ID = 'switchboard-bot';
+
+/**
+ * The bot's own client when bot and service share a process: a first-party confidential client
+ * for the device flow (linking), refresh tokens and login links. Created on first start and kept
+ * in step with the secret in DATA_DIR/keys.
+ */
+export async function ensureBotClient(db: Kysely<Schema>, secret: string, now = Date.now()): Promise<{ id: string; secret: string }> {
+  const existing = await findClient(db, BOT_CLIENT_ID);
+  if (!existing) {
+    await insertClient(db, {
+      id: BOT_CLIENT_ID,
+      name: 'switchboard bot',
+      secretHash: sha256(secret),
+      redirectUris: [],
+      grantTypes: [DEVICE_CODE_GRANT, 'refresh_token'],
+      scopes: ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap'],
+      firstParty: true,
+      createdAt: now,
+    });
+  } else if (existing.secretHash !== sha256(secret)) {
+    await replaceClientSecret(db, BOT_CLIENT_ID, sha256(secret), now);
+  }
+  return { id: BOT_CLIENT_ID, secret };
+}

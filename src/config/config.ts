@@ -64,6 +64,18 @@ const EnvSchema = z
 
     AUTH_DEV_LOGIN: booleanFlag.default(false),
 
+    DISCORD_TOKEN: z.string().min(10, 'expected a Discord bot token').optional(),
+    DISCORD_GUILD_ID: z.string().regex(/^\d{17,20}$/, 'expected a Discord server id (a snowflake)').optional(),
+    SWITCHBOARD_API_URL: httpUrl.optional(),
+    BOT_CLIENT_ID: z.string().min(1).optional(),
+    BOT_CLIENT_SECRET: z.string().min(1).optional(),
+    BOT_STORE_URL: z
+      .string()
+      .regex(/^(sqlite|postgres|postgresql|redis|rediss):\/\//, 'expected sqlite://<path>, postgres://… or redis://…')
+      .optional(),
+    BOT_STORE_KEY: z.string().optional(),
+    BOT_API_TIMEOUT: z.coerce.number({ message: 'expected milliseconds' }).int().min(100).max(60_000).default(5000),
+
     ACCESS_TOKEN_TTL: seconds(3600),
     REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
     AUTHORIZATION_CODE_TTL: seconds(60),
@@ -86,6 +98,13 @@ const EnvSchema = z
         code: 'custom',
         path: ['AUTH_DEV_LOGIN'],
         message: 'the development login must not be enabled when NODE_ENV=production',
+      });
+    }
+    if (Boolean(env.BOT_CLIENT_ID) !== Boolean(env.BOT_CLIENT_SECRET)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.BOT_CLIENT_ID ? 'BOT_CLIENT_SECRET' : 'BOT_CLIENT_ID'],
+        message: 'BOT_CLIENT_ID and BOT_CLIENT_SECRET must be set together',
       });
     }
     if (Boolean(env.DISCORD_CLIENT_ID) !== Boolean(env.DISCORD_CLIENT_SECRET)) {
@@ -138,6 +157,21 @@ export interface Config {
   };
   /** Shared store for rate-limit counters when several processes serve one deployment. */
   redisUrl: string | undefined;
+  bot: {
+    /** The bot runs only when a token is configured. */
+    token: string | undefined;
+    /** Register commands in this guild (instant, for development) instead of globally. */
+    guildId: string | undefined;
+    /** The service the bot calls; undefined means the service in the same process. */
+    apiUrl: string | undefined;
+    /** The bot's OAuth client; undefined means "register it automatically" (same process only). */
+    oauthClient: { id: string; secret: string } | undefined;
+    /** keyv connection URL for linked accounts; default: SQLite in DATA_DIR. */
+    storeUrl: string;
+    /** Raw key sealing the token store; generated into DATA_DIR/keys when unset. */
+    storeKey: string | undefined;
+    apiTimeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -158,7 +192,7 @@ export function loadConfig(env: Environment = process.env): Config {
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
         const name = issue.path.join('.') || 'environment';
-        const got = typeof issue.path[0] === 'string' && !/SECRET|KEY/.test(issue.path[0]) ? cleaned[issue.path[0]] : undefined;
+        const got = typeof issue.path[0] === 'string' && !/SECRET|KEY|TOKEN/.test(issue.path[0]) ? cleaned[issue.path[0]] : undefined;
         return `${name}: ${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got)})`}`;
       }),
     );
@@ -202,6 +236,15 @@ export function loadConfig(env: Environment = process.env): Config {
       windowSeconds: e.RATE_LIMIT_WINDOW,
     },
     redisUrl: e.REDIS_URL,
+    bot: {
+      token: e.DISCORD_TOKEN,
+      guildId: e.DISCORD_GUILD_ID,
+      apiUrl: e.SWITCHBOARD_API_URL,
+      oauthClient: e.BOT_CLIENT_ID && e.BOT_CLIENT_SECRET ? { id: e.BOT_CLIENT_ID, secret: e.BOT_CLIENT_SECRET } : undefined,
+      storeUrl: e.BOT_STORE_URL ?? `sqlite://${e.DATA_DIR.replace(/\/+$/, '')}/bot-links.sqlite`,
+      storeKey: e.BOT_STORE_KEY,
+      apiTimeoutMs: e.BOT_API_TIMEOUT,
+    },
   };
 }
 

@@ -99,3 +99,26 @@ function parseDataKey(raw: string): Buffer | string {
   if (key.length !== 32) return 'expected 32 random bytes, as 64 hex digits or base64url';
   return key;
 }
+
+export interface BotSecrets {
+  /** 32 bytes sealing linked accounts' tokens in the bot's store. */
+  storeKey: Buffer;
+}
+
+/** The bot's key, from BOT_STORE_KEY or generated once into DATA_DIR/keys like the service's. */
+export function loadBotSecrets(config: Config): BotSecrets {
+  const dir = join(config.dataDir, 'keys');
+  return {
+    storeKey: fromEnvOrFile(config.bot.storeKey, 'BOT_STORE_KEY', join(dir, 'bot-store.key'), parseDataKey, () => randomBytes(32).toString('base64url')),
+  };
+}
+
+/**
+ * The secret of the bot's own OAuth client when the bot runs inside the service process and
+ * registers itself: generated once and kept beside the other keys (only its hash is in the
+ * database).
+ */
+export function loadBotClientSecret(config: Config): string {
+  const dir = join(config.dataDir, 'keys');
+  return fromEnvOrFile(undefined, 'the bot client secret', join(dir, 'bot-client-secret.txt'), (raw) => (raw.length >= 32 ? raw : 'too short'), () => randomBytes(32).toString('base64url'));
+}

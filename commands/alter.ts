@@ -1,0 +1,123 @@
+// /alter create | edit | show | list.
+import { SlashCommandBuilder, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
+import type { BotContext, SlashCommand } from '../src/bot/command.js';
+import { alterEmbed, alterName } from '../src/bot/embeds.js';
+import { alterListPage } from '../src/bot/alter-list.js';
+import { requireAlter, targetOf } from '../src/bot/options.js';
+import type { Responder } from '../src/bot/responder.js';
+import { CLEAR } from './system.js';
+
+const FIELDS = [
+  ['pronouns', 'pronouns', 'Pronouns', 100],
+  ['description', 'description', 'About the alter', 1000],
+  ['color', 'color', 'A color like #a1b2c3', 7],
+  ['avatar', 'avatarUrl', 'Avatar image URL', 2048],
+] as const;
+
+function addFieldOptions(sub: SlashCommandSubcommandBuilder, clearable: boolean): SlashCommandSubcommandBuilder {
+  for (const [option, , description, max] of FIELDS) {
+    sub.addStringOption((o) => o.setName(option).setDescription(clearable ? `${description} (- to clear)` : description).setMaxLength(max));
+  }
+  return sub;
+}
+
+function fieldPatch(interaction: ChatInputCommandInteraction, clearable: boolean): Record<string, string | null> {
+  const patch: Record<string, string | null> = {};
+  for (const [option, field] of FIELDS) {
+    const value = interaction.options.getString(option);
+    if (value !== null) patch[field] = clearable && value === CLEAR ? null : value;
+  }
+  return patch;
+}
+
+async function create(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+  const body = {
+    username: interaction.options.getString('username', true),
+    displayName: interaction.options.getString('display-name', true),
+    ...fieldPatch(interaction, false),
+  };
+  const alter = await accounts.withToken(interaction.user.id, (token) => api.createAlter(token, body));
+  alters.invalidate(interaction.user.id);
+  await reply.send({ content: `Created **${alterName(alter)}**.`, embeds: [alterEmbed(alter)] });
+}
+
+async function edit(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+  const alter = await requireAlter(interaction, alters, 'alter');
+  const patch: Record<string, string | null> = { ...fieldPatch(interaction, true) };
+  const username = interaction.options.getString('username');
+  const displayName = interaction.options.getString('display-name');
+  const banner = interaction.options.getString('banner');
+  if (username !== null) patch.username = username;
+  if (displayName !== null) patch.displayName = displayName;
+  if (banner !== null) patch.banner = banner === CLEAR ? null : banner;
+  if (Object.keys(patch).length === 0) {
+    await reply.send({ content: 'Nothing to change: give at least one option.' });
+    return;
+  }
+  const updated = await accounts.withToken(interaction.user.id, (token) => api.editAlter(token, alter.alterId, patch));
+  alters.invalidate(interaction.user.id);
+  await reply.send({ content: `Updated **${alterName(updated)}**.`, embeds: [alterEmbed(updated)] });
+}
+
+async function show(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+  const target = targetOf(interaction);
+  const chosen = await requireAlter(interaction, alters, 'alter', target);
+  const { data } = await accounts.withToken(interaction.user.id, (token) => api.getAlter(token, target, chosen.alterId));
+  await reply.send({ embeds: [alterEmbed(data)] });
+}
+
+async function list(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
+  const target = targetOf(interaction);
+  const label = target === '@me' ? 'Your alters' : `Alters of ${interaction.options.getUser('user')?.username ?? 'that user'}`;
+  await reply.send(await alterListPage(context, interaction.user.id, target, 0, label));
+}
+
+export const alter = {
+  data: new SlashCommandBuilder()
+    .setName('alter')
+    .setDescription('Create, edit, show or list alters')
+    .addSubcommand((sub) =>
+      addFieldOptions(
+        sub
+          .setName('create')
+          .setDescription('Create an alter')
+          .addStringOption((o) => o.setName('username').setDescription('Unique in your system; no spaces, @, / or \\').setRequired(true).setMaxLength(100))
+          .addStringOption((o) => o.setName('display-name').setDescription('The name shown on messages').setRequired(true).setMaxLength(100)),
+        false,
+      ),
+    )
+    .addSubcommand((sub) =>
+      addFieldOptions(
+        sub
+          .setName('edit')
+          .setDescription('Edit one of your alters')
+          .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true))
+          .addStringOption((o) => o.setName('username').setDescription('New username').setMaxLength(100))
+          .addStringOption((o) => o.setName('display-name').setDescription('New display name').setMaxLength(100)),
+        true,
+      ).addStringOption((o) => o.setName('banner').setDescription('Banner image URL (- to clear)').setMaxLength(2048)),
+    )
+    .addSubcommand((sub) =>
+      sub
+        .setName('show')
+        .setDescription('Show an alter’s profile')
+        .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true))
+        .addUserOption((o) => o.setName('user').setDescription('Whose alter (default: yours)')),
+    )
+    .addSubcommand((sub) =>
+      sub
+        .setName('list')
+        .setDescription('List alters')
+        .addUserOption((o) => o.setName('user').setDescription('Whose alters (default: yours)')),
+    ),
+  ephemeral: (interaction) => ['create', 'edit'].includes(interaction.options.getSubcommand()),
+  async execute(interaction, context, reply) {
+    const run = { create, edit, show, list }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list'];
+    await run(interaction, context, reply);
+  },
+  async autocomplete(interaction, { alters }) {
+    const user = interaction.options.get('user')?.value;
+    const target = typeof user === 'string' && user !== interaction.user.id ? user : '@me';
+    await interaction.respond(await alters.choices(interaction.user.id, interaction.options.getFocused(), target));
+  },
+} satisfies SlashCommand;

@@ -1,0 +1,210 @@
+// The bot's only way to the service: HTTP, as any third-party client. Every failure becomes an
+// ApiError with a sentence a chat user can read: the service's own error body when there is one,
+// otherwise what went wrong (down, too slow, rate-limited). Short rate-limit waits are honoured
+// by retrying once; longer ones are reported with the wait.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import type { Alter } from '../domain/alter.js';
+import type { FrontEntry } from '../domain/front.js';
+import type { System } from '../domain/system.js';
+
+export type ApiErrorKind = 'problem' | 'unavailable' | 'timeout' | 'rate-limited' | 'unauthorized' | 'oauth';
+
+export class ApiError extends Error {
+  constructor(
+    readonly kind: ApiErrorKind,
+    readonly status: number,
+    /** The service's error type (`duplicate`, `invalid_grant`, …) or the kind. */
+    readonly type: string,
+    friendly: string,
+    readonly field?: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(friendly);
+    this.name = 'ApiError';
+  }
+}
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken: string | undefined;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  scope: string;
+}
+
+export interface DeviceAuthorization {
+  deviceCode: string;
+  userCode: string;
+  verificationUriComplete: string;
+  intervalSeconds: number;
+  expiresInSeconds: number;
+}
+
+export type DevicePoll = { status: 'pending' } | { status: 'slow-down' } | { status: 'approved'; tokens: TokenSet };
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  timeoutMs: number;
+  /** Longest Retry-After the client waits out by itself before giving up. */
+  maxRetryWaitSeconds?: number;
+}
+
+interface CallOptions {
+  token?: string;
+  json?: unknown;
+  form?: Record<string, string>;
+  clientAuth?: boolean;
+}
+
+const SCOPE = 'openid offline_access alters:read alters:write system:read system:write system:ai-ap';
+
+export function createApiClient(options: ApiClientOptions) {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
+  const maxWait = options.maxRetryWaitSeconds ?? 2;
+
+  async function send(method: string, path: string, call: CallOptions): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: unknown }> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (call.token) headers.authorization = `Bearer ${call.token}`;
+    if (call.clientAuth) headers.authorization = basic;
+    let body: string | undefined;
+    if (call.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(call.json);
+    } else if (call.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(call.form).toString();
+    }
+    try {
+      const response = await request(`${base}${path}`, {
+        method: method as 'GET',
+        headers,
+        body,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      const text = await response.body.text();
+      let parsed: unknown;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.statusCode, headers: response.headers, body: parsed };
+    } catch (error) {
+      const name = (error as { name?: string; code?: string }).name ?? '';
+      const code = (error as { code?: string }).code ?? '';
+      if (name === 'TimeoutError' || name === 'AbortError' || code.startsWith('UND_ERR_') && code.includes('TIMEOUT')) {
+        throw new ApiError('timeout', 0, 'timeout', 'switchboard took too long to answer. Try again in a moment.');
+      }
+      throw new ApiError('unavailable', 0, 'unavailable', 'switchboard cannot be reached right now. Try again in a moment.');
+    }
+  }
+
+  function retryAfterOf(headers: Record<string, string | string[] | undefined>): number {
+    const raw = Number(headers['retry-after']);
+    return Number.isFinite(raw) && raw >= 0 ? Math.ceil(raw) : 1;
+  }
+
+  /** A /v1 call: JSON in and out, errors from the service's error body. */
+  async function api<T>(method: string, path: string, call: CallOptions, retried = false): Promise<T> {
+    const response = await send(method, path, call);
+    if (response.status === 429) {
+      const wait = retryAfterOf(response.headers);
+      if (!retried && wait <= maxWait) {
+        await sleep(wait * 1000);
+        return api<T>(method, path, call, true);
+      }
+      throw new ApiError('rate-limited', 429, 'rate-limited', `Too many requests right now. Try again in ${wait} s.`, undefined, wait);
+    }
+    if (response.status >= 200 && response.status < 300) return response.body as T;
+    const first = (response.body as { errors?: Array<{ type?: string; friendly?: string; field?: string }> } | undefined)?.errors?.[0];
+    if (response.status === 401) throw new ApiError('unauthorized', 401, first?.type ?? 'invalid-auth', 'Your link to switchboard has expired.');
+    if (response.status >= 500 || !first) {
+      throw new ApiError('unavailable', response.status, first?.type ?? 'server-error', 'switchboard had a problem with that request. Try again in a moment.');
+    }
+    throw new ApiError('problem', response.status, first.type ?? 'error', first.friendly ?? 'That did not work.', first.field);
+  }
+
+  /** An OAuth call: form in, JSON out, RFC 6749 errors. */
+  async function oauth<T>(path: string, form: Record<string, string>): Promise<T> {
+    const response = await send('POST', path, { form, clientAuth: true });
+    const body = (response.body ?? {}) as Record<string, unknown>;
+    if (response.status === 429) {
+      const wait = retryAfterOf(response.headers);
+      throw new ApiError('rate-limited', 429, 'rate-limited', `Too many requests right now. Try again in ${wait} s.`, undefined, wait);
+    }
+    if (response.status >= 500) throw new ApiError('unavailable', response.status, 'server-error', 'switchboard had a problem. Try again in a moment.');
+    if (response.status >= 400) {
+      const error = typeof body.error === 'string' ? body.error : 'invalid_request';
+      throw new ApiError('oauth', response.status, error, typeof body.error_description === 'string' ? body.error_description : error);
+    }
+    return body as T;
+  }
+
+  const tokenSet = (body: Record<string, unknown>): TokenSet => ({
+    accessToken: String(body.access_token),
+    refreshToken: typeof body.refresh_token === 'string' ? body.refresh_token : undefined,
+    expiresAt: Date.now() + Number(body.expires_in ?? 3600) * 1000,
+    scope: String(body.scope ?? ''),
+  });
+
+  const userPath = (user: string) => `/v1/users/${encodeURIComponent(user)}`;
+
+  return {
+    async startDeviceAuthorization(): Promise<DeviceAuthorization> {
+      const body = await oauth<Record<string, unknown>>('/auth/oauth2/device_authorization', { client_id: options.clientId, scope: SCOPE });
+      return {
+        deviceCode: String(body.device_code),
+        userCode: String(body.user_code),
+        verificationUriComplete: String(body.verification_uri_complete),
+        intervalSeconds: Number(body.interval ?? 5),
+        expiresInSeconds: Number(body.expires_in ?? 600),
+      };
+    },
+
+    async pollDeviceToken(deviceCode: string): Promise<DevicePoll> {
+      try {
+        const body = await oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode });
+        return { status: 'approved', tokens: tokenSet(body) };
+      } catch (error) {
+        if (error instanceof ApiError && error.type === 'authorization_pending') return { status: 'pending' };
+        if (error instanceof ApiError && error.type === 'slow_down') return { status: 'slow-down' };
+        throw error;
+      }
+    },
+
+    async refresh(refreshToken: string): Promise<TokenSet> {
+      return tokenSet(await oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshToken }));
+    },
+
+    async revoke(token: string, hint: 'access_token' | 'refresh_token'): Promise<void> {
+      await oauth('/auth/oauth2/revoke', { token, token_type_hint: hint });
+    },
+
+    /** A one-time link that signs `userId` in and lands on `returnTo` (the device page). */
+    async mintLoginLink(userId: string, returnTo: string): Promise<string> {
+      const response = await send('POST', '/auth/login-links', { json: { user_id: userId, return_to: returnTo }, clientAuth: true });
+      const body = response.body as { url?: string } | undefined;
+      if (response.status !== 200 || !body?.url) throw new ApiError('unavailable', response.status, 'login-link', 'switchboard could not prepare a sign-in link. Try again.');
+      return body.url;
+    },
+
+    getSystem: (token: string, user: string) => api<{ data: System }>('GET', `${userPath(user)}/system`, { token }).then((r) => r.data),
+    editSystem: (token: string, patch: Record<string, unknown>) => api<System>('POST', `${userPath('@me')}/system/edit`, { token, json: patch }),
+    createAlter: (token: string, body: Record<string, unknown>) => api<Alter>('POST', `${userPath('@me')}/system/create-alter`, { token, json: body }),
+    editAlter: (token: string, alterId: number, patch: Record<string, unknown>) =>
+      api<Alter>('POST', `${userPath('@me')}/alters/${alterId}/edit`, { token, json: patch }),
+    getAlter: (token: string, user: string, alterId: number) => api<{ isSelf: boolean; data: Alter }>('GET', `${userPath(user)}/alters/${alterId}`, { token }),
+    listAlters: (token: string, user: string, page: { skip: number; max: number }) =>
+      api<Alter[]>('GET', `${userPath(user)}/system/list-alters?max=${page.max}&skip=${page.skip}`, { token }),
+    pushFront: (token: string, alterId: number) => api<{ success: boolean }>('POST', `${userPath('@me')}/front`, { token, json: { alter: String(alterId) } }),
+    getFront: (token: string, user: string) => api<{ data: { current: FrontEntry[]; history: FrontEntry[] } }>('GET', `${userPath(user)}/front?max=1`, { token }).then((r) => r.data),
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;

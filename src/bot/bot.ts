@@ -1,0 +1,81 @@
+// The Discord bot: a discord.js gateway client whose interactions are answered through the
+// service's HTTP API. createBot wires the parts and never decides where the service is or where
+// tokens live: main.ts and the CLI pass that in.
+import { Client, Events, GatewayIntentBits, type ClientOptions } from 'discord.js';
+import { COMMANDS } from '../../commands/index.js';
+import { createApiClient } from './api-client.js';
+import { createAlterDirectory } from './alter-directory.js';
+import type { BotContext } from './command.js';
+import { createInteractionHandler } from './interactions.js';
+import { createLinkFlow } from './link-flow.js';
+import { openLinkStore } from './link-store.js';
+import { createLinkedAccounts } from './linked-accounts.js';
+
+/** The part of a pino logger the bot uses. */
+export interface BotLog {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+}
+
+export interface BotOptions {
+  token: string;
+  /** Discord's API base (e.g. https://discord.com/api); REST and gateway discovery use it. */
+  discordApiBase: string;
+  service: { url: string; clientId: string; clientSecret: string; timeoutMs: number };
+  store: { url: string; key: Buffer };
+  log: BotLog;
+  /** Sharding, when run by the CLI with --shards. */
+  shards?: ClientOptions['shards'];
+  shardCount?: number;
+}
+
+export interface RunningBot {
+  client: Client;
+  context: BotContext;
+  stop(): Promise<void>;
+}
+
+export async function startBot(options: BotOptions): Promise<RunningBot> {
+  const api = createApiClient({ baseUrl: options.service.url, clientId: options.service.clientId, clientSecret: options.service.clientSecret, timeoutMs: options.service.timeoutMs });
+  const store = openLinkStore(options.store.url, options.store.key);
+  const accounts = createLinkedAccounts(store, api);
+  const context: BotContext = { api, accounts, alters: createAlterDirectory(api, accounts), linkFlow: createLinkFlow(api, accounts) };
+  const log = options.log;
+
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds],
+    rest: { api: options.discordApiBase },
+    ...(options.shards === undefined ? {} : { shards: options.shards }),
+    ...(options.shardCount === undefined ? {} : { shardCount: options.shardCount }),
+  });
+  const handle = createInteractionHandler(COMMANDS, context, log);
+  client.on(Events.InteractionCreate, (interaction) => void handle(interaction));
+  client.on(Events.Error, (error) => log.warn({ err: error }, 'discord client error'));
+  client.on(Events.ShardDisconnect, (_event, shard) => log.info({ shard }, 'gateway disconnected'));
+
+  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+  try {
+    await client.login(options.token);
+    await ready;
+  } catch (error) {
+    await client.destroy();
+    await store.close();
+    throw error;
+  }
+  log.info({ user: client.user?.tag, guilds: client.guilds.cache.size }, 'bot is ready');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    client,
+    context,
+    stop() {
+      stopping ??= (async () => {
+        context.linkFlow.stop();
+        await client.destroy();
+        await store.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// What a slash command is: its definition beside its handler (the discord.js guide's shape), and
+// what handlers get to work with. Commands live in commands/, one file each.
+import type {
+  AutocompleteInteraction,
+  ChatInputCommandInteraction,
+  ContextMenuCommandBuilder,
+  RESTPostAPIApplicationCommandsJSONBody,
+  SlashCommandBuilder,
+  SlashCommandOptionsOnlyBuilder,
+  SlashCommandSubcommandsOnlyBuilder,
+  UserContextMenuCommandInteraction,
+} from 'discord.js';
+import type { ApiClient } from './api-client.js';
+import type { AlterDirectory } from './alter-directory.js';
+import type { LinkFlow } from './link-flow.js';
+import type { LinkedAccounts } from './linked-accounts.js';
+import type { Responder } from './responder.js';
+
+export interface BotContext {
+  api: ApiClient;
+  accounts: LinkedAccounts;
+  alters: AlterDirectory;
+  linkFlow: LinkFlow;
+}
+
+interface Definition {
+  toJSON(): RESTPostAPIApplicationCommandsJSONBody;
+  name: string;
+}
+
+export interface SlashCommand {
+  data: (SlashCommandBuilder | SlashCommandOptionsOnlyBuilder | SlashCommandSubcommandsOnlyBuilder) & Definition;
+  /** Whether the answer is visible only to the caller (decided before any deferral). */
+  ephemeral: boolean | ((interaction: ChatInputCommandInteraction) => boolean);
+  execute(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder): Promise<void>;
+  autocomplete?(interaction: AutocompleteInteraction, context: BotContext): Promise<void>;
+}
+
+export interface UserMenuCommand {
+  data: ContextMenuCommandBuilder & Definition;
+  execute(interaction: UserContextMenuCommandInteraction, context: BotContext, reply: Responder): Promise<void>;
+}
+
+export type Command = SlashCommand | UserMenuCommand;

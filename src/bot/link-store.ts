@@ -1,0 +1,54 @@
+// Linked accounts: each Discord user's OAuth tokens, in keyv (SQLite by default, PostgreSQL or
+// Redis by URL). Values are sealed with AES-256-GCM and bound to the user they belong to; keys are
+// keyed hashes of the Discord user id, so a copy of the store reveals neither tokens nor who linked.
+import KeyvPostgres from '@keyv/postgres';
+import KeyvRedis from '@keyv/redis';
+import KeyvSqlite from '@keyv/sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Keyv from 'keyv';
+import { createStorageCrypto } from '../security/crypto.js';
+import type { TokenSet } from './api-client.js';
+
+export interface StoredLink extends TokenSet {
+  linkedAt: number;
+}
+
+export interface LinkStore {
+  get(userId: string): Promise<StoredLink | undefined>;
+  set(userId: string, link: StoredLink): Promise<void>;
+  delete(userId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function openKeyv(url: string): Keyv {
+  if (url.startsWith('sqlite://')) {
+    const path = url.slice('sqlite://'.length);
+    mkdirSync(dirname(path), { recursive: true });
+    return new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${path}`, table: 'switchboard_bot_links' }), namespace: 'links' });
+  }
+  if (url.startsWith('redis')) return new Keyv({ store: new KeyvRedis(url), namespace: 'switchboard-bot-links' });
+  return new Keyv({ store: new KeyvPostgres({ uri: url, table: 'switchboard_bot_links' }), namespace: 'links' });
+}
+
+export function openLinkStore(url: string, key: Buffer): LinkStore {
+  const keyv = openKeyv(url);
+  const crypto = createStorageCrypto(key);
+  keyv.on('error', () => undefined); // surfaced per call instead
+  const storageKey = (userId: string) => crypto.lookupHash('bot link', userId);
+  return {
+    async get(userId) {
+      const sealed = (await keyv.get(storageKey(userId))) as string | undefined;
+      return sealed === undefined ? undefined : crypto.unseal<StoredLink>(sealed, `bot link ${userId}`);
+    },
+    async set(userId, link) {
+      await keyv.set(storageKey(userId), crypto.seal(link, `bot link ${userId}`));
+    },
+    async delete(userId) {
+      await keyv.delete(storageKey(userId));
+    },
+    async close() {
+      await keyv.disconnect();
+    },
+  };
+}
