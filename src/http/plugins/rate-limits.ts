@@ -23,8 +23,11 @@ function bearerOf(request: FastifyRequest): string | undefined {
 
 export async function installRateLimits(app: FastifyInstance, config: Config, hooks: RateLimitHooks): Promise<void> {
   if (!config.rateLimit.enabled) return;
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }) : undefined;
   redis?.on('error', (error) => app.log.warn({ err: error }, 'rate-limit store unreachable'));
+  // Connect before serving: without an offline queue, commands sent before the connection is up
+  // fail, and skipOnError would let those first requests through uncounted.
+  if (redis) await redis.connect().catch((error: unknown) => app.log.warn({ err: error }, 'rate-limit store unreachable at start; requests are not limited until it is back'));
   if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
 
   await app.register(rateLimit, {

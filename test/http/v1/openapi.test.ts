@@ -1,0 +1,490 @@
+// The OpenAPI document at /openapi.json: a valid OpenAPI 3.1 document that describes exactly the
+// /v1 operations, and one the running API keeps: every response the tests provoke (successes and
+// the error cases) is validated against the schema the document gives for that operation and
+// status, and a status the document does not list fails the test. Also the Swagger UI page at /docs.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROBLEM_TYPES } from '../../../src/domain/problems.js';
+import { errorTypes, request, signIn, type ApiResponse, type ApiUser } from '../../support/api.js';
+import { DIALECTS } from '../../support/dialects.js';
+import { createTestClient } from '../../support/oauth.js';
+import { startTestServer, type TestServer } from '../../support/server.js';
+
+interface MediaType {
+  schema?: unknown;
+}
+interface ResponseObject {
+  content?: Record<string, MediaType>;
+}
+interface Operation {
+  security?: Array<Record<string, string[]>>;
+  responses: Record<string, ResponseObject>;
+  requestBody?: { content?: Record<string, MediaType> };
+}
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
+    securitySchemes: Record<string, { type: string; flows?: Record<string, { scopes: Record<string, string> }> }>;
+  };
+}
+
+/** The operations of the specification, with the scope each needs and its success status. */
+const OPERATIONS = [
+  { method: 'POST', path: '/v1/users/{user}/system/create-alter', scope: 'alters:write', success: 201 },
+  { method: 'POST', path: '/v1/users/{user}/alters/{alter}/edit', scope: 'alters:write', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/system', scope: 'system:read', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/edit', scope: 'system:write', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/fields/alters/{id}', scope: 'alters:read', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/system/list-alters', scope: 'alters:read', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/alters/{alter}', scope: 'alters:read', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/front', scope: 'system:ai-ap', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/front', scope: 'system:read', success: 200 },
+] as const;
+
+const ALTER_FIELDS = [
+  'alterId', 'systemId', 'username', 'displayName', 'nameMap', 'color', 'description', 'created', 'pronouns', 'avatarUrl',
+  'avatarUrlMap', 'webhookAvatarUrl', 'banner', 'lastMessageTimestamp', 'messageCount', 'alterMode', 'proxyTags', 'tagIds',
+  'public', 'flags', 'fields',
+];
+const SYSTEM_FIELDS = [
+  'associatedUserId', 'systemName', 'systemDisplayTag', 'displayTagMap', 'systemDescription', 'systemAvatar', 'systemBanner',
+  'systemPronouns', 'nicknameFormat', 'alterIds', 'tagIds', 'createdAt', 'systemAutoproxy', 'systemOperationDM',
+  'latchExpiration', 'public', 'flags', 'disabledGuilds', 'subAccounts', 'disabled',
+];
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const DOC_ID = 'urn:switchboard:openapi';
+/** V1_BODY_LIMIT is 256 KiB; this is comfortably over it. */
+const OVERSIZED = 300 * 1024;
+
+const OWNER = '200000000000000001';
+const OTHER = '200000000000000002';
+const NEVER_SIGNED_IN = '200000000000000099';
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module, whose `default` is the plugin.
+const addFormats = formats.default;
+
+/** A JSON pointer segment, escaped for use in a URI fragment. */
+const pointerSegment = (segment: string) => encodeURIComponent(segment.replace(/~/g, '~0').replace(/\//g, '~1'));
+
+describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
+  let server: TestServer;
+  let doc: OpenApiDocument;
+  let ajv: Ajv2020;
+  let owner: ApiUser;
+  let other: ApiUser;
+  /** The statuses each operation was seen answering, keyed `METHOD path`. */
+  const seen = new Map<string, Set<number>>();
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect);
+    const response = await fetch(`${server.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    doc = (await response.json()) as OpenApiDocument;
+
+    // The document's schemas are OpenAPI 3.1 schemas, i.e. JSON Schema 2020-12. Adding the whole
+    // document under an id lets the response schemas' `#/components/schemas/...` refs resolve.
+    ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true });
+    addFormats(ajv);
+    // Ajv is strict about unknown keywords: declare the document's own fields and the OpenAPI
+    // additions to schema objects as known, without meaning.
+    ajv.addVocabulary(['openapi', 'info', 'servers', 'tags', 'paths', 'components', 'webhooks', 'security', 'jsonSchemaDialect', 'externalDocs', 'discriminator', 'xml', 'example']);
+    ajv.addSchema({ ...doc, $id: DOC_ID });
+
+    owner = await signIn(server, OWNER);
+    other = await signIn(server, OTHER);
+  });
+  afterAll(async () => server?.stop());
+
+  /** Checks that `response` is one the document lists for this operation, with a body it allows. */
+  function expectConforms(method: string, path: string, response: ApiResponse): void {
+    const operation = doc.paths[path]?.[method.toLowerCase()];
+    expect(operation, `${method} ${path} is not in the document`).toBeDefined();
+    const status = String(response.status);
+    const documented = operation?.responses[status];
+    expect(documented, `${method} ${path} answered ${status}, which the document does not list: ${JSON.stringify(response.body)}`).toBeDefined();
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(documented?.content?.['application/json']?.schema, `${method} ${path} ${status} has no JSON schema`).toBeDefined();
+
+    const ref = `${DOC_ID}#/${['paths', path, method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema'].map(pointerSegment).join('/')}`;
+    const validate = ajv.getSchema(ref);
+    if (!validate) throw new Error(`no schema at ${ref}`);
+    const valid = validate(response.body);
+    expect(validate.errors ?? [], `${method} ${path} ${status} does not match its schema; body: ${JSON.stringify(response.body)}`).toEqual([]);
+    expect(valid).toBe(true);
+
+    const key = `${method} ${path}`;
+    seen.set(key, (seen.get(key) ?? new Set()).add(response.status));
+  }
+
+  /** Calls the operation `path` with its parameters filled in and checks the response against the document. */
+  async function call(
+    method: string,
+    path: string,
+    params: Record<string, string | number>,
+    options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; query?: string } = {},
+  ): Promise<ApiResponse> {
+    const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = params[name];
+      if (value === undefined) throw new Error(`no value for {${name}}`);
+      return String(value);
+    });
+    const response = await request(server, method, `${concrete}${options.query ?? ''}`, options);
+    expectConforms(method, path, response);
+    return response;
+  }
+
+  async function createAlter(user: ApiUser, body: Record<string, unknown>): Promise<number> {
+    const response = await call('POST', '/v1/users/{user}/system/create-alter', { user: '@me' }, { token: user.token, body });
+    expect(response.status).toBe(201);
+    return (response.body as { alterId: number }).alterId;
+  }
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>);
+    if (!result.valid) console.error('OpenAPI validation errors:', JSON.stringify(result.errors, null, 2));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('serves the same document to Swagger UI at /docs/json', async () => {
+    const response = await fetch(`${server.url}/docs/json`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(doc);
+  });
+
+  it('describes exactly the nine /v1 operations, each with its scope and error responses', () => {
+    const described = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => HTTP_METHODS.includes(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(described.sort()).toEqual(OPERATIONS.map(({ method, path }) => `${method} ${path}`).sort());
+
+    const oauth2 = doc.components.securitySchemes.oauth2;
+    expect(oauth2?.type).toBe('oauth2');
+    for (const { method, path, scope, success } of OPERATIONS) {
+      const operation = doc.paths[path]?.[method.toLowerCase()];
+      if (!operation) throw new Error(`${method} ${path} is missing`);
+      expect(operation.security, `${method} ${path}`).toEqual([{ oauth2: [scope] }]);
+      for (const flow of Object.values(oauth2?.flows ?? {})) expect(Object.keys(flow.scopes)).toContain(scope);
+
+      const statuses = Object.keys(operation.responses).map(Number);
+      expect(statuses, `${method} ${path}`).toContain(success);
+      // Every operation authenticates, validates and is rate limited; every write takes a body.
+      const errors = [400, 401, 403, 404, 429, ...(method === 'POST' ? [413, 415] : [])];
+      expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(errors));
+      for (const status of statuses.filter((s) => s >= 400)) {
+        expect(operation.responses[String(status)]?.content, `${method} ${path} ${status}`).toEqual({
+          'application/json': { schema: { $ref: '#/components/schemas/Errors' } },
+        });
+      }
+      if (method === 'POST') expect(Object.keys(operation.requestBody?.content ?? {}), `${method} ${path}`).toEqual(['application/json']);
+    }
+    // create-alter and alter edits are the operations that can collide with another alter.
+    expect(Object.keys(doc.paths['/v1/users/{user}/system/create-alter']?.post?.responses ?? {})).toContain('409');
+    expect(Object.keys(doc.paths['/v1/users/{user}/alters/{alter}/edit']?.post?.responses ?? {})).toContain('409');
+  });
+
+  it('defines Alter, System and Errors with every field', () => {
+    const { Alter, System, Errors } = doc.components.schemas;
+    expect(Object.keys(Alter?.properties ?? {})).toEqual(expect.arrayContaining(ALTER_FIELDS));
+    expect(Alter?.required).toEqual(expect.arrayContaining(ALTER_FIELDS));
+    expect(Object.keys(System?.properties ?? {})).toEqual(expect.arrayContaining(SYSTEM_FIELDS));
+    expect(System?.required).toEqual(expect.arrayContaining(SYSTEM_FIELDS));
+    expect(Errors).toMatchObject({
+      required: ['errors'],
+      properties: { errors: { type: 'array', minItems: 1, items: { required: ['type', 'friendly'], properties: { type: { enum: [...PROBLEM_TYPES] } } } } },
+    });
+
+    const schemaOf = (method: string, path: string, status: number) =>
+      doc.paths[path]?.[method]?.responses[String(status)]?.content?.['application/json']?.schema;
+    expect(schemaOf('post', '/v1/users/{user}/system/create-alter', 201)).toEqual({ $ref: '#/components/schemas/Alter' });
+    expect(schemaOf('post', '/v1/users/{user}/alters/{alter}/edit', 200)).toEqual({ $ref: '#/components/schemas/Alter' });
+    expect(schemaOf('get', '/v1/users/{user}/fields/alters/{id}', 200)).toEqual({ $ref: '#/components/schemas/Alter' });
+    expect(schemaOf('get', '/v1/users/{user}/system/list-alters', 200)).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/Alter' } });
+    expect(schemaOf('get', '/v1/users/{user}/alters/{alter}', 200)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/Alter' } } });
+    expect(schemaOf('post', '/v1/users/{user}/system/edit', 200)).toEqual({ $ref: '#/components/schemas/System' });
+    expect(schemaOf('get', '/v1/users/{user}/system', 200)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/System' } } });
+  });
+
+  it('holds for every operation’s success response to the owner', async () => {
+    const me = { user: '@me' };
+    const token = owner.token;
+    const system = await call('GET', '/v1/users/{user}/system', me, { token });
+    expect(system.status).toBe(200);
+
+    const edited = await call('POST', '/v1/users/{user}/system/edit', me, {
+      token,
+      body: { systemName: 'The Owners', systemDisplayTag: '| O', displayTagMap: { '300000000000000001': '| o' }, systemPronouns: 'they/them', latchExpiration: 60_000, disabledGuilds: ['300000000000000002'] },
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ systemName: 'The Owners', latchExpiration: 60_000 });
+
+    const alterId = await createAlter(owner, {
+      username: 'Ash',
+      displayName: 'Ash',
+      nameMap: [{ server: '300000000000000001', name: 'Ashes' }],
+      color: '#a1b2c3',
+      description: 'first',
+      pronouns: 'she/her',
+      avatarUrl: 'https://example.com/a.png',
+      avatarUrlMap: { '300000000000000001': 'https://example.com/b.png' },
+      alterMode: 'both',
+      proxyTags: [{ prefix: 'a:' }, { id: 'tag-2', suffix: '-a' }],
+      fields: { [owner.client.id]: 'external-ash' },
+    });
+    // A minimal alter: the optional fields come back as nulls and empty collections.
+    const minimalId = await createAlter(owner, { username: 'bo', displayName: 'Bo' });
+
+    const edit = await call('POST', '/v1/users/{user}/alters/{alter}/edit', { user: '@me', alter: alterId }, { token, body: { description: null, banner: 'https://example.com/banner.png' } });
+    expect(edit.status).toBe(200);
+    expect(edit.body).toMatchObject({ alterId, description: null, banner: 'https://example.com/banner.png' });
+    // An empty body is "no changes", not an error.
+    expect((await call('POST', '/v1/users/{user}/alters/{alter}/edit', { user: '@me', alter: minimalId }, { token, raw: '', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+
+    const one = await call('GET', '/v1/users/{user}/alters/{alter}', { user: OWNER, alter: alterId }, { token });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ isSelf: true, data: { alterId, username: 'Ash' } });
+
+    const list = await call('GET', '/v1/users/{user}/system/list-alters', me, { token, query: '?max=1&skip=1' });
+    expect(list.status).toBe(200);
+    expect((list.body as Array<{ alterId: number }>).map((alter) => alter.alterId)).toEqual([minimalId]);
+    expect((await call('GET', '/v1/users/{user}/system/list-alters', me, { token })).status).toBe(200);
+
+    const byField = await call('GET', '/v1/users/{user}/fields/alters/{id}', { user: '@me', id: 'external-ash' }, { token });
+    expect(byField.status).toBe(200);
+    expect(byField.body).toMatchObject({ alterId, fields: { [owner.client.id]: 'external-ash' } });
+
+    expect((await call('POST', '/v1/users/{user}/front', me, { token, body: { alter: String(alterId) } })).status).toBe(200);
+    expect((await call('POST', '/v1/users/{user}/front', me, { token, body: { alter: minimalId } })).status).toBe(200);
+    const front = await call('GET', '/v1/users/{user}/front', me, { token });
+    expect(front.status).toBe(200);
+    expect(front.body).toMatchObject({ data: { current: [{ alterId: minimalId, clientId: owner.client.id }], history: [{ alterId: minimalId }, { alterId }] } });
+
+    // Read again once the system has alters, so alterIds is not just an empty list.
+    expect((await call('GET', '/v1/users/{user}/system', me, { token })).body).toMatchObject({ data: { alterIds: [alterId, minimalId] } });
+
+    for (const { method, path, success } of OPERATIONS) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
+  });
+
+  it('holds for other viewers’ redacted views and for client-credentials tokens', async () => {
+    const shower = await signIn(server, '200000000000000003');
+    // The system shows its alters (64) and nothing else; one alter is visible (1) with nothing else.
+    expect((await shower.call('POST', '/v1/users/@me/system/edit', { public: 64, systemName: 'Hidden name' })).status).toBe(200);
+    const visible = await createAlter(shower, { username: 'vis', displayName: 'Visible', description: 'secret', public: 1 });
+    const hidden = await createAlter(shower, { username: 'hid', displayName: 'Hidden' });
+    expect((await shower.call('POST', '/v1/users/@me/front', { alter: visible })).status).toBe(200);
+    expect((await shower.call('POST', '/v1/users/@me/front', { alter: hidden })).status).toBe(200);
+
+    const viewer = { token: other.token };
+    const system = await call('GET', '/v1/users/{user}/system', { user: shower.userId }, viewer);
+    expect(system.body).toMatchObject({ data: { systemName: null, alterIds: [visible] } });
+    expect((system.body as { data: { redacted: string[] } }).data.redacted).toContain('systemName');
+
+    const alter = await call('GET', '/v1/users/{user}/alters/{alter}', { user: shower.userId, alter: visible }, viewer);
+    expect(alter.body).toMatchObject({ isSelf: false, data: { alterId: visible, displayName: null, description: null } });
+    const list = await call('GET', '/v1/users/{user}/system/list-alters', { user: shower.userId }, viewer);
+    expect((list.body as Array<{ alterId: number }>).map((a) => a.alterId)).toEqual([visible]);
+    const front = await call('GET', '/v1/users/{user}/front', { user: shower.userId }, viewer);
+    expect(front.status).toBe(200);
+    expect((front.body as { data: { history: Array<{ alterId: number }> } }).data.history.map((entry) => entry.alterId)).toEqual([visible]);
+    const hiddenRead = await call('GET', '/v1/users/{user}/alters/{alter}', { user: shower.userId, alter: hidden }, viewer);
+    expect(hiddenRead.status).toBe(404);
+    expect(errorTypes(hiddenRead)).toEqual(['unknown-alter']);
+
+    const machine = await createTestClient(server, { name: 'Machine', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['alters:read', 'system:read'] });
+    const machineToken = (await oidc.clientCredentialsGrant(machine.config, { scope: 'alters:read system:read' })).access_token;
+    expect((await call('GET', '/v1/users/{user}/system', { user: shower.userId }, { token: machineToken })).status).toBe(200);
+    expect((await call('GET', '/v1/users/{user}/system/list-alters', { user: shower.userId }, { token: machineToken })).status).toBe(200);
+    const atMe = await call('GET', '/v1/users/{user}/system', { user: '@me' }, { token: machineToken });
+    expect(atMe.status).toBe(403);
+    expect(errorTypes(atMe)).toEqual(['user-token-required']);
+  });
+
+  it('holds for 400s: invalid bodies, read-only fields, bad JSON, bad parameters, tokens in the URL', async () => {
+    const token = owner.token;
+    const invalid = await call('POST', '/v1/users/{user}/system/create-alter', { user: '@me' }, { token, body: { username: 'has space', displayName: '', color: 'red', surprise: 1 } });
+    expect(invalid.status).toBe(400);
+    expect(new Set(errorTypes(invalid))).toEqual(new Set(['validation']));
+    expect(errorTypes(invalid).length).toBeGreaterThanOrEqual(4);
+
+    const readOnly = await call('POST', '/v1/users/{user}/system/edit', { user: '@me' }, { token, body: { createdAt: '2020-01-01T00:00:00Z' } });
+    expect(readOnly.status).toBe(400);
+    expect(errorTypes(readOnly)).toEqual(['read-only-field']);
+
+    const badJson = await call('POST', '/v1/users/{user}/front', { user: '@me' }, { token, raw: '{"alter": ', headers: { 'content-type': 'application/json' } });
+    expect(badJson.status).toBe(400);
+    expect(errorTypes(badJson)).toEqual(['invalid-json']);
+
+    const tooHigh = await call('GET', '/v1/users/{user}/system/list-alters', { user: '@me' }, { token, query: '?max=251' });
+    expect(tooHigh.status).toBe(400);
+    expect(errorTypes(tooHigh)).toEqual(['max-too-high']);
+    const badQuery = await call('GET', '/v1/users/{user}/front', { user: '@me' }, { token, query: '?skip=-1&other=1' });
+    expect(badQuery.status).toBe(400);
+
+    const badAlterId = await call('GET', '/v1/users/{user}/alters/{alter}', { user: '@me', alter: 'abc' }, { token });
+    expect(badAlterId.status).toBe(400);
+    const badUser = await call('GET', '/v1/users/{user}/system', { user: 'someone' }, { token });
+    expect(badUser.status).toBe(400);
+
+    const inQuery = await call('GET', '/v1/users/{user}/system', { user: '@me' }, { query: `?access_token=${token}` });
+    expect(inQuery.status).toBe(400);
+    expect(errorTypes(inQuery)).toEqual(['token-in-query']);
+  });
+
+  it('holds for 401s: no token, a malformed header, an unknown token', async () => {
+    for (const { method, path } of OPERATIONS) {
+      const params = { user: '@me', alter: 1, id: 'x' };
+      const none = await call(method, path, params, method === 'POST' ? { body: {} } : {});
+      expect(none.status, `${method} ${path}`).toBe(401);
+      expect(errorTypes(none)).toEqual(['no-access-token']);
+      const unknown = await call(method, path, params, { token: 'not-a-real-token-at-all-0123456789' });
+      expect(unknown.status, `${method} ${path}`).toBe(401);
+      expect(errorTypes(unknown)).toEqual(['invalid-auth']);
+    }
+    const malformed = await call('GET', '/v1/users/{user}/system', { user: '@me' }, { headers: { authorization: 'Basic abc' } });
+    expect(malformed.status).toBe(401);
+    expect(errorTypes(malformed)).toEqual(['invalid-auth']);
+  });
+
+  it('holds for 403s: a missing scope, another user’s data, private alters', async () => {
+    const reader = await signIn(server, OWNER, { scope: 'openid alters:read' });
+    const noScope = await call('POST', '/v1/users/{user}/system/create-alter', { user: '@me' }, { token: reader.token, body: { username: 'x', displayName: 'x' } });
+    expect(noScope.status).toBe(403);
+    expect(errorTypes(noScope)).toEqual(['invalid-scopes']);
+    const noReadScope = await call('GET', '/v1/users/{user}/front', { user: '@me' }, { token: reader.token });
+    expect(noReadScope.status).toBe(403);
+    expect(errorTypes(noReadScope)).toEqual(['invalid-scopes']);
+
+    const foreignWrite = await call('POST', '/v1/users/{user}/system/edit', { user: OTHER }, { token: owner.token, body: { systemName: 'mine now' } });
+    expect(foreignWrite.status).toBe(403);
+    expect(errorTypes(foreignWrite)).toEqual(['not-matching-oauth']);
+    const foreignFields = await call('GET', '/v1/users/{user}/fields/alters/{id}', { user: OTHER, id: 'x' }, { token: owner.token });
+    expect(foreignFields.status).toBe(403);
+    expect(errorTypes(foreignFields)).toEqual(['not-matching-oauth']);
+
+    // OTHER's system is private (the default), so its alters and front are not shown.
+    const privateList = await call('GET', '/v1/users/{user}/system/list-alters', { user: OTHER }, { token: owner.token });
+    expect(privateList.status).toBe(403);
+    expect(errorTypes(privateList)).toEqual(['alters-private']);
+    const privateFront = await call('GET', '/v1/users/{user}/front', { user: OTHER }, { token: owner.token });
+    expect(privateFront.status).toBe(403);
+    expect(errorTypes(privateFront)).toEqual(['alters-private']);
+    // A private system is still readable, with everything withheld.
+    expect((await call('GET', '/v1/users/{user}/system', { user: OTHER }, { token: owner.token })).status).toBe(200);
+  });
+
+  it('holds for 404s: unknown alters, users without a system, unknown fields and endpoints', async () => {
+    const token = owner.token;
+    const missingAlter = { user: '@me', alter: 999_999_999 };
+    for (const [method, path, options] of [
+      ['GET', '/v1/users/{user}/alters/{alter}', {}],
+      ['POST', '/v1/users/{user}/alters/{alter}/edit', { body: { displayName: 'x' } }],
+    ] as const) {
+      const response = await call(method, path, missingAlter, { token, ...options });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(errorTypes(response)).toEqual(['unknown-alter']);
+    }
+    const unknownFront = await call('POST', '/v1/users/{user}/front', { user: '@me' }, { token, body: { alter: '999999999' } });
+    expect(unknownFront.status).toBe(404);
+    expect(errorTypes(unknownFront)).toEqual(['unknown-alter']);
+    const unknownField = await call('GET', '/v1/users/{user}/fields/alters/{id}', { user: '@me', id: 'no-such-value' }, { token });
+    expect(unknownField.status).toBe(404);
+    expect(errorTypes(unknownField)).toEqual(['unknown-alter']);
+
+    for (const path of ['/v1/users/{user}/system', '/v1/users/{user}/system/list-alters', '/v1/users/{user}/front']) {
+      const response = await call('GET', path, { user: NEVER_SIGNED_IN }, { token });
+      expect(response.status, path).toBe(404);
+      expect(errorTypes(response)).toEqual(['no-system']);
+    }
+
+    // No operation to check against, but the body is still the documented error shape.
+    const endpoint = await request(server, 'GET', '/v1/users/@me/nothing-here', { token });
+    expect(endpoint.status).toBe(404);
+    expect(errorTypes(endpoint)).toEqual(['not-found']);
+    const validateErrors = ajv.getSchema(`${DOC_ID}#/components/schemas/Errors`);
+    expect(validateErrors?.(endpoint.body), JSON.stringify(validateErrors?.errors)).toBe(true);
+  });
+
+  it('holds for 409s: duplicate usernames and integration field values', async () => {
+    const user = await signIn(server, '200000000000000004');
+    const first = await createAlter(user, { username: 'Dup', displayName: 'Dup', fields: { [user.client.id]: 'same' } });
+    const second = await createAlter(user, { username: 'other', displayName: 'Other' });
+
+    const create = await call('POST', '/v1/users/{user}/system/create-alter', { user: '@me' }, { token: user.token, body: { username: 'dUP', displayName: 'Again' } });
+    expect(create.status).toBe(409);
+    expect(errorTypes(create)).toEqual(['duplicate']);
+    const rename = await call('POST', '/v1/users/{user}/alters/{alter}/edit', { user: '@me', alter: second }, { token: user.token, body: { username: 'DUP' } });
+    expect(rename.status).toBe(409);
+    expect(errorTypes(rename)).toEqual(['duplicate']);
+    const field = await call('POST', '/v1/users/{user}/alters/{alter}/edit', { user: '@me', alter: second }, { token: user.token, body: { fields: { [user.client.id]: 'same' } } });
+    expect(field.status).toBe(409);
+    expect(errorTypes(field)).toEqual(['duplicate-field']);
+    // Editing an alter to its own current name is no collision.
+    expect((await call('POST', '/v1/users/{user}/alters/{alter}/edit', { user: '@me', alter: first }, { token: user.token, body: { username: 'dup' } })).status).toBe(200);
+  });
+
+  it('holds for 413 and 415 on every write', async () => {
+    const writes = OPERATIONS.filter(({ method }) => method === 'POST');
+    const params = { user: '@me', alter: 1 };
+    const json = { 'content-type': 'application/json' };
+    const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
+    for (const { method, path } of writes) {
+      const tooLarge = await call(method, path, params, { token: owner.token, raw: oversized, headers: json });
+      expect(tooLarge.status, `${method} ${path}`).toBe(413);
+      expect(errorTypes(tooLarge)).toEqual(['body-too-large']);
+
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+        const wrongType = await call(method, path, params, { token: owner.token, raw: type === 'text/plain' ? '{}' : 'a=b', headers: { 'content-type': type } });
+        expect(wrongType.status, `${method} ${path} ${type}`).toBe(415);
+        expect(errorTypes(wrongType)).toEqual(['unsupported-media-type']);
+      }
+    }
+  });
+
+  it('serves Swagger UI at /docs under a policy that allows only its own scripts', async () => {
+    const response = await fetch(`${server.url}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toContain('swagger-ui');
+
+    const policy = new Map(
+      (response.headers.get('content-security-policy') ?? '')
+        .split(';')
+        .map((directive) => directive.trim().split(/\s+/))
+        .filter((parts) => parts[0])
+        .map(([name, ...values]) => [name, values]),
+    );
+    const scriptSrc = policy.get('script-src') ?? policy.get('default-src');
+    expect(scriptSrc, 'the policy has no script-src').toBeDefined();
+    expect(scriptSrc).not.toContain("'unsafe-inline'");
+    expect(scriptSrc).not.toContain("'unsafe-eval'");
+    expect(policy.get('connect-src')).toContain("'self'");
+
+    // With inline scripts refused, the page works only if every script is a same-origin file.
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attributes = '', body = ''] of scripts) {
+      expect(body.trim(), 'inline script').toBe('');
+      const src = /\bsrc="([^"]+)"/.exec(attributes)?.[1];
+      expect(src, 'script without src').toBeDefined();
+      const url = new URL(src ?? '', `${server.url}/docs`);
+      expect(url.origin).toBe(server.url);
+      const script = await fetch(url);
+      expect(script.status, url.pathname).toBe(200);
+      expect(script.headers.get('content-type'), url.pathname).toMatch(/javascript/);
+      await script.arrayBuffer();
+    }
+  });
+});
