@@ -190,7 +190,7 @@ export function createApiClient(options: ApiClientOptions) {
     async mintLoginLink(userId: string, returnTo: string): Promise<string> {
       const response = await send('POST', '/auth/login-links', { json: { user_id: userId, return_to: returnTo }, clientAuth: true });
       const body = response.body as { url?: string } | undefined;
-      if (response.status !== 200 || !body?.url) throw new ApiError('unavailable', response.status, 'login-link', 'switchboard could not prepare a sign-in link. Try again.');
+      if (response.status !== 200 && response.status !== 201 || !body?.url) throw new ApiError('unavailable', response.status, 'login-link', 'switchboard could not prepare a sign-in link. Try again.');
       return body.url;
     },
 

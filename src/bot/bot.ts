@@ -8,7 +8,7 @@ import { createAlterDirectory } from './alter-directory.js';
 import type { BotContext } from './command.js';
 import { createInteractionHandler } from './interactions.js';
 import { createLinkFlow } from './link-flow.js';
-import { openLinkStore } from './link-store.js';
+import { openLinkStore, type LinkStore } from './link-store.js';
 import { createLinkedAccounts } from './linked-accounts.js';
 
 /** The part of a pino logger the bot uses. */
@@ -33,6 +33,8 @@ export interface BotOptions {
 export interface RunningBot {
   client: Client;
   context: BotContext;
+  /** The linked accounts' store (tests read it; operators never need to). */
+  store: LinkStore;
   stop(): Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
   return {
     client,
     context,
+    store,
     stop() {
       stopping ??= (async () => {
         context.linkFlow.stop();

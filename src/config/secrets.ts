@@ -120,5 +120,6 @@ export function loadBotSecrets(config: Config): BotSecrets {
  */
 export function loadBotClientSecret(config: Config): string {
   const dir = join(config.dataDir, 'keys');
-  return fromEnvOrFile(undefined, 'the bot client secret', join(dir, 'bot-client-secret.txt'), (raw) => (raw.length >= 32 ? raw : 'too short'), () => randomBytes(32).toString('base64url'));
+  const parse = (raw: string) => (raw.length >= 32 ? { secret: raw } : 'expected at least 32 characters');
+  return fromEnvOrFile(undefined, 'the bot client secret', join(dir, 'bot-client-secret.txt'), parse, () => randomBytes(32).toString('base64url')).secret;
 }
