@@ -28,7 +28,15 @@ function openKeyv(url: string): Keyv {
     return new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${path}`, table: 'switchboard_bot_links' }), namespace: 'links' });
   }
   if (url.startsWith('redis')) return new Keyv({ store: new KeyvRedis(url), namespace: 'switchboard-bot-links' });
-  return new Keyv({ store: new KeyvPostgres({ uri: url, table: 'switchboard_bot_links' }), namespace: 'links' });
+  // `?schema=name` picks the PostgreSQL schema of the table (keyv qualifies its table names, so
+  // the connection's search_path would not).
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  return new Keyv({
+    store: new KeyvPostgres({ uri: parsed.toString(), table: 'switchboard_bot_links', ...(schema ? { schema } : {}) }),
+    namespace: 'links',
+  });
 }
 
 export function openLinkStore(url: string, key: Buffer): LinkStore {
@@ -48,7 +56,9 @@ export function openLinkStore(url: string, key: Buffer): LinkStore {
       await keyv.delete(storageKey(userId));
     },
     async close() {
-      await keyv.disconnect();
+      // @keyv/postgres shares one pool per URL between stores, and ending it twice throws; at
+      // shutdown there is nothing left to do about either, so closing is best effort.
+      await keyv.disconnect().catch(() => undefined);
     },
   };
 }

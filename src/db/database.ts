@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import type { Schema } from './tables.js';
@@ -71,7 +71,11 @@ function openPostgres(url: string): Database {
 }
 
 export async function migrateToLatest(db: Kysely<Schema>): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  // On PostgreSQL, name the schema of the migration bookkeeping explicitly: without it Kysely
+  // looks for its tables in every schema and is fooled by another schema's (another deployment
+  // or test run in the same database).
+  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;

@@ -53,7 +53,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     trustProxy: config.trustProxy,
     bodyLimit: 64 * 1024,
     // Integration-field lookups carry up to 150 characters, percent-encoded up to 12 bytes each.
-    maxParamLength: 2048,
+    routerOptions: { maxParamLength: 2048 },
     // Errors raised while routing (bad percent-encoding, over-long parameters) happen before any
     // route's error handler; answer them in the shape of the part of the site they were meant for.
     frameworkErrors(error, request, rawReply) {

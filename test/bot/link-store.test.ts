@@ -1,0 +1,85 @@
+// The linked-accounts store on each keyv backend the bot supports, and what a copy of it reveals.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openLinkStore, type StoredLink } from '../../src/bot/link-store.js';
+import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'switchboard-links-'));
+const namespace = randomBytes(4).toString('hex');
+
+// PostgreSQL gets a fresh schema (search_path in the URL), dropped afterwards.
+const postgres: TestDatabase | undefined = process.env.TEST_DATABASE_URL ? await createTestDatabase('postgres') : undefined;
+
+const BACKENDS: Array<[string, string]> = [
+  ['sqlite', `sqlite://${join(dir, 'links.sqlite')}`],
+  ['redis', 'redis://127.0.0.1:6379'],
+  ...(postgres ? [['postgres', `${postgres.url}&schema=${/search_path=(\w+)/.exec(decodeURIComponent(postgres.url))?.[1] ?? ''}`] as [string, string]] : []),
+];
+
+const link = (): StoredLink => ({
+  accessToken: `at-${randomBytes(24).toString('base64url')}`,
+  refreshToken: `rt-${randomBytes(24).toString('base64url')}`,
+  expiresAt: Date.now() + 3_600_000,
+  scope: 'openid alters:read',
+  linkedAt: Date.now(),
+});
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await postgres?.drop();
+});
+
+describe.each(BACKENDS)('link store on %s', (backend, url) => {
+  const key = randomBytes(32);
+  const userId = `4${namespace.replace(/[a-f]/g, '1')}0000000001`.slice(0, 18);
+
+  it('stores, reads back and deletes a link', async () => {
+    const store = openLinkStore(url, key);
+    try {
+      const value = link();
+      await store.set(userId, value);
+      expect(await store.get(userId)).toEqual(value);
+      expect(await store.get('499999999999999999')).toBeUndefined();
+      await store.delete(userId);
+      expect(await store.get(userId)).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps neither the tokens nor the Discord user id readable at rest', async () => {
+    const store = openLinkStore(url, key);
+    const value = link();
+    try {
+      await store.set(userId, value);
+      let raw = '';
+      if (backend === 'sqlite') raw = readFileSync(join(dir, 'links.sqlite')).toString('latin1');
+      if (backend === 'redis') {
+        const redis = new Redis(url);
+        const keys = await redis.keys('*switchboard-bot-links*');
+        raw = JSON.stringify([keys, await Promise.all(keys.map((k) => redis.get(k).catch(() => '')))]);
+        await redis.quit();
+      }
+      if (backend === 'postgres') {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        raw = JSON.stringify((await client.query('select * from switchboard_bot_links')).rows);
+        await client.end();
+      }
+      expect(raw.length).toBeGreaterThan(0);
+      for (const secret of [value.accessToken, value.refreshToken ?? '', userId]) expect(raw).not.toContain(secret);
+      // Another key cannot open it.
+      const other = openLinkStore(url, randomBytes(32));
+      expect(await other.get(userId)).toBeUndefined();
+      await other.close();
+    } finally {
+      await store.delete(userId);
+      await store.close();
+    }
+  });
+});

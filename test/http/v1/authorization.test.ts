@@ -1,0 +1,436 @@
+// The /v1 authorization matrix: every endpoint against every way a request can be (un)authorized.
+// The endpoints are listed once; each group of cases runs over all of them, so a route added
+// without the authentication hook, or with the wrong scope or write flag, fails here.
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/config.js';
+import type { Alter } from '../../../src/domain/alter.js';
+import type { FrontEntry } from '../../../src/domain/front.js';
+import { isScope } from '../../../src/domain/scopes.js';
+import type { System } from '../../../src/domain/system.js';
+import { startServer } from '../../../src/http/server.js';
+import { ALL_API_SCOPES, errorFields, errorTypes, request, signIn, type ApiResponse, type ApiUser, type ErrorBody } from '../../support/api.js';
+import { DIALECTS } from '../../support/dialects.js';
+import { createTestClient, obtainTokens } from '../../support/oauth.js';
+import { freePort, startTestServer, type TestServer } from '../../support/server.js';
+
+const OWNER = '200000000000000001';
+const OTHER = '200000000000000002';
+const NEVER_SIGNED_IN = '200000000000000009';
+
+const API_SCOPES = ALL_API_SCOPES.split(' ').filter(isScope);
+
+/** What the cases need to fill in paths and bodies: the owner's alter and its field value. */
+interface Fixture {
+  alterId: number;
+  fieldValue: string;
+}
+
+interface Endpoint {
+  method: 'GET' | 'POST';
+  path: string;
+  scope: string;
+  writes: boolean;
+  body?: (fixture: Fixture) => unknown;
+  /** Status of a successful call. */
+  ok: number;
+}
+
+let unique = 0;
+const next = () => ++unique;
+
+const ENDPOINTS: Endpoint[] = [
+  { method: 'POST', path: '/v1/users/{user}/system/create-alter', scope: 'alters:write', writes: true, ok: 201, body: () => ({ username: `probe-${next()}`, displayName: 'Probe' }) },
+  { method: 'POST', path: '/v1/users/{user}/alters/{alter}/edit', scope: 'alters:write', writes: true, ok: 200, body: () => ({ description: `edited ${next()}` }) },
+  { method: 'GET', path: '/v1/users/{user}/system', scope: 'system:read', writes: false, ok: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/edit', scope: 'system:write', writes: true, ok: 200, body: () => ({ systemDescription: `edited ${next()}` }) },
+  { method: 'GET', path: '/v1/users/{user}/fields/alters/{id}', scope: 'alters:read', writes: false, ok: 200 },
+  { method: 'GET', path: '/v1/users/{user}/system/list-alters', scope: 'alters:read', writes: false, ok: 200 },
+  { method: 'GET', path: '/v1/users/{user}/alters/{alter}', scope: 'alters:read', writes: false, ok: 200 },
+  { method: 'POST', path: '/v1/users/{user}/front', scope: 'system:ai-ap', writes: true, ok: 200, body: (fixture) => ({ alter: String(fixture.alterId) }) },
+  { method: 'GET', path: '/v1/users/{user}/front', scope: 'system:read', writes: false, ok: 200 },
+];
+const WRITES = ENDPOINTS.filter((endpoint) => endpoint.writes);
+const READS = ENDPOINTS.filter((endpoint) => !endpoint.writes);
+
+function pathOf(endpoint: Endpoint, user: string, fixture: Fixture): string {
+  return endpoint.path
+    .replace('{user}', user)
+    .replace('{alter}', String(fixture.alterId))
+    .replace('{id}', encodeURIComponent(fixture.fieldValue));
+}
+
+/** Every error, whatever produced it, has exactly {errors: [{type, friendly, field?}, …]}. */
+function expectError(response: ApiResponse, status: number, type: string): void {
+  expect({ status: response.status, body: response.body }).toMatchObject({ status });
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = response.body as ErrorBody;
+  expect(Object.keys(body)).toEqual(['errors']);
+  expect(Array.isArray(body.errors)).toBe(true);
+  expect(body.errors.length).toBeGreaterThan(0);
+  for (const error of body.errors) {
+    expect(Object.keys(error).every((key) => ['type', 'friendly', 'field'].includes(key))).toBe(true);
+    expect(typeof error.type).toBe('string');
+    expect(typeof error.friendly).toBe('string');
+    expect(error.friendly.length).toBeGreaterThan(0);
+    if ('field' in error) expect(typeof error.field).toBe('string');
+  }
+  expect(errorTypes(response)).toEqual([type]);
+}
+
+function expectInvalidToken(response: ApiResponse): void {
+  expectError(response, 401, 'invalid-auth');
+  expect(response.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+  expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+}
+
+/**
+ * A second server on `base`'s database and keys whose access tokens live one second. It shares the
+ * database rather than getting a fresh one: Kysely's migrator looks for its bookkeeping tables in
+ * every PostgreSQL schema, so migrating a fresh schema while another migrated one exists fails
+ * with `relation "kysely_migration_lock" does not exist`.
+ */
+async function startShortLivedServer(base: TestServer): Promise<TestServer> {
+  const port = await freePort();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'silent',
+    DATA_DIR: base.config.dataDir,
+    DATABASE_URL: base.testDatabase.url,
+    AUTH_DEV_LOGIN: 'true',
+    ACCESS_TOKEN_TTL: '1',
+  });
+  const running = await startServer(config);
+  return { ...running, config, url: config.publicUrl, testDatabase: base.testDatabase, stop: () => running.close() };
+}
+
+/** RFC 7009 revocation with client_secret_basic; the answer has no body. */
+async function revoke(server: TestServer, client: { id: string; secret: string | undefined }, token: string): Promise<number> {
+  const response = await fetch(`${server.url}/auth/oauth2/revoke`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret ?? '')}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
+  let server: TestServer;
+  let shortLived: TestServer;
+  let owner: ApiUser;
+  let other: ApiUser;
+  /** The owner, signed in through a second client. */
+  let ownerElsewhere: ApiUser;
+  let machineToken: string;
+  let fixture: Fixture;
+
+  const call = (endpoint: Endpoint, user: string, options: { token?: string; headers?: Record<string, string>; query?: string } = {}) =>
+    request(server, endpoint.method, pathOf(endpoint, user, fixture) + (options.query ?? ''), {
+      token: options.token,
+      headers: options.headers,
+      body: endpoint.body?.(fixture),
+    });
+
+  /** The owner's view of whatever a write endpoint changes, to prove a refused write changed nothing. */
+  const snapshot = async (endpoint: Endpoint): Promise<unknown> => {
+    const path = {
+      '/v1/users/{user}/system/create-alter': '/v1/users/@me/system/list-alters',
+      '/v1/users/{user}/alters/{alter}/edit': `/v1/users/@me/alters/${fixture.alterId}`,
+      '/v1/users/{user}/system/edit': '/v1/users/@me/system',
+      '/v1/users/{user}/front': '/v1/users/@me/front?max=100',
+    }[endpoint.path];
+    if (!path) throw new Error(`no snapshot for ${endpoint.path}`);
+    const response = await owner.call('GET', path);
+    expect(response.status).toBe(200);
+    return response.body;
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect);
+    shortLived = await startShortLivedServer(server);
+    owner = await signIn(server, OWNER);
+    other = await signIn(server, OTHER);
+    ownerElsewhere = await signIn(server, OWNER);
+    const machine = await createTestClient(server, { name: 'Machine', redirectUris: [], grantTypes: ['client_credentials'], scopes: API_SCOPES });
+    machineToken = (await oidc.clientCredentialsGrant(machine.config, { scope: ALL_API_SCOPES })).access_token;
+
+    const fieldValue = 'discord-member 42';
+    const created = await owner.call<Alter>('POST', '/v1/users/@me/system/create-alter', {
+      username: 'fixture',
+      displayName: 'Fixture',
+      fields: { [owner.client.id]: fieldValue },
+    });
+    expect(created.status).toBe(201);
+    fixture = { alterId: created.body.alterId, fieldValue };
+  });
+  afterAll(async () => {
+    await shortLived?.stop();
+    await server?.stop();
+  });
+
+  it('has a row for every operation the API reference documents, with the documented scope', async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security?: Array<Record<string, string[]>> }>>;
+    };
+    const documented = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).map(([method, operation]) => `${method.toUpperCase()} ${path} ${operation.security?.[0]?.oauth2?.join(' ')}`),
+    );
+    expect(documented.sort()).toEqual(ENDPOINTS.map((endpoint) => `${endpoint.method} ${endpoint.path} ${endpoint.scope}`).sort());
+  });
+
+  it('accepts the owner\'s token on every endpoint (the baseline the refusals below differ from)', async () => {
+    for (const endpoint of ENDPOINTS) {
+      const response = await call(endpoint, '@me', { token: owner.token });
+      expect({ endpoint: endpoint.path, status: response.status }).toEqual({ endpoint: endpoint.path, status: endpoint.ok });
+    }
+  });
+
+  it.each(ENDPOINTS)('$method $path: no Authorization header is 401 no-access-token with a bare Bearer challenge', async (endpoint) => {
+    const response = await call(endpoint, '@me');
+    expectError(response, 401, 'no-access-token');
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer\b/);
+    // RFC 6750 §3.1: a request without credentials gets no error code.
+    expect(challenge).not.toContain('error=');
+  });
+
+  it.each(ENDPOINTS)('$method $path: a malformed Authorization header is 401 invalid-auth', async (endpoint) => {
+    for (const authorization of ['Basic abc', 'Bearer', `Bearer ${owner.token} b`]) {
+      const response = await call(endpoint, '@me', { headers: { authorization } });
+      expectError(response, 401, 'invalid-auth');
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+    }
+  });
+
+  it.each(ENDPOINTS)('$method $path: an unknown token is 401 invalid_token', async (endpoint) => {
+    expectInvalidToken(await call(endpoint, '@me', { token: 'x'.repeat(43) }));
+    // One character off a live token: the lookup must be exact.
+    const altered = owner.token.slice(0, -1) + (owner.token.endsWith('A') ? 'B' : 'A');
+    expectInvalidToken(await call(endpoint, '@me', { token: altered }));
+  });
+
+  it('refuses an expired token on every endpoint with 401 invalid_token', async () => {
+    const client = await createTestClient(shortLived);
+    // No openid scope: an id_token that lives one second would fail openid-client's own checks.
+    const { tokens } = await obtainTokens(client, { userId: OWNER, scope: ALL_API_SCOPES });
+    expect(tokens.expires_in).toBe(1);
+    const deadline = Date.now() + 3000;
+    let status = 0;
+    do {
+      status = (await request(shortLived, 'GET', '/v1/users/@me/system', { token: tokens.access_token })).status;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    } while (status === 200 && Date.now() < deadline);
+    expect(status).toBe(401);
+    for (const endpoint of ENDPOINTS) {
+      const response = await request(shortLived, endpoint.method, pathOf(endpoint, '@me', fixture), { token: tokens.access_token, body: endpoint.body?.(fixture) });
+      expectInvalidToken(response);
+    }
+  });
+
+  describe('a revoked token', () => {
+    let revoked: string;
+    beforeAll(async () => {
+      revoked = (await signIn(server, OWNER, { client: owner.client })).token;
+      expect((await request(server, 'GET', '/v1/users/@me/system', { token: revoked })).status).toBe(200);
+      expect(await revoke(server, owner.client, revoked)).toBe(200);
+    });
+
+    it.each(ENDPOINTS)('$method $path: 401 invalid_token', async (endpoint) => {
+      expectInvalidToken(await call(endpoint, '@me', { token: revoked }));
+    });
+  });
+
+  it.each(ENDPOINTS)('$method $path: a refresh token is not a bearer token (401 invalid_token)', async (endpoint) => {
+    expect(owner.refreshToken).toBeTruthy();
+    expectInvalidToken(await call(endpoint, '@me', { token: owner.refreshToken ?? '' }));
+  });
+
+  describe('a token without the endpoint\'s scope', () => {
+    const lacking = new Map<string, string>();
+    beforeAll(async () => {
+      expect(API_SCOPES).toHaveLength(5);
+      for (const scope of API_SCOPES) {
+        const rest = API_SCOPES.filter((s) => s !== scope).join(' ');
+        lacking.set(scope, (await signIn(server, OWNER, { client: owner.client, scope: `openid ${rest}` })).token);
+      }
+    });
+
+    it.each(ENDPOINTS)('$method $path: 403 invalid-scopes naming $scope', async (endpoint) => {
+      const response = await call(endpoint, '@me', { token: lacking.get(endpoint.scope) });
+      expectError(response, 403, 'invalid-scopes');
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(/^Bearer\b/);
+      expect(challenge).toContain('error="insufficient_scope"');
+      expect(challenge).toContain(`scope="${endpoint.scope}"`);
+    });
+
+    it('lets the same tokens through where they do hold the scope', async () => {
+      for (const endpoint of READS) {
+        const holder = [...lacking.entries()].find(([scope]) => scope !== endpoint.scope);
+        const response = await call(endpoint, '@me', { token: holder?.[1] });
+        expect({ path: endpoint.path, status: response.status }).toEqual({ path: endpoint.path, status: 200 });
+      }
+    });
+  });
+
+  it.each(ENDPOINTS)('$method $path: a token in the query string is 400 token-in-query', async (endpoint) => {
+    const response = await call(endpoint, '@me', { query: `?access_token=${encodeURIComponent(owner.token)}` });
+    expectError(response, 400, 'token-in-query');
+  });
+
+  describe('another user\'s token', () => {
+    it.each(WRITES)('$method $path: writing to the owner\'s id is 403 not-matching-oauth and changes nothing', async (endpoint) => {
+      const before = await snapshot(endpoint);
+      expectError(await call(endpoint, OWNER, { token: other.token }), 403, 'not-matching-oauth');
+      expect(await snapshot(endpoint)).toEqual(before);
+    });
+
+    const reads: Array<{ path: string; status: number; type?: string }> = [
+      { path: '/v1/users/{user}/system', status: 200 },
+      { path: '/v1/users/{user}/system/list-alters', status: 403, type: 'alters-private' },
+      { path: '/v1/users/{user}/alters/{alter}', status: 404, type: 'unknown-alter' },
+      { path: '/v1/users/{user}/front', status: 403, type: 'alters-private' },
+      { path: '/v1/users/{user}/fields/alters/{id}', status: 403, type: 'not-matching-oauth' },
+    ];
+    it('covers every read endpoint', () => {
+      expect(reads.map((read) => read.path).sort()).toEqual(READS.map((endpoint) => endpoint.path).sort());
+    });
+
+    it.each(reads)('GET $path of the owner (default privacy) is $status $type', async ({ path, status, type }) => {
+      const endpoint = READS.find((read) => read.path === path);
+      if (!endpoint) throw new Error(`unknown endpoint ${path}`);
+      const response = await call(endpoint, OWNER, { token: other.token });
+      if (type) {
+        expectError(response, status, type);
+        return;
+      }
+      expect(response.status).toBe(200);
+      const system = (response.body as { data: System }).data;
+      expect(system.associatedUserId).toBe(OWNER);
+      expect(system.systemName).toBeNull();
+      expect(system.alterIds).toEqual([]);
+      expect(system.redacted).toEqual(expect.arrayContaining(['systemName', 'alterIds', 'nicknameFormat']));
+    });
+  });
+
+  it.each(WRITES)('$method $path: {user} as the token\'s own numeric id writes like @me', async (endpoint) => {
+    const before = await snapshot(endpoint);
+    const body = endpoint.body?.(fixture);
+    const response = await request(server, endpoint.method, pathOf(endpoint, OWNER, fixture), { token: owner.token, body });
+    expect(response.status).toBe(endpoint.ok);
+    const after = await snapshot(endpoint);
+    expect(after).not.toEqual(before);
+    const sent = body as Record<string, unknown>;
+    if (endpoint.path.endsWith('/create-alter')) {
+      expect((after as Alter[]).map((alter) => alter.username)).toContain(sent.username);
+    } else if (endpoint.path.endsWith('/alters/{alter}/edit')) {
+      expect((after as { data: Alter }).data.description).toBe(sent.description);
+    } else if (endpoint.path.endsWith('/system/edit')) {
+      expect((after as { data: System }).data.systemDescription).toBe(sent.systemDescription);
+    } else {
+      const front = (after as { data: { current: Array<{ alterId: number; clientId: string }> } }).data;
+      expect(front.current[0]).toMatchObject({ alterId: fixture.alterId, clientId: owner.client.id });
+    }
+  });
+
+  describe('an alter id of another user\'s system under @me', () => {
+    let theirs: Alter;
+    beforeAll(async () => {
+      const created = await other.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'theirs', displayName: 'Theirs', public: 1 });
+      expect(created.status).toBe(201);
+      theirs = created.body;
+    });
+
+    it('is 404 unknown-alter to read, edit or push to the front, and their alter is untouched', async () => {
+      expectError(await owner.call('GET', `/v1/users/@me/alters/${theirs.alterId}`), 404, 'unknown-alter');
+      expectError(await owner.call('POST', `/v1/users/@me/alters/${theirs.alterId}/edit`, { displayName: 'Hijacked' }), 404, 'unknown-alter');
+      const push = await owner.call('POST', '/v1/users/@me/front', { alter: String(theirs.alterId) });
+      expectError(push, 404, 'unknown-alter');
+      expect(errorFields(push)).toEqual(['alter']);
+      const ownFront = await owner.call<{ data: { history: FrontEntry[] } }>('GET', '/v1/users/@me/front?max=100');
+      expect(ownFront.body.data.history.map((entry) => entry.alterId)).not.toContain(theirs.alterId);
+      const after = await other.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${theirs.alterId}`);
+      expect(after.body.data).toEqual(theirs);
+      expect((await other.call<{ data: { history: FrontEntry[] } }>('GET', '/v1/users/@me/front')).body.data.history).toEqual([]);
+    });
+  });
+
+  describe('the same user through another client', () => {
+    it('sees the same system and alters, without the first client\'s fields', async () => {
+      const mine = await owner.call<{ data: System }>('GET', '/v1/users/@me/system');
+      const theirs = await ownerElsewhere.call<{ data: System }>('GET', '/v1/users/@me/system');
+      expect(theirs.status).toBe(200);
+      expect(theirs.body).toEqual(mine.body);
+
+      const alter = await owner.call<{ isSelf: boolean; data: Alter }>('GET', `/v1/users/@me/alters/${fixture.alterId}`);
+      expect(alter.body.data.fields).toEqual({ [owner.client.id]: fixture.fieldValue });
+      const elsewhere = await ownerElsewhere.call<{ isSelf: boolean; data: Alter }>('GET', `/v1/users/@me/alters/${fixture.alterId}`);
+      expect(elsewhere.status).toBe(200);
+      expect(elsewhere.body).toEqual({ isSelf: true, data: { ...alter.body.data, fields: {} } });
+
+      const list = await ownerElsewhere.call<Alter[]>('GET', '/v1/users/@me/system/list-alters');
+      expect(list.status).toBe(200);
+      expect(list.body.find((entry) => entry.alterId === fixture.alterId)?.fields).toEqual({});
+      for (const entry of list.body) expect(entry.fields).toEqual({});
+    });
+
+    it('cannot set the first client\'s field (400 validation naming it), on create or edit', async () => {
+      const key = `fields.${owner.client.id}`;
+      const before = await snapshot(WRITES[0] as Endpoint);
+      const create = await ownerElsewhere.call('POST', '/v1/users/@me/system/create-alter', { username: `taker-${next()}`, displayName: 'Taker', fields: { [owner.client.id]: 'stolen' } });
+      expectError(create, 400, 'validation');
+      expect(errorFields(create)).toEqual([key]);
+      expect(await snapshot(WRITES[0] as Endpoint)).toEqual(before);
+
+      const edit = await ownerElsewhere.call('POST', `/v1/users/@me/alters/${fixture.alterId}/edit`, { fields: { [owner.client.id]: 'stolen' } });
+      expectError(edit, 400, 'validation');
+      expect(errorFields(edit)).toEqual([key]);
+      const alter = await owner.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${fixture.alterId}`);
+      expect(alter.body.data.fields).toEqual({ [owner.client.id]: fixture.fieldValue });
+    });
+
+    it('cannot look an alter up by the first client\'s field value, and keeps its own field apart', async () => {
+      const path = `/v1/users/@me/fields/alters/${encodeURIComponent(fixture.fieldValue)}`;
+      expect((await owner.call<Alter>('GET', path)).body.alterId).toBe(fixture.alterId);
+      expectError(await ownerElsewhere.call('GET', path), 404, 'unknown-alter');
+
+      const own = await ownerElsewhere.call<Alter>('POST', `/v1/users/@me/alters/${fixture.alterId}/edit`, { fields: { [ownerElsewhere.client.id]: fixture.fieldValue } });
+      expect(own.status).toBe(200);
+      expect(own.body.fields).toEqual({ [ownerElsewhere.client.id]: fixture.fieldValue });
+      expect((await ownerElsewhere.call<Alter>('GET', path)).body.alterId).toBe(fixture.alterId);
+      const alter = await owner.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${fixture.alterId}`);
+      expect(alter.body.data.fields).toEqual({ [owner.client.id]: fixture.fieldValue });
+    });
+  });
+
+  describe('a client-credentials token (no user)', () => {
+    it.each(ENDPOINTS)('$method $path: @me is 403 user-token-required', async (endpoint) => {
+      expectError(await call(endpoint, '@me', { token: machineToken }), 403, 'user-token-required');
+    });
+
+    it.each(WRITES)('$method $path: writing to a user id is 403 user-token-required and changes nothing', async (endpoint) => {
+      const before = await snapshot(endpoint);
+      expectError(await call(endpoint, OWNER, { token: machineToken }), 403, 'user-token-required');
+      expect(await snapshot(endpoint)).toEqual(before);
+    });
+
+    it('reads another user\'s system by id, with their privacy applied', async () => {
+      const response = await request<{ data: System }>(server, 'GET', `/v1/users/${OWNER}/system`, { token: machineToken });
+      expect(response.status).toBe(200);
+      expect(response.body.data.associatedUserId).toBe(OWNER);
+      expect(response.body.data.systemName).toBeNull();
+      expect(response.body.data.redacted).toContain('systemName');
+    });
+  });
+
+  it.each(READS)('$method $path of a user who never signed in is 404 no-system', async (endpoint) => {
+    expectError(await call(endpoint, NEVER_SIGNED_IN, { token: owner.token }), 404, 'no-system');
+  });
+});
