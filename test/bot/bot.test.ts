@@ -170,6 +170,26 @@ describe('the Discord bot', () => {
 
     const viaSlash = await slash('system', 'show', [{ type: 6, name: 'user', value: BOB.id }], ALICE, resolvedUsers([BOB]));
     expect(embedsOf(viaSlash.response)[0]?.title).toBe('Bob’s system');
+
+    // Alice's autocomplete offers Bob's visible alter when she names Bob, and /alter show shows it.
+    const choices = await h.run(
+      h.fake.autocomplete({ name: 'alter', subcommand: 'show', user: ALICE, options: [{ type: 3, name: 'alter', value: 'hid', focused: true }, { type: 6, name: 'user', value: BOB.id }] }),
+      (r) => r.callbackType === 8,
+    );
+    expect((choices.response.body.choices as Array<{ name: string }>).map((c) => c.name)).toEqual(['Hidden (@hidden)']);
+    const alterShow = await slash('alter', 'show', [{ type: 3, name: 'alter', value: 'hidden' }, { type: 6, name: 'user', value: BOB.id }], ALICE, resolvedUsers([BOB]));
+    expect(alterShow.response.body.flags ?? 0).toBe(0);
+    const embed = embedsOf(alterShow.response)[0];
+    expect(embed?.title).toBe('Hidden (@hidden)');
+    // Bob hides message counts (bit 256 unset), so the embed has no Messages field.
+    expect((embed?.fields as Array<{ name: string }>).map((f) => f.name)).not.toContain('Messages');
+  });
+
+  it('shows one’s own alter with /alter show, message count included', async () => {
+    const { response } = await slash('alter', 'show', [{ type: 3, name: 'alter', value: 'Ash' }]);
+    const embed = embedsOf(response)[0];
+    expect(embed?.title).toBe('Ash (@ash)');
+    expect(embed?.fields).toEqual(expect.arrayContaining([{ name: 'Messages', value: '0', inline: true }]));
   });
 
   it('refreshes an expired access token, once, even for parallel commands', async () => {
