@@ -42,7 +42,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     },
     hideUntagged: true,
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => bodiesWithoutRequiredFieldsAreOptional(jsonSchemaTransformObject(input)),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -54,4 +54,23 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     uiConfig: { deepLinking: true, tryItOutEnabled: false },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()));
+}
+
+type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>;
+
+/**
+ * @fastify/swagger marks every request body as required, but the API accepts no body at all where
+ * every field is optional (the edit endpoints: "default empty object"), so the document says so.
+ */
+function bodiesWithoutRequiredFieldsAreOptional(document: OpenApiDocument): OpenApiDocument {
+  const paths = (document as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> } }>> }).paths ?? {};
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      const body = operation.requestBody;
+      if (!body?.content) continue;
+      const schemas = Object.values(body.content).map((media) => media.schema);
+      if (schemas.every((schema) => schema && (schema.required ?? []).length === 0)) body.required = false;
+    }
+  }
+  return document;
 }
