@@ -3,16 +3,14 @@
 // without the authentication hook, or with the wrong scope or write flag, fails here.
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config/config.js';
 import type { Alter } from '../../../src/domain/alter.js';
 import type { FrontEntry } from '../../../src/domain/front.js';
 import { isScope } from '../../../src/domain/scopes.js';
 import type { System } from '../../../src/domain/system.js';
-import { startServer } from '../../../src/http/server.js';
 import { ALL_API_SCOPES, errorFields, errorTypes, request, signIn, type ApiResponse, type ApiUser, type ErrorBody } from '../../support/api.js';
 import { DIALECTS } from '../../support/dialects.js';
 import { createTestClient, obtainTokens } from '../../support/oauth.js';
-import { freePort, startTestServer, type TestServer } from '../../support/server.js';
+import { startTestServer, type TestServer } from '../../support/server.js';
 
 const OWNER = '200000000000000001';
 const OTHER = '200000000000000002';
@@ -84,29 +82,6 @@ function expectInvalidToken(response: ApiResponse): void {
   expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
 }
 
-/**
- * A second server on `base`'s database and keys whose access tokens live one second. It shares the
- * database rather than getting a fresh one: Kysely's migrator looks for its bookkeeping tables in
- * every PostgreSQL schema, so migrating a fresh schema while another migrated one exists fails
- * with `relation "kysely_migration_lock" does not exist`.
- */
-async function startShortLivedServer(base: TestServer): Promise<TestServer> {
-  const port = await freePort();
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'silent',
-    DATA_DIR: base.config.dataDir,
-    DATABASE_URL: base.testDatabase.url,
-    AUTH_DEV_LOGIN: 'true',
-    ACCESS_TOKEN_TTL: '1',
-  });
-  const running = await startServer(config);
-  return { ...running, config, url: config.publicUrl, testDatabase: base.testDatabase, stop: () => running.close() };
-}
-
 /** RFC 7009 revocation with client_secret_basic; the answer has no body. */
 async function revoke(server: TestServer, client: { id: string; secret: string | undefined }, token: string): Promise<number> {
   const response = await fetch(`${server.url}/auth/oauth2/revoke`, {
@@ -154,7 +129,8 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
 
   beforeAll(async () => {
     server = await startTestServer(dialect);
-    shortLived = await startShortLivedServer(server);
+    // A second server whose access tokens live one second.
+    shortLived = await startTestServer(dialect, { ACCESS_TOKEN_TTL: '1' });
     owner = await signIn(server, OWNER);
     other = await signIn(server, OTHER);
     ownerElsewhere = await signIn(server, OWNER);
