@@ -31,7 +31,7 @@ function openSqlite(path: string): Database {
   connection.pragma('synchronous = FULL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
   return {
     db,
     dialect: 'sqlite',
@@ -40,6 +40,29 @@ function openSqlite(path: string): Database {
     },
     async close() {
       await db.destroy();
+    },
+  };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; compiling SQL was the largest single cost of a request in the
+ * profile (bench/RESULTS.md). The app issues a few dozen distinct queries, so prepared statements
+ * are kept by SQL text (better-sqlite3 statements are reusable; Kysely only calls all/run on them).
+ */
+function withStatementCache(connection: SqliteDatabase.Database) {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(query: string) {
+      let statement = statements.get(query);
+      if (!statement) {
+        statement = connection.prepare(query);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+        statements.set(query, statement);
+      }
+      return statement;
     },
   };
 }
