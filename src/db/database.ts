@@ -47,8 +47,8 @@ function openSqlite(path: string): Database {
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
- * Kysely prepares every query anew; compiling SQL was the largest single cost of a request in the
- * profile (bench/RESULTS.md). The app issues a few dozen distinct queries, so prepared statements
+ * Kysely prepares every query anew; compiling SQL was the largest single cost of a request in a
+ * CPU profile of the point-read benchmark. The app issues a few dozen distinct queries, so prepared statements
  * are kept by SQL text (better-sqlite3 statements are reusable; Kysely only calls all/run on them).
  */
 function withStatementCache(connection: SqliteDatabase.Database) {
