@@ -1,7 +1,11 @@
 // Finds a live token by its value, with the same checks oidc-provider applies at introspection:
 // not expired or consumed, and its grant still exists for the same client and account (revoking
 // an app deletes its grant, which must end every token of that grant at once).
+import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
+import { payloadIsLive } from '../db/repositories/oidc-payloads.js';
+import type { Schema } from '../db/tables.js';
+import type { StorageCrypto } from '../security/crypto.js';
 
 export interface LiveToken {
   kind: 'AccessToken' | 'RefreshToken' | 'ClientCredentials';
@@ -49,13 +53,37 @@ export interface BearerGrant {
   scopes: ReadonlySet<string>;
 }
 
-/** Resolves an access token (never a refresh token) presented as a bearer credential. */
-export async function verifyBearerToken(provider: Provider, value: string): Promise<BearerGrant | undefined> {
-  const token = await findLiveToken(provider, value, ['AccessToken', 'ClientCredentials']);
-  if (!token?.clientId) return undefined;
-  return {
-    userId: token.kind === 'AccessToken' ? (token.accountId ?? null) : null,
-    clientId: token.clientId,
-    scopes: new Set((token.scope ?? '').split(' ').filter(Boolean)),
+export type BearerVerifier = (value: string) => Promise<BearerGrant | undefined>;
+
+const VERIFIED_CACHE_SIZE = 10_000;
+
+/**
+ * Resolves an access token (never a refresh token) presented as a bearer credential, remembering
+ * tokens already verified. A remembered token still costs one
+ * indexed lookup of its row, because every revocation (the revocation endpoint, a revoked app, a
+ * replayed refresh token, a deleted client, from any process) deletes that row; what is saved is
+ * unsealing the token and its grant. Entries end with the token's own expiry.
+ */
+export function createBearerVerifier(provider: Provider, db: Kysely<Schema>, crypto: StorageCrypto): BearerVerifier {
+  const verified = new Map<string, { grant: BearerGrant; idHash: string; expiresAt: number }>();
+  return async (value) => {
+    const now = Date.now();
+    const known = verified.get(value);
+    if (known && known.expiresAt > now) {
+      if (await payloadIsLive(db, known.idHash, now)) return known.grant;
+      verified.delete(value);
+      return undefined;
+    }
+    const token = await findLiveToken(provider, value, ['AccessToken', 'ClientCredentials']);
+    if (!token?.clientId) return undefined;
+    const grant: BearerGrant = {
+      userId: token.kind === 'AccessToken' ? (token.accountId ?? null) : null,
+      clientId: token.clientId,
+      scopes: new Set((token.scope ?? '').split(' ').filter(Boolean)),
+    };
+    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
+    // The adapter addresses rows by this keyed hash of model and id (src/auth/adapter.ts).
+    verified.set(value, { grant, idHash: crypto.lookupHash(`${token.kind}:id`, value), expiresAt: (token.exp ?? 0) * 1000 });
+    return grant;
   };
 }

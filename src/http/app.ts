@@ -9,6 +9,7 @@ import type { Config } from '../config/config.js';
 import type { Secrets } from '../config/secrets.js';
 import type { Database } from '../db/database.js';
 import type { Schema } from '../db/tables.js';
+import { createBearerVerifier } from '../auth/access-tokens.js';
 import { accountRoutes } from '../auth/account-routes.js';
 import { createBrowserSession } from '../auth/browser-session.js';
 import { discordSignInRoutes } from '../auth/discord-sign-in.js';
@@ -110,7 +111,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     await scope.register(loginLinkRoutes, { config, db: database.db, session });
   });
   await app.register(oidcMount, { provider, introspection });
-  await app.register(v1Api, { prefix: '/v1', db: database.db, provider });
+  await app.register(v1Api, { prefix: '/v1', db: database.db, verifyBearerToken: createBearerVerifier(provider, database.db, crypto) });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {

@@ -97,3 +97,9 @@ export async function purgeExpiredPayloads(db: Db, now: number): Promise<number>
   const result = await db.deleteFrom('oidc_payloads').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Whether a row still exists and has not expired: revocation deletes rows, so this is "not revoked". */
+export async function payloadIsLive(db: Db, idHash: string, now: number): Promise<boolean> {
+  const row = await db.selectFrom('oidc_payloads').select('expires_at').where('id_hash', '=', idHash).executeTakeFirst();
+  return row !== undefined && (row.expires_at === null || row.expires_at > now);
+}

@@ -2,8 +2,7 @@
 // the token: the route's scope and, for writes, that `{user}` is the token's own user. Runs in
 // onRequest, before the body is read, so a request without a valid token learns nothing else.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type Provider from 'oidc-provider';
-import { verifyBearerToken, type BearerGrant } from '../../auth/access-tokens.js';
+import type { BearerGrant, BearerVerifier } from '../../auth/access-tokens.js';
 import { Problem } from '../../domain/problems.js';
 import type { Scope } from '../../domain/scopes.js';
 
@@ -25,7 +24,7 @@ function challenge(reply: FastifyReply, parts: string[]): void {
   reply.header('www-authenticate', ['Bearer ' + REALM, ...parts].join(', '));
 }
 
-export function createAuthenticator(provider: Provider) {
+export function createAuthenticator(verifyBearerToken: BearerVerifier) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const scope = request.routeOptions.config.scope;
     if (!scope) return; // not an API route (e.g. the 404 handler)
@@ -46,7 +45,7 @@ export function createAuthenticator(provider: Provider) {
       challenge(reply, ['error="invalid_request"', 'error_description="malformed Authorization header"']);
       throw new Problem('invalid-auth', 'the Authorization header must be: Bearer <access token>');
     }
-    const grant = await verifyBearerToken(provider, token);
+    const grant = await verifyBearerToken(token);
     if (!grant) {
       challenge(reply, ['error="invalid_token"', 'error_description="the access token is invalid, expired or revoked"']);
       throw new Problem('invalid-auth', 'the access token is invalid, expired or revoked');

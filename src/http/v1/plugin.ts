@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
-import type Provider from 'oidc-provider';
+import type { BearerVerifier } from '../../auth/access-tokens.js';
 import type { Schema } from '../../db/tables.js';
 import { Problem } from '../../domain/problems.js';
 import { createAuthenticator } from './authentication.js';
@@ -15,13 +15,13 @@ import { systemRoutes } from './routes/system.js';
 
 export interface V1Dependencies {
   db: Kysely<Schema>;
-  provider: Provider;
+  verifyBearerToken: BearerVerifier;
 }
 
 /** Request bodies are small JSON objects; the largest legitimate edit is well under this. */
 export const V1_BODY_LIMIT = 256 * 1024;
 
-export async function v1Api(scope: FastifyInstance, { db, provider }: V1Dependencies) {
+export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken }: V1Dependencies) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -39,7 +39,7 @@ export async function v1Api(scope: FastifyInstance, { db, provider }: V1Dependen
     else parseJson(request, body as string, done);
   });
   app.decorateRequest('grant', null);
-  app.addHook('onRequest', createAuthenticator(provider));
+  app.addHook('onRequest', createAuthenticator(verifyBearerToken));
   app.addHook('preValidation', async (request) => {
     if (request.method === 'POST' && request.body === undefined) request.body = {};
   });

@@ -1,0 +1,67 @@
+// `npm run bench:profile`: a CPU profile of the service under the point-read load (50 connections,
+// 5 s), written to bench/profiles/point-read.cpuprofile (open it in Chrome DevTools), with the
+// functions that took the most CPU printed. This is how the hot paths in RESULTS.md were found.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config/config.js';
+import { startServer } from '../src/http/server.js';
+import { createTestClient, obtainTokens } from '../test/support/oauth.js';
+import { freePort, type TestServer } from '../test/support/server.js';
+import { runLoad } from './load.js';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-profile-'));
+  const port = await freePort();
+  const config = loadConfig({ NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent', DATA_DIR: dataDir, AUTH_DEV_LOGIN: 'true', RATE_LIMIT_ENABLED: 'false' });
+  const running = await startServer(config);
+  try {
+    const client = await createTestClient({ ...running, url: config.publicUrl } as unknown as TestServer);
+    const { tokens } = await obtainTokens(client, { userId: '500000000000000001', scope: 'alters:read alters:write' });
+    const authorization = `Bearer ${tokens.access_token}`;
+    const created = (await (
+      await fetch(`${config.publicUrl}/v1/users/@me/system/create-alter`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'a', displayName: 'A' }) })
+    ).json()) as { alterId: number };
+
+    const session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    const result = await runLoad({ url: `${config.publicUrl}/v1/users/@me/alters/${created.alterId}`, connections: 50, duration: 5, headers: { authorization } });
+    const { profile } = await session.post('Profiler.stop');
+    console.log(`point read under profile: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99} ms`);
+
+    const out = fileURLToPath(new URL('./profiles/', import.meta.url));
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'point-read.cpuprofile'), JSON.stringify(profile));
+
+    const nodes = new Map((profile.nodes as ProfileNode[]).map((node) => [node.id, node]));
+    const self = new Map<string, number>();
+    profile.samples?.forEach((id, i) => {
+      const frame = nodes.get(id)?.callFrame;
+      if (!frame) return;
+      const key = `${frame.functionName || '(anonymous)'} ${frame.url.split('/').slice(-2).join('/')}:${frame.lineNumber}`;
+      self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas?.[i] ?? 0));
+    });
+    const total = [...self.values()].reduce((a, b) => a + b, 0);
+    for (const [key, time] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${((100 * time) / total).toFixed(1).padStart(5)}%  ${key}`);
+  } finally {
+    await running.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
