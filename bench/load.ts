@@ -5,16 +5,22 @@ import { fileURLToPath } from 'node:url';
 export interface LoadOptions {
   url: string;
   connections: number;
-  duration: number;
+  duration?: number;
   method?: string;
   headers?: Record<string, string>;
   body?: string;
-  uniqueBodies?: boolean;
+  /** Run a fixed number of requests instead of for `duration` seconds. */
+  amount?: number;
+  variants?: Array<{ path: string; headers: Record<string, string> }>;
+  refreshChain?: { tokens: string[] };
+  codes?: Array<{ code: string; verifier: string }>;
+  redirectUri?: string;
 }
 
 export interface LoadResult {
   requestsPerSecond: number;
   total: number;
+  durationSeconds: number;
   p50: number;
   p99: number;
   errors: number;
