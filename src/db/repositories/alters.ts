@@ -41,22 +41,39 @@ function toRecord(row: AlterRow, tagIds: number[], fields: Record<string, string
   };
 }
 
-/** Attaches tags and (for one client) integration fields to alter rows, in two queries. */
+/**
+ * Attaches tags and (for one client) integration fields to alter rows, in one query: both lists
+ * come back as (alter, kind, value) rows, the tag ids cast to text so one column holds both.
+ */
 async function hydrate(db: Executor, rows: AlterRow[], fieldsFor: string | null): Promise<AlterRecord[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const tagRows = await db.selectFrom('alter_tags').select(['alter_id', 'tag_id']).where('alter_id', 'in', ids).orderBy('tag_id').execute();
-  const fieldRows =
-    fieldsFor === null
-      ? []
-      : await db.selectFrom('alter_fields').select(['alter_id', 'value']).where('client_id', '=', fieldsFor).where('alter_id', 'in', ids).execute();
+  const tagsQuery = db
+    .selectFrom('alter_tags')
+    .select(['alter_id', sql<string>`'tag'`.as('kind'), sql<string>`cast(tag_id as text)`.as('value')])
+    .where('alter_id', 'in', ids);
+  const related = await (fieldsFor === null
+    ? tagsQuery
+    : tagsQuery.unionAll(
+        db
+          .selectFrom('alter_fields')
+          .select(['alter_id', sql<string>`'field'`.as('kind'), 'value'])
+          .where('client_id', '=', fieldsFor)
+          .where('alter_id', 'in', ids),
+      )
+  ).execute();
   const tags = new Map<number, number[]>();
-  for (const { alter_id, tag_id } of tagRows) {
+  const fields = new Map<number, string>();
+  for (const { alter_id, kind, value } of related) {
+    if (kind === 'field') {
+      fields.set(alter_id, value);
+      continue;
+    }
     const list = tags.get(alter_id);
-    if (list) list.push(tag_id);
-    else tags.set(alter_id, [tag_id]);
+    if (list) list.push(Number(value));
+    else tags.set(alter_id, [Number(value)]);
   }
-  const fields = new Map(fieldRows.map((row) => [row.alter_id, row.value]));
+  for (const list of tags.values()) list.sort((a, b) => a - b);
   return rows.map((row) => {
     const value = fieldsFor === null ? undefined : fields.get(row.id);
     return toRecord(row, tags.get(row.id) ?? [], value === undefined || fieldsFor === null ? {} : { [fieldsFor]: value });

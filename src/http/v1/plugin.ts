@@ -2,13 +2,14 @@
 // bodies only, bearer authentication before anything is read, and one error shape for every
 // failure, including unknown /v1 paths.
 import type { FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import type { BearerVerifier } from '../../auth/access-tokens.js';
 import type { Schema } from '../../db/tables.js';
 import { Problem } from '../../domain/problems.js';
 import { createAuthenticator } from './authentication.js';
 import { sendProblem, v1ErrorHandler } from './problems.js';
+import { serializerCompiler } from './serializer.js';
 import { alterRoutes } from './routes/alters.js';
 import { frontRoutes } from './routes/front.js';
 import { systemRoutes } from './routes/system.js';
