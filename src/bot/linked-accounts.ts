@@ -17,6 +17,34 @@ export class NotLinkedError extends Error {
 
 export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
   const refreshing = new Map<string, Promise<StoredLink>>();
+  // Links in use are remembered so a command does not read the store for every API call. Safe
+  // with other processes sharing the store: a refresh always re-reads the store first, and an
+  // access token another process replaced keeps working until it expires.
+  const remembered = new Map<string, StoredLink>();
+  const MAX_REMEMBERED = 10_000;
+
+  async function load(userId: string): Promise<StoredLink | undefined> {
+    const known = remembered.get(userId);
+    if (known) return known;
+    const link = await store.get(userId);
+    if (link) remember(userId, link);
+    return link;
+  }
+
+  function remember(userId: string, link: StoredLink): void {
+    if (remembered.size >= MAX_REMEMBERED && !remembered.has(userId)) remembered.delete(remembered.keys().next().value as string);
+    remembered.set(userId, link);
+  }
+
+  async function save(userId: string, link: StoredLink): Promise<void> {
+    await store.set(userId, link);
+    remember(userId, link);
+  }
+
+  async function forget(userId: string): Promise<void> {
+    remembered.delete(userId);
+    await store.delete(userId);
+  }
 
   async function refresh(userId: string, stale: StoredLink): Promise<StoredLink> {
     const running = refreshing.get(userId);
@@ -24,19 +52,22 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
     const attempt = (async () => {
       // Another caller may have refreshed while this one waited for the store.
       const current = await store.get(userId);
-      if (current && current.accessToken !== stale.accessToken) return current;
+      if (current && current.accessToken !== stale.accessToken) {
+        remember(userId, current);
+        return current;
+      }
       if (!current?.refreshToken) {
-        await store.delete(userId);
+        await forget(userId);
         throw new NotLinkedError('expired');
       }
       try {
         const tokens = await api.refresh(current.refreshToken);
         const next: StoredLink = { ...tokens, refreshToken: tokens.refreshToken ?? current.refreshToken, linkedAt: current.linkedAt };
-        await store.set(userId, next);
+        await save(userId, next);
         return next;
       } catch (error) {
         if (error instanceof ApiError && error.kind === 'oauth') {
-          await store.delete(userId);
+          await forget(userId);
           throw new NotLinkedError('expired');
         }
         throw error;
@@ -51,17 +82,15 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
   }
 
   async function current(userId: string): Promise<StoredLink> {
-    const link = await store.get(userId);
+    const link = await load(userId);
     if (!link) throw new NotLinkedError('never');
     return link.expiresAt - Date.now() < REFRESH_MARGIN_MS ? refresh(userId, link) : link;
   }
 
   return {
-    isLinked: async (userId: string) => (await store.get(userId)) !== undefined,
+    isLinked: async (userId: string) => (await load(userId)) !== undefined,
 
-    async save(userId: string, link: StoredLink): Promise<void> {
-      await store.set(userId, link);
-    },
+    save,
 
     /** Runs `call` with a valid access token; after a 401 refreshes once and tries again. */
     async withToken<T>(userId: string, call: (accessToken: string) => Promise<T>): Promise<T> {
@@ -75,7 +104,7 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
           return await call(renewed.accessToken);
         } catch (again) {
           if (again instanceof ApiError && again.kind === 'unauthorized') {
-            await store.delete(userId);
+            await forget(userId);
             throw new NotLinkedError('expired');
           }
           throw again;
@@ -86,10 +115,13 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
     /** Revokes the tokens at the service (best effort) and forgets them. */
     async unlink(userId: string): Promise<boolean> {
       const link = await store.get(userId);
-      if (!link) return false;
+      if (!link) {
+        remembered.delete(userId);
+        return false;
+      }
       if (link.refreshToken) await api.revoke(link.refreshToken, 'refresh_token').catch(() => undefined);
       await api.revoke(link.accessToken, 'access_token').catch(() => undefined);
-      await store.delete(userId);
+      await forget(userId);
       return true;
     },
   };

@@ -193,9 +193,9 @@ describe('the Discord bot', () => {
   });
 
   it('refreshes an expired access token, once, even for parallel commands', async () => {
-    const { store } = h.bot;
+    const { accounts } = h.bot.context;
     const before = await readLink(h, ALICE.id);
-    await store.set(ALICE.id, { ...before, expiresAt: Date.now() - 1000 });
+    await accounts.save(ALICE.id, { ...before, expiresAt: Date.now() - 1000 });
     const answers = await Promise.all(Array.from({ length: 5 }, () => slash('system', 'show')));
     for (const { response } of answers) expect(embedsOf(response)[0]?.title).toBe('Alice’s crew');
     const after = await readLink(h, ALICE.id);
@@ -203,14 +203,14 @@ describe('the Discord bot', () => {
     expect(after.refreshToken).not.toBe(before.refreshToken);
     expect(after.expiresAt).toBeGreaterThan(Date.now());
     // The rotated refresh token still works: parallel refreshes did not revoke the family.
-    await store.set(ALICE.id, { ...after, expiresAt: Date.now() - 1000 });
+    await accounts.save(ALICE.id, { ...after, expiresAt: Date.now() - 1000 });
     expect(embedsOf((await slash('system', 'show')).response)[0]?.title).toBe('Alice’s crew');
   });
 
   it('refreshes after a 401 from the service', async () => {
     const link = await readLink(h, ALICE.id);
     // An access token the service does not accept, though the bot believes it is fresh.
-    await h.bot.store.set(ALICE.id, { ...link, accessToken: 'x'.repeat(43), expiresAt: Date.now() + 3_600_000 });
+    await h.bot.context.accounts.save(ALICE.id, { ...link, accessToken: 'x'.repeat(43), expiresAt: Date.now() + 3_600_000 });
     const { response } = await slash('system', 'show');
     expect(embedsOf(response)[0]?.title).toBe('Alice’s crew');
     expect((await readLink(h, ALICE.id)).accessToken).not.toBe(link.accessToken);
