@@ -271,7 +271,8 @@ async function botBenchmark() {
     const count = quick ? 100 : 500;
     const measure = async (name: string, subcommand?: string) => {
       const latencies: number[] = [];
-      const inFlight = 10;
+      // One interaction at a time: this measures latency, not how deep a queue can grow.
+      const inFlight = 1;
       for (let i = 0; i < count; i += inFlight) {
         await Promise.all(
           Array.from({ length: Math.min(inFlight, count - i) }, async () => {
