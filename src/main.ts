@@ -1,6 +1,5 @@
 // `npm start`: the service on embedded defaults, configured from the environment and `.env`, and
 // the Discord bot beside it when DISCORD_TOKEN is set.
-import { launchBot } from './bot/launch.js';
 import type { RunningBot } from './bot/bot.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { startServer } from './http/server.js';
@@ -14,6 +13,8 @@ async function main() {
   let bot: RunningBot | undefined;
   if (config.bot.token) {
     try {
+      // Loaded only when needed: discord.js alone takes a third of a second to import.
+      const { launchBot } = await import('./bot/launch.js');
       bot = await launchBot(config, server.app.log, { address: server.address, db: server.database.db });
     } catch (error) {
       server.app.log.error({ err: error }, 'the Discord bot could not start; the service keeps running');

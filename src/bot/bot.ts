@@ -40,7 +40,7 @@ export interface RunningBot {
 
 export async function startBot(options: BotOptions): Promise<RunningBot> {
   const api = createApiClient({ baseUrl: options.service.url, clientId: options.service.clientId, clientSecret: options.service.clientSecret, timeoutMs: options.service.timeoutMs });
-  const store = openLinkStore(options.store.url, options.store.key);
+  const store = await openLinkStore(options.store.url, options.store.key);
   const accounts = createLinkedAccounts(store, api);
   const context: BotContext = { api, accounts, alters: createAlterDirectory(api, accounts), linkFlow: createLinkFlow(api, accounts) };
   const log = options.log;

@@ -1,9 +1,6 @@
 // Linked accounts: each Discord user's OAuth tokens, in keyv (SQLite by default, PostgreSQL or
 // Redis by URL). Values are sealed with AES-256-GCM and bound to the user they belong to; keys are
 // keyed hashes of the Discord user id, so a copy of the store reveals neither tokens nor who linked.
-import KeyvPostgres from '@keyv/postgres';
-import KeyvRedis from '@keyv/redis';
-import KeyvSqlite from '@keyv/sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Keyv from 'keyv';
@@ -21,13 +18,19 @@ export interface LinkStore {
   close(): Promise<void>;
 }
 
-function openKeyv(url: string): Keyv {
+/** Only the backend in use is loaded (the Redis and PostgreSQL clients are slow to import). */
+async function openKeyv(url: string): Promise<Keyv> {
   if (url.startsWith('sqlite://')) {
     const path = url.slice('sqlite://'.length);
     mkdirSync(dirname(path), { recursive: true });
+    const { default: KeyvSqlite } = await import('@keyv/sqlite');
     return new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${path}`, table: 'switchboard_bot_links' }), namespace: 'links' });
   }
-  if (url.startsWith('redis')) return new Keyv({ store: new KeyvRedis(url), namespace: 'switchboard-bot-links' });
+  if (url.startsWith('redis')) {
+    const { default: KeyvRedis } = await import('@keyv/redis');
+    return new Keyv({ store: new KeyvRedis(url), namespace: 'switchboard-bot-links' });
+  }
+  const { default: KeyvPostgres } = await import('@keyv/postgres');
   // `?schema=name` picks the PostgreSQL schema of the table (keyv qualifies its table names, so
   // the connection's search_path would not).
   const parsed = new URL(url);
@@ -39,8 +42,8 @@ function openKeyv(url: string): Keyv {
   });
 }
 
-export function openLinkStore(url: string, key: Buffer): LinkStore {
-  const keyv = openKeyv(url);
+export async function openLinkStore(url: string, key: Buffer): Promise<LinkStore> {
+  const keyv = await openKeyv(url);
   const crypto = createStorageCrypto(key);
   keyv.on('error', () => undefined); // surfaced per call instead
   const storageKey = (userId: string) => crypto.lookupHash('bot link', userId);

@@ -15,8 +15,6 @@ import {
   registerClient,
   rotateClientSecret,
 } from '../auth/clients.js';
-import { launchBot } from '../bot/launch.js';
-import { registerCommands } from '../bot/register-commands.js';
 import { ConfigError, loadConfig, loadDotEnv } from '../config/config.js';
 import { migrateToLatest, openDatabase } from '../db/database.js';
 import type { OauthClientRecord } from '../db/repositories/oauth-clients.js';
@@ -191,6 +189,7 @@ function buildProgram(io: Io): Command {
       loadDotEnv();
       const config = loadConfig();
       if (!config.bot.token) throw new CliError('DISCORD_TOKEN is not set', 2);
+      const { registerCommands } = await import('../bot/register-commands.js');
       const result = await registerCommands({ token: config.bot.token, discordApiBase: config.discord.apiBase, guildId: config.bot.guildId });
       io.out(`registered ${result.count} commands for application ${result.applicationId} (${result.scope})`);
     });
@@ -204,6 +203,7 @@ function buildProgram(io: Io): Command {
       const config = loadConfig();
       const sharding = parseShards(options.shards, config.bot.storeUrl);
       const log = { info: (o: object, m?: string) => io.out(`${m ?? ''} ${JSON.stringify(o)}`), warn: (o: object, m?: string) => io.err(`warning: ${m ?? ''} ${JSON.stringify(o)}`), error: (o: object, m?: string) => io.err(`error: ${m ?? ''} ${JSON.stringify(o)}`) };
+      const { launchBot } = await import('../bot/launch.js');
       const bot = await launchBot(config, log, undefined, sharding);
       await new Promise<void>((resolve) => {
         process.once('SIGTERM', resolve);

@@ -39,7 +39,7 @@ describe.each(BACKENDS)('link store on %s', (backend, url) => {
   const userId = `4${namespace.replace(/[a-f]/g, '1')}0000000001`.slice(0, 18);
 
   it('stores, reads back and deletes a link', async () => {
-    const store = openLinkStore(url, key);
+    const store = await openLinkStore(url, key);
     try {
       const value = link();
       await store.set(userId, value);
@@ -53,7 +53,7 @@ describe.each(BACKENDS)('link store on %s', (backend, url) => {
   });
 
   it('keeps neither the tokens nor the Discord user id readable at rest', async () => {
-    const store = openLinkStore(url, key);
+    const store = await openLinkStore(url, key);
     const value = link();
     try {
       await store.set(userId, value);
@@ -74,7 +74,7 @@ describe.each(BACKENDS)('link store on %s', (backend, url) => {
       expect(raw.length).toBeGreaterThan(0);
       for (const secret of [value.accessToken, value.refreshToken ?? '', userId]) expect(raw).not.toContain(secret);
       // Another key cannot open it.
-      const other = openLinkStore(url, randomBytes(32));
+      const other = await openLinkStore(url, randomBytes(32));
       expect(await other.get(userId)).toBeUndefined();
       await other.close();
     } finally {

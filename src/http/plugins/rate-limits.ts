@@ -4,7 +4,6 @@
 // Responses carry X-RateLimit-Limit/-Remaining/-Reset of the tighter limit; 429 adds Retry-After.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Config } from '../../config/config.js';
 import { sha256 } from '../../security/crypto.js';
 
@@ -23,7 +22,10 @@ function bearerOf(request: FastifyRequest): string | undefined {
 
 export async function installRateLimits(app: FastifyInstance, config: Config, hooks: RateLimitHooks): Promise<void> {
   if (!config.rateLimit.enabled) return;
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }) : undefined;
+  // ioredis is loaded only when a Redis store is configured.
+  const redis = config.redisUrl
+    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+    : undefined;
   redis?.on('error', (error) => app.log.warn({ err: error }, 'rate-limit store unreachable'));
   // Connect before serving: without an offline queue, commands sent before the connection is up
   // fail, and skipOnError would let those first requests through uncounted.
