@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from '../src/http/server.js';
 import pg from 'pg';
 import { startBotHarness } from '../test/support/bot.js';
 import { createTestDatabase } from '../test/support/dialects.js';
-import { user as discordUser } from '../test/support/fake-discord.js';
+import { startFakeDiscord, user as discordUser } from '../test/support/fake-discord.js';
 import { TestBrowser } from '../test/support/browser.js';
 import { authorize, createTestClient, obtainTokens, REDIRECT_URI, type TestClient } from '../test/support/oauth.js';
 import { seedAlters } from '../test/support/seed.js';
@@ -107,7 +107,7 @@ async function readBenchmarks(dataDir: string) {
 }
 
 /** Milliseconds from spawn to the first 200 from `readyUrl`, and the RSS once idle. */
-async function coldStart(args: string[], env: Record<string, string>, readyUrl: string): Promise<{ ms: number; rss: number }> {
+async function coldStart(args: string[], env: Record<string, string>, readyUrl: string, alsoWait?: () => Promise<void>): Promise<{ ms: number; rss: number }> {
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: 'ignore' });
   try {
@@ -121,6 +121,7 @@ async function coldStart(args: string[], env: Record<string, string>, readyUrl: 
       if (performance.now() - started > 20_000) throw new Error(`${args.join(' ')} did not become ready`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
+    await alsoWait?.();
     const ms = performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const status = await import('node:fs/promises').then((fs) => fs.readFile(`/proc/${child.pid}/status`, 'utf8'));
@@ -131,16 +132,29 @@ async function coldStart(args: string[], env: Record<string, string>, readyUrl: 
   }
 }
 
+/** What `npm start` runs (package.json): a small young generation keeps idle memory down. */
+const START_ARGS = ['--max-semi-space-size=4', 'dist/src/main.js'];
+
 async function startupBenchmarks(dataDir: string, rssAfterReads: number) {
   const port = await freePort();
   const env = { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'production', DATABASE_URL: '' };
   // The first start generates keys and creates the database; "cold start" is a later start.
-  await coldStart(['dist/src/main.js'], env, `http://127.0.0.1:${port}/readyz`);
-  const service = await coldStart(['dist/src/main.js'], env, `http://127.0.0.1:${port}/readyz`);
+  await coldStart(START_ARGS, env, `http://127.0.0.1:${port}/readyz`);
+  const service = await coldStart(START_ARGS, env, `http://127.0.0.1:${port}/readyz`);
+  // The same with the bot connected to a fake Discord: ready once the bot has answered.
+  const fake = await startFakeDiscord();
+  let withBot: { ms: number; rss: number };
+  try {
+    const botPort = await freePort();
+    withBot = await coldStart(START_ARGS, { ...env, PORT: String(botPort), DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase, DISCORD_GUILD_ID: fake.guild.id }, `http://127.0.0.1:${botPort}/readyz`, () => fake.waitForReady(20_000));
+  } finally {
+    await fake.close();
+  }
   const barePort = await freePort();
   const bare = await coldStart(['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${barePort}, '127.0.0.1')`], {}, `http://127.0.0.1:${barePort}/`);
   rows.push({ id: '7a', name: 'Cold start to ready (`node dist/src/main.js`, SQLite)', measured: `${fmt(service.ms)} ms`, baseline: `${fmt(bare.ms)} ms (bare node:http)`, ratio: fmt(service.ms / bare.ms, 1), target: '<= 1000 ms', met: service.ms <= 1000 });
-  rows.push({ id: '7b', name: 'Idle RSS of the service', measured: `${fmt(service.rss / 2 ** 20)} MB`, baseline: `${fmt(bare.rss / 2 ** 20)} MB (bare node:http)`, ratio: fmt(service.rss / bare.rss, 1), target: '<= 120 MB (service + bot)', met: service.rss <= 120 * 2 ** 20 });
+  rows.push({ id: '7b', name: 'Idle RSS of the service alone', measured: `${fmt(service.rss / 2 ** 20)} MB`, baseline: `${fmt(bare.rss / 2 ** 20)} MB (bare node:http)`, ratio: fmt(service.rss / bare.rss, 1), target: 'reported', met: undefined });
+  rows.push({ id: '7d', name: 'Idle RSS of service + bot (one process, bot connected)', measured: `${fmt(withBot.rss / 2 ** 20)} MB`, baseline: `${fmt(bare.rss / 2 ** 20)} MB (bare node:http)`, ratio: fmt(withBot.rss / bare.rss, 1), target: '<= 120 MB', met: withBot.rss <= 120 * 2 ** 20 });
   rows.push({ id: '7c', name: 'RSS of the benchmark process after benchmark 1 (service + baseline)', measured: `${fmt(rssAfterReads / 2 ** 20)} MB`, baseline: '–', ratio: '–', target: 'reported', met: undefined });
 }
 
