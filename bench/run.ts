@@ -2,7 +2,7 @@
 // prints each figure with its ratio, so results hold on a noisy machine. `--quick` runs every
 // benchmark briefly, only to prove the suite works (CI). A full run rewrites bench/RESULTS.md.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -412,7 +412,8 @@ async function main() {
     writeFileSync(
       join(root, 'bench', 'RESULTS.md'),
       `# Benchmark results\n\nCommand: \`npm run bench\` · date: ${new Date().toISOString()} · machine: ${machine}\n\n` +
-        `Each figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run.\n\n${output}\n`,
+        `Each figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run.\n\n${output}\n\n` +
+        readFileSync(join(root, 'bench', 'ANALYSIS.md'), 'utf8'),
     );
   }
 }
