@@ -46,17 +46,32 @@ ${csrfField(options.csrf)}
 export function errorPage(title: string, message: string, details?: Record<string, string | undefined>): string {
   const rows = details ? Object.entries(details).filter(([, v]) => v) : [];
   const list = rows.length ? html`<dl>${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v ?? ''}</dd>`)}</dl>` : html``;
-  return layout(title, html`<p class="error" role="alert">${message}</p>${list}`);
+  return layout(title, html`<p class="error" role="alert">${message}</p>${list}<p><a href="/account/apps">Go to your account</a></p>`);
 }
 
+/** Reverses the escaping oidc-provider applies to attribute values in the forms it hands us. */
+function unescapeAttribute(value: string): string {
+  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/**
+ * The page where a person types a device code. oidc-provider's own form has an unlabelled field
+ * with an inline handler (blocked by our CSP), so the page rebuilds the form from its action and
+ * CSRF token, with one labelled field that keeps what was typed.
+ */
 export function deviceCodeInputPage(form: string, message: string, isError: boolean): string {
+  const action = unescapeAttribute(/\baction="([^"]*)"/.exec(form)?.[1] ?? '');
+  const xsrf = unescapeAttribute(/name="xsrf" value="([^"]*)"/.exec(form)?.[1] ?? '');
+  const typed = unescapeAttribute(/value="([^"]*)"[^>]*name="user_code"/.exec(form)?.[1] ?? '');
   return layout(
     'Connect a device',
-    html`<p class="${isError ? 'error' : ''}">${message}</p>
-${trusted(form)}
+    html`<p class="${isError ? 'error' : ''}"${isError ? html` role="alert"` : html``}>${message}</p>
+<form method="post" action="${action}">
+<input type="hidden" name="xsrf" value="${xsrf}">
 <label for="user-code">Code</label>
-<input type="text" id="user-code" name="user_code" form="op.deviceInputForm" autocomplete="off" autofocus required>
-<button type="submit" form="op.deviceInputForm">Continue</button>`,
+<input type="text" id="user-code" name="user_code" value="${typed}" autocomplete="off" autocapitalize="characters" spellcheck="false" autofocus required>
+<button type="submit">Continue</button>
+</form>`,
   );
 }
 
