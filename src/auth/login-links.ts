@@ -22,6 +22,8 @@ export const LOGIN_LINKS_PATH = '/auth/login-links';
 const RETURN_TO = z
   .string()
   .max(512)
+  // It becomes a Location header: printable ASCII only (percent-encode anything else).
+  .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII (percent-encode other characters)', abort: true })
   .refine((value) => {
     if (!value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return false;
     const url = new URL(value, 'http://switchboard.invalid');

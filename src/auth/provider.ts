@@ -32,6 +32,15 @@ export const OAUTH_ROUTES = {
   code_verification: `${OAUTH_BASE}/device`,
 } as const;
 
+const BACK_CHANNEL_PATHS: ReadonlySet<string> = new Set([
+  OAUTH_ROUTES.token,
+  OAUTH_ROUTES.introspection,
+  OAUTH_ROUTES.revocation,
+  OAUTH_ROUTES.device_authorization,
+  OAUTH_ROUTES.userinfo,
+  OAUTH_ROUTES.jwks,
+]);
+
 export interface ProviderDependencies {
   config: Config;
   db: Kysely<Schema>;
@@ -133,6 +142,12 @@ export function createProvider({ config, db, crypto, signingKeys, cookieSecrets 
       },
     },
     async renderError(ctx, out) {
+      // Back-channel endpoints answer machines: RFC 6749 JSON, whatever Accept says.
+      if (BACK_CHANNEL_PATHS.has(ctx.path)) {
+        ctx.type = 'json';
+        ctx.body = { error: out.error, ...(out.error_description ? { error_description: out.error_description } : {}) };
+        return;
+      }
       ctx.type = 'html';
       ctx.body = errorPage('Something went wrong', out.error_description ?? 'The request could not be completed.', {
         Error: out.error,

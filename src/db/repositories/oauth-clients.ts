@@ -46,6 +46,9 @@ export async function insertClient(db: Db, client: OauthClientRecord): Promise<v
 }
 
 export async function findClient(db: Db, id: string): Promise<OauthClientRecord | undefined> {
+  // Client ids arrive from requests; a value PostgreSQL text cannot hold (NUL, a lone surrogate)
+  // names no client.
+  if (id.includes('\u0000') || !id.isWellFormed()) return undefined;
   const row = await db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
   return row && toRecord(row);
 }

@@ -29,6 +29,16 @@ export async function oidcMount(app: FastifyInstance, { provider, introspection 
   };
 
   await app.register(async function providerRoutes(scope) {
+    // A Content-Type header that cannot be parsed fails in Fastify before the provider sees the
+    // request; answer it in RFC 6749's shape like every other OAuth error.
+    scope.setErrorHandler((error: { statusCode?: number }, request, reply) => {
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? 400 : 500;
+      if (status === 500) request.log.error({ err: error }, 'OAuth request failed');
+      return reply
+        .code(status)
+        .header('cache-control', 'no-store')
+        .send(status === 500 ? { error: 'server_error' } : { error: 'invalid_request', error_description: 'the request has an unreadable Content-Type or body' });
+    });
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     scope.all(`${OAUTH_BASE}/*`, toProvider);

@@ -1,0 +1,155 @@
+// Snapshots of the whole database for "nothing changed" assertions: every row of every table of
+// the Schema, in a canonical order, with a digest per table so two snapshots compare cheaply and a
+// difference can still be shown row by row.
+import { createHash } from 'node:crypto';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import type { Schema } from '../../src/db/tables.js';
+
+export type TableName = keyof Schema;
+
+/** Every table of the Schema. The type below fails to compile when a table is added to Schema only. */
+export const TABLES = [
+  'users',
+  'systems',
+  'system_sub_accounts',
+  'alters',
+  'tags',
+  'alter_tags',
+  'alter_fields',
+  'autoproxy',
+  'front_records',
+  'oauth_clients',
+  'oidc_payloads',
+  'login_links',
+] as const satisfies readonly TableName[];
+
+type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;
+const everyTableListed: [MissingTables] extends [never] ? true : MissingTables = true;
+void everyTableListed;
+
+export interface DatabaseSnapshot {
+  /** One string for the whole database: equal digests mean equal contents. */
+  digest: string;
+  /** Per table: `rows:<count> <sha256>`. */
+  tables: Partial<Record<TableName, string>>;
+  /** Per table: each row as canonical JSON, sorted. */
+  rows: Partial<Record<TableName, string[]>>;
+}
+
+/** A row as JSON with its keys in a fixed order, so equal rows give equal strings. */
+function canonicalRow(row: Record<string, unknown>): string {
+  return JSON.stringify(
+    Object.keys(row)
+      .sort()
+      .map((key) => [key, row[key]]),
+    (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
+  );
+}
+
+/** Every row of each table as canonical text, unsorted. */
+async function readRows(db: Kysely<Schema>, tables: readonly TableName[]): Promise<Map<TableName, string[]>> {
+  const rows = new Map<TableName, string[]>(tables.map((table) => [table, []]));
+  if (tables.length === 0) return rows;
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    // One round trip for the whole database: PostgreSQL renders each row as text itself.
+    const union = sql.join(
+      tables.map((table) => sql`select ${table}::text as t, x::text as r from ${sql.table(table)} x`),
+      sql` union all `,
+    );
+    const result = await sql<{ t: TableName; r: string }>`${union}`.execute(db);
+    for (const { t, r } of result.rows) rows.get(t)?.push(r);
+    return rows;
+  }
+  for (const table of tables) {
+    const found = (await db.selectFrom(table).selectAll().execute()) as Array<Record<string, unknown>>;
+    rows.set(table, found.map(canonicalRow));
+  }
+  return rows;
+}
+
+/** Reads every row of every table (minus `exclude`), sorted, with digests. */
+export async function snapshotDatabase(db: Kysely<Schema>, options: { exclude?: readonly TableName[] } = {}): Promise<DatabaseSnapshot> {
+  const tables = TABLES.filter((table) => !options.exclude?.includes(table));
+  const contents = await readRows(db, tables);
+  const snapshot: DatabaseSnapshot = { digest: '', tables: {}, rows: {} };
+  const whole = createHash('sha256');
+  for (const table of tables) {
+    const rows = (contents.get(table) ?? []).sort();
+    const hash = createHash('sha256');
+    for (const row of rows) hash.update(row).update('\n');
+    const summary = `rows:${rows.length} ${hash.digest('hex')}`;
+    snapshot.tables[table] = summary;
+    snapshot.rows[table] = rows;
+    whole.update(`${table} ${summary}\n`);
+  }
+  snapshot.digest = whole.digest('hex');
+  return snapshot;
+}
+
+/**
+ * A cheap marker that moves whenever anything is written: SQLite's count of rows changed by the
+ * connection (the service's only one), PostgreSQL's WAL insert position. An unmoved marker proves
+ * nothing was written; a moved one (PostgreSQL's also moves for other databases on the server)
+ * only means the database has to be read again.
+ */
+async function writeMarker(db: Kysely<Schema>): Promise<string | undefined> {
+  const query = db.getExecutor().adapter instanceof PostgresAdapter ? sql<{ marker: string }>`select pg_current_wal_insert_lsn()::text as marker` : sql<{ marker: string }>`select total_changes() as marker`;
+  try {
+    const result = await query.execute(db);
+    return String(result.rows[0]?.marker);
+  } catch {
+    return undefined; // no marker (e.g. not permitted): every call reads the rows
+  }
+}
+
+/**
+ * Snapshots for a sequence of requests: `current()` reads every table only when the write marker
+ * moved since the last read, and otherwise returns that read, which is then known to be exact.
+ */
+export class DatabaseWatcher {
+  private last: { marker: string; snapshot: DatabaseSnapshot } | undefined;
+  /** How many calls had to read the database (the rest were answered by the marker). */
+  reads = 0;
+
+  constructor(
+    private readonly db: Kysely<Schema>,
+    private readonly options: { exclude?: readonly TableName[] } = {},
+  ) {}
+
+  async current(): Promise<DatabaseSnapshot> {
+    // The marker is taken before the rows: a write in between moves it again, so the next call reads.
+    const marker = await writeMarker(this.db);
+    if (marker !== undefined && this.last?.marker === marker) return this.last.snapshot;
+    const snapshot = await snapshotDatabase(this.db, this.options);
+    this.reads++;
+    this.last = marker === undefined ? undefined : { marker, snapshot };
+    return snapshot;
+  }
+}
+
+/** The tables of the live database (its own schema only), to check that TABLES covers them all. */
+export async function databaseTables(db: Kysely<Schema>): Promise<string[]> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    // Kysely's introspection lists every schema's tables; test databases share a server.
+    const result = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db);
+    return result.rows.map((row) => row.name).filter((name) => !name.startsWith('kysely_migration')).sort();
+  }
+  return (await db.introspection.getTables()).map((table) => table.name).sort();
+}
+
+/** A readable account of what differs between two snapshots: rows added and removed, per table. */
+export function describeDifference(before: DatabaseSnapshot, after: DatabaseSnapshot, maxRows = 5): string {
+  const lines: string[] = [];
+  for (const table of TABLES) {
+    if (before.tables[table] === after.tables[table]) continue;
+    const old = new Set(before.rows[table] ?? []);
+    const now = new Set(after.rows[table] ?? []);
+    const removed = [...old].filter((row) => !now.has(row));
+    const added = [...now].filter((row) => !old.has(row));
+    lines.push(`${table}: ${before.rows[table]?.length ?? 0} → ${after.rows[table]?.length ?? 0} rows`);
+    for (const row of removed.slice(0, maxRows)) lines.push(`  - ${row.slice(0, 400)}`);
+    for (const row of added.slice(0, maxRows)) lines.push(`  + ${row.slice(0, 400)}`);
+    if (removed.length > maxRows || added.length > maxRows) lines.push(`  … ${removed.length} removed, ${added.length} added in all`);
+  }
+  return lines.join('\n') || '(no difference)';
+}
