@@ -210,13 +210,14 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
       const inserted = await trx
         .insertInto('alters')
         .values({ ...columns, system_id: systemId, username: input.username, display_name: input.displayName, created_at: now })
-        .returning('id')
+        .returningAll()
         .executeTakeFirstOrThrow();
-      if (input.tagIds !== undefined) await replaceTags(trx, systemId, inserted.id, input.tagIds);
+      const tagIds = input.tagIds ?? [];
+      if (tagIds.length > 0) await replaceTags(trx, systemId, inserted.id, tagIds);
       if (related.field !== undefined) await setField(trx, systemId, inserted.id, related.clientId, related.field);
-      const created = await findAlter(trx, systemId, inserted.id, { onlyVisible: false, fieldsFor: related.clientId });
-      if (!created) throw new Error('the created alter vanished inside its transaction');
-      return created;
+      // A new alter has exactly what this request gave it: no need to read it back.
+      const fields = typeof related.field === 'string' ? { [related.clientId]: related.field } : {};
+      return toRecord(inserted, [...tagIds].sort((a, b) => a - b), fields);
     });
   } catch (error) {
     throw conflictProblem(error) ?? error;
@@ -234,16 +235,15 @@ export async function editAlter(
   try {
     return await db.transaction().execute(async (trx) => {
       const columns = columnsOf(input);
-      if (Object.keys(columns).length > 0) {
-        const result = await trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
-        if (result.numUpdatedRows === 0n) return undefined;
-      } else {
-        const exists = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
-        if (!exists) return undefined;
-      }
+      const row =
+        Object.keys(columns).length > 0
+          ? await trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId).returningAll().executeTakeFirst()
+          : await trx.selectFrom('alters').selectAll().where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
+      if (!row) return undefined;
       if (input.tagIds !== undefined) await replaceTags(trx, systemId, alterId, input.tagIds);
       if (related.field !== undefined) await setField(trx, systemId, alterId, related.clientId, related.field);
-      return findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId });
+      const [record] = await hydrate(trx, [row], related.clientId);
+      return record;
     });
   } catch (error) {
     throw conflictProblem(error) ?? error;
