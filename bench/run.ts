@@ -367,18 +367,6 @@ function table(): string {
   return lines.join('\n');
 }
 
-/** A fresh PostgreSQL schema for the run (the test harness's helper), dropped afterwards. */
-async function createTestDatabaseAt(url: string) {
-  const previous = process.env.TEST_DATABASE_URL;
-  process.env.TEST_DATABASE_URL = url;
-  try {
-    return await createTestDatabase('postgres');
-  } finally {
-    if (previous === undefined) delete process.env.TEST_DATABASE_URL;
-    else process.env.TEST_DATABASE_URL = previous;
-  }
-}
-
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
   const startDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-start-'));
@@ -387,7 +375,8 @@ async function main() {
     const sqliteInsert = await writeBenchmarks('sqlite', mkdtempSync(join(dataDir, 'writes-')), undefined);
     const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
     if (postgresUrl) {
-      const schema = await createTestDatabaseAt(postgresUrl);
+      // A fresh schema for the run, dropped afterwards.
+      const schema = await createTestDatabase('postgres', postgresUrl);
       try {
         await writeBenchmarks('postgres', mkdtempSync(join(dataDir, 'writes-pg-')), schema.url);
       } finally {

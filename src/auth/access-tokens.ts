@@ -6,6 +6,7 @@ import type Provider from 'oidc-provider';
 import { payloadIsLive } from '../db/repositories/oidc-payloads.js';
 import type { Schema } from '../db/tables.js';
 import type { StorageCrypto } from '../security/crypto.js';
+import { payloadKey } from './adapter.js';
 
 export interface LiveToken {
   kind: 'AccessToken' | 'RefreshToken' | 'ClientCredentials';
@@ -82,8 +83,7 @@ export function createBearerVerifier(provider: Provider, db: Kysely<Schema>, cry
       scopes: new Set((token.scope ?? '').split(' ').filter(Boolean)),
     };
     if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-    // The adapter addresses rows by this keyed hash of model and id (src/auth/adapter.ts).
-    verified.set(value, { grant, idHash: crypto.lookupHash(`${token.kind}:id`, value), expiresAt: (token.exp ?? 0) * 1000 });
+    verified.set(value, { grant, idHash: payloadKey(crypto, token.kind, 'id', value), expiresAt: (token.exp ?? 0) * 1000 });
     return grant;
   };
 }

@@ -4,7 +4,8 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.js';
-import { findUser, recordSignIn } from '../db/repositories/users.js';
+import { findUser } from '../db/repositories/users.js';
+import { devLoginUserId, signInUser } from './sign-in.js';
 import type { Schema } from '../db/tables.js';
 import type { StorageCrypto } from '../security/crypto.js';
 import { listAuthorizedApps, revokeAuthorizedApp } from './authorized-apps.js';
@@ -38,10 +39,9 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
   app.post<{ Body: Record<string, unknown> }>('/account/dev-login', async (request, reply) => {
     if (!config.devLogin) return reply.code(404).type(html).send(errorPage('Not found', 'The development login is disabled.'));
     if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
-    const userId = typeof request.body?.user_id === 'string' ? request.body.user_id.trim() : '';
-    if (!/^\d{17,20}$/.test(userId)) return reply.code(400).type(html).send(errorPage('Sign-in failed', 'Enter a Discord user id: 17 to 20 digits.'));
-    await recordSignIn(db, { id: userId, username: null }, Date.now());
-    session.signIn(reply, userId);
+    const userId = devLoginUserId(request.body?.user_id);
+    if (!userId) return reply.code(400).type(html).send(errorPage('Sign-in failed', 'Enter a Discord user id: 17 to 20 digits.'));
+    await signInUser(db, session, reply, { id: userId, username: null });
     return reply.redirect('/account/apps', 303);
   });
 

@@ -17,6 +17,11 @@ import type { OidcPayloadRow, Schema } from '../db/tables.js';
 import type { StorageCrypto } from '../security/crypto.js';
 import { toProviderMetadata } from './clients.js';
 
+/** The key an oidc-provider model's row is stored under: a keyed hash, never the value itself. */
+export function payloadKey(crypto: StorageCrypto, model: string, kind: 'id' | 'uid' | 'userCode', value: string): string {
+  return crypto.lookupHash(`${model}:${kind}`, value);
+}
+
 export function createAdapterFactory(db: Kysely<Schema>, crypto: StorageCrypto) {
   return (model: string): Adapter => (model === 'Client' ? new ClientAdapter(db) : new PayloadAdapter(model, db, crypto));
 }
@@ -29,7 +34,7 @@ class PayloadAdapter implements Adapter {
   ) {}
 
   private hash(kind: 'id' | 'uid' | 'userCode', value: string) {
-    return this.crypto.lookupHash(`${this.model}:${kind}`, value);
+    return payloadKey(this.crypto, this.model, kind, value);
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { request as httpRequest } from 'undici';
 import type { Config } from '../config/config.js';
-import { recordSignIn } from '../db/repositories/users.js';
+import { signInUser } from './sign-in.js';
 import type { Schema } from '../db/tables.js';
 import { constantTimeEqual, randomSecret } from '../security/crypto.js';
 import type { BrowserSession } from './browser-session.js';
@@ -71,8 +71,7 @@ export async function discordSignInRoutes(app: FastifyInstance, { config, db, se
     const user = await exchangeAndIdentify(apiBase, oauth, redirectUri, code).catch(() => undefined);
     if (!user) return fail(reply, 502, 'Discord could not be reached to confirm the sign-in. Try again in a moment.');
 
-    await recordSignIn(db, { id: user.id, username: user.username }, Date.now());
-    session.signIn(reply, user.id);
+    await signInUser(db, session, reply, { id: user.id, username: user.username });
     const returnTo = typeof saved.returnTo === 'string' && saved.returnTo.startsWith('/') && !saved.returnTo.startsWith('//') ? saved.returnTo : '/account/apps';
     return reply.redirect(returnTo, 303);
   });

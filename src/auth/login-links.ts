@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { consumeLoginLink, insertLoginLink } from '../db/repositories/login-links.js';
 import { findClient } from '../db/repositories/oauth-clients.js';
-import { recordSignIn } from '../db/repositories/users.js';
+import { signInUser } from './sign-in.js';
 import type { Schema } from '../db/tables.js';
 import { constantTimeEqual, randomSecret, sha256 } from '../security/crypto.js';
 import type { BrowserSession } from './browser-session.js';
@@ -81,8 +81,7 @@ export async function loginLinkRoutes(app: FastifyInstance, { config, db, sessio
     if (!link) {
       return reply.code(410).type('text/html; charset=utf-8').send(errorPage('Link expired', 'This sign-in link was already used or has expired. Ask the app for a new one.'));
     }
-    await recordSignIn(db, { id: link.user_id, username: null }, Date.now());
-    session.signIn(reply, link.user_id);
+    await signInUser(db, session, reply, { id: link.user_id, username: null });
     return reply.redirect(link.return_to, 303);
   });
 

@@ -2,7 +2,7 @@
 // what was typed (an id from autocomplete, or a username or display name typed by hand). Lists
 // are cached briefly per (viewer, system) and dropped after the bot's own writes.
 import type { Alter } from '../domain/alter.js';
-import { ApiError, type ApiClient } from './api-client.js';
+import type { ApiClient } from './api-client.js';
 import { alterName } from './embeds.js';
 import type { LinkedAccounts } from './linked-accounts.js';
 
@@ -78,7 +78,3 @@ export function createAlterDirectory(api: ApiClient, accounts: LinkedAccounts) {
 }
 
 export type AlterDirectory = ReturnType<typeof createAlterDirectory>;
-
-export function isPrivateList(error: unknown): boolean {
-  return error instanceof ApiError && error.type === 'alters-private';
-}

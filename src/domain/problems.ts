@@ -42,10 +42,10 @@ export class Problem extends Error {
   readonly type: ProblemType;
   readonly details: ProblemDetail[];
 
-  constructor(type: ProblemType, friendly: string, field?: string, more: ProblemDetail[] = []) {
+  constructor(type: ProblemType, friendly: string, field?: string) {
     super(friendly);
     this.name = 'Problem';
     this.type = type;
-    this.details = [{ type, friendly, ...(field === undefined ? {} : { field }) }, ...more];
+    this.details = [{ type, friendly, ...(field === undefined ? {} : { field }) }];
   }
 }

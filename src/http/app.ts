@@ -22,6 +22,7 @@ import { createProvider } from '../auth/provider.js';
 import { createStorageCrypto } from '../security/crypto.js';
 import { Problem } from '../domain/problems.js';
 import { registerOpenApi } from './openapi.js';
+import { oauthErrorHandler } from './oauth-errors.js';
 import { oidcMount } from './plugins/oidc-mount.js';
 import { installRateLimits } from './plugins/rate-limits.js';
 import { SECURITY_HEADERS } from './security-headers.js';
@@ -102,12 +103,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   });
 
   await app.register(async function backChannel(scope) {
-    // Machine-to-machine endpoints answer in RFC 6749's JSON error shape.
-    scope.setErrorHandler((error: { statusCode?: number }, request, reply) => {
-      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-      if (status === 500) request.log.error({ err: error }, 'back-channel request failed');
-      return reply.code(status).send(status === 500 ? { error: 'server_error' } : { error: 'invalid_request', error_description: 'the request body is malformed or too large' });
-    });
+    scope.setErrorHandler(oauthErrorHandler('the request body is malformed or too large'));
     await scope.register(loginLinkRoutes, { config, db: database.db, session });
   });
   await app.register(oidcMount, { provider, introspection });

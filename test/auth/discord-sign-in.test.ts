@@ -5,7 +5,7 @@ import { findUser } from '../../src/db/repositories/users.js';
 import { TestBrowser } from '../support/browser.js';
 import { DIALECTS } from '../support/dialects.js';
 import { startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
-import { createTestClient, obtainTokens, REDIRECT_URI, type TestClient } from '../support/oauth.js';
+import { authorizationRequest, createTestClient, obtainTokens, REDIRECT_URI, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const ALICE = { id: '400000000000000004', username: 'alice' };
@@ -33,8 +33,7 @@ describe.each(DIALECTS)('sign in with Discord and authorized apps (%s)', (dialec
   it('signs the Discord user in; their Discord id becomes the subject and their system exists', async () => {
     discord.setUser(ALICE);
     const browser = new TestBrowser();
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(client.config, { redirect_uri: REDIRECT_URI, scope: 'openid profile alters:read', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 's1' });
+    const { url, verifier } = await authorizationRequest(client, { scope: 'openid profile alters:read', state: 's1' });
     const login = await browser.navigate(url.toString());
     expect(login.body).toContain('Sign in with Discord');
     expect(login.body).not.toContain('user_id');

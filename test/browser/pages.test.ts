@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import * as oidc from 'openid-client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestClient, postForm, REDIRECT_URI, type TestClient } from '../support/oauth.js';
+import { authorizationRequest, createTestClient, postForm, REDIRECT_URI, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -197,15 +197,7 @@ describe('the sign-in, consent, device and error pages in Chromium (keyboard onl
   it('signs in and approves an app, from the authorization request to the client’s redirect URI', async () => {
     const audit = await openPage();
     const { page } = audit;
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const authorizeUrl = oidc.buildAuthorizationUrl(app.config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid profile alters:read system:read',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-    });
+    const { url: authorizeUrl, verifier, state } = await authorizationRequest(app, { scope: 'openid profile alters:read system:read' });
 
     // The authorization request lands on the sign-in page of its interaction.
     await page.goto(authorizeUrl.toString(), { waitUntil: 'load' });

@@ -1,10 +1,9 @@
 // The OAuth 2.0 Security BCP (RFC 9700) and OAuth 2.1 items not already covered by the flow suites
 // in test/auth/ (SECURITY.md maps every item to its test). Each test is named by its section.
-import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestBrowser } from '../support/browser.js';
 import { DIALECTS } from '../support/dialects.js';
-import { authorize, createTestClient, obtainTokens, postForm, REDIRECT_URI, type TestClient } from '../support/oauth.js';
+import { authorizationRequest, authorize, createTestClient, obtainTokens, postForm, REDIRECT_URI, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 describe.each(DIALECTS)('OAuth security BCP (%s)', (dialect) => {
@@ -20,16 +19,7 @@ describe.each(DIALECTS)('OAuth security BCP (%s)', (dialect) => {
   afterAll(async () => server?.stop());
 
   async function authorizationUrl(params: Record<string, string>) {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(client.config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid alters:read',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: 'state-1',
-      ...params,
-    });
-    return url.toString();
+    return (await authorizationRequest(client, { scope: 'openid alters:read', state: 'state-1', ...params })).url.toString();
   }
 
   describe('§4.1 redirect URI manipulation: exact matching', () => {

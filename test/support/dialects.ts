@@ -17,13 +17,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(dialect: TestDialect): Promise<TestDatabase> {
+/** `postgresUrl` names the server for PostgreSQL schemas (default: TEST_DATABASE_URL). */
+export async function createTestDatabase(dialect: TestDialect, postgresUrl = process.env.TEST_DATABASE_URL): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
     return { dialect, url: `sqlite:${join(dir, 'test.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const base = process.env.TEST_DATABASE_URL;
-  if (!base) throw new Error('TEST_DATABASE_URL is not set');
+  if (!postgresUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const base = postgresUrl;
   const schema = `test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();

@@ -39,22 +39,34 @@ export interface AuthorizationResult {
   browser: TestBrowser;
 }
 
+export interface AuthorizationRequest {
+  url: URL;
+  verifier: string;
+  state: string;
+}
+
+/** An authorization request with PKCE (S256) to the test redirect URI; `params` add or override. */
+export async function authorizationRequest(client: TestClient, params: Record<string, string> = {}): Promise<AuthorizationRequest> {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = params.state ?? oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(client.config, {
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid profile offline_access alters:read',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    ...params,
+  });
+  return { url, verifier, state };
+}
+
 /** Authorization request → dev login as `userId` → consent (approve or deny) → the client's callback URL. */
 export async function authorize(
   client: TestClient,
   options: { userId?: string; scope?: string; decision?: 'approve' | 'deny'; browser?: TestBrowser; extra?: Record<string, string> } = {},
 ): Promise<AuthorizationResult> {
   const browser = options.browser ?? new TestBrowser();
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(client.config, {
-    redirect_uri: REDIRECT_URI,
-    scope: options.scope ?? 'openid profile offline_access alters:read',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    ...options.extra,
-  });
+  const { url, verifier, state } = await authorizationRequest(client, { ...(options.scope ? { scope: options.scope } : {}), ...options.extra });
   const toClient = (next: URL) => !next.toString().startsWith(REDIRECT_URI);
   let page: Page = await browser.navigate(url.toString(), { follow: toClient });
   if (page.body.includes('/dev-login')) {

@@ -10,7 +10,8 @@ import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
 import type { Config } from '../../config/config.js';
-import { findUser, recordSignIn } from '../../db/repositories/users.js';
+import { findUser } from '../../db/repositories/users.js';
+import { devLoginUserId, signInUser } from '../sign-in.js';
 import type { Schema } from '../../db/tables.js';
 import type { BrowserSession } from '../browser-session.js';
 import { consentPage, errorPage, loginPage } from '../pages/pages.js';
@@ -22,7 +23,6 @@ export interface InteractionDependencies {
   session: BrowserSession;
 }
 
-const SNOWFLAKE = /^\d{17,20}$/;
 
 export async function interactionRoutes(app: FastifyInstance, { config, db, provider, session }: InteractionDependencies) {
   await app.register(formbody, { bodyLimit: 4096 });
@@ -90,13 +90,12 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
       return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.'));
     }
-    const userId = request.body?.user_id;
-    if (typeof userId !== 'string' || !SNOWFLAKE.test(userId.trim())) {
+    const userId = devLoginUserId(request.body?.user_id);
+    if (!userId) {
       return renderLogin(request, reply, interaction.uid, await clientName(interaction.params.client_id), 'Enter a Discord user id: 17 to 20 digits.');
     }
-    await recordSignIn(db, { id: userId.trim(), username: null }, Date.now());
-    session.signIn(reply, userId.trim());
-    return finish(request, reply, { login: { accountId: userId.trim() } });
+    await signInUser(db, session, reply, { id: userId, username: null });
+    return finish(request, reply, { login: { accountId: userId } });
   });
 
   app.post<{ Params: { uid: string }; Body: Record<string, unknown> }>('/interaction/:uid/consent', async (request, reply) => {

@@ -93,6 +93,19 @@ export async function findAlter(db: Executor, systemId: number, alterId: number,
   return record;
 }
 
+/** Several alters of one system by id (those the policy lets through), in one query. */
+export async function findAlters(db: Db, systemId: number, alterIds: number[], policy: AlterLoadPolicy): Promise<AlterRecord[]> {
+  if (alterIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('alters')
+    .selectAll()
+    .where('system_id', '=', systemId)
+    .where('id', 'in', alterIds)
+    .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
+    .execute();
+  return hydrate(db, rows, policy.fieldsFor);
+}
+
 /** A page of the system's alters in id order; with `onlyVisible`, paging counts visible ones only. */
 export async function listAlters(db: Db, systemId: number, page: { skip: number; max: number }, policy: AlterLoadPolicy): Promise<AlterRecord[]> {
   const rows = await db

@@ -100,7 +100,6 @@ export async function editSystem(db: Db, systemId: number, input: EditSystemInpu
  * Takes the system's row lock for the rest of the transaction (PostgreSQL) or relies on SQLite's
  * single writer: used to serialize checks such as the alter cap against concurrent creates.
  */
-export async function lockSystem(trx: Transaction<Schema>, systemId: number): Promise<boolean> {
-  const result = await trx.updateTable('systems').set({ id: sql`id` }).where('id', '=', systemId).executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export async function lockSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
+  await trx.updateTable('systems').set({ id: sql`id` }).where('id', '=', systemId).execute();
 }

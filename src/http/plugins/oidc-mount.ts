@@ -7,6 +7,7 @@ import type Provider from 'oidc-provider';
 import { z } from 'zod';
 import type { Introspection } from '../../auth/introspection.js';
 import { OAUTH_BASE, OAUTH_ROUTES } from '../../auth/provider.js';
+import { oauthErrorHandler } from '../oauth-errors.js';
 import { applySecurityHeaders } from '../security-headers.js';
 
 export interface OidcMountDependencies {
@@ -29,16 +30,8 @@ export async function oidcMount(app: FastifyInstance, { provider, introspection 
   };
 
   await app.register(async function providerRoutes(scope) {
-    // A Content-Type header that cannot be parsed fails in Fastify before the provider sees the
-    // request; answer it in RFC 6749's shape like every other OAuth error.
-    scope.setErrorHandler((error: { statusCode?: number }, request, reply) => {
-      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? 400 : 500;
-      if (status === 500) request.log.error({ err: error }, 'OAuth request failed');
-      return reply
-        .code(status)
-        .header('cache-control', 'no-store')
-        .send(status === 500 ? { error: 'server_error' } : { error: 'invalid_request', error_description: 'the request has an unreadable Content-Type or body' });
-    });
+    // A Content-Type header that cannot be parsed fails in Fastify before the provider sees it.
+    scope.setErrorHandler(oauthErrorHandler('the request has an unreadable Content-Type or body', 400));
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     scope.all(`${OAUTH_BASE}/*`, toProvider);
@@ -49,10 +42,7 @@ export async function oidcMount(app: FastifyInstance, { provider, introspection 
   await app.register(async function specIntrospection(scope) {
     // JSON bodies are parsed by Fastify here; every other content type streams to the provider.
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    scope.setErrorHandler((error: { statusCode?: number }, _request, reply) => {
-      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-      return reply.code(status).send(status === 500 ? { error: 'server_error' } : { error: 'invalid_request', error_description: 'the request body is not valid JSON or is too large' });
-    });
+    scope.setErrorHandler(oauthErrorHandler('the request body is not valid JSON or is too large'));
     scope.post(OAUTH_ROUTES.introspection, { bodyLimit: 16 * 1024 }, async (request, reply) => {
       if (!/^application\/([a-z.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')) return toProvider(request, reply);
       reply.header('cache-control', 'no-store');

@@ -2,11 +2,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { findAlter } from '../../../db/repositories/alters.js';
+import { findAlters } from '../../../db/repositories/alters.js';
 import { currentFront, frontHistory, pushFront } from '../../../db/repositories/front-records.js';
 import type { Schema } from '../../../db/tables.js';
 import { FrontEntry, MAX_FRONT_HISTORY_PAGE, PushFrontBody, type FrontRecord } from '../../../domain/front.js';
-import { alterLoadPolicy, viewAlter, type Viewer } from '../../../domain/privacy.js';
+import { alterLoadPolicy, viewAlter, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import type { SystemRecord } from '../../../domain/system.js';
 import { NoQuery, UserParams, pageQuery } from '../params.js';
@@ -62,21 +62,22 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         currentFront(db, system.id, policy.onlyVisible),
         frontHistory(db, system.id, page, policy.onlyVisible),
       ]);
-      const toEntries = (records: FrontRecord[]) => describeEntries(db, records, system, viewer);
+      const toEntries = (records: FrontRecord[]) => describeEntries(db, records, system, viewer, policy);
       return { data: { current: await toEntries(current), history: await toEntries(history) } };
     },
   );
 };
 
 /** Attaches each record's alter, as the viewer may see it; records of unseen alters are dropped. */
-async function describeEntries(db: Kysely<Schema>, records: FrontRecord[], system: SystemRecord, viewer: Viewer): Promise<FrontEntry[]> {
-  const policy = alterLoadPolicy(system, viewer);
-  if (!policy) return [];
-  const alters = new Map<number, FrontEntry['alter'] | undefined>();
-  for (const id of new Set(records.map((record) => record.alterId))) {
-    const record = await findAlter(db, system.id, id, policy);
-    alters.set(id, record && viewAlter(record, system, viewer));
-  }
+async function describeEntries(
+  db: Kysely<Schema>,
+  records: FrontRecord[],
+  system: SystemRecord,
+  viewer: Viewer,
+  policy: AlterLoadPolicy,
+): Promise<FrontEntry[]> {
+  const found = await findAlters(db, system.id, [...new Set(records.map((record) => record.alterId))], policy);
+  const alters = new Map(found.map((record) => [record.id, viewAlter(record, system, viewer)]));
   return records.flatMap((record) => {
     const alter = alters.get(record.alterId);
     if (!alter) return [];
