@@ -3,7 +3,7 @@
 // client metadata. The database keeps only a hash of each secret.
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { deleteClient, findClient, insertClient, listClients, replaceClientSecret, type OauthClientRecord } from '../db/repositories/oauth-clients.js';
+import { deleteClient, findClient, insertClient, listClients, replaceClientSecret, updateClientPermissions, type OauthClientRecord } from '../db/repositories/oauth-clients.js';
 import type { Schema } from '../db/tables.js';
 import { SCOPES } from '../domain/scopes.js';
 import { randomSecret, sha256 } from '../security/crypto.js';
@@ -102,6 +102,9 @@ export function toProviderMetadata(client: OauthClientRecord): Record<string, un
 }
 
 export const BOT_CLIENT_ID = 'switchboard-bot';
+/** Linking (device flow), staying linked, and message info for moderators who never linked. */
+const BOT_GRANT_TYPES = [DEVICE_CODE_GRANT, 'refresh_token', 'client_credentials'];
+const BOT_SCOPES = ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write'];
 
 /**
  * The bot's own client when bot and service share a process: a first-party confidential client
@@ -116,13 +119,18 @@ export async function ensureBotClient(db: Kysely<Schema>, secret: string, now = 
       name: 'switchboard bot',
       secretHash: sha256(secret),
       redirectUris: [],
-      grantTypes: [DEVICE_CODE_GRANT, 'refresh_token'],
-      scopes: ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap'],
+      grantTypes: BOT_GRANT_TYPES,
+      scopes: BOT_SCOPES,
       firstParty: true,
       createdAt: now,
     });
-  } else if (existing.secretHash !== sha256(secret)) {
-    await replaceClientSecret(db, BOT_CLIENT_ID, sha256(secret), now);
+    return { id: BOT_CLIENT_ID, secret };
+  }
+  if (existing.secretHash !== sha256(secret)) await replaceClientSecret(db, BOT_CLIENT_ID, sha256(secret), now);
+  // A newer version of the bot may need more than the registration an older one made.
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((value) => b.includes(value));
+  if (!same(existing.grantTypes, BOT_GRANT_TYPES) || !same(existing.scopes, BOT_SCOPES)) {
+    await updateClientPermissions(db, BOT_CLIENT_ID, BOT_GRANT_TYPES, BOT_SCOPES);
   }
   return { id: BOT_CLIENT_ID, secret };
 }

@@ -59,7 +59,7 @@ interface CallOptions {
   clientAuth?: boolean;
 }
 
-const SCOPE = 'openid offline_access alters:read alters:write system:read system:write system:ai-ap';
+const SCOPE = 'openid offline_access alters:read alters:write system:read system:write system:ai-ap messages:read messages:write';
 
 export function createApiClient(options: ApiClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');

@@ -83,6 +83,13 @@ const EnvSchema = z
     LOGIN_LINK_TTL: seconds(300),
     SESSION_TTL: seconds(24 * 3600),
 
+    MESSAGE_RETENTION_DAYS: z.coerce
+      .number({ message: 'expected a number of days' })
+      .int('expected a whole number of days')
+      .min(0, 'expected 0 (keep forever) or a positive number of days')
+      .max(36_500, 'expected at most 36500 days')
+      .default(0),
+
     RATE_LIMIT_ENABLED: booleanFlag.default(true),
     RATE_LIMIT_PER_TOKEN: count(600),
     RATE_LIMIT_PER_IP: count(1200),
@@ -148,6 +155,8 @@ export interface Config {
     loginLink: number;
     session: number;
   };
+  /** Days a proxied-message record is kept for "message info"; 0 keeps them forever. */
+  messageRetentionDays: number;
   /** Requests allowed per window, per access token on /v1 and per client IP everywhere. */
   rateLimit: {
     enabled: boolean;
@@ -229,6 +238,7 @@ export function loadConfig(env: Environment = process.env): Config {
       loginLink: e.LOGIN_LINK_TTL,
       session: e.SESSION_TTL,
     },
+    messageRetentionDays: e.MESSAGE_RETENTION_DAYS,
     rateLimit: {
       enabled: e.RATE_LIMIT_ENABLED,
       perToken: e.RATE_LIMIT_PER_TOKEN,

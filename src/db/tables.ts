@@ -28,6 +28,8 @@ export interface SystemsTable {
   disabled_guilds: Generated<string>;
   disabled: Generated<number>;
   created_at: number;
+  /** Bumped by every write that changes the proxy profile (its ETag). */
+  revision: Generated<number>;
 }
 
 export interface SystemSubAccountsTable {
@@ -82,6 +84,22 @@ export interface AutoproxyTable {
   mode: string;
   alter_id: number | null;
   last_latch_at: number | null;
+  /** Bumped by the owner's edits; engine state changes apply only to the revision they saw. */
+  revision: Generated<number>;
+}
+
+export interface ProxiedMessagesTable {
+  /** The webhook message's id (Discord snowflakes exceed 2^53: text). */
+  message_id: string;
+  /** The member's deleted message. */
+  original_id: string;
+  channel_id: string;
+  guild_id: string;
+  system_id: number;
+  /** No foreign key: records of a deleted alter keep its id as a tombstone. */
+  alter_id: number;
+  sender_id: string;
+  created_at: number;
 }
 
 export interface FrontRecordsTable {
@@ -140,6 +158,7 @@ export interface Schema {
   alter_fields: AlterFieldsTable;
   autoproxy: AutoproxyTable;
   front_records: FrontRecordsTable;
+  proxied_messages: ProxiedMessagesTable;
   oauth_clients: OauthClientsTable;
   oidc_payloads: OidcPayloadsTable;
   login_links: LoginLinksTable;

@@ -28,5 +28,10 @@ const union = (bits: Record<string, number>) => Object.values(bits).reduce((all,
 export const ALTER_PRIVACY_MASK = union(AlterPrivacy);
 export const SYSTEM_PRIVACY_MASK = union(SystemPrivacy);
 
-/** System flags: 1 keeps proxy tags in the sent text, 2 appends pronouns to the proxied name. */
-export const SYSTEM_FLAGS_MASK = 1 | 2;
+/**
+ * System flags: 1 keeps proxy tags in the sent text, 2 appends pronouns to the proxied name,
+ * 4 makes proxy tags match without regard to case (PluralKit's default is case-sensitive, and so
+ * is ours: the bit is off unless the owner sets it).
+ */
+export const SystemFlags = { keepProxy: 1, showPronouns: 2, tagsIgnoreCase: 4 } as const;
+export const SYSTEM_FLAGS_MASK = union(SystemFlags);

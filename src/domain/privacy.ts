@@ -9,7 +9,10 @@
 // - Per-server maps, integration fields and the system's settings are the owner's alone.
 // - Integration fields are shown only to the client that wrote them, on the owner's reads.
 import type { Alter, AlterRecord } from './alter.js';
+import { toAutoproxy } from './autoproxy.js';
 import { AlterPrivacy, SystemPrivacy } from './privacy-bits.js';
+import type { MessageInfo, ProxiedMessageRecord, SystemSummary } from './proxied-message.js';
+import { toProxiedMessage } from './proxied-message.js';
 import type { System, SystemDetails, SystemRecord } from './system.js';
 
 /** Who is reading: the token's user (null for a client acting as itself) and client. */
@@ -136,17 +139,7 @@ export function viewSystem(system: SystemRecord, details: SystemDetails, viewer:
     alterIds: policy.alterIds === 'none' ? (redacted.push('alterIds'), []) : details.alterIds,
     tagIds: policy.tagIds ? details.tagIds : (redacted.push('tagIds'), []),
     createdAt: new Date(system.createdAt).toISOString(),
-    systemAutoproxy: pick(
-      'systemAutoproxy',
-      null,
-      details.autoproxy.map((entry) => ({
-        autoproxyMode: entry.mode,
-        autoproxyAlter: entry.alterId === null ? null : String(entry.alterId),
-        serverId: entry.scope,
-        lastLatchTimestamp: entry.lastLatchAt === null ? null : new Date(entry.lastLatchAt).toISOString(),
-      })),
-      [],
-    ),
+    systemAutoproxy: pick('systemAutoproxy', null, details.autoproxy.map(toAutoproxy), []),
     systemOperationDM: pick('systemOperationDM', null, system.operationDm, null),
     latchExpiration: pick('latchExpiration', null, system.latchExpiration, null),
     public: system.public,
@@ -155,5 +148,38 @@ export function viewSystem(system: SystemRecord, details: SystemDetails, viewer:
     subAccounts: pick('subAccounts', null, details.subAccounts, []),
     disabled: system.disabled,
     redacted,
+  };
+}
+
+/** The few system fields "message info" shows, as this viewer may see them. */
+export function viewSystemSummary(system: SystemRecord, viewer: Viewer): SystemSummary {
+  const owner = isOwner(viewer, system.id);
+  const redacted: string[] = [];
+  function pick<T>(field: string, bit: number, value: T): T | null {
+    if (owner || has(system.public, bit)) return value;
+    redacted.push(field);
+    return null;
+  }
+  return {
+    associatedUserId: system.userId,
+    systemName: pick('systemName', SystemPrivacy.name, system.name),
+    systemDisplayTag: pick('systemDisplayTag', SystemPrivacy.displayTag, system.displayTag),
+    systemAvatar: pick('systemAvatar', SystemPrivacy.avatar, system.avatar),
+    systemPronouns: pick('systemPronouns', SystemPrivacy.pronouns, system.pronouns),
+    redacted,
+  };
+}
+
+/**
+ * "Message info": the sending account always (moderation needs it, whatever the privacy settings),
+ * the system and alter as this viewer may see them. `alter` is undefined when the alter is gone.
+ */
+export function viewMessage(message: ProxiedMessageRecord, system: SystemRecord, alter: AlterRecord | undefined, viewer: Viewer): MessageInfo {
+  const shown = alter && viewAlter(alter, system, viewer);
+  return {
+    ...toProxiedMessage(message),
+    system: viewSystemSummary(system, viewer),
+    alter: shown ?? null,
+    alterDeleted: isOwner(viewer, system.id) ? alter === undefined : shown ? false : null,
   };
 }

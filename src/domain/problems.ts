@@ -22,10 +22,12 @@ export const PROBLEM_TYPES = [
   'no-system',
   'unknown-alter',
   'unknown-tag',
+  'unknown-message',
   'alters-private',
   'duplicate',
   'duplicate-field',
   'too-many-alters',
+  'too-many-entries',
   'internal-error',
 ] as const;
 

@@ -9,6 +9,8 @@ export const SCOPES = [
   'system:read',
   'system:write',
   'system:ai-ap',
+  'messages:read',
+  'messages:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -22,6 +24,8 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'system:read': 'See your system profile',
   'system:write': 'Edit your system profile',
   'system:ai-ap': 'Switch who is fronting',
+  'messages:read': 'Look up who sent a proxied message',
+  'messages:write': 'Send messages as your alters (record proxied messages and move your autoproxy latch)',
 };
 
 export function isScope(value: string): value is Scope {

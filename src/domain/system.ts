@@ -1,20 +1,13 @@
 // A system (one Discord user's profile record that owns alters): the shape the API returns, the
 // body that edits it, and the limits on each field.
 import { z } from 'zod';
+import { Autoproxy, type AutoproxyRecord } from './autoproxy.js';
 import { SYSTEM_FLAGS_MASK, SYSTEM_PRIVACY_MASK } from './privacy-bits.js';
 import { GuildId, HttpUrl, IsoDateTime, bitmask, perServerMap, readOnly, text } from './values.js';
 
 export const MAX_LATCH_EXPIRATION_MS = 36_000_000;
 export const DEFAULT_NICKNAME_FORMAT = '@%username%';
 
-export const Autoproxy = z
-  .strictObject({
-    autoproxyMode: z.string().describe('off, alter, latch, or the client id of a front-pushing integration.'),
-    autoproxyAlter: z.string().nullable(),
-    serverId: z.string().describe('@global, <guildId> or <guildId>/<channelId>.'),
-    lastLatchTimestamp: IsoDateTime.nullable(),
-  })
-  .meta({ id: 'Autoproxy' });
 
 const editable = {
   systemName: text(100, 1),
@@ -33,7 +26,7 @@ const editable = {
     .max(MAX_LATCH_EXPIRATION_MS, `must be at most ${MAX_LATCH_EXPIRATION_MS} (10 hours)`)
     .describe('Milliseconds after which a latch expires; 0 means never.'),
   public: bitmask(SYSTEM_PRIVACY_MASK, 'the system privacy settings').describe('Privacy bitmask; see the privacy section of the API reference.'),
-  flags: bitmask(SYSTEM_FLAGS_MASK, 'the system flags').describe('1: keep proxy tags in the sent text; 2: append pronouns to the proxied name.'),
+  flags: bitmask(SYSTEM_FLAGS_MASK, 'the system flags').describe('1: keep proxy tags in the sent text; 2: append pronouns to the proxied name; 4: proxy tags match without regard to case.'),
   disabledGuilds: z
     .array(GuildId)
     .max(200, 'must have at most 200 servers')
@@ -102,12 +95,14 @@ export interface SystemRecord {
   disabledGuilds: string[];
   disabled: boolean;
   createdAt: number;
+  /** Changes with every write that changes the proxy profile. */
+  revision: number;
 }
 
 /** What a full system read needs beyond the row; loaded according to the privacy policy. */
 export interface SystemDetails {
   alterIds: number[];
   tagIds: number[];
-  autoproxy: Array<{ scope: string; mode: string; alterId: number | null; lastLatchAt: number | null }>;
+  autoproxy: AutoproxyRecord[];
   subAccounts: string[];
 }

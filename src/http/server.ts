@@ -7,6 +7,7 @@ import { loadSecrets } from '../config/secrets.js';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
 import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
+import { purgeProxiedMessages } from '../db/repositories/proxied-messages.js';
 import { buildApp } from './app.js';
 
 export interface RunningServer {
@@ -42,6 +43,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     try {
       await purgeExpiredPayloads(database.db, now);
       await purgeExpiredLoginLinks(database.db, now);
+      if (config.messageRetentionDays > 0) await purgeProxiedMessages(database.db, now - config.messageRetentionDays * 86_400_000);
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');
     }

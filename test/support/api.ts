@@ -3,7 +3,7 @@
 import { createTestClient, obtainTokens, type TestClient } from './oauth.js';
 import type { TestServer } from './server.js';
 
-export const ALL_API_SCOPES = 'alters:read alters:write system:read system:write system:ai-ap';
+export const ALL_API_SCOPES = 'alters:read alters:write system:read system:write system:ai-ap messages:read messages:write';
 
 export interface ApiResponse<T = unknown> {
   status: number;

@@ -17,7 +17,7 @@ export async function createTestClient(server: TestServer, overrides: Partial<Cl
   const { client, secret } = await registerClient(server.database.db, {
     name: 'Test app',
     redirectUris: [REDIRECT_URI],
-    scopes: ['openid', 'profile', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap'],
+    scopes: ['openid', 'profile', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write'],
     grantTypes: ['authorization_code', 'refresh_token'],
     public: false,
     firstParty: false,

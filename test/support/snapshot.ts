@@ -18,6 +18,7 @@ export const TABLES = [
   'alter_fields',
   'autoproxy',
   'front_records',
+  'proxied_messages',
   'oauth_clients',
   'oidc_payloads',
   'login_links',

@@ -5,10 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
 import { ALTER_VISIBLE_BIT, type AlterLoadPolicy } from '../../domain/privacy.js';
+import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
 import { isUniqueViolation, violatedConstraint } from '../errors.js';
 import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
-import { lockSystem } from './systems.js';
+import { touchSystem } from './systems.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -210,7 +211,7 @@ interface RelatedChanges {
 export async function createAlter(db: Db, systemId: number, input: CreateAlterInput, related: RelatedChanges, now: number): Promise<AlterRecord> {
   try {
     return await db.transaction().execute(async (trx) => {
-      await lockSystem(trx, systemId);
+      await touchSystem(trx, systemId);
       const { count } = await trx
         .selectFrom('alters')
         .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -253,6 +254,7 @@ export async function editAlter(
           ? await trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId).returningAll().executeTakeFirst()
           : await trx.selectFrom('alters').selectAll().where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
       if (!row) return undefined;
+      if (ALTER_FIELDS_IN_PROFILE.some((field) => input[field] !== undefined)) await touchSystem(trx, systemId);
       if (input.tagIds !== undefined) await replaceTags(trx, systemId, alterId, input.tagIds);
       if (related.field !== undefined) await setField(trx, systemId, alterId, related.clientId, related.field);
       const [record] = await hydrate(trx, [row], related.clientId);

@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { FrontRecord } from '../../domain/front.js';
 import { ALTER_VISIBLE_BIT } from '../../domain/privacy.js';
 import type { Schema } from '../tables.js';
+import { touchSystem } from './systems.js';
 
 type Db = Kysely<Schema>;
 
@@ -11,18 +12,52 @@ type Db = Kysely<Schema>;
  * checked to belong to the system in the same statement that writes. False when it does not.
  */
 export async function pushFront(db: Db, systemId: number, alterId: number, clientId: string, now: number): Promise<boolean> {
-  const result = await db
-    .insertInto('front_records')
-    .columns(['system_id', 'alter_id', 'client_id', 'pushed_at'])
-    .expression(
-      db
-        .selectFrom('alters')
-        .select([sql.val(systemId).as('system_id'), 'id', sql.val(clientId).as('client_id'), sql.val(now).as('pushed_at')])
-        .where('system_id', '=', systemId)
-        .where('id', '=', alterId),
-    )
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .insertInto('front_records')
+      .columns(['system_id', 'alter_id', 'client_id', 'pushed_at'])
+      .expression(
+        trx
+          .selectFrom('alters')
+          .select([sql.val(systemId).as('system_id'), 'id', sql.val(clientId).as('client_id'), sql.val(now).as('pushed_at')])
+          .where('system_id', '=', systemId)
+          .where('id', '=', alterId),
+      )
+      .executeTakeFirst();
+    const pushed = Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    // "front" autoproxy speaks as the newest push: the proxy profile changed.
+    if (pushed) await touchSystem(trx, systemId);
+    return pushed;
+  });
+}
+
+/**
+ * The alter each "front" source last pushed: the newest push of all (`latest`) and, for the given
+ * clients (autoproxy entries that follow one integration), each one's newest push.
+ */
+export async function latestPushes(db: Db, systemId: number, clients: string[]): Promise<{ latest: number | null; byClient: Record<string, number> }> {
+  const newest = await db
+    .selectFrom('front_records')
+    .select('alter_id')
+    .where('system_id', '=', systemId)
+    .orderBy('pushed_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
     .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  const byClient: Record<string, number> = {};
+  for (const client of clients) {
+    const row = await db
+      .selectFrom('front_records')
+      .select('alter_id')
+      .where('system_id', '=', systemId)
+      .where('client_id', '=', client)
+      .orderBy('pushed_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (row) byClient[client] = Number(row.alter_id);
+  }
+  return { latest: newest ? Number(newest.alter_id) : null, byClient };
 }
 
 interface FrontRow {

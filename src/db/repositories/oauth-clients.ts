@@ -77,3 +77,13 @@ export async function replaceClientSecret(db: Db, id: string, secretHash: string
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Replaces what a client may do (its grant types and scopes). */
+export async function updateClientPermissions(db: Db, id: string, grantTypes: string[], scopes: string[]): Promise<boolean> {
+  const result = await db
+    .updateTable('oauth_clients')
+    .set({ grant_types: JSON.stringify(grantTypes), scopes: scopes.join(' ') })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

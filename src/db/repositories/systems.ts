@@ -4,6 +4,7 @@ import type { EditSystemInput, SystemDetails, SystemRecord } from '../../domain/
 import type { SystemLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_VISIBLE_BIT } from '../../domain/privacy.js';
 import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
+import { toAutoproxyRecord } from './autoproxy.js';
 
 type Db = Kysely<Schema>;
 
@@ -26,6 +27,7 @@ function toRecord(row: SystemRow): SystemRecord {
     disabledGuilds: JSON.parse(row.disabled_guilds) as string[],
     disabled: row.disabled === 1,
     createdAt: row.created_at,
+    revision: Number(row.revision),
   };
 }
 
@@ -69,7 +71,7 @@ export async function loadSystemDetails(db: Db, systemId: number, policy: System
   return {
     alterIds: alterIds.map((row) => row.id),
     tagIds: tagIds.map((row) => row.id),
-    autoproxy: autoproxy.map((row) => ({ scope: row.scope, mode: row.mode, alterId: row.alter_id, lastLatchAt: row.last_latch_at })),
+    autoproxy: autoproxy.map(toAutoproxyRecord),
     subAccounts: subAccounts.map((row) => row.user_id),
   };
 }
@@ -92,14 +94,18 @@ export async function editSystem(db: Db, systemId: number, input: EditSystemInpu
   if (input.disabledGuilds !== undefined) update.disabled_guilds = JSON.stringify(input.disabledGuilds);
   if (input.disabled !== undefined) update.disabled = input.disabled ? 1 : 0;
   // One statement: a system edit touches a single row, so it is atomic without a transaction.
-  if (Object.keys(update).length > 0) await db.updateTable('systems').set(update).where('id', '=', systemId).execute();
+  if (Object.keys(update).length > 0) {
+    await db.updateTable('systems').set({ ...update, revision: sql`revision + 1` }).where('id', '=', systemId).execute();
+  }
   return findSystemById(db, systemId);
 }
 
 /**
- * Takes the system's row lock for the rest of the transaction (PostgreSQL) or relies on SQLite's
- * single writer: used to serialize checks such as the alter cap against concurrent creates.
+ * Marks the system's proxy profile as changed (its revision moves on) and takes the system's row
+ * lock for the rest of the transaction (PostgreSQL; SQLite has a single writer anyway). Every
+ * write that changes what the proxy profile shows calls this in its transaction; the lock also
+ * serializes checks such as the alter cap against concurrent creates.
  */
-export async function lockSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
-  await trx.updateTable('systems').set({ id: sql`id` }).where('id', '=', systemId).execute();
+export async function touchSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
+  await trx.updateTable('systems').set({ revision: sql`revision + 1` }).where('id', '=', systemId).execute();
 }

@@ -11,6 +11,9 @@ import { createAuthenticator } from './authentication.js';
 import { sendProblem, v1ErrorHandler } from './problems.js';
 import { serializerCompiler } from './serializer.js';
 import { alterRoutes } from './routes/alters.js';
+import { autoproxyRoutes } from './routes/autoproxy.js';
+import { messageLookupRoutes, messageRecordRoutes } from './routes/messages.js';
+import { proxyProfileRoutes } from './routes/proxy-profile.js';
 import { frontRoutes } from './routes/front.js';
 import { systemRoutes } from './routes/system.js';
 
@@ -54,7 +57,11 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken }: V
       await users.register(systemRoutes, { db });
       await users.register(alterRoutes, { db });
       await users.register(frontRoutes, { db });
+      await users.register(autoproxyRoutes, { db });
+      await users.register(proxyProfileRoutes, { db });
+      await users.register(messageRecordRoutes, { db });
     },
     { prefix: '/users/:user' },
   );
+  await app.register(messageLookupRoutes, { db });
 }

@@ -25,10 +25,12 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'no-system': 404,
   'unknown-alter': 404,
   'unknown-tag': 400,
+  'unknown-message': 404,
   'alters-private': 403,
   duplicate: 409,
   'duplicate-field': 409,
   'too-many-alters': 409,
+  'too-many-entries': 409,
   'internal-error': 500,
 };
 

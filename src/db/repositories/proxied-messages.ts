@@ -1,0 +1,133 @@
+// Proxied-message records. Recording is idempotent (the bot retries in the background until the
+// service answers): the first record of a message writes the row, bumps the alter's message count
+// and last message time and applies the engine's state change, all in one transaction; the same
+// record again changes nothing and answers the stored row.
+import type { Kysely, Transaction } from 'kysely';
+import type { AutoproxyStateChange } from '../../domain/autoproxy.js';
+import { Problem } from '../../domain/problems.js';
+import type { ProxiedMessageRecord } from '../../domain/proxied-message.js';
+import { isUniqueViolation } from '../errors.js';
+import type { ProxiedMessagesTable, Schema } from '../tables.js';
+import { applyAutoproxyState } from './autoproxy.js';
+
+type Db = Kysely<Schema>;
+
+function toRecord(row: ProxiedMessagesTable): ProxiedMessageRecord {
+  return {
+    messageId: row.message_id,
+    originalMessageId: row.original_id,
+    channelId: row.channel_id,
+    guildId: row.guild_id,
+    systemId: Number(row.system_id),
+    alterId: Number(row.alter_id),
+    senderId: row.sender_id,
+    createdAt: Number(row.created_at),
+  };
+}
+
+const sameRecord = (a: ProxiedMessageRecord, b: ProxiedMessageRecord) =>
+  a.messageId === b.messageId &&
+  a.originalMessageId === b.originalMessageId &&
+  a.channelId === b.channelId &&
+  a.guildId === b.guildId &&
+  a.systemId === b.systemId &&
+  a.alterId === b.alterId &&
+  a.senderId === b.senderId;
+
+export interface RecordOutcome {
+  record: ProxiedMessageRecord;
+  /** False when this exact record was already stored (a retry): nothing was written. */
+  created: boolean;
+  /** Whether the state change applied; null when there was none or the record already existed. */
+  stateApplied: boolean | null;
+  /** The system's revision after the write. */
+  revision: number;
+}
+
+async function findExact(db: Db | Transaction<Schema>, messageId: string, originalId: string): Promise<ProxiedMessageRecord[]> {
+  const rows = await db
+    .selectFrom('proxied_messages')
+    .selectAll()
+    .where((eb) => eb.or([eb('message_id', '=', messageId), eb('original_id', '=', originalId)]))
+    .execute();
+  return rows.map(toRecord);
+}
+
+async function revisionOf(db: Db | Transaction<Schema>, systemId: number): Promise<number> {
+  const row = await db.selectFrom('systems').select('revision').where('id', '=', systemId).executeTakeFirstOrThrow();
+  return Number(row.revision);
+}
+
+export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord, state: AutoproxyStateChange | undefined): Promise<RecordOutcome> {
+  const replay = async (): Promise<RecordOutcome> => {
+    const existing = await findExact(db, record.messageId, record.originalMessageId);
+    const same = existing.length === 1 && existing[0] && sameRecord(existing[0], record) ? existing[0] : undefined;
+    if (!same) {
+      throw new Problem('duplicate', 'a different record already names this message or original message', existing[0]?.messageId === record.messageId ? 'messageId' : 'originalMessageId');
+    }
+    return { record: same, created: false, stateApplied: null, revision: await revisionOf(db, record.systemId) };
+  };
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const alter = await trx
+        .updateTable('alters')
+        .set((eb) => ({
+          message_count: eb('message_count', '+', 1),
+          last_message_at: eb
+            .case()
+            .when('last_message_at', 'is', null)
+            .then(record.createdAt)
+            .when('last_message_at', '<', record.createdAt)
+            .then(record.createdAt)
+            .else(eb.ref('last_message_at'))
+            .end(),
+        }))
+        .where('system_id', '=', record.systemId)
+        .where('id', '=', record.alterId)
+        .executeTakeFirst();
+      if (Number(alter.numUpdatedRows) === 0) throw new Problem('unknown-alter', 'alterId: your system has no such alter', 'alterId');
+      await trx
+        .insertInto('proxied_messages')
+        .values({
+          message_id: record.messageId,
+          original_id: record.originalMessageId,
+          channel_id: record.channelId,
+          guild_id: record.guildId,
+          system_id: record.systemId,
+          alter_id: record.alterId,
+          sender_id: record.senderId,
+          created_at: record.createdAt,
+        })
+        .execute();
+      const stateApplied = state ? await applyAutoproxyState(trx, record.systemId, state) : null;
+      return { record, created: true, stateApplied, revision: await revisionOf(trx, record.systemId) };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return replay();
+    throw error;
+  }
+}
+
+/** A record found by either message id: the webhook's or the original's. */
+export async function findProxiedMessage(db: Db, messageId: string): Promise<ProxiedMessageRecord | undefined> {
+  // Two indexed lookups in one statement; each id column has its own unique index.
+  const row = await db
+    .selectFrom('proxied_messages')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .unionAll(db.selectFrom('proxied_messages').selectAll().where('original_id', '=', messageId))
+    .executeTakeFirst();
+  return row ? toRecord(row) : undefined;
+}
+
+/** Deletes records older than `before`, a batch at a time so a large purge never holds a long lock. */
+export async function purgeProxiedMessages(db: Db, before: number, batchSize = 10_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const batch = db.selectFrom('proxied_messages').select('message_id').where('created_at', '<', before).limit(batchSize);
+    const result = await db.deleteFrom('proxied_messages').where('message_id', 'in', batch).executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}

@@ -1,0 +1,96 @@
+// Proxied messages: what the bot records after it re-sent a message as an alter, and what "message
+// info" shows. The sending Discord account is always shown (moderators must be able to tell who
+// sent a proxied message, as on PluralKit); the system and alter go through the privacy rules.
+import { z } from 'zod';
+import { Alter } from './alter.js';
+import { AutoproxyStateChange } from './autoproxy.js';
+import { EntityId, IsoDateTime } from './values.js';
+
+/** Discord's epoch (2015-01-01T00:00:00Z): snowflakes count milliseconds from it. */
+const DISCORD_EPOCH = 1_420_070_400_000n;
+
+/** A Discord snowflake (message, channel, server or user id), as a string. */
+export const Snowflake = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discord id (17 to 20 digits)');
+
+/** When Discord created the object the snowflake names, in epoch milliseconds. */
+export function snowflakeTime(id: string): number {
+  return Number((BigInt(id) >> 22n) + DISCORD_EPOCH);
+}
+
+export const RecordMessageBody = z
+  .strictObject({
+    messageId: Snowflake.describe('The message the webhook sent.'),
+    originalMessageId: Snowflake.describe('The member’s message that was replaced (deleted).'),
+    channelId: Snowflake.describe('Where the message is (a thread’s own id inside a thread).'),
+    guildId: Snowflake,
+    alterId: EntityId.describe('The alter the message was sent as.'),
+    autoproxyState: AutoproxyStateChange.optional().describe('The engine’s state change for this message, applied in the same transaction.'),
+  })
+  .refine((body) => body.messageId !== body.originalMessageId, { message: 'must differ from originalMessageId', path: ['messageId'] })
+  .meta({ id: 'RecordMessageBody' });
+export type RecordMessageInput = z.infer<typeof RecordMessageBody>;
+
+export const ProxiedMessage = z
+  .strictObject({
+    messageId: z.string(),
+    originalMessageId: z.string(),
+    channelId: z.string(),
+    guildId: z.string(),
+    senderId: z.string().describe('The Discord account that sent the original message. Always shown.'),
+    timestamp: IsoDateTime.describe('When Discord created the proxied message (from its id).'),
+  })
+  .meta({ id: 'ProxiedMessage' });
+export type ProxiedMessage = z.infer<typeof ProxiedMessage>;
+
+export const RecordMessageResponse = z.strictObject({
+  data: ProxiedMessage,
+  autoproxyStateApplied: z.boolean().nullable().describe('Whether the state change applied (false: the owner changed the entry meanwhile); null without one.'),
+  revision: z.number().int().describe('The system’s proxy-profile revision after this write.'),
+});
+
+export const SystemSummary = z
+  .strictObject({
+    associatedUserId: z.string(),
+    systemName: z.string().nullable(),
+    systemDisplayTag: z.string().nullable(),
+    systemAvatar: z.string().nullable(),
+    systemPronouns: z.string().nullable(),
+    redacted: z.array(z.string()),
+  })
+  .meta({ id: 'SystemSummary' });
+export type SystemSummary = z.infer<typeof SystemSummary>;
+
+export const MessageInfo = z
+  .strictObject({
+    ...ProxiedMessage.shape,
+    system: SystemSummary,
+    alter: Alter.nullable().describe('null when the alter is hidden from the viewer or was deleted.'),
+    alterDeleted: z.boolean().nullable().describe('The alter no longer exists. Only its owner learns this; others get null whenever `alter` is null.'),
+  })
+  .meta({ id: 'MessageInfo' });
+export type MessageInfo = z.infer<typeof MessageInfo>;
+
+/** A proxied message as stored. */
+export interface ProxiedMessageRecord {
+  messageId: string;
+  originalMessageId: string;
+  channelId: string;
+  guildId: string;
+  systemId: number;
+  alterId: number;
+  senderId: string;
+  createdAt: number;
+}
+
+export function toProxiedMessage(record: ProxiedMessageRecord): ProxiedMessage {
+  return {
+    messageId: record.messageId,
+    originalMessageId: record.originalMessageId,
+    channelId: record.channelId,
+    guildId: record.guildId,
+    senderId: record.senderId,
+    timestamp: new Date(record.createdAt).toISOString(),
+  };
+}
+
+export const MessageParams = z.strictObject({ message: Snowflake.describe('The proxied message’s id or the original message’s id.') });

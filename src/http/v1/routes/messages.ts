@@ -1,0 +1,92 @@
+// Proxied messages: the bot records each message it re-sent as an alter (idempotent, with the
+// engine's state change in the same transaction), and anyone with messages:read looks one up by
+// either message id ("message info").
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { findAlter } from '../../../db/repositories/alters.js';
+import { findProxiedMessage, recordProxiedMessage } from '../../../db/repositories/proxied-messages.js';
+import { findSystemById, findSystemByUser } from '../../../db/repositories/systems.js';
+import type { Schema } from '../../../db/tables.js';
+import { alterLoadPolicy, viewMessage } from '../../../domain/privacy.js';
+import { Problem } from '../../../domain/problems.js';
+import { MessageInfo, MessageParams, RecordMessageBody, RecordMessageResponse, snowflakeTime, toProxiedMessage } from '../../../domain/proxied-message.js';
+import { NoQuery, UserParams } from '../params.js';
+import { errorResponses, security } from '../route-schema.js';
+import { resolveTarget } from '../target.js';
+
+/** A message id from the future is a forged or corrupted id; allow for clock skew. */
+const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
+/** Recording, under /v1/users/{user}. */
+export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
+  app.post(
+    '/messages',
+    {
+      config: { scope: 'messages:write', writes: true },
+      schema: {
+        tags: ['Proxying'],
+        summary: 'Record a proxied message',
+        description: 'For the bot, after the webhook sent the message and the original was deleted. The sender is the token’s own Discord account; the time comes from `messageId`. In one transaction: the record, the alter’s `messageCount` and `lastMessageTimestamp`, and `autoproxyState` if given. Idempotent: the same record again answers 200 and changes nothing (so a retry never counts twice); a different record for either id is 409.',
+        security: security('messages:write'),
+        params: UserParams,
+        querystring: NoQuery,
+        body: RecordMessageBody,
+        response: { 201: RecordMessageResponse, 200: RecordMessageResponse, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      const body = request.body;
+      const createdAt = snowflakeTime(body.messageId);
+      if (createdAt > Date.now() + FUTURE_TOLERANCE_MS) throw new Problem('validation', 'messageId: names a message from the future', 'messageId');
+      const outcome = await recordProxiedMessage(
+        db,
+        {
+          messageId: body.messageId,
+          originalMessageId: body.originalMessageId,
+          channelId: body.channelId,
+          guildId: body.guildId,
+          systemId: system.id,
+          alterId: body.alterId,
+          // writes: true guarantees a user token whose user is {user}.
+          senderId: viewer.userId ?? '',
+          createdAt,
+        },
+        body.autoproxyState,
+      );
+      return reply.code(outcome.created ? 201 : 200).send({ data: toProxiedMessage(outcome.record), autoproxyStateApplied: outcome.stateApplied, revision: outcome.revision });
+    },
+  );
+};
+
+/** Lookup, at /v1/messages/{message}: not under a user, since the asker knows only the message. */
+export const messageLookupRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
+  app.get(
+    '/messages/:message',
+    {
+      config: { scope: 'messages:read' },
+      schema: {
+        tags: ['Proxying'],
+        summary: 'Message info',
+        description: 'A proxied message by its own id or the original’s. The sending Discord account is always shown, so moderators can act on a proxied message whatever the system’s privacy; the system and alter are shown as their privacy settings allow this viewer (a client-credentials token sees the public view).',
+        security: security('messages:read'),
+        params: MessageParams,
+        querystring: NoQuery,
+        response: { 200: z.strictObject({ data: MessageInfo }), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const grant = request.grant;
+      if (!grant) throw new Error('message lookup without authentication');
+      const message = await findProxiedMessage(db, request.params.message);
+      const system = message && (await findSystemById(db, message.systemId));
+      if (!message || !system) throw new Problem('unknown-message', 'no proxied message has this id');
+      const viewerSystem = grant.userId === null ? undefined : await findSystemByUser(db, grant.userId);
+      const viewer = { userId: grant.userId, clientId: grant.clientId, systemId: viewerSystem?.id ?? null };
+      const policy = alterLoadPolicy(system, viewer);
+      const alter = await findAlter(db, system.id, message.alterId, { onlyVisible: false, fieldsFor: policy?.fieldsFor ?? null });
+      return { data: viewMessage(message, system, alter, viewer) };
+    },
+  );
+};

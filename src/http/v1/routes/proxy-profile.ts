@@ -1,0 +1,50 @@
+// The proxy profile: one cacheable read of everything the bot needs to proxy for the caller in one
+// server. `ETag` carries the system's revision, so revalidation costs one indexed row read.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { loadProxyProfile } from '../../../db/repositories/proxy-profile.js';
+import type { Schema } from '../../../db/tables.js';
+import { isOwner } from '../../../domain/privacy.js';
+import { Problem } from '../../../domain/problems.js';
+import { ProxyProfile, ProxyProfileQuery, profileETag } from '../../../domain/proxy-profile.js';
+import { UserParams } from '../params.js';
+import { errorResponses, security } from '../route-schema.js';
+import { resolveTarget } from '../target.js';
+
+/** If-None-Match holds this ETag (RFC 9110 §13.1.2: weak comparison, lists, `*`). */
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
+
+export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
+  app.get(
+    '/proxy-profile',
+    {
+      config: { scope: 'messages:write' },
+      schema: {
+        tags: ['Proxying'],
+        summary: 'Your proxy profile for one server',
+        description: 'Everything the proxy engine and the webhook need for the token’s own user in server `guild`: alters with proxy tags and their names and avatars for that server, the display tag, flags, whether proxying is off, the autoproxy entries that can be in effect there, and the front. Owner only. Send `If-None-Match` with the last `ETag` to get 304 while nothing changed.',
+        security: security('messages:write'),
+        params: UserParams,
+        querystring: ProxyProfileQuery,
+        response: { 200: ProxyProfile, 304: z.null().describe('Not modified: the cached profile is current (no body).'), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'a proxy profile is its owner’s alone; use @me');
+      const etag = profileETag(system.id, system.revision);
+      reply.header('etag', etag).header('cache-control', 'private, no-cache');
+      if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      // The revision was read before the profile's rows, so the data is at least as new as its
+      // ETag: a write landing in between costs the bot one more fetch, never a stale cache.
+      return loadProxyProfile(db, system, request.query.guild);
+    },
+  );
+};
