@@ -33,13 +33,14 @@ export function scopeLabels(guildId: string, channelId: string): { channel: stri
 }
 
 /**
- * A stored mode as the engine reads it. `front` follows the system's current front; an
- * integration's client id (the origin's AI/AP form) follows that client's own pushes. Anything
- * else (a value written by an older version) is `off`, so the entry still shadows broader scopes.
+ * A stored mode as the engine reads it. `front` follows the system's current front (the newest
+ * push); any other value than the four modes is an integration's client id (the origin's AI/AP
+ * form, checked when it was set) and follows that client's own pushes. A client that was deleted
+ * or never pushed leaves nobody to speak as: no proxy, and the entry still shadows broader scopes.
  */
-export function engineMode(stored: string, knownClient: (clientId: string) => boolean): { mode: AutoproxyMode; frontClient: string | null } {
+export function engineMode(stored: string): { mode: AutoproxyMode; frontClient: string | null } {
   if ((AUTOPROXY_MODES as readonly string[]).includes(stored)) return { mode: stored as AutoproxyMode, frontClient: null };
-  return knownClient(stored) ? { mode: 'front', frontClient: stored } : { mode: 'off', frontClient: null };
+  return { mode: 'front', frontClient: stored };
 }
 
 const AlterRef = z.union([EntityIdString, EntityId]).describe('An alter id of your system, as a string (the origin’s form) or a number.');

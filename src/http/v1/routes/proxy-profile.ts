@@ -41,7 +41,7 @@ export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'a proxy profile is its owner’s alone; use @me');
       const etag = profileETag(system.id, system.revision);
       reply.header('etag', etag).header('cache-control', 'private, no-cache');
-      if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
       // The revision was read before the profile's rows, so the data is at least as new as its
       // ETag: a write landing in between costs the bot one more fetch, never a stale cache.
       return loadProxyProfile(db, system, request.query.guild);

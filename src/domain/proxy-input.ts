@@ -1,0 +1,78 @@
+// From what the service stores to what the proxy engine reads, and back (proxy-rules.md, "Mapping
+// from the stored model"): the engine's input for one message from a proxy profile, and the
+// service's state-change body from the engine's `state`.
+import { engineMode, scopeLabels, type Autoproxy, type AutoproxyStateChange } from './autoproxy.js';
+import type { ProxyProfile } from './proxy-profile.js';
+import type { Entry, ProxyInput, Scope, StateChange } from './proxy/index.js';
+
+export interface MessageContext {
+  content: string;
+  hasAttachment: boolean;
+  /**
+   * The channel whose autoproxy entry applies: the channel itself, or for a thread or forum post
+   * its parent channel (threads are not configured one by one).
+   */
+  channelId: string;
+  now: number;
+}
+
+/** The stored entries that can apply to one message, by the engine's scope names. */
+export type EntriesInScope = Partial<Record<Scope, Autoproxy>>;
+
+function toEntry(stored: Autoproxy): Entry {
+  const { mode } = engineMode(stored.autoproxyMode);
+  const alterId = stored.autoproxyAlter === null ? undefined : Number(stored.autoproxyAlter);
+  if (mode === 'alter') return alterId === undefined ? { mode } : { mode, alterId };
+  if (mode === 'latch') {
+    const at = stored.lastLatchTimestamp === null ? NaN : Date.parse(stored.lastLatchTimestamp);
+    return { mode, latch: alterId !== undefined && Number.isFinite(at) ? { alterId, at } : null };
+  }
+  return { mode };
+}
+
+/**
+ * The engine's input for one message, or undefined when the system does not proxy here at all
+ * (disabled, or turned off in this server): then nothing is decided and nothing changes.
+ */
+export function proxyInputFor(profile: ProxyProfile, message: MessageContext): { input: ProxyInput; entries: EntriesInScope } | undefined {
+  if (profile.disabled || profile.guildDisabled) return undefined;
+  const labels = scopeLabels(profile.guildId, message.channelId);
+  const byLabel = new Map(profile.autoproxy.map((entry) => [entry.serverId, entry]));
+  const entries: EntriesInScope = {};
+  for (const scope of ['channel', 'server', 'global'] as const) {
+    const stored = byLabel.get(labels[scope]);
+    if (stored) entries[scope] = stored;
+  }
+  // "front" means the entry in effect's front: the newest push, or the followed client's.
+  const inEffect = entries.channel ?? entries.server ?? entries.global;
+  const frontClient = inEffect ? engineMode(inEffect.autoproxyMode).frontClient : null;
+  const front = frontClient === null ? profile.front.latest : (profile.front.byClient[frontClient] ?? null);
+  const scopes: ProxyInput['autoproxy']['scopes'] = {};
+  for (const scope of ['channel', 'server', 'global'] as const) {
+    const stored = entries[scope];
+    if (stored) scopes[scope] = toEntry(stored);
+  }
+  return {
+    input: {
+      message: { content: message.content, hasAttachment: message.hasAttachment },
+      system: {
+        alters: profile.alters.map((alter) => ({ id: alter.alterId, name: alter.username, proxyTags: alter.proxyTags })),
+        caseSensitive: profile.caseSensitive,
+        keepProxy: profile.keepProxy,
+      },
+      autoproxy: { scopes, latchExpirationMs: profile.latchExpirationMs, front },
+      now: message.now,
+    },
+    entries,
+  };
+}
+
+/** The body that stores the engine's state change, conditional on the entry it was decided on. */
+export function stateChangeFor(state: StateChange, entries: EntriesInScope, now: number): AutoproxyStateChange | undefined {
+  if (state === null) return undefined;
+  const entry = entries[state.scope];
+  if (!entry) return undefined; // the engine only changes the entry in effect, which exists
+  const base = { serverId: entry.serverId, revision: entry.revision, at: new Date(now).toISOString() };
+  if ('mode' in state) return { ...base, mode: 'off' };
+  return { ...base, latch: state.latch === null ? null : { alterId: state.latch.alterId } };
+}
