@@ -21,6 +21,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         { name: 'System', description: 'The system: one Discord user’s profile record.' },
         { name: 'Alters', description: 'The members of a system.' },
         { name: 'Front', description: 'Who is fronting, as pushed by integrations.' },
+        { name: 'Autoproxy', description: 'Which alter speaks for untagged messages, per scope.' },
+        { name: 'Proxying', description: 'What the bot reads and records when it re-sends messages as alters; message info.' },
       ],
       components: {
         securitySchemes: {

@@ -23,7 +23,7 @@ Validation reports every problem at once.
 | invalid-auth | 401 | malformed header; expired, revoked or unknown token |
 | token-in-query | 400 | \`access_token\` in the URL |
 | invalid-scopes | 403 | the token lacks the operation's scope |
-| not-matching-oauth | 403 | writing to another user; looking up fields of another user |
+| not-matching-oauth | 403 | writing to another user; reading another user's fields, autoproxy or proxy profile |
 | user-token-required | 403 | \`@me\` or a write with a client-credentials token |
 | validation | 400 | a body field, path or query parameter is invalid or unknown |
 | read-only-field | 400 | the body sets a field the service owns (alterId, created, …) |
@@ -35,10 +35,12 @@ Validation reports every problem at once.
 | no-system | 404 | the user has never signed in, so has no system |
 | unknown-alter | 404 | no such alter in that system, or hidden from you |
 | unknown-tag | 400 | \`tagIds\` names a tag the system does not have |
+| unknown-message | 404 | no proxied message has this id |
 | alters-private | 403 | listing (or reading the front of) a system that hides its alters |
-| duplicate | 409 | the username is taken in this system (case-insensitive) |
+| duplicate | 409 | the username is taken in this system (case-insensitive); a different record already names this message |
 | duplicate-field | 409 | another alter already has this integration field value |
 | too-many-alters | 409 | the system has 2000 alters |
+| too-many-entries | 409 | the system has 1000 autoproxy entries |
 | rate-limited | 429 | too many requests; see \`Retry-After\` |
 
 ## Decisions where the origin API left gaps
@@ -57,13 +59,46 @@ Validation reports every problem at once.
   generated when omitted); \`alterMode\` is \`webhook\` (default), \`nickname\` or \`both\`; \`nameMap\` is
   \`[{server, name}]\`; \`avatarUrlMap\` and \`displayTagMap\` are objects keyed by Discord server id;
   colors are \`#rrggbb\`; image fields are absolute http(s) URLs; \`latchExpiration\` is in milliseconds
-  (0 to 36,000,000; 0 never expires). \`systemAutoproxy\` is read-only until an autoproxy endpoint exists.
+  (0 to 36,000,000; 0 never expires). \`systemAutoproxy\` is read-only here: it changes through \`/autoproxy\`.
+  System \`flags\`: 1 keep proxy tags in the sent text, 2 append pronouns to the proxied name, 4 proxy tags
+  ignore case (off by default: tags match case, as on PluralKit).
 - **Ids**: \`alterId\` is a safe integer that is never reused. \`systemId\` is the system's id as a string.
 - **Listing**: ordered by \`alterId\`; \`max\` 1–250 (default 250), \`skip\` ≥ 0 (default 0); anything else
   is a 400 naming the parameter.
 - **Front**: \`POST /front\` takes \`{"alter": "<id>"}\` (a number is accepted too) and keeps every push
   as history, per integration. \`GET /front\` (an addition) returns each integration's current push
   and the history.
+
+## Proxying
+The bot re-sends a member's tagged message as an alter through a webhook. Its proxy engine decides
+(tags, autoproxy, latch, escapes); the service holds what the engine and the webhook need:
+- **Autoproxy entries** (\`GET/POST /autoproxy\`, \`POST /autoproxy/remove\`; owner only): one per
+  scope label, \`@global\`, \`<server>\` or \`<server>/<channel>\` (in a thread or forum post, its parent
+  channel). The most specific entry present is in effect, even in \`off\` mode. Modes: \`off\`,
+  \`alter\` (with \`autoproxyAlter\`), \`latch\` (the last alter proxied in that scope; it expires after
+  the system's \`latchExpiration\`, 0 never), \`front\` (the alter of the newest \`POST /front\` push,
+  whichever app made it), or an integration's client id (the origin's form: that app's own newest
+  push). A client id that no longer pushes leaves nobody to speak as, and still shadows broader
+  entries. Each entry has a \`revision\` that the owner's edits move on.
+- **Engine state changes** (\`POST /autoproxy/state\`, scope \`messages:write\`): the latch set or cleared,
+  an entry turned off by \`\\\\\\\`. Conditional, never an error: \`applied\` is false when the entry's
+  revision moved (the owner changed it since the bot read it), its mode no longer fits, or its latch
+  is newer than the decision's \`at\` (a late write never moves a latch back in time).
+- **The proxy profile** (\`GET /proxy-profile?guild=\`, scope \`messages:write\`, owner only): alters with
+  their proxy tags and their name and avatar for that server (per-server entries first), the
+  display tag, flags, whether proxying is off there, the autoproxy entries that can apply there
+  and the front pushes they follow. Its \`ETag\` carries the system's revision, which every write that
+  changes the profile moves on in its own transaction; \`If-None-Match\` gets 304.
+- **Proxied messages** (\`POST /messages\`, scope \`messages:write\`): the bot records each message it
+  sent, with the original's id, channel, server and alter; the sender is the token's Discord
+  account and the time comes from the message id. One transaction also counts it on the alter
+  (\`messageCount\`, \`lastMessageTimestamp\`) and applies the engine's state change. Idempotent: the
+  same record again answers 200 and counts nothing; a different record for either id is 409.
+- **Message info** (\`GET /v1/messages/{id}\`, scope \`messages:read\`, any token including a
+  client-credentials one): by the proxied or the original message's id. The sending Discord
+  account is always shown, so moderators can act whatever the privacy settings; the system
+  (name, display tag, avatar, pronouns) and the alter follow their privacy for the viewer. Records
+  hold ids only, never text; operators set their retention (\`MESSAGE_RETENTION_DAYS\`, 0 forever).
 
 ## Privacy
 A system's and each alter's \`public\` is a bitmask; a set bit shows that part to other users.
