@@ -5,7 +5,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import type { Alter } from '../domain/alter.js';
+import type { Autoproxy, AutoproxyStateChange } from '../domain/autoproxy.js';
 import type { FrontEntry } from '../domain/front.js';
+import type { MessageInfo, ProxiedMessage } from '../domain/proxied-message.js';
+import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
 
 export type ApiErrorKind = 'problem' | 'unavailable' | 'timeout' | 'rate-limited' | 'unauthorized' | 'oauth';
@@ -54,6 +57,7 @@ export interface ApiClientOptions {
 
 interface CallOptions {
   token?: string;
+  headers?: Record<string, string>;
   json?: unknown;
   form?: Record<string, string>;
   clientAuth?: boolean;
@@ -67,7 +71,7 @@ export function createApiClient(options: ApiClientOptions) {
   const maxWait = options.maxRetryWaitSeconds ?? 2;
 
   async function send(method: string, path: string, call: CallOptions): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: unknown }> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
     if (call.token) headers.authorization = `Bearer ${call.token}`;
     if (call.clientAuth) headers.authorization = basic;
     let body: string | undefined;
@@ -155,6 +159,16 @@ export function createApiClient(options: ApiClientOptions) {
 
   const userPath = (user: string) => `/v1/users/${encodeURIComponent(user)}`;
 
+  // The bot's own client-credentials token, for what it asks as itself (message info for people
+  // who never linked). Renewed a minute before it expires.
+  let appToken: { value: string; expiresAt: number } | undefined;
+  async function clientToken(): Promise<string> {
+    if (appToken && appToken.expiresAt - Date.now() > 60_000) return appToken.value;
+    const body = await oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'client_credentials', scope: 'messages:read' });
+    appToken = { value: String(body.access_token), expiresAt: Date.now() + Number(body.expires_in ?? 3600) * 1000 };
+    return appToken.value;
+  }
+
   return {
     async startDeviceAuthorization(): Promise<DeviceAuthorization> {
       const body = await oauth<Record<string, unknown>>('/auth/oauth2/device_authorization', { client_id: options.clientId, scope: SCOPE });
@@ -203,6 +217,33 @@ export function createApiClient(options: ApiClientOptions) {
     listAlters: (token: string, user: string, page: { skip: number; max: number }) =>
       api<Alter[]>('GET', `${userPath(user)}/system/list-alters?max=${page.max}&skip=${page.skip}`, { token }),
     pushFront: (token: string, alterId: number) => api<{ success: boolean }>('POST', `${userPath('@me')}/front`, { token, json: { alter: String(alterId) } }),
+    /** The proxy profile, revalidated: `notModified` when `etag` is still current. */
+    async getProxyProfile(token: string, guildId: string, etag?: string): Promise<{ notModified: true } | { notModified: false; profile: ProxyProfile; etag: string }> {
+      const path = `${userPath('@me')}/proxy-profile?guild=${encodeURIComponent(guildId)}`;
+      if (etag) {
+        const response = await send('GET', path, { token, headers: { 'if-none-match': etag } });
+        if (response.status === 304) return { notModified: true };
+        if (response.status === 200) return { notModified: false, profile: response.body as ProxyProfile, etag: String(response.headers.etag ?? '') };
+      }
+      // Errors (and a first fetch) go through the common path for its error handling.
+      const profile = await api<ProxyProfile>('GET', path, { token });
+      return { notModified: false, profile, etag: profileETag(Number(profile.systemId), profile.revision) };
+    },
+    recordMessage: (token: string, body: { messageId: string; originalMessageId: string; channelId: string; guildId: string; alterId: number; autoproxyState?: AutoproxyStateChange }) =>
+      api<{ data: ProxiedMessage; autoproxyStateApplied: boolean | null; revision: number }>('POST', `${userPath('@me')}/messages`, { token, json: body }),
+    reproxyMessage: (token: string, messageId: string, body: { messageId: string; alterId: number }) =>
+      api<{ data: ProxiedMessage }>('POST', `${userPath('@me')}/messages/${encodeURIComponent(messageId)}/reproxy`, { token, json: body }),
+    applyAutoproxyState: (token: string, change: AutoproxyStateChange) =>
+      api<{ applied: boolean; revision: number }>('POST', `${userPath('@me')}/autoproxy/state`, { token, json: change }),
+    listAutoproxy: (token: string) => api<{ data: Autoproxy[] }>('GET', `${userPath('@me')}/autoproxy`, { token }).then((r) => r.data),
+    setAutoproxy: (token: string, body: { serverId: string; autoproxyMode: string; autoproxyAlter?: string | null }) =>
+      api<{ data: Autoproxy }>('POST', `${userPath('@me')}/autoproxy`, { token, json: body }).then((r) => r.data),
+    removeAutoproxy: (token: string, serverId: string) => api<{ removed: boolean }>('POST', `${userPath('@me')}/autoproxy/remove`, { token, json: { serverId } }),
+    /** Message info as the asker sees it: their own token, or the bot's client token when they never linked. */
+    async messageInfo(messageId: string, token?: string): Promise<MessageInfo> {
+      const response = await api<{ data: MessageInfo }>('GET', `/v1/messages/${encodeURIComponent(messageId)}`, { token: token ?? (await clientToken()) });
+      return response.data;
+    },
     getFront: (token: string, user: string) => api<{ data: { current: FrontEntry[]; history: FrontEntry[] } }>('GET', `${userPath(user)}/front?max=1`, { token }).then((r) => r.data),
   };
 }

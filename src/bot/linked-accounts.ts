@@ -22,6 +22,25 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
   // access token another process replaced keeps working until it expires.
   const remembered = new Map<string, StoredLink>();
   const MAX_REMEMBERED = 10_000;
+  // Users known not to be linked: most authors in a server are not systems, and their messages must
+  // cost no store read. Linking and unlinking here update it at once; a link made through another
+  // bot process (shards) is noticed when the entry expires.
+  const unlinked = new Map<string, number>();
+  const MAX_UNLINKED = 200_000;
+  const UNLINKED_TTL_MS = 60_000;
+
+  function knownUnlinked(userId: string): boolean {
+    const until = unlinked.get(userId);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    unlinked.delete(userId);
+    return false;
+  }
+
+  function rememberUnlinked(userId: string): void {
+    if (unlinked.size >= MAX_UNLINKED) unlinked.delete(unlinked.keys().next().value as string);
+    unlinked.set(userId, Date.now() + UNLINKED_TTL_MS);
+  }
 
   async function load(userId: string): Promise<StoredLink | undefined> {
     const known = remembered.get(userId);
@@ -38,12 +57,14 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
 
   async function save(userId: string, link: StoredLink): Promise<void> {
     await store.set(userId, link);
+    unlinked.delete(userId);
     remember(userId, link);
   }
 
   async function forget(userId: string): Promise<void> {
     remembered.delete(userId);
     await store.delete(userId);
+    rememberUnlinked(userId);
   }
 
   async function refresh(userId: string, stale: StoredLink): Promise<StoredLink> {
@@ -88,7 +109,15 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
   }
 
   return {
-    isLinked: async (userId: string) => (await load(userId)) !== undefined,
+    isLinked: async (userId: string) => {
+      if (knownUnlinked(userId)) return false;
+      const linked = (await load(userId)) !== undefined;
+      if (!linked) rememberUnlinked(userId);
+      return linked;
+    },
+
+    /** True when the user is known not to be linked, answered from memory (no store read). */
+    knownUnlinked,
 
     save,
 
@@ -117,6 +146,7 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
       const link = await store.get(userId);
       if (!link) {
         remembered.delete(userId);
+        rememberUnlinked(userId);
         return false;
       }
       if (link.refreshToken) await api.revoke(link.refreshToken, 'refresh_token').catch(() => undefined);

@@ -93,4 +93,11 @@ export function toProxiedMessage(record: ProxiedMessageRecord): ProxiedMessage {
   };
 }
 
+export const ReproxyBody = z
+  .strictObject({
+    messageId: Snowflake.describe('The new webhook message, sent as the new alter.'),
+    alterId: EntityId.describe('The alter the message is now sent as.'),
+  })
+  .meta({ id: 'ReproxyBody' });
+
 export const MessageParams = z.strictObject({ message: Snowflake.describe('The proxied message’s id or the original message’s id.') });

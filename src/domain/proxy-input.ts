@@ -3,7 +3,7 @@
 // service's state-change body from the engine's `state`.
 import { engineMode, scopeLabels, type Autoproxy, type AutoproxyStateChange } from './autoproxy.js';
 import type { ProxyProfile } from './proxy-profile.js';
-import type { Entry, ProxyInput, Scope, StateChange } from './proxy/index.js';
+import type { Entry, ProxyInput, ProxySystem, Scope, StateChange } from './proxy/index.js';
 
 export interface MessageContext {
   content: string;
@@ -28,6 +28,27 @@ function toEntry(stored: Autoproxy): Entry {
     return { mode, latch: alterId !== undefined && Number.isFinite(at) ? { alterId, at } : null };
   }
   return { mode };
+}
+
+// A profile's alters are never changed once fetched (a new revision brings a new array; a local
+// autoproxy update shares it), so the engine's view of a system is built once per array and keeps
+// its identity: the engine compiles each system object once.
+const systems = new WeakMap<ProxyProfile['alters'], ProxySystem>();
+
+/** The engine's view of the profile's system: alters with their tags, case and keep-proxy. */
+export function proxySystemOf(profile: ProxyProfile): ProxySystem {
+  let system = systems.get(profile.alters);
+  if (!system || system.caseSensitive !== profile.caseSensitive || system.keepProxy !== profile.keepProxy) {
+    system = {
+      // Nickname-mode alters speak through the member's nickname, never through the webhook: the
+      // engine does not see them, so their tags stay in the text and autoproxy does not pick them.
+      alters: profile.alters.filter((alter) => alter.alterMode !== 'nickname').map((alter) => ({ id: alter.alterId, name: alter.username, proxyTags: alter.proxyTags })),
+      caseSensitive: profile.caseSensitive,
+      keepProxy: profile.keepProxy,
+    };
+    systems.set(profile.alters, system);
+  }
+  return system;
 }
 
 /**
@@ -55,11 +76,7 @@ export function proxyInputFor(profile: ProxyProfile, message: MessageContext): {
   return {
     input: {
       message: { content: message.content, hasAttachment: message.hasAttachment },
-      system: {
-        alters: profile.alters.map((alter) => ({ id: alter.alterId, name: alter.username, proxyTags: alter.proxyTags })),
-        caseSensitive: profile.caseSensitive,
-        keepProxy: profile.keepProxy,
-      },
+      system: proxySystemOf(profile),
       autoproxy: { scopes, latchExpirationMs: profile.latchExpirationMs, front },
       now: message.now,
     },
@@ -75,4 +92,14 @@ export function stateChangeFor(state: StateChange, entries: EntriesInScope, now:
   const base = { serverId: entry.serverId, revision: entry.revision, at: new Date(now).toISOString() };
   if ('mode' in state) return { ...base, mode: 'off' };
   return { ...base, latch: state.latch === null ? null : { alterId: state.latch.alterId } };
+}
+
+/** The stored entry as it is once the engine's state change is applied (the bot's local copy). */
+export function entryAfter(state: StateChange, entries: EntriesInScope, now: number): Autoproxy | undefined {
+  if (state === null) return undefined;
+  const entry = entries[state.scope];
+  if (!entry) return undefined;
+  if ('mode' in state) return { ...entry, autoproxyMode: 'off', autoproxyAlter: null, lastLatchTimestamp: null };
+  if (state.latch === null) return { ...entry, autoproxyAlter: null, lastLatchTimestamp: null };
+  return { ...entry, autoproxyAlter: String(state.latch.alterId), lastLatchTimestamp: new Date(now).toISOString() };
 }

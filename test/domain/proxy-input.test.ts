@@ -3,7 +3,7 @@
 // "front" follows, and how the engine's state goes back as a conditional write.
 import { describe, expect, it } from 'vitest';
 import type { Autoproxy } from '../../src/domain/autoproxy.js';
-import { proxyInputFor, stateChangeFor } from '../../src/domain/proxy-input.js';
+import { entryAfter, proxyInputFor, stateChangeFor } from '../../src/domain/proxy-input.js';
 import type { ProxyProfile } from '../../src/domain/proxy-profile.js';
 
 const GUILD = '300000000000000001';
@@ -54,6 +54,15 @@ describe('proxyInputFor', () => {
       autoproxy: { scopes: {}, latchExpirationMs: 60_000, front: null },
       now: NOW,
     });
+  });
+
+  it('leaves nickname-mode alters out: they never speak through the webhook', () => {
+    const base = profile();
+    const [kestrel, wren] = base.alters as [ProxyProfile['alters'][number], ProxyProfile['alters'][number]];
+    const mapped = proxyInputFor({ ...base, alters: [kestrel, { ...wren, alterMode: 'nickname' }] }, message);
+    expect(mapped?.input.system.alters.map((alter) => alter.id)).toEqual([1]);
+    const both = proxyInputFor({ ...base, alters: [kestrel, { ...wren, alterMode: 'both' }] }, message);
+    expect(both?.input.system.alters.map((alter) => alter.id)).toEqual([1, 2]);
   });
 
   it.each([
@@ -111,5 +120,28 @@ describe('stateChangeFor', () => {
     [{ scope: 'server' as const, mode: 'off' as const }, { serverId: GUILD, revision: 2, at: new Date(NOW).toISOString(), mode: 'off' }],
   ])('sends %j to the entry it names, at the revision the engine saw', (state, expected) => {
     expect(stateChangeFor(state, entries, NOW)).toEqual(expected);
+  });
+});
+
+describe('proxySystemOf', () => {
+  it('builds the engine’s view of a profile once, so the engine compiles it once', () => {
+    const one = profile();
+    expect(proxyInputFor(one, message)?.input.system).toBe(proxyInputFor(one, { ...message, content: 'other' })?.input.system);
+    expect(proxyInputFor(profile(), message)?.input.system).not.toBe(proxyInputFor(one, message)?.input.system);
+  });
+});
+
+describe('entryAfter', () => {
+  const latch = entry(GUILD, 'latch', '1', '2026-11-23T11:00:00.000Z', 4);
+  it.each([
+    [{ scope: 'server' as const, latch: { alterId: 2, at: NOW } }, { ...latch, autoproxyAlter: '2', lastLatchTimestamp: new Date(NOW).toISOString() }],
+    [{ scope: 'server' as const, latch: null }, { ...latch, autoproxyAlter: null, lastLatchTimestamp: null }],
+    [{ scope: 'server' as const, mode: 'off' as const }, { ...latch, autoproxyMode: 'off', autoproxyAlter: null, lastLatchTimestamp: null }],
+  ])('applies %j to the bot’s copy of the entry, keeping its revision', (state, expected) => {
+    expect(entryAfter(state, { server: latch }, NOW)).toEqual(expected);
+  });
+  it('changes nothing without a state or an entry', () => {
+    expect(entryAfter(null, { server: latch }, NOW)).toBeUndefined();
+    expect(entryAfter({ scope: 'channel', latch: null }, { server: latch }, NOW)).toBeUndefined();
   });
 });

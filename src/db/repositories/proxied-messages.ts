@@ -131,3 +131,46 @@ export async function purgeProxiedMessages(db: Db, before: number, batchSize = 1
     if (deleted < batchSize) return total;
   }
 }
+
+/**
+ * Re-sends a recorded message as another alter: the record moves to the new webhook message and
+ * alter, and the count moves from the old alter to the new one, in one transaction. A retry (the
+ * record already moved) answers the moved record. Only the account that sent it may reproxy.
+ */
+export async function reproxyMessage(
+  db: Db,
+  change: { systemId: number; senderId: string; messageId: string; newMessageId: string; alterId: number; createdAt: number },
+): Promise<ProxiedMessageRecord> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('proxied_messages').selectAll().where('message_id', '=', change.messageId).where('system_id', '=', change.systemId).executeTakeFirst();
+    if (!row) {
+      const moved = await trx.selectFrom('proxied_messages').selectAll().where('message_id', '=', change.newMessageId).where('system_id', '=', change.systemId).executeTakeFirst();
+      if (moved && Number(moved.alter_id) === change.alterId && moved.sender_id === change.senderId) return toRecord(moved);
+      throw new Problem('unknown-message', 'your system has no proxied message with this id', 'message');
+    }
+    const record = toRecord(row);
+    if (record.senderId !== change.senderId) throw new Problem('not-matching-oauth', 'only the account that sent a message can reproxy it');
+    const bumped = await trx
+      .updateTable('alters')
+      .set((eb) => ({
+        message_count: eb('message_count', '+', 1),
+        last_message_at: eb.case().when('last_message_at', 'is', null).then(change.createdAt).when('last_message_at', '<', change.createdAt).then(change.createdAt).else(eb.ref('last_message_at')).end(),
+      }))
+      .where('system_id', '=', change.systemId)
+      .where('id', '=', change.alterId)
+      .executeTakeFirst();
+    if (Number(bumped.numUpdatedRows) === 0) throw new Problem('unknown-alter', 'alterId: your system has no such alter', 'alterId');
+    await trx
+      .updateTable('alters')
+      .set((eb) => ({ message_count: eb('message_count', '-', 1) }))
+      .where('id', '=', record.alterId)
+      .where('message_count', '>', 0)
+      .execute();
+    await trx
+      .updateTable('proxied_messages')
+      .set({ message_id: change.newMessageId, alter_id: change.alterId, created_at: change.createdAt })
+      .where('message_id', '=', change.messageId)
+      .execute();
+    return { ...record, messageId: change.newMessageId, alterId: change.alterId, createdAt: change.createdAt };
+  });
+}

@@ -5,15 +5,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { findAlter } from '../../../db/repositories/alters.js';
-import { findProxiedMessage, recordProxiedMessage } from '../../../db/repositories/proxied-messages.js';
+import { isUniqueViolation } from '../../../db/errors.js';
+import { findProxiedMessage, recordProxiedMessage, reproxyMessage } from '../../../db/repositories/proxied-messages.js';
 import { findSystemById, findSystemByUser } from '../../../db/repositories/systems.js';
 import type { Schema } from '../../../db/tables.js';
 import { alterLoadPolicy, viewMessage } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
-import { MessageInfo, MessageParams, RecordMessageBody, RecordMessageResponse, snowflakeTime, toProxiedMessage } from '../../../domain/proxied-message.js';
-import { NoQuery, UserParams } from '../params.js';
+import { MessageInfo, MessageParams, ProxiedMessage, RecordMessageBody, RecordMessageResponse, ReproxyBody, Snowflake, snowflakeTime, toProxiedMessage } from '../../../domain/proxied-message.js';
+import { NoQuery, UserParams, UserRef } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
 import { resolveTarget } from '../target.js';
+
+const UserMessageParams = z.strictObject({ user: UserRef, message: Snowflake.describe('The proxied (webhook) message’s id.') });
 
 /** A message id from the future is a forged or corrupted id; allow for clock skew. */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
@@ -56,6 +59,45 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
         body.autoproxyState,
       );
       return reply.code(outcome.created ? 201 : 200).send({ data: toProxiedMessage(outcome.record), autoproxyStateApplied: outcome.stateApplied, revision: outcome.revision });
+    },
+  );
+};
+
+/** Reproxy, under /v1/users/{user}. */
+export const messageReproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
+
+
+  app.post(
+    '/messages/:message/reproxy',
+    {
+      config: { scope: 'messages:write', writes: true },
+      schema: {
+        tags: ['Proxying'],
+        summary: 'Move a record to a re-sent message',
+        description: 'For the bot, after the sender re-sent a proxied message as another alter (the old webhook message deleted, a new one sent). The record `{message}` moves to `messageId` and `alterId`, and the message count moves from the old alter to the new one, in one transaction. Only the Discord account that sent the message may do this. A retry answers the moved record.',
+        security: security('messages:write'),
+        params: UserMessageParams,
+        querystring: NoQuery,
+        body: ReproxyBody,
+        response: { 200: z.strictObject({ data: ProxiedMessage }), ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      const createdAt = snowflakeTime(request.body.messageId);
+      if (createdAt > Date.now() + FUTURE_TOLERANCE_MS) throw new Problem('validation', 'messageId: names a message from the future', 'messageId');
+      const record = await reproxyMessage(db, {
+        systemId: system.id,
+        senderId: viewer.userId ?? '',
+        messageId: request.params.message,
+        newMessageId: request.body.messageId,
+        alterId: request.body.alterId,
+        createdAt,
+      }).catch((error: unknown) => {
+        if (isUniqueViolation(error)) throw new Problem('duplicate', 'messageId: another record already names this message', 'messageId');
+        throw error;
+      });
+      return { data: toProxiedMessage(record) };
     },
   );
 };

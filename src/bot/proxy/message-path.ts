@@ -1,0 +1,152 @@
+// The message path: a member's message in a server → the engine's decision → the webhook sends it
+// as the alter → the original is deleted → the record goes to the service in the background.
+// Send before delete, so a failed send leaves the original where it was; record after both, so
+// nothing waits on the service (a sick service delays records, never messages).
+import { DiscordAPIError, MessageType, RESTJSONErrorCodes, type Message } from 'discord.js';
+import { entryAfter, proxyInputFor, stateChangeFor } from '../../domain/proxy-input.js';
+import { compileSystem, decideProxyCompiled, type CompiledSystem, type ProxySystem } from '../../domain/proxy/index.js';
+import type { ApiClient } from '../api-client.js';
+import type { BotLog } from '../bot.js';
+import type { LinkedAccounts } from '../linked-accounts.js';
+import { downloadAttachments, uploadLimit } from './attachments.js';
+import { allowedMentionsFor } from './mentions.js';
+import type { Notices } from './notices.js';
+import type { ProfileCache } from './profiles.js';
+import type { RecentMessages } from './recent.js';
+import type { DeliveryQueue } from './records.js';
+import { replyEmbedFor } from './reply-embed.js';
+import { sendThroughWebhook } from './sender.js';
+import { webhookName } from './webhook-name.js';
+import type { WebhookCache } from './webhooks.js';
+import type { Client } from 'discord.js';
+
+export interface MessagePathParts {
+  client: Client;
+  api: ApiClient;
+  accounts: LinkedAccounts;
+  profiles: ProfileCache;
+  webhooks: WebhookCache;
+  deliveries: DeliveryQueue;
+  notices: Notices;
+  recent: RecentMessages;
+  log: BotLog;
+}
+
+const compiled = new WeakMap<ProxySystem, CompiledSystem>();
+function compiledFor(system: ProxySystem): CompiledSystem {
+  let found = compiled.get(system);
+  if (!found) compiled.set(system, (found = compileSystem(system)));
+  return found;
+}
+
+const missingPermission = (error: unknown) => error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.MissingPermissions;
+
+export function createMessagePath(parts: MessagePathParts) {
+  const { client, api, accounts, profiles, webhooks, deliveries, notices, recent, log } = parts;
+
+  return async function onMessage(message: Message): Promise<void> {
+    // Bots, webhooks (our own proxied messages among them), system messages and DMs never proxy.
+    if (message.author.bot || message.webhookId || message.system || !message.inGuild()) return;
+    if (message.type !== MessageType.Default && message.type !== MessageType.Reply) return;
+    const author = message.author;
+    // Most authors are not systems: answered from memory, no store read and no network call.
+    if (accounts.knownUnlinked(author.id) || !(await accounts.isLinked(author.id))) return;
+
+    const channel = message.channel;
+    const thread = channel.isThread() ? channel : undefined;
+    // A forum post's first message is the post itself (R13); the engine never sees it.
+    if (thread && message.id === thread.id) return;
+    const parentId = thread ? thread.parentId : channel.id;
+    if (!parentId) return;
+
+    const profile = await profiles.get(author.id, message.guildId);
+    if (!profile) return;
+    const now = Date.now();
+    const mapped = proxyInputFor(profile, { content: message.content, hasAttachment: message.attachments.size > 0, channelId: parentId, now });
+    if (!mapped) return;
+    const { result, state } = decideProxyCompiled(compiledFor(mapped.input.system), mapped.input);
+
+    const change = stateChangeFor(state, mapped.entries, now);
+    const local = entryAfter(state, mapped.entries, now);
+    const settle = local ? profiles.applyLocally(author.id, message.guildId, local) : undefined;
+
+    if (!result.proxy) {
+      if ('error' in result) notices.tell(author, 'That message was not proxied: without its proxy tags it is still over 2,000 characters, Discord’s limit.');
+      if (change) {
+        deliveries.push({
+          what: 'autoproxy state',
+          send: () => accounts.withToken(author.id, (token) => api.applyAutoproxyState(token, change)),
+          settled: (stored, answer) => settle?.(stored && (answer as { applied: boolean }).applied),
+        });
+      }
+      return;
+    }
+
+    const alter = profile.alters.find((candidate) => candidate.alterId === result.alterId);
+    if (!alter) return;
+    let sent;
+    const { files, tooBig } = await downloadAttachments(message).catch((error: unknown) => {
+      log.warn({ err: error }, 'could not download attachments');
+      return { files: [], tooBig: [...message.attachments.values()].map((attachment) => attachment.name) };
+    });
+    if (result.content === '' && files.length === 0) {
+      settle?.(false);
+      notices.tell(author, `That message was not proxied: its attachments are over this server’s upload limit (${uploadLimit(message.guild.premiumTier) / 1024 / 1024} MiB).`);
+      return;
+    }
+    try {
+      sent = await sendThroughWebhook(client, webhooks, {
+        webhookChannelId: parentId,
+        threadId: thread?.id,
+        content: result.content,
+        username: webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username }),
+        avatarUrl: alter.avatarUrl,
+        allowedMentions: allowedMentionsFor(message),
+        embeds: await replyEmbedFor(message),
+        files,
+      });
+    } catch (error) {
+      // Nothing was sent: the original stays, and neither the latch nor anything else moves.
+      settle?.(false);
+      if (missingPermission(error)) {
+        notices.tellOnce(author, `webhook:${message.guildId}`, `I could not proxy your message in <#${channel.id}>: I need the **Manage Webhooks** permission there${thread ? ' (and **Send Messages in Threads**)' : ''}. Ask a server admin to grant it.`);
+      } else {
+        log.warn({ err: error, channel: channel.id }, 'proxying failed; the original message stays');
+      }
+      return;
+    }
+    if (tooBig.length > 0) {
+      notices.tell(author, `Proxied without ${tooBig.join(', ')}: over this server’s upload limit (${uploadLimit(message.guild.premiumTier) / 1024 / 1024} MiB).`);
+    }
+
+    try {
+      await message.delete();
+    } catch (error) {
+      if (missingPermission(error)) {
+        notices.tellOnce(author, `delete:${message.guildId}`, `I proxied your message in <#${channel.id}> but could not remove the original: I need the **Manage Messages** permission there. Ask a server admin to grant it.`);
+      } else if (!(error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.UnknownMessage)) {
+        log.warn({ err: error }, 'could not delete the original message');
+      }
+    }
+
+    recent.remember({
+      messageId: sent.message.id,
+      originalMessageId: message.id,
+      senderId: author.id,
+      guildId: message.guildId,
+      channelId: channel.id,
+      webhookChannelId: parentId,
+      threadId: thread?.id,
+      webhook: sent.webhook,
+      alterId: alter.alterId,
+      content: result.content,
+      sentAt: now,
+    });
+    const record = { messageId: sent.message.id, originalMessageId: message.id, channelId: channel.id, guildId: message.guildId, alterId: alter.alterId, ...(change ? { autoproxyState: change } : {}) };
+    deliveries.push({
+      what: 'message record',
+      send: () => accounts.withToken(author.id, (token) => api.recordMessage(token, record)),
+      settled: (stored, answer) => settle?.(stored && (answer as { autoproxyStateApplied: boolean | null }).autoproxyStateApplied !== false),
+    });
+  };
+}

@@ -1,0 +1,44 @@
+// Sends a proxied message through its channel's webhook (threads through the parent's webhook
+// with thread_id), replacing a webhook Discord says is gone and trying once more.
+import { Routes, makeURLSearchParams, type APIAllowedMentions, type APIEmbed, type APIMessage, type Client, type RawFile } from 'discord.js';
+import { UNKNOWN_WEBHOOK, isDiscordError, type ChannelWebhook, type WebhookCache } from './webhooks.js';
+
+export interface Outgoing {
+  /** The channel that owns the webhook: the message's channel, or a thread's parent. */
+  webhookChannelId: string;
+  threadId: string | undefined;
+  content: string;
+  username: string;
+  avatarUrl: string | null;
+  allowedMentions: APIAllowedMentions;
+  embeds: APIEmbed[];
+  files: RawFile[];
+}
+
+async function execute(client: Client, webhook: ChannelWebhook, out: Outgoing): Promise<APIMessage> {
+  const body = {
+    content: out.content,
+    username: out.username,
+    ...(out.avatarUrl ? { avatar_url: out.avatarUrl } : {}),
+    allowed_mentions: out.allowedMentions,
+    embeds: out.embeds,
+  };
+  return (await client.rest.post(Routes.webhook(webhook.id, webhook.token), {
+    body,
+    files: out.files.length > 0 ? out.files : undefined,
+    query: makeURLSearchParams({ wait: true, ...(out.threadId ? { thread_id: out.threadId } : {}) }),
+    auth: false,
+  })) as APIMessage;
+}
+
+export async function sendThroughWebhook(client: Client, webhooks: WebhookCache, out: Outgoing): Promise<{ message: APIMessage; webhook: ChannelWebhook }> {
+  const webhook = await webhooks.get(out.webhookChannelId);
+  try {
+    return { message: await execute(client, webhook, out), webhook };
+  } catch (error) {
+    if (!isDiscordError(error, UNKNOWN_WEBHOOK)) throw error;
+    webhooks.invalidate(out.webhookChannelId, webhook);
+    const replacement = await webhooks.get(out.webhookChannelId);
+    return { message: await execute(client, replacement, out), webhook: replacement };
+  }
+}
