@@ -1,7 +1,7 @@
 // The Discord bot: a discord.js gateway client whose interactions are answered through the
 // service's HTTP API. createBot wires the parts and never decides where the service is or where
 // tokens live: main.ts and the CLI pass that in.
-import { Client, Events, GatewayIntentBits, type ClientOptions } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Partials, type ClientOptions } from 'discord.js';
 import { COMMANDS } from '../../commands/index.js';
 import { createApiClient } from './api-client.js';
 import { createAlterDirectory } from './alter-directory.js';
@@ -10,6 +10,7 @@ import { createInteractionHandler } from './interactions.js';
 import { createLinkFlow } from './link-flow.js';
 import { openLinkStore, type LinkStore } from './link-store.js';
 import { createLinkedAccounts } from './linked-accounts.js';
+import { createProxying } from './proxy/index.js';
 
 /** The part of a pino logger the bot uses. */
 export interface BotLog {
@@ -42,17 +43,25 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
   const api = createApiClient({ baseUrl: options.service.url, clientId: options.service.clientId, clientSecret: options.service.clientSecret, timeoutMs: options.service.timeoutMs });
   const store = await openLinkStore(options.store.url, options.store.key);
   const accounts = createLinkedAccounts(store, api);
-  const context: BotContext = { api, accounts, alters: createAlterDirectory(api, accounts), linkFlow: createLinkFlow(api, accounts) };
   const log = options.log;
 
   const client = new Client({
-    intents: [GatewayIntentBits.Guilds],
+    // MessageContent is privileged: the server admin enables it in the developer portal (README).
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.GuildWebhooks, GatewayIntentBits.GuildMessageReactions],
+    // Reactions on messages sent before this process started arrive as partials.
+    partials: [Partials.Message, Partials.Reaction, Partials.User],
     rest: { api: options.discordApiBase },
     ...(options.shards === undefined ? {} : { shards: options.shards }),
     ...(options.shardCount === undefined ? {} : { shardCount: options.shardCount }),
   });
+  const proxying = createProxying(client, api, accounts, log);
+  const context: BotContext = { api, accounts, alters: createAlterDirectory(api, accounts), linkFlow: createLinkFlow(api, accounts), proxying };
   const handle = createInteractionHandler(COMMANDS, context, log);
   client.on(Events.InteractionCreate, (interaction) => void handle(interaction));
+  client.on(Events.MessageCreate, (message) => {
+    proxying.onMessage(message).catch((error: unknown) => log.warn({ err: error, message: message.id }, 'message handling failed'));
+  });
+  client.on(Events.MessageReactionAdd, (reaction, user) => void proxying.onReaction(reaction, user));
   client.on(Events.Error, (error) => log.warn({ err: error }, 'discord client error'));
   client.on(Events.ShardDisconnect, (_event, shard) => log.info({ shard }, 'gateway disconnected'));
 
@@ -76,6 +85,8 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
       stopping ??= (async () => {
         context.linkFlow.stop();
         await client.destroy();
+        // Records still being retried get a last attempt while the store is open.
+        await proxying.deliveries.stop();
         await store.close();
       })();
       return stopping;

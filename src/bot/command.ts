@@ -4,6 +4,8 @@ import type {
   AutocompleteInteraction,
   ChatInputCommandInteraction,
   ContextMenuCommandBuilder,
+  MessageContextMenuCommandInteraction,
+  ModalSubmitInteraction,
   RESTPostAPIApplicationCommandsJSONBody,
   SlashCommandBuilder,
   SlashCommandOptionsOnlyBuilder,
@@ -14,6 +16,7 @@ import type { ApiClient } from './api-client.js';
 import type { AlterDirectory } from './alter-directory.js';
 import type { LinkFlow } from './link-flow.js';
 import type { LinkedAccounts } from './linked-accounts.js';
+import type { Proxying } from './proxy/index.js';
 import type { Responder } from './responder.js';
 
 export interface BotContext {
@@ -21,6 +24,7 @@ export interface BotContext {
   accounts: LinkedAccounts;
   alters: AlterDirectory;
   linkFlow: LinkFlow;
+  proxying: Proxying;
 }
 
 interface Definition {
@@ -41,4 +45,14 @@ export interface UserMenuCommand {
   execute(interaction: UserContextMenuCommandInteraction, context: BotContext, reply: Responder): Promise<void>;
 }
 
-export type Command = SlashCommand | UserMenuCommand;
+export interface MessageMenuCommand {
+  data: ContextMenuCommandBuilder & Definition;
+  kind: 'message';
+  /** Answers privately unless false. */
+  ephemeral?: boolean;
+  execute(interaction: MessageContextMenuCommandInteraction, context: BotContext, reply: Responder): Promise<void>;
+  /** A form this command opens: submissions whose custom id starts with `prefix` come back here. */
+  modal?: { prefix: string; submit(interaction: ModalSubmitInteraction, context: BotContext, reply: Responder): Promise<void> };
+}
+
+export type Command = SlashCommand | UserMenuCommand | MessageMenuCommand;

@@ -5,7 +5,7 @@ import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from
 import { ApiError } from './api-client.js';
 import { ALTER_PAGE_PREFIX, alterListPage, parseAlterPageId } from './alter-list.js';
 import type { BotLog } from './bot.js';
-import type { BotContext, Command, SlashCommand, UserMenuCommand } from './command.js';
+import type { BotContext, Command, MessageMenuCommand, SlashCommand, UserMenuCommand } from './command.js';
 import { LINK_BUTTON_ID, linkPromptButton } from './link-flow.js';
 import { NotLinkedError } from './linked-accounts.js';
 import { Responder } from './responder.js';
@@ -27,6 +27,7 @@ export function messageFor(error: unknown): { content: string; linkPrompt: boole
 
 export function createInteractionHandler(commands: readonly Command[], context: BotContext, log: BotLog) {
   const byName = new Map(commands.map((command) => [command.data.name, command]));
+  const modals = commands.flatMap((command) => ('kind' in command && command.modal ? [command.modal] : []));
 
   async function fail(reply: Responder, error: unknown, interaction: Interaction): Promise<void> {
     if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'interaction failed');
@@ -75,6 +76,14 @@ export function createInteractionHandler(commands: readonly Command[], context: 
         if (!command) return;
         const ephemeral = typeof command.ephemeral === 'function' ? command.ephemeral(interaction) : command.ephemeral;
         await run(interaction, ephemeral, (reply) => command.execute(interaction, context, reply));
+      } else if (interaction.isMessageContextMenuCommand()) {
+        const command = byName.get(interaction.commandName) as MessageMenuCommand | undefined;
+        if (!command) return;
+        await run(interaction, command.ephemeral ?? true, (reply) => command.execute(interaction, context, reply));
+      } else if (interaction.isModalSubmit()) {
+        const modal = modals.find((candidate) => interaction.customId.startsWith(candidate.prefix));
+        if (!modal) return;
+        await run(interaction, true, (reply) => modal.submit(interaction, context, reply));
       } else if (interaction.isUserContextMenuCommand()) {
         const command = byName.get(interaction.commandName) as UserMenuCommand | undefined;
         if (!command) return;

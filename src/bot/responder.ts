@@ -2,7 +2,7 @@
 // defers (Discord's "thinking…") when it takes longer than DEFER_AFTER_MS, so no interaction
 // outlives Discord's 3-second window unanswered. Calls are queued so a deferral racing a reply
 // can never answer twice.
-import { MessageFlags, type InteractionReplyOptions, type RepliableInteraction } from 'discord.js';
+import { MessageFlags, type InteractionReplyOptions, type ModalBuilder, type RepliableInteraction } from 'discord.js';
 
 export const DEFER_AFTER_MS = 1500;
 
@@ -48,6 +48,16 @@ export class Responder {
       } else {
         await this.interaction.editReply(payload);
       }
+    });
+  }
+
+  /** Opens a form as the answer; false when the interaction was already answered or deferred. */
+  showModal(modal: ModalBuilder): Promise<boolean> {
+    return this.enqueue(async () => {
+      if (this.state !== 'none' || !('showModal' in this.interaction)) return false;
+      await this.interaction.showModal(modal);
+      this.state = 'replied';
+      return true;
     });
   }
 
