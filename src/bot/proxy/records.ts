@@ -12,11 +12,15 @@ const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 60_000;
 /** After this long a record is given up (logged): the service has been away for a day. */
 const GIVE_UP_AFTER_MS = 24 * 3600_000;
+/** Refusals a delivery asked to retry (retryAlso) are retried this long only. */
+const EXTRA_RETRY_MS = 60_000;
 
 export interface Delivery {
   /** What it is, for logs. */
   what: string;
   send(): Promise<unknown>;
+  /** Also retry these refusals (e.g. a record that another delivery has not stored yet). */
+  retryAlso?(error: unknown): boolean;
   /** Called once with whether the service stored it (false: refused or given up). */
   settled?(stored: boolean, result?: unknown): void;
 }
@@ -45,7 +49,8 @@ export function createDeliveryQueue(log: BotLog): DeliveryQueue {
         delivery.settled?.(true, result);
         return;
       } catch (error) {
-        if (!retryable(error) || error instanceof NotLinkedError || Date.now() - started > GIVE_UP_AFTER_MS || stopping) {
+        const worthRetrying = retryable(error) || (delivery.retryAlso?.(error) === true && Date.now() - started < EXTRA_RETRY_MS);
+        if (!worthRetrying || error instanceof NotLinkedError || Date.now() - started > GIVE_UP_AFTER_MS || stopping) {
           log.warn({ err: error, what: delivery.what }, stopping ? 'delivery abandoned at shutdown' : 'delivery refused');
           delivery.settled?.(false);
           return;
