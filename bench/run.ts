@@ -19,6 +19,8 @@ import { authorize, createTestClient, obtainTokens, REDIRECT_URI, type TestClien
 import { seedAlters } from '../test/support/seed.js';
 import { freePort, type TestServer } from '../test/support/server.js';
 import { runLoad, type LoadResult } from './load.js';
+import { benchMessageRecords } from './message-records.js';
+import { benchProxyEngine } from './proxy-engine.js';
 
 const quick = process.argv.includes('--quick');
 const DURATION = quick ? 1 : 10;
@@ -361,6 +363,22 @@ async function scaleBenchmark(root: string) {
   rows.push({ id: '6c', name: `Seeding ${fmt(big)} systems / ${fmt(big * 10)} alters`, measured: `${fmt(large.seedMs / 1000, 1)} s`, baseline: `${fmt(small.seedMs / 1000, 1)} s (10,000 alters)`, ratio: '–', target: '< 60 s', met: large.seedMs < 60_000 });
 }
 
+/** 8. Proxied-message records with 10,000,000 stored (100,000 with --quick), per dialect (bench/message-records.ts). */
+async function messageRecordBenchmarks(dialect: 'sqlite' | 'postgres', postgresUrl?: string) {
+  const label = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const [recordsId, lookupId] = dialect === 'sqlite' ? ['8a', '8b'] : ['8c', '8d'];
+  const r = await benchMessageRecords({ quick, dialect, ...(postgresUrl ? { postgresUrl } : {}) });
+  const stored = r.rows >= 1_000_000 ? `${fmt(r.rows / 1_000_000)}M` : `${fmt(r.rows / 1000)}k`;
+  rows.push({ id: recordsId, name: `Proxy message records (${label}): \`recordProxiedMessage\`, durable commits, 16 callers, ${fmt(r.rows)} stored`, measured: `${fmt(r.recordsPerSecond)} records/s`, baseline: `${fmt(r.bareInsertsPerSecond)} rows/s (bare one-row insert per transaction)`, ratio: fmt(r.recordsPerSecond / r.bareInsertsPerSecond, 2), target: 'reported', met: undefined });
+  rows.push({ id: lookupId, name: `Message lookup at ${stored} (${label}): \`findProxiedMessage\`, either id, ${fmt(r.lookups)} lookups`, measured: `p50 ${fmt(r.lookupP50Ms, 3)} ms, p99 ${fmt(r.lookupP99Ms, 3)} ms`, baseline: `– (seeded in ${fmt(r.seedSeconds, 1)} s)`, ratio: '–', target: 'p99 <= 5 ms', met: r.lookupP99Ms <= 5 });
+}
+
+/** 9. The proxy engine's decisions per second on a large system (bench/proxy-engine.ts). */
+async function proxyEngineBenchmark() {
+  const r = await benchProxyEngine({ quick });
+  rows.push({ id: '9', name: 'Proxy engine: decisions/s, 1,000 alters × 3 tags', measured: `${fmt(r.compiledPerSecond)} decisions/s (${fmt(r.microsPerDecision, 1)} µs each)`, baseline: `${fmt(r.naivePerSecond)} decisions/s (naive: every tag in order)`, ratio: fmt(r.compiledPerSecond / r.naivePerSecond, 1), target: '< 20 µs per decision', met: r.microsPerDecision < 20 });
+}
+
 function table(): string {
   const lines = ['| # | Benchmark | switchboard | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.id} | ${row.name} | ${row.measured} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.met === undefined ? '–' : row.met ? 'yes' : '**no**'} |`);
@@ -389,6 +407,14 @@ async function main() {
     await botBenchmark();
     await scaleBenchmark(dataDir);
     await startupBenchmarks(startDir, rssAfter);
+    // In-process benchmarks last, so their disk and CPU load (a 10M-row seed) disturbs none of the above.
+    await messageRecordBenchmarks('sqlite');
+    if (postgresUrl) {
+      await messageRecordBenchmarks('postgres', postgresUrl);
+    } else {
+      rows.push({ id: '8c', name: 'Proxy message records and message lookup, PostgreSQL', measured: 'skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL', baseline: '–', ratio: '–', target: 'p99 <= 5 ms', met: undefined });
+    }
+    await proxyEngineBenchmark();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });
@@ -401,7 +427,7 @@ async function main() {
     writeFileSync(
       join(root, 'bench', 'RESULTS.md'),
       `# Benchmark results\n\nCommand: \`npm run bench\` · date: ${new Date().toISOString()} · machine: ${machine}\n\n` +
-        `Each figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run.\n\n${output}\n\n` +
+        `Each HTTP figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run; 8 and 9 run in-process (bench/message-records.ts, bench/proxy-engine.ts).\n\n${output}\n\n` +
         readFileSync(join(root, 'bench', 'ANALYSIS.md'), 'utf8'),
     );
   }
