@@ -30,12 +30,13 @@ describe('the Discord bot', () => {
 
   it('registers every command in the configured guild', () => {
     const commands = h.fake.commands(h.fake.guild.id) as Array<{ name: string; type?: number; options?: Array<{ name: string; options?: Array<{ name: string; autocomplete?: boolean }> }> }>;
-    expect(commands.map((c) => c.name).sort()).toEqual(['View system', 'alter', 'front', 'help', 'link', 'system', 'unlink']);
+    expect(commands.map((c) => c.name).sort()).toEqual(['Delete proxied message', 'Edit proxied message', 'Message info', 'View system', 'alter', 'autoproxy', 'front', 'help', 'link', 'proxy', 'reproxy', 'system', 'unlink']);
     const alter = commands.find((c) => c.name === 'alter');
     expect(alter?.options?.map((o) => o.name)).toEqual(['create', 'edit', 'show', 'list']);
     const alterOption = alter?.options?.find((o) => o.name === 'edit')?.options?.find((o) => o.name === 'alter');
     expect(alterOption?.autocomplete).toBe(true);
     expect(commands.find((c) => c.name === 'View system')?.type).toBe(2);
+    expect(commands.find((c) => c.name === 'Message info')?.type).toBe(3);
   });
 
   it('prompts an unlinked user to link, privately, instead of failing', async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDiscord, user, type FakeDiscord } from '../support/fake-discord.js';
 import { freePort } from '../support/server.js';
+import { COMMANDS } from '../../commands/index.js';
 
 describe('npm start with a Discord token', () => {
   let fake: FakeDiscord;
@@ -28,7 +29,7 @@ describe('npm start with a Discord token', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       await fake.waitForReady(20_000);
-      expect(fake.commands(fake.guild.id).length).toBe(7);
+      expect(fake.commands(fake.guild.id).length).toBe(COMMANDS.length);
       const handle = fake.dispatchInteraction(fake.slashCommand({ name: 'help', user: user('400000000000000099', 'erin') }));
       const response = await handle.waitForResponse((r) => r.kind === 'callback', 10_000);
       expect((response.body.embeds as Array<{ title: string }>)[0]?.title).toBe('switchboard');

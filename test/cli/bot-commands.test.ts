@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
+import { COMMANDS } from '../../commands/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-bot-'));
@@ -30,12 +31,12 @@ describe('bot commands of the CLI', () => {
     const env = { DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase };
     const global = await cli(env, 'register-commands');
     expect(global.stderr).toBe('');
-    expect(global.stdout).toContain('registered 7 commands');
+    expect(global.stdout).toContain(`registered ${COMMANDS.length} commands`);
     expect(global.stdout).toContain('(global)');
     expect(fake.commands().map((c) => c.name)).toContain('alter');
     const guild = await cli({ ...env, DISCORD_GUILD_ID: fake.guild.id }, 'register-commands');
     expect(guild.stdout).toContain(`(guild ${fake.guild.id})`);
-    expect(fake.commands(fake.guild.id)).toHaveLength(7);
+    expect(fake.commands(fake.guild.id)).toHaveLength(COMMANDS.length);
   });
 
   it('register-commands without DISCORD_TOKEN exits 2', async () => {

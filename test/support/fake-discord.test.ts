@@ -9,17 +9,25 @@ import {
   AttachmentBuilder,
   ButtonBuilder,
   ButtonStyle,
+  ChannelType,
   Client,
+  DiscordAPIError,
   EmbedBuilder,
   Events,
+  ForumChannel,
   GatewayIntentBits,
   MessageFlags,
+  Partials,
+  PermissionFlagsBits,
   Routes,
   SlashCommandBuilder,
+  TextChannel,
+  WebhookClient,
+  type ClientEvents,
   type Interaction,
 } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rateLimited, resolvedUsers, startFakeDiscord, user, type FakeDiscord } from './fake-discord.js';
+import { DEFAULT_BOT_PERMISSIONS, Permission, rateLimited, resolvedUsers, startFakeDiscord, user, type FakeDiscord } from './fake-discord.js';
 
 const ALICE = user('400000000000000004', 'alice');
 const BOB = user('500000000000000005', 'bob');
@@ -30,6 +38,32 @@ async function readyClient(fake: FakeDiscord): Promise<Client> {
   await client.login(fake.botToken);
   await ready;
   return client;
+}
+
+/** The next `event` discord.js emits that `accept` takes, as its arguments. */
+function nextEvent<E extends keyof ClientEvents>(client: Client, event: E, accept: (...args: ClientEvents[E]) => boolean = () => true, timeoutMs = 3000): Promise<ClientEvents[E]> {
+  return new Promise((resolve, reject) => {
+    const listener = (...args: ClientEvents[E]): void => {
+      if (!accept(...args)) return;
+      clearTimeout(timer);
+      client.off(event, listener);
+      resolve(args);
+    };
+    const timer = setTimeout(() => {
+      client.off(event, listener);
+      reject(new Error(`discord.js emitted no matching ${String(event)} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    client.on(event, listener);
+  });
+}
+
+async function apiError(promise: Promise<unknown>): Promise<DiscordAPIError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof DiscordAPIError)) throw new Error(`expected a DiscordAPIError, got ${String(error)}`);
+  return error;
 }
 
 describe('fake Discord driving discord.js', () => {
@@ -276,6 +310,316 @@ describe('fake Discord driving discord.js', () => {
     const res = await fetch(`${fake.apiBase}/v10/nothing/here`, { headers: { authorization: `Bot ${fake.botToken}` } });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ message: '404: Not Found', code: 0 });
+  });
+});
+
+describe('fake Discord: the message path with discord.js', () => {
+  const CAROL = user('600000000000000006', 'carol');
+  let fake: FakeDiscord;
+  let client: Client;
+  let modRoleId: string;
+  let quietId: string;
+  let lockedId: string;
+  let threadId: string;
+  let lockedThreadId: string;
+  let forumId: string;
+
+  const general = (): TextChannel => client.channels.cache.get(fake.channelId) as TextChannel;
+  const messageFrom = (authorId: string, content?: string) =>
+    nextEvent(client, Events.MessageCreate, (m) => m.author.id === authorId && (content === undefined || m.content === content));
+
+  beforeAll(async () => {
+    fake = await startFakeDiscord();
+    // The guild model as it is when the bot connects; GUILD_CREATE describes all of it.
+    modRoleId = fake.addRole({ name: 'mod', permissions: Permission.ManageMessages }).id;
+    quietId = fake.addChannel({ name: 'quiet' }).id;
+    lockedId = fake.addChannel({ name: 'locked', overwrites: [{ id: fake.guild.id, deny: Permission.SendMessages }] }).id;
+    threadId = fake.addChannel({ name: 'a thread', type: 11, parentId: fake.channelId }).id;
+    lockedThreadId = fake.addChannel({ name: 'locked thread', type: 11, parentId: lockedId }).id;
+    forumId = fake.addChannel({ name: 'forum', type: 15 }).id;
+    fake.addMember({ user: ALICE, roles: [modRoleId] });
+    fake.addMember({ user: BOB });
+    client = new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.GuildWebhooks, GatewayIntentBits.GuildMessageReactions],
+      partials: [Partials.Message, Partials.Reaction],
+      rest: { api: fake.apiBase },
+    });
+    const ready = nextEvent(client, Events.ClientReady);
+    await client.login(fake.botToken);
+    await ready;
+  });
+  afterAll(async () => {
+    await client?.destroy();
+    await fake?.close();
+  });
+
+  it('describes roles, channels, threads and overwrites so discord.js computes the permissions the fake enforces', async () => {
+    const guild = client.guilds.cache.get(fake.guild.id);
+    const me = guild?.members.me;
+    if (!guild || !me) throw new Error('no guild or bot member in the cache');
+    expect(guild.channels.cache.get(threadId)?.isThread()).toBe(true);
+    expect(guild.channels.cache.get(threadId)?.parentId).toBe(fake.channelId);
+    expect(guild.channels.cache.get(forumId)).toBeInstanceOf(ForumChannel);
+    expect(guild.roles.cache.get(modRoleId)?.permissions.has(PermissionFlagsBits.ManageMessages)).toBe(true);
+    for (const id of [fake.channelId, lockedId, threadId, lockedThreadId]) {
+      expect(guild.channels.cache.get(id)?.permissionsFor(me)?.bitfield).toBe(fake.permissionsIn(id));
+    }
+    expect(me.permissionsIn(lockedId).has(PermissionFlagsBits.SendMessages)).toBe(false);
+    expect(me.permissionsIn(fake.channelId).has(PermissionFlagsBits.ManageWebhooks)).toBe(true);
+
+    // Changes after READY reach the cache as CHANNEL_UPDATE / GUILD_ROLE_CREATE / GUILD_MEMBER_UPDATE.
+    const updated = nextEvent(client, Events.ChannelUpdate, (_old, channel) => channel.id === quietId);
+    fake.setBotPermissions(quietId, DEFAULT_BOT_PERMISSIONS & ~(Permission.ManageWebhooks | Permission.ManageMessages));
+    await updated;
+    expect(me.permissionsIn(quietId).has(PermissionFlagsBits.ManageWebhooks)).toBe(false);
+    expect(me.permissionsIn(quietId).bitfield).toBe(fake.permissionsIn(quietId));
+
+    const created = nextEvent(client, Events.GuildRoleCreate);
+    const helperRole = fake.addRole({ name: 'helper', permissions: Permission.ManageNicknames });
+    expect((await created)[0].id).toBe(helperRole.id);
+    const memberUpdated = nextEvent(client, Events.GuildMemberUpdate);
+    fake.addMember({ user: fake.botUser, roles: [fake.botRoleId, helperRole.id] });
+    await memberUpdated;
+    expect(me.permissions.has(PermissionFlagsBits.ManageNicknames)).toBe(true);
+  });
+
+  it('delivers a user message with content, member roles, mentions, a reply and downloadable attachments', async () => {
+    const firstSeen = messageFrom(BOB.id);
+    const first = fake.sendUserMessage({ author: BOB, content: 'first' });
+    await firstSeen;
+    const seen = messageFrom(ALICE.id);
+    const sent = fake.sendUserMessage({
+      author: ALICE,
+      content: `k: hello <@${BOB.id}>`,
+      messageReference: { messageId: first.id },
+      attachments: [{ filename: 'notes.txt', data: Buffer.from('some notes') }],
+    });
+    const [message] = await seen;
+    expect(message.id).toBe(sent.id);
+    expect(message.content).toBe(`k: hello <@${BOB.id}>`);
+    expect(message.guildId).toBe(fake.guild.id);
+    expect(message.member?.roles.cache.has(modRoleId)).toBe(true);
+    expect(message.mentions.users.has(BOB.id)).toBe(true);
+    expect(message.reference?.messageId).toBe(first.id);
+    expect(message.createdTimestamp).toBeGreaterThan(Date.now() - 60_000);
+    const attachment = message.attachments.first();
+    expect(attachment).toMatchObject({ name: 'notes.txt', size: 10, contentType: 'text/plain; charset=utf-8' });
+    const download = await fetch(attachment?.url ?? '');
+    expect(Buffer.from(await download.arrayBuffer()).toString()).toBe('some notes');
+    expect(fake.messages(fake.channelId).map((m) => m.id).slice(-2)).toEqual([first.id, sent.id]);
+  });
+
+  it('blanks user content for a client without the MessageContent intent, as Discord does', async () => {
+    const other = await startFakeDiscord();
+    const bare = new Client({ intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages], rest: { api: other.apiBase } });
+    try {
+      const ready = nextEvent(bare, Events.ClientReady);
+      await bare.login(other.botToken);
+      await ready;
+      const plain = nextEvent(bare, Events.MessageCreate);
+      other.sendUserMessage({ author: ALICE, content: 'k: hello', attachments: [{ filename: 'a.png', data: Buffer.from([1, 2, 3]) }] });
+      const [message] = await plain;
+      expect(message.content).toBe('');
+      expect(message.attachments.size).toBe(0);
+      const mentioning = nextEvent(bare, Events.MessageCreate);
+      other.sendUserMessage({ author: ALICE, content: `<@${other.botUser.id}> help` });
+      expect((await mentioning)[0].content).toBe(`<@${other.botUser.id}> help`);
+    } finally {
+      await bare.destroy();
+      await other.close();
+    }
+  });
+
+  it('creates a channel webhook and executes it with JSON and with files; the message arrives over the gateway', async () => {
+    await expect(apiError(general().createWebhook({ name: 'Discord proxy' }))).resolves.toMatchObject({ status: 400, code: 50035 });
+    const webhook = await general().createWebhook({ name: 'switchboard' });
+    expect(webhook.token).toBeTruthy();
+    expect(webhook.applicationId).toBe(fake.applicationId);
+    fake.addWebhook({ channelId: fake.channelId, name: 'someone else' });
+    const listed = await general().fetchWebhooks();
+    expect(listed.map((w) => [w.name, Boolean(w.token)]).sort()).toEqual([
+      ['someone else', false],
+      ['switchboard', true],
+    ]);
+    expect((await client.fetchWebhook(webhook.id, webhook.token ?? '')).name).toBe('switchboard');
+
+    const gateway = nextEvent(client, Events.MessageCreate, (m) => m.webhookId === webhook.id);
+    const stored = fake.waitForMessage((m) => m.webhook_id === webhook.id);
+    const sent = await webhook.send({ content: `hello <@${BOB.id}>`, username: 'Ash', avatarURL: 'https://cdn.example/ash.png', allowedMentions: { parse: [] } });
+    expect(sent.webhookId).toBe(webhook.id);
+    expect(sent.author.username).toBe('Ash');
+    expect(sent.mentions.users.size).toBe(0);
+    const [viaGateway] = await gateway;
+    expect(viaGateway).toMatchObject({ id: sent.id, content: `hello <@${BOB.id}>`, webhookId: webhook.id });
+    expect(viaGateway.author.username).toBe('Ash');
+    expect((await stored).id).toBe(sent.id);
+    expect(fake.webhookExecutions().at(-1)).toMatchObject({ kind: 'execute', webhookId: webhook.id, messageId: sent.id, wait: true, body: { username: 'Ash', avatar_url: 'https://cdn.example/ash.png' } });
+
+    await expect(apiError(webhook.send({ content: 'x', username: 'clyde' }))).resolves.toMatchObject({ code: 50035 });
+    const withFile = await webhook.send({ content: 'a file', username: 'Ash', files: [new AttachmentBuilder(Buffer.from('file bytes'), { name: 'export.txt' })] });
+    const execution = fake.webhookExecutions().at(-1);
+    expect(execution?.files.map((f) => [f.field, f.filename, f.data.toString()])).toEqual([['files[0]', 'export.txt', 'file bytes']]);
+    expect(execution?.body.content).toBe('a file');
+    const attachment = withFile.attachments.first();
+    expect(attachment?.name).toBe('export.txt');
+    expect(await (await fetch(attachment?.url ?? '')).text()).toBe('file bytes');
+  });
+
+  it('executes into a thread with threadId, edits and deletes that message, and refuses a thread elsewhere', async () => {
+    const own = fake.webhooks(fake.channelId).find((w) => w.application_id === fake.applicationId);
+    if (!own?.token) throw new Error('expected the webhook of the previous test');
+    const hook = new WebhookClient({ id: own.id, token: own.token }, { rest: { api: fake.apiBase } });
+    try {
+      const arrived = nextEvent(client, Events.MessageCreate, (m) => m.channelId === threadId);
+      const inThread = await hook.send({ content: 'in the thread', username: 'Ash', threadId });
+      expect(inThread.channel_id).toBe(threadId);
+      expect((await arrived)[0].channel.isThread()).toBe(true);
+      expect(fake.webhookExecutions().at(-1)).toMatchObject({ threadId, channelId: threadId });
+
+      await expect(apiError(hook.send({ content: 'x', threadId: lockedThreadId }))).resolves.toMatchObject({ status: 404, code: 10003 });
+      await expect(apiError(hook.editMessage(inThread.id, { content: 'no thread id' }))).resolves.toMatchObject({ code: 10008 });
+
+      const updated = nextEvent(client, Events.MessageUpdate, (_old, m) => m.id === inThread.id);
+      await hook.editMessage(inThread.id, { content: 'edited', threadId });
+      expect((await updated)[1].content).toBe('edited');
+      expect(fake.getMessage(inThread.id)?.edited_timestamp).not.toBeNull();
+
+      const removed = nextEvent(client, Events.MessageDelete, (m) => m.id === inThread.id);
+      await hook.deleteMessage(inThread.id, threadId);
+      await removed;
+      expect(fake.getMessage(inThread.id)).toBeUndefined();
+      expect(fake.deletedMessages(threadId).map((m) => m.content)).toEqual(['edited']);
+      expect(fake.webhookExecutions().slice(-2).map((e) => e.kind)).toEqual(['edit', 'delete']);
+    } finally {
+      hook.destroy();
+    }
+  });
+
+  it('needs a thread name for a forum webhook and opens a post with it', async () => {
+    const forum = client.channels.cache.get(forumId) as ForumChannel;
+    const webhook = await forum.createWebhook({ name: 'switchboard' });
+    await expect(apiError(webhook.send({ content: 'no post' }))).resolves.toMatchObject({ code: 220001 });
+    const thread = nextEvent(client, Events.ThreadCreate);
+    const post = await webhook.send({ content: 'first post', threadName: 'A post' });
+    const [created] = await thread;
+    expect(created).toMatchObject({ id: post.channelId, name: 'A post', parentId: forumId, type: ChannelType.PublicThread });
+    expect(post.id).toBe(post.channelId);
+  });
+
+  it('stores what the bot posts and edits in a channel, and refuses to edit someone else’s message', async () => {
+    const posted = await general().send({ content: `hi <@${ALICE.id}>`, allowedMentions: { parse: [] } });
+    expect(fake.getMessage(posted.id)).toMatchObject({ content: `hi <@${ALICE.id}>`, author: { id: fake.applicationId }, mentions: [] });
+    const edited = await posted.edit('hello');
+    expect(edited.editedTimestamp).not.toBeNull();
+    expect(fake.messages(fake.channelId).at(-1)?.content).toBe('hello');
+    const seen = messageFrom(BOB.id, 'mine');
+    fake.sendUserMessage({ author: BOB, content: 'mine' });
+    const [theirs] = await seen;
+    await expect(apiError(theirs.edit('not yours'))).resolves.toMatchObject({ status: 403, code: 50005 });
+  });
+
+  it('caps a channel at 15 webhooks (30007)', async () => {
+    const crowded = fake.addChannel({ name: 'crowded' });
+    for (let i = 0; i < 15; i += 1) await client.rest.post(Routes.channelWebhooks(crowded.id), { body: { name: `hook ${i}` } });
+    await expect(apiError(client.rest.post(Routes.channelWebhooks(crowded.id), { body: { name: 'one too many' } }))).resolves.toMatchObject({ code: 30007 });
+    expect(fake.webhooks(crowded.id)).toHaveLength(15);
+  });
+
+  it('lets the bot delete a message, and answers 403 50013 where a permission is missing', async () => {
+    const seen = messageFrom(BOB.id, 'delete me');
+    fake.sendUserMessage({ author: BOB, content: 'delete me' });
+    const [message] = await seen;
+    const deleted = nextEvent(client, Events.MessageDelete, (m) => m.id === message.id);
+    await message.delete();
+    await deleted;
+    expect(fake.deletedMessages().at(-1)?.id).toBe(message.id);
+
+    // #quiet: the bot lost Manage Webhooks and Manage Messages in the first test.
+    const quiet = client.channels.cache.get(quietId) as TextChannel;
+    await expect(apiError(quiet.createWebhook({ name: 'switchboard' }))).resolves.toMatchObject({ status: 403, code: 50013, message: 'Missing Permissions' });
+    const inQuiet = messageFrom(BOB.id, 'stay');
+    fake.sendUserMessage({ author: BOB, channelId: quietId, content: 'stay' });
+    const [kept] = await inQuiet;
+    await expect(apiError(kept.delete())).resolves.toMatchObject({ status: 403, code: 50013 });
+    expect(fake.getMessage(kept.id)).toBeDefined();
+
+    // #locked: a webhook made while allowed, then Send Messages in Threads denied on the channel.
+    const locked = client.channels.cache.get(lockedId) as TextChannel;
+    const webhook = await locked.createWebhook({ name: 'switchboard' });
+    const updated = nextEvent(client, Events.ChannelUpdate, (_old, channel) => channel.id === lockedId);
+    fake.setBotPermissions(lockedId, DEFAULT_BOT_PERMISSIONS & ~Permission.SendMessagesInThreads);
+    await updated;
+    expect(locked.permissionsFor(fake.applicationId)?.has(PermissionFlagsBits.SendMessagesInThreads)).toBe(false);
+    await expect(apiError(webhook.send({ content: 'x', threadId: lockedThreadId }))).resolves.toMatchObject({ status: 403, code: 50013 });
+    await expect(webhook.send({ content: 'in the channel itself' })).resolves.toMatchObject({ channelId: lockedId });
+  });
+
+  it('answers 404 Unknown Webhook (10015) once the webhook is deleted', async () => {
+    const webhook = await general().createWebhook({ name: 'short-lived' });
+    fake.deleteWebhook(webhook.id);
+    await expect(apiError(webhook.send({ content: 'anyone there?' }))).resolves.toMatchObject({ status: 404, code: 10015, message: 'Unknown Webhook' });
+  });
+
+  it('makes discord.js wait out a 429 on webhook execution and on message delete', async () => {
+    const webhook = await general().createWebhook({ name: 'limited' });
+    fake.setRestFailure({ method: 'POST', path: new RegExp(`^/api/v10/webhooks/${webhook.id}/[^/]+$`) }, rateLimited(0.2));
+    const sent = await webhook.send({ content: 'eventually' });
+    expect(fake.requests.filter((r) => r.method === 'POST' && r.path.startsWith(`/api/v10/webhooks/${webhook.id}/`))).toHaveLength(2);
+
+    fake.setRestFailure({ method: 'DELETE', path: /^\/api\/v10\/channels\/\d+\/messages\/\d+$/ }, rateLimited(0.2));
+    await sent.delete();
+    expect(fake.requests.filter((r) => r.method === 'DELETE' && r.path === `/api/v10/channels/${fake.channelId}/messages/${sent.id}`)).toHaveLength(2);
+    expect(fake.getMessage(sent.id)).toBeUndefined();
+  });
+
+  it('delivers reactions on cached messages and, with partials, on messages sent before the bot started', async () => {
+    const seen = messageFrom(BOB.id, 'react to me');
+    const target = fake.sendUserMessage({ author: BOB, content: 'react to me' });
+    await seen;
+    const reacted = nextEvent(client, Events.MessageReactionAdd);
+    fake.addReaction({ userId: ALICE.id, messageId: target.id, emoji: '❓' });
+    const [reaction, reactor] = await reacted;
+    expect(reaction.message.partial).toBe(false);
+    expect(reaction.emoji.name).toBe('❓');
+    expect(reactor.id).toBe(ALICE.id);
+    expect(fake.getMessage(target.id)?.reactions).toMatchObject([{ emoji: { name: '❓' }, count: 1, me: false }]);
+    const removed = nextEvent(client, Events.MessageReactionRemove);
+    await reaction.users.remove(ALICE.id);
+    await removed;
+    expect(fake.getMessage(target.id)?.reactions).toBeUndefined();
+    expect(fake.requests.some((r) => r.method === 'DELETE' && r.path.endsWith(`/reactions/❓/${ALICE.id}`))).toBe(true);
+
+    const old = fake.createMessage({ channel_id: fake.channelId, author: fake.botUser, content: 'from yesterday', webhook_id: '700000000000000007' });
+    const partial = nextEvent(client, Events.MessageReactionAdd);
+    fake.addReaction({ userId: BOB.id, messageId: old.id, emoji: '❌' });
+    const [oldReaction] = await partial;
+    expect(oldReaction.message.partial).toBe(true);
+    const fetched = await oldReaction.message.fetch();
+    expect(fetched.content).toBe('from yesterday');
+    expect(fetched.webhookId).toBe('700000000000000007');
+  });
+
+  it('builds a message context menu whose targetMessage discord.js resolves', async () => {
+    const target = fake.sendUserMessage({ author: BOB, content: 'what is this?' });
+    const seen = new Promise<{ name: string; id: string; content: string }>((resolve, reject) => {
+      client.once(Events.InteractionCreate, (interaction) => {
+        if (!interaction.isMessageContextMenuCommand()) return reject(new Error('expected a message context menu'));
+        interaction
+          .reply({ content: 'info', flags: MessageFlags.Ephemeral })
+          .then(() => resolve({ name: interaction.commandName, id: interaction.targetMessage.id, content: interaction.targetMessage.content }), reject);
+      });
+    });
+    const handle = fake.dispatchInteraction(fake.messageContextMenu({ name: 'Message info', user: ALICE, targetMessage: target }));
+    expect(await seen).toEqual({ name: 'Message info', id: target.id, content: 'what is this?' });
+    expect((await handle.waitForResponse()).body.content).toBe('info');
+  });
+
+  it('opens a DM channel for user.send() and refuses users who closed their DMs', async () => {
+    await client.users.send(ALICE.id, 'a private notice');
+    expect(fake.directMessages(ALICE.id).map((m) => m.content)).toEqual(['a private notice']);
+    fake.addMember({ user: CAROL });
+    fake.setDirectMessagesOpen(CAROL.id, false);
+    await expect(apiError(client.users.send(CAROL.id, 'nope'))).resolves.toMatchObject({ status: 403, code: 50007 });
   });
 });
 

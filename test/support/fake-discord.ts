@@ -2,13 +2,17 @@
 // @discordjs/rest, plus the OAuth parts "Sign in with Discord" uses (the authorize page answers at
 // once for the configured user, the token endpoint and the Bearer /users/@me).
 //
-// The bot side: REST under /api/v10 (gateway info, application and bot user, command
-// registration, interaction callbacks and interaction webhooks) and a JSON gateway over `ws` at
-// /gateway (HELLO, IDENTIFY, READY, GUILD_CREATE for one guild, heartbeats, RESUME). Tests
-// dispatch interactions through the live gateway session and read back what the bot answered.
-// Every HTTP request is recorded so tests can assert what the service sent.
+// The bot side: REST under /api/v10 and a JSON gateway over `ws` at /gateway (HELLO, IDENTIFY,
+// READY, GUILD_CREATE for one guild, heartbeats, RESUME). The guild is a small model (roles,
+// channels with permission overwrites, threads, members) that GUILD_CREATE and later
+// CHANNEL_/THREAD_/GUILD_ROLE_/GUILD_MEMBER_ events describe and that REST permission checks use,
+// computed the way discord.js computes them from its cache. Tests post messages and reactions as
+// users, dispatch interactions, and read back what the bot did: interaction answers, channel
+// messages, webhooks and their executions, deletions. Gateway events honour the IDENTIFY intents
+// (guild messages, reactions, members, webhooks, and message content). Every HTTP request is
+// recorded so tests can assert what the service sent.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 
@@ -46,10 +50,58 @@ export interface ApiMessage extends Json {
   embeds: Json[];
   components: Json[];
   attachments: Json[];
+  mentions: ApiUser[];
+  mention_roles: string[];
   flags: number;
+  type: number;
   author: ApiUser;
   timestamp: string;
   edited_timestamp: string | null;
+}
+
+/** A permission overwrite as Discord sends it: type 0 for a role, 1 for a member. */
+export interface ApiOverwrite extends Json {
+  id: string;
+  type: 0 | 1;
+  allow: string;
+  deny: string;
+}
+
+/** A guild channel or thread as Discord sends it. */
+export interface ApiChannel extends Json {
+  id: string;
+  type: number;
+  guild_id: string;
+  name: string;
+  parent_id: string | null;
+  permission_overwrites?: ApiOverwrite[];
+}
+
+export interface ApiRole extends Json {
+  id: string;
+  name: string;
+  permissions: string;
+  position: number;
+}
+
+/** A guild member as Discord sends it (with `user`). */
+export interface ApiMember extends Json {
+  user: ApiUser;
+  roles: string[];
+  nick: string | null;
+  joined_at: string;
+}
+
+/** A webhook object; `token` is only sent for webhooks the bot's application created. */
+export interface ApiWebhook extends Json {
+  id: string;
+  type: number;
+  guild_id: string;
+  channel_id: string;
+  name: string;
+  avatar: string | null;
+  application_id: string | null;
+  token?: string;
 }
 
 /** A gateway INTERACTION_CREATE payload (the `d`); builders fill every field discord.js reads. */
@@ -84,6 +136,24 @@ export interface RecordedResponse {
   receivedAt: bigint;
 }
 
+/** A successful call on a channel webhook's token routes (execute, edit or delete a message). */
+export interface WebhookExecution {
+  kind: 'execute' | 'edit' | 'delete';
+  webhookId: string;
+  /** The `thread_id` query parameter, when given. */
+  threadId?: string;
+  /** Where the message is (the thread, a new forum post, or the webhook's channel). */
+  channelId: string;
+  messageId: string;
+  /** `wait=true` was asked (execute only). */
+  wait: boolean;
+  /** The JSON body, or `payload_json` of a multipart body. */
+  body: Json;
+  /** Files of a multipart body (`files[n]` fields), with their bytes. */
+  files: RecordedFile[];
+  receivedAt: bigint;
+}
+
 export interface InteractionHandle {
   id: string;
   token: string;
@@ -99,7 +169,8 @@ export interface InteractionHandle {
 
 export interface RestFailureMatcher {
   method?: string;
-  /** Tested against the decoded path, e.g. /api/v10/interactions/{id}/{token}/callback. */
+  /** Tested against the decoded path, e.g. /api/v10/interactions/{id}/{token}/callback or
+   * /api/v10/webhooks/{id}/{token} (the query string is not part of it). */
   path: RegExp;
 }
 
@@ -148,11 +219,105 @@ export interface UserContextMenuInput extends InteractionBase {
   commandId?: string;
 }
 
+export interface MessageContextMenuInput extends InteractionBase {
+  name: string;
+  /** The message the command is used on (a stored message or its id); its channel is the
+   * interaction's channel unless channelId says otherwise. */
+  targetMessage: ApiMessage | string;
+  commandId?: string;
+}
+
 export interface ModalSubmitInput extends InteractionBase {
   customId: string;
   /** `data.components` as Discord sends them (action rows or labels with text inputs). */
   components: Json[];
   message?: ApiMessage;
+}
+
+export interface OverwriteInput {
+  /** A role id (the guild id is @everyone) or a user id. */
+  id: string;
+  /** Defaults to 'role' when `id` names a role, else 'member'. */
+  type?: 'role' | 'member';
+  allow?: bigint;
+  deny?: bigint;
+}
+
+export interface ChannelInput {
+  id?: string;
+  name: string;
+  /** 0 text (default), 4 category, 5 announcement, 15 forum, 11 public thread, 12 private thread. */
+  type?: number;
+  /** A category for channels; the parent channel (required) for threads. */
+  parentId?: string;
+  /** Not for threads: they take their permissions from the parent. */
+  overwrites?: OverwriteInput[];
+  /** Threads: archived or locked flags in thread_metadata. */
+  archived?: boolean;
+  locked?: boolean;
+}
+
+export interface RoleInput {
+  id?: string;
+  name: string;
+  permissions: bigint | string;
+  position?: number;
+}
+
+export interface MemberInput {
+  user: FakeDiscordUser | ApiUser;
+  /** Role ids besides @everyone. */
+  roles?: string[];
+  nick?: string | null;
+}
+
+export interface AttachmentInput {
+  filename: string;
+  contentType?: string;
+  data: Buffer;
+  description?: string;
+}
+
+export interface UserMessageInput {
+  author: FakeDiscordUser | ApiUser;
+  /** A chosen snowflake, e.g. a forum post's starter message, whose id is the thread's. */
+  id?: string;
+  /** Defaults to the fake's text channel; a thread id posts in the thread. */
+  channelId?: string;
+  content?: string;
+  attachments?: AttachmentInput[];
+  embeds?: Json[];
+  /** The author's roles; updates the stored member (added silently when unknown). */
+  member?: { roles?: string[]; nick?: string | null };
+  /** A reply: sets type 19, message_reference and referenced_message. */
+  messageReference?: { messageId: string; channelId?: string };
+  /** Overrides the mentions parsed from the content (`<@id>`, `<@&id>`, `@everyone`). */
+  mentions?: (FakeDiscordUser | ApiUser)[];
+  mentionRoles?: string[];
+  mentionEveryone?: boolean;
+  type?: number;
+  flags?: number;
+  /** A message from a webhook the bot does not own (the author becomes the webhook's user). */
+  webhookId?: string;
+  /** Marks the author as a bot. */
+  bot?: boolean;
+}
+
+export interface ReactionInput {
+  userId: string;
+  messageId: string;
+  /** Defaults to the message's channel. */
+  channelId?: string;
+  /** A unicode emoji ('❓', '❌') or a custom one as `name:id` / `<:name:id>` / `<a:name:id>`. */
+  emoji: string;
+}
+
+export interface WebhookInput {
+  channelId: string;
+  name: string;
+  /** The owning application; null (default) for a webhook someone made in the channel settings. */
+  applicationId?: string | null;
+  id?: string;
 }
 
 export interface FakeDiscord {
@@ -168,7 +333,12 @@ export interface FakeDiscord {
   applicationId: string;
   botUser: ApiUser;
   guild: { id: string; name: string };
+  /** The default text channel, #general. */
   channelId: string;
+  /** The role Discord gives the bot when it joins (it carries DEFAULT_BOT_PERMISSIONS). */
+  botRoleId: string;
+  /** The guild owner's user id (not a member until addMember()); owners have every permission. */
+  ownerId: string;
   /** Commands registered with PUT/POST, globally or for a guild. */
   commands(guildId?: string): Json[];
   /** IDENTIFY payloads received, in order. */
@@ -178,32 +348,155 @@ export interface FakeDiscord {
   disconnectGateway(code?: number): void;
   /** Resolves once a RESUME has been answered after the last disconnectGateway() call. */
   waitForResume(timeoutMs?: number): Promise<void>;
+  /** Makes matching requests fail (checked before any route); undefined removes the rule. */
   setRestFailure(matcher: RestFailureMatcher, response: RestFailure | undefined): void;
+  /** Most bytes of files one request may upload (default 10 MiB); more get 413 code 40005. */
+  setUploadLimit(bytes: number): void;
+  /** The guild's boost level (GUILD_UPDATE); sets the upload limit Discord gives it (10, 10, 50,
+   * 100 MiB). */
+  setPremiumTier(tier: 0 | 1 | 2 | 3): void;
 
+  // ---- guild model (changes after READY are dispatched so discord.js's cache follows) ----
+  /** Adds (or, with a known id, replaces) a channel or thread: CHANNEL_/THREAD_CREATE or _UPDATE. */
+  addChannel(input: ChannelInput): ApiChannel;
+  /** Replaces a channel's permission overwrites (CHANNEL_UPDATE). */
+  setChannelOverwrites(channelId: string, overwrites: OverwriteInput[]): ApiChannel;
+  /** Adds or updates a role (GUILD_ROLE_CREATE / GUILD_ROLE_UPDATE). The guild id is @everyone. */
+  addRole(input: RoleInput): ApiRole;
+  /** Adds or updates a member (GUILD_MEMBER_ADD / _UPDATE, which need the GuildMembers intent
+   * except for the bot's own member). */
+  addMember(input: MemberInput): ApiMember;
+  /** 'guild': the bot's role gets `permissions` (null: back to DEFAULT_BOT_PERMISSIONS). A channel
+   * id: a member overwrite for the bot makes its permissions there exactly `permissions` (null
+   * removes it). Threads follow their parent's overwrites. */
+  setBotPermissions(target: string, permissions: bigint | null): void;
+  /** A member's permissions in a channel (or the guild), computed like discord.js does from
+   * roles and overwrites (owner and Administrator get everything). Defaults to the bot. */
+  permissionsIn(channelId: string | 'guild', userId?: string): bigint;
+  channel(id: string): ApiChannel | undefined;
+  member(userId: string): ApiMember | undefined;
+
+  // ---- messages ----
+  /** A user posts a message: stored and dispatched as MESSAGE_CREATE (with guild_id, member). */
+  sendUserMessage(input: UserMessageInput): ApiMessage;
+  /** Its author edits a message (MESSAGE_UPDATE). */
+  editUserMessage(messageId: string, fields: { content?: string; embeds?: Json[] }): ApiMessage;
+  /** Its author (or a moderator) deletes a message (MESSAGE_DELETE). */
+  deleteUserMessage(messageId: string): void;
+  /** A member reacts (MESSAGE_REACTION_ADD with guild_id and member). */
+  addReaction(input: ReactionInput): void;
+  /** A member takes a reaction back (MESSAGE_REACTION_REMOVE). */
+  removeReaction(input: ReactionInput): void;
+  /** Current messages of a channel or thread, oldest first (ephemeral ones are not in channels). */
+  messages(channelId: string): ApiMessage[];
+  /** Deleted messages as they were when deleted, in deletion order. */
+  deletedMessages(channelId?: string): ApiMessage[];
+  /** What the bot sent a user in DMs (POST /users/@me/channels, then the DM channel), oldest first. */
+  directMessages(userId: string): ApiMessage[];
+  /** false: the user does not accept DMs (sending answers 403 code 50007). */
+  setDirectMessagesOpen(userId: string, open: boolean): void;
+  /** Stores a message without dispatching it (e.g. one carrying buttons that no interaction
+   * created, or an old message the bot never saw). */
+  createMessage(fields: Partial<ApiMessage>): ApiMessage;
+  getMessage(id: string): ApiMessage | undefined;
+
+  // ---- webhooks ----
+  /** A webhook made outside the bot (token-less to the bot unless applicationId is the bot's). */
+  addWebhook(input: WebhookInput): ApiWebhook;
+  /** Deletes a webhook: any later use answers 404 Unknown Webhook (10015). */
+  deleteWebhook(id: string): void;
+  /** Current webhooks (with tokens), of one channel or all. */
+  webhooks(channelId?: string): ApiWebhook[];
+  /** Successful executions, edits and deletions through channel webhook tokens, in order. */
+  webhookExecutions(): WebhookExecution[];
+
+  // ---- waiting ----
+  /** Resolves with the first truthy value `probe` returns, checked now and after every change
+   * (HTTP request, stored message, dispatched event). */
+  waitFor<T>(probe: () => T | undefined | null | false, timeoutMs?: number, what?: string): Promise<T>;
+  /** The first current message (any channel) the predicate accepts, now or later. */
+  waitForMessage(predicate: (message: ApiMessage) => boolean, timeoutMs?: number): Promise<ApiMessage>;
+
+  // ---- interactions ----
   slashCommand(input: SlashCommandInput): InteractionPayload;
   autocomplete(input: AutocompleteInput): InteractionPayload;
   button(input: ComponentInput): InteractionPayload;
   userContextMenu(input: UserContextMenuInput): InteractionPayload;
+  messageContextMenu(input: MessageContextMenuInput): InteractionPayload;
   modalSubmit(input: ModalSubmitInput): InteractionPayload;
   dispatchInteraction(payload: InteractionPayload): InteractionHandle;
-  /** Any other gateway event (op 0) on the live session. */
+  /** Any other gateway event (op 0) on the live session, regardless of intents. */
   dispatchEvent(type: string, data: unknown): void;
-  /** Stores a message in the fake (e.g. one carrying buttons that no interaction created). */
-  createMessage(fields: Partial<ApiMessage>): ApiMessage;
-  getMessage(id: string): ApiMessage | undefined;
   close(): Promise<void>;
 }
 
 const DISCORD_EPOCH = 1420070400000n;
 const EPHEMERAL = 1 << 6;
 const LOADING = 1 << 7;
+const OWNER_ID = '900000000000000009';
+
+/** Gateway intents the fake honours. */
+export const Intent = {
+  Guilds: 1 << 0,
+  GuildMembers: 1 << 1,
+  GuildWebhooks: 1 << 5,
+  GuildMessages: 1 << 9,
+  GuildMessageReactions: 1 << 10,
+  DirectMessages: 1 << 12,
+  MessageContent: 1 << 15,
+} as const;
+
+/** Permission bits (the ones the fake checks, and a few neighbours). */
+export const Permission = {
+  CreateInstantInvite: 1n << 0n,
+  Administrator: 1n << 3n,
+  ManageChannels: 1n << 4n,
+  AddReactions: 1n << 6n,
+  ViewChannel: 1n << 10n,
+  SendMessages: 1n << 11n,
+  ManageMessages: 1n << 13n,
+  EmbedLinks: 1n << 14n,
+  AttachFiles: 1n << 15n,
+  ReadMessageHistory: 1n << 16n,
+  MentionEveryone: 1n << 17n,
+  UseExternalEmojis: 1n << 18n,
+  ChangeNickname: 1n << 26n,
+  ManageNicknames: 1n << 27n,
+  ManageRoles: 1n << 28n,
+  ManageWebhooks: 1n << 29n,
+  UseApplicationCommands: 1n << 31n,
+  ManageThreads: 1n << 34n,
+  CreatePublicThreads: 1n << 35n,
+  SendMessagesInThreads: 1n << 38n,
+} as const;
+
+/** Every permission bit (what the owner and Administrator get). */
+export const ALL_PERMISSIONS = (1n << 53n) - 1n;
 
 // @everyone's default-ish permissions in a fresh guild, and what an invited bot typically gets;
 // the bot also needs webhooks and message management for proxying.
-const EVERYONE_PERMISSIONS = (
-  (1n << 0n) | (1n << 6n) | (1n << 10n) | (1n << 11n) | (1n << 14n) | (1n << 15n) | (1n << 16n) | (1n << 18n) | (1n << 31n)
-).toString();
-const BOT_PERMISSIONS = (BigInt(EVERYONE_PERMISSIONS) | (1n << 13n) | (1n << 29n)).toString();
+export const DEFAULT_EVERYONE_PERMISSIONS =
+  Permission.CreateInstantInvite |
+  Permission.AddReactions |
+  Permission.ViewChannel |
+  Permission.SendMessages |
+  Permission.EmbedLinks |
+  Permission.AttachFiles |
+  Permission.ReadMessageHistory |
+  Permission.UseExternalEmojis |
+  Permission.UseApplicationCommands |
+  Permission.CreatePublicThreads |
+  Permission.SendMessagesInThreads;
+export const DEFAULT_BOT_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS | Permission.ManageMessages | Permission.ManageWebhooks;
+const EVERYONE_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS.toString();
+
+const THREAD_TYPES = new Set([10, 11, 12]);
+const MESSAGEABLE_TYPES = new Set([0, 2, 5, 10, 11, 12, 13]);
+const WEBHOOK_CHANNEL_TYPES = new Set([0, 2, 5, 13, 15, 16]);
+const THREAD_ONLY_TYPES = new Set([15, 16]);
+/** Flags a webhook execution may set: suppress embeds, suppress notifications, components v2. */
+const WEBHOOK_FLAGS = (1 << 2) | (1 << 12) | (1 << 15);
+const MAX_WEBHOOKS_PER_CHANNEL = 15;
 
 /** An API user object; `extra` overrides any field. */
 export function user(id: string, username: string, extra: Partial<ApiUser> = {}): ApiUser {
@@ -228,18 +521,22 @@ function toApiUser(value: FakeDiscordUser | ApiUser): ApiUser {
   return 'discriminator' in value ? value : user(value.id, value.username);
 }
 
+const JOINED_AT = new Date(Date.UTC(2024, 0, 1)).toISOString();
+
 /** A guild member object without `user`, as in `resolved.members` (which carry permissions). */
-function partialMember(permissions?: string): Json {
+function partialMember(permissions?: string, roles: string[] = [], nick: string | null = null, joinedAt = JOINED_AT): Json {
   return {
-    roles: [],
-    nick: null,
+    roles,
+    nick,
     avatar: null,
     banner: null,
     premium_since: null,
-    joined_at: new Date(Date.UTC(2024, 0, 1)).toISOString(),
+    joined_at: joinedAt,
     pending: false,
     communication_disabled_until: null,
     flags: 0,
+    deaf: false,
+    mute: false,
     ...(permissions === undefined ? {} : { permissions }),
   };
 }
@@ -272,13 +569,9 @@ export function rateLimited(retryAfterSeconds: number, times = 1): RestFailure {
   };
 }
 
-function role(id: string, name: string, position: number, permissions: string, extra: Json = {}): Json {
+function role(id: string, name: string, position: number, permissions: string, extra: Json = {}): ApiRole {
   const colors = { primary_color: 0, secondary_color: null, tertiary_color: null };
   return { id, name, color: 0, colors, hoist: false, icon: null, unicode_emoji: null, position, permissions, managed: false, mentionable: false, flags: 0, ...extra };
-}
-
-function textChannel(id: string, name: string, guildId: string): Json {
-  return { id, type: 0, guild_id: guildId, name, position: 0, permission_overwrites: [], parent_id: null, topic: null, nsfw: false, last_message_id: null, rate_limit_per_user: 0, flags: 0 };
 }
 
 class HttpError extends Error {
@@ -290,10 +583,20 @@ class HttpError extends Error {
   }
 }
 
+const missingPermissions = (): HttpError => new HttpError(403, { message: 'Missing Permissions', code: 50013 });
+const missingAccess = (): HttpError => new HttpError(403, { message: 'Missing Access', code: 50001 });
+const unknownChannel = (): HttpError => new HttpError(404, { message: 'Unknown Channel', code: 10003 });
+const unknownMessage = (): HttpError => new HttpError(404, { message: 'Unknown Message', code: 10008 });
+const unknownWebhook = (): HttpError => new HttpError(404, { message: 'Unknown Webhook', code: 10015 });
+const invalidForm = (field: string, code: string, message: string): HttpError =>
+  new HttpError(400, { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } });
+
 interface GatewaySession {
   id: string;
   socket: WebSocket | undefined;
   seq: number;
+  /** The intents of the IDENTIFY that opened the session. */
+  intents: number;
   /** Every dispatch with its sequence number, so a RESUME can replay what the client missed. */
   sent: { s: number; t: string; d: unknown }[];
 }
@@ -313,6 +616,16 @@ interface FailureRule {
   remaining: number;
 }
 
+interface StoredAttachment {
+  data: Buffer;
+  contentType: string;
+}
+
+interface ReactionState {
+  emoji: { id: string | null; name: string; animated?: boolean };
+  users: Set<string>;
+}
+
 function waitWithTimeout(what: string, timeoutMs: number, register: (done: () => void) => () => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let unregister = (): void => undefined;
@@ -327,6 +640,35 @@ function waitWithTimeout(what: string, timeoutMs: number, register: (done: () =>
     });
   });
 }
+
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  txt: 'text/plain; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  mp3: 'audio/mpeg',
+  mp4: 'video/mp4',
+  pdf: 'application/pdf',
+};
+
+function contentTypeFor(filename: string): string {
+  const extension = /\.([^.]+)$/.exec(filename)?.[1]?.toLowerCase() ?? '';
+  return CONTENT_TYPES[extension] ?? 'application/octet-stream';
+}
+
+/** '❓' → { id: null, name: '❓' }; 'name:id', 'a:name:id', '<:name:id>' → a custom emoji. */
+function parseEmoji(value: string): ReactionState['emoji'] {
+  const custom = /^<?(a)?:?([\w~-]+):(\d{15,21})>?$/.exec(value);
+  if (custom?.[2] && custom[3]) return { id: custom[3], name: custom[2], ...(custom[1] ? { animated: true } : {}) };
+  return { id: null, name: value };
+}
+
+const emojiKey = (emoji: ReactionState['emoji']): string => emoji.id ?? emoji.name;
+const shortHash = (value: string | Buffer): string => createHash('md5').update(value).digest('hex');
+const bits = (value: bigint | string | undefined): bigint => (value === undefined ? 0n : BigInt(value));
 
 export async function startFakeDiscord(): Promise<FakeDiscord> {
   const clientId = '100000000000000001';
@@ -350,12 +692,41 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     lastSnowflake = fromClock > lastSnowflake ? fromClock : lastSnowflake + 1n;
     return lastSnowflake.toString();
   };
+  const snowflakeTime = (id: string): string => {
+    try {
+      return new Date(Number((BigInt(id) >> 22n) + DISCORD_EPOCH)).toISOString();
+    } catch {
+      return new Date().toISOString();
+    }
+  };
 
   const globalCommands: Json[] = [];
   const guildCommands = new Map<string, Json[]>();
   const messages = new Map<string, ApiMessage>();
   const interactionsByToken = new Map<string, InteractionState>();
   let failures: FailureRule[] = [];
+
+  // The guild model: what GUILD_CREATE describes and REST permission checks use.
+  const channels = new Map<string, ApiChannel>();
+  const roles = new Map<string, ApiRole>();
+  const members = new Map<string, ApiMember>();
+  const webhooks = new Map<string, ApiWebhook & { token: string; user: ApiUser | null }>();
+  const executions: WebhookExecution[] = [];
+  const deleted: ApiMessage[] = [];
+  const attachmentStore = new Map<string, StoredAttachment>();
+  const reactions = new Map<string, Map<string, ReactionState>>();
+  // Direct messages: one DM channel per user, and users who do not accept DMs from the bot.
+  const dmChannels = new Map<string, { channel: Json; userId: string }>();
+  const dmByUser = new Map<string, string>();
+  const closedDms = new Set<string>();
+  let uploadLimit = 10 * 1024 * 1024;
+  let premiumTier = 0;
+
+  const watchers = new Set<() => void>();
+  // Watchers never throw (waitFor catches its probe's errors), so a request never fails for them.
+  const notify = (): void => {
+    for (const watcher of [...watchers]) watcher();
+  };
 
   const sessions = new Map<string, GatewaySession>();
   const sockets = new Set<WebSocket>();
@@ -369,68 +740,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   let port = 0;
   const gatewayUrl = (): string => `ws://127.0.0.1:${port}/gateway`;
 
-  // ---- messages --------------------------------------------------------------------------------
-
-  const newMessage = (fields: Partial<ApiMessage>): ApiMessage => {
-    const message: ApiMessage = {
-      id: snowflake(),
-      type: 0,
-      channel_id: channelId,
-      guild_id: guild.id,
-      author: botUser,
-      content: '',
-      timestamp: new Date().toISOString(),
-      edited_timestamp: null,
-      tts: false,
-      mention_everyone: false,
-      mentions: [],
-      mention_roles: [],
-      attachments: [],
-      embeds: [],
-      pinned: false,
-      flags: 0,
-      components: [],
-      ...fields,
-    };
-    messages.set(message.id, message);
-    return message;
-  };
-
-  const attachmentsFor = (files: RecordedFile[], body: Json, previous: Json[] = []): Json[] => {
-    const kept = Array.isArray(body.attachments)
-      ? previous.filter((a) => (body.attachments as Json[]).some((b) => b.id === a.id))
-      : previous;
-    const added = files.map((file) => {
-      const id = snowflake();
-      const url = `http://127.0.0.1:${port}/attachments/${channelId}/${id}/${encodeURIComponent(file.filename)}`;
-      return { id, filename: file.filename, size: file.data.length, content_type: file.contentType, url, proxy_url: url };
-    });
-    return [...kept, ...added];
-  };
-
-  /** The fields of a create/edit body that end up on the message. */
-  const messageFields = (body: Json, files: RecordedFile[], previous?: ApiMessage): Partial<ApiMessage> => {
-    const fields: Partial<ApiMessage> = {};
-    if (typeof body.content === 'string') fields.content = body.content;
-    if (Array.isArray(body.embeds)) fields.embeds = body.embeds as Json[];
-    if (Array.isArray(body.components)) fields.components = body.components as Json[];
-    if (body.poll !== undefined) fields.poll = body.poll;
-    if (files.length > 0 || Array.isArray(body.attachments)) fields.attachments = attachmentsFor(files, body, previous?.attachments);
-    const oldFlags = previous?.flags ?? 0;
-    const requested = typeof body.flags === 'number' ? body.flags : undefined;
-    // Ephemerality is fixed when the message is created; edits only change the other flags.
-    fields.flags = previous
-      ? (oldFlags & EPHEMERAL) | ((requested ?? oldFlags) & ~(EPHEMERAL | LOADING))
-      : (requested ?? 0);
-    return fields;
-  };
-
-  const editMessage = (message: ApiMessage, body: Json, files: RecordedFile[]): ApiMessage => {
-    Object.assign(message, messageFields(body, files, message), { edited_timestamp: new Date().toISOString() });
-    return message;
-  };
-
-  // ---- gateway ---------------------------------------------------------------------------------
+  // ---- gateway dispatch ------------------------------------------------------------------------
 
   const send = (socket: WebSocket, payload: Json): void => {
     socket.send(JSON.stringify(payload));
@@ -444,61 +754,564 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     if (session.socket) send(session.socket, { op: 0, ...event });
   };
 
-  const guildCreate = (): Json => {
-    const joinedAt = new Date(Date.UTC(2024, 0, 1)).toISOString();
+  /** Dispatches on the live session when its intents include `intent` (0: always). The data is
+   * built (or copied) now, so later changes to the fake's state do not leak into a buffered event. */
+  const dispatchIf = (intent: number, t: string, d: Json | ((intents: number) => Json)): void => {
+    const session = liveSession;
+    if (!session || (intent !== 0 && (session.intents & intent) === 0)) return;
+    dispatchTo(session, t, typeof d === 'function' ? d(session.intents) : structuredClone(d));
+  };
+
+  // ---- guild model -----------------------------------------------------------------------------
+
+  const isThread = (channel: ApiChannel | undefined): boolean => channel !== undefined && THREAD_TYPES.has(channel.type);
+
+  const toOverwrite = (input: OverwriteInput): ApiOverwrite => {
+    const type = input.type ? (input.type === 'role' ? 0 : 1) : roles.has(input.id) ? 0 : 1;
+    return { id: input.id, type, allow: bits(input.allow).toString(), deny: bits(input.deny).toString() };
+  };
+
+  const channelJson = (input: ChannelInput, id: string, previous?: ApiChannel): ApiChannel => {
+    const type = input.type ?? previous?.type ?? 0;
+    if (THREAD_TYPES.has(type)) {
+      const parentId = input.parentId ?? previous?.parent_id ?? undefined;
+      const parent = parentId === undefined ? undefined : channels.get(parentId);
+      if (!parent || isThread(parent) || parent.type === 4) throw new Error(`fake Discord: thread "${input.name}" needs a parentId naming a text or forum channel`);
+      if (input.overwrites?.length) throw new Error('fake Discord: threads have no permission overwrites; set them on the parent channel');
+      const created = ((previous?.thread_metadata as Json | undefined)?.create_timestamp as string | undefined) ?? snowflakeTime(id);
+      return {
+        id,
+        type,
+        guild_id: guild.id,
+        name: input.name,
+        parent_id: parent.id,
+        owner_id: OWNER_ID,
+        last_message_id: (previous?.last_message_id as string | null | undefined) ?? null,
+        message_count: (previous?.message_count as number | undefined) ?? 0,
+        member_count: 1,
+        total_message_sent: (previous?.total_message_sent as number | undefined) ?? 0,
+        rate_limit_per_user: 0,
+        flags: 0,
+        applied_tags: [],
+        thread_metadata: {
+          archived: input.archived ?? false,
+          auto_archive_duration: 1440,
+          archive_timestamp: created,
+          locked: input.locked ?? false,
+          create_timestamp: created,
+          ...(type === 12 ? { invitable: true } : {}),
+        },
+      };
+    }
+    const base: ApiChannel = {
+      id,
+      type,
+      guild_id: guild.id,
+      name: input.name,
+      position: (previous?.position as number | undefined) ?? channels.size,
+      permission_overwrites: input.overwrites ? input.overwrites.map(toOverwrite) : (previous?.permission_overwrites ?? []),
+      parent_id: input.parentId ?? previous?.parent_id ?? null,
+      nsfw: false,
+      flags: 0,
+    };
+    if (type === 4) return base;
+    const textLike = { topic: null, last_message_id: (previous?.last_message_id as string | null | undefined) ?? null, rate_limit_per_user: 0, default_auto_archive_duration: 1440 };
+    if (THREAD_ONLY_TYPES.has(type)) {
+      return {
+        ...base,
+        ...textLike,
+        available_tags: [],
+        default_reaction_emoji: null,
+        default_thread_rate_limit_per_user: 0,
+        default_sort_order: null,
+        default_forum_layout: 0,
+        template: '',
+      };
+    }
+    return { ...base, ...textLike };
+  };
+
+  const publishChannel = (channel: ApiChannel, existed: boolean): void => {
+    if (isThread(channel)) dispatchIf(Intent.Guilds, existed ? 'THREAD_UPDATE' : 'THREAD_CREATE', existed ? channel : { ...channel, newly_created: true });
+    else dispatchIf(Intent.Guilds, existed ? 'CHANNEL_UPDATE' : 'CHANNEL_CREATE', channel);
+  };
+
+  const putChannel = (input: ChannelInput): ApiChannel => {
+    const id = input.id ?? snowflake();
+    const previous = channels.get(id);
+    const channel = channelJson(input, id, previous);
+    channels.set(id, channel);
+    publishChannel(channel, previous !== undefined);
+    notify();
+    return channel;
+  };
+
+  const memberJson = (memberUser: ApiUser, memberRoles: string[], nick: string | null = null): ApiMember =>
+    ({ ...partialMember(undefined, memberRoles, nick), user: memberUser }) as ApiMember;
+
+  const memberPartial = (userId: string): Json | undefined => {
+    const member = members.get(userId);
+    return member && partialMember(undefined, member.roles, member.nick, member.joined_at);
+  };
+
+  const putMember = (input: MemberInput, silently = false): ApiMember => {
+    const memberUser = toApiUser(input.user);
+    const previous = members.get(memberUser.id);
+    const member = memberJson(memberUser, input.roles ?? previous?.roles ?? [], input.nick === undefined ? (previous?.nick ?? null) : input.nick);
+    members.set(memberUser.id, member);
+    if (!silently) {
+      const own = memberUser.id === botUser.id;
+      if (previous) dispatchIf(own ? 0 : Intent.GuildMembers, 'GUILD_MEMBER_UPDATE', { ...member, guild_id: guild.id });
+      else dispatchIf(Intent.GuildMembers, 'GUILD_MEMBER_ADD', { ...member, guild_id: guild.id });
+      notify();
+    }
+    return member;
+  };
+
+  const putRole = (input: RoleInput): ApiRole => {
+    const id = input.id ?? snowflake();
+    const previous = roles.get(id);
+    const next = previous
+      ? { ...previous, name: input.name, permissions: bits(input.permissions).toString(), position: input.position ?? previous.position }
+      : role(id, input.name, input.position ?? roles.size, bits(input.permissions).toString());
+    roles.set(id, next);
+    dispatchIf(Intent.Guilds, previous ? 'GUILD_ROLE_UPDATE' : 'GUILD_ROLE_CREATE', { guild_id: guild.id, role: next });
+    notify();
+    return next;
+  };
+
+  roles.set(guild.id, role(guild.id, '@everyone', 0, EVERYONE_PERMISSIONS));
+  roles.set(botRoleId, role(botRoleId, botUser.username, 1, DEFAULT_BOT_PERMISSIONS.toString(), { managed: true, tags: { bot_id: botUser.id } }));
+  members.set(botUser.id, memberJson(botUser, [botRoleId]));
+  channels.set(channelId, channelJson({ name: channelName }, channelId));
+
+  const basePermissions = (userId: string): bigint => {
+    if (userId === OWNER_ID) return ALL_PERMISSIONS;
+    let permissions = bits(roles.get(guild.id)?.permissions);
+    for (const roleId of members.get(userId)?.roles ?? []) permissions |= bits(roles.get(roleId)?.permissions);
+    return (permissions & Permission.Administrator) !== 0n ? ALL_PERMISSIONS : permissions;
+  };
+
+  /** As discord.js's GuildChannel#permissionsFor: @everyone's overwrite, then the member's roles'
+   * overwrites together, then the member's own; threads use their parent's. */
+  const permissionsIn = (target: string, userId = botUser.id): bigint => {
+    const base = basePermissions(userId);
+    if (target === 'guild' || base === ALL_PERMISSIONS) return base;
+    let channel = channels.get(target);
+    if (channel && isThread(channel)) channel = channel.parent_id ? channels.get(channel.parent_id) : undefined;
+    if (!channel) return base;
+    const memberRoles = new Set(members.get(userId)?.roles ?? []);
+    let everyone: ApiOverwrite | undefined;
+    let own: ApiOverwrite | undefined;
+    let roleAllow = 0n;
+    let roleDeny = 0n;
+    for (const overwrite of channel.permission_overwrites ?? []) {
+      if (overwrite.id === guild.id) everyone = overwrite;
+      else if (memberRoles.has(overwrite.id)) {
+        roleAllow |= bits(overwrite.allow);
+        roleDeny |= bits(overwrite.deny);
+      } else if (overwrite.id === userId) own = overwrite;
+    }
+    let permissions = (base & ~bits(everyone?.deny)) | bits(everyone?.allow);
+    permissions = (permissions & ~roleDeny) | roleAllow;
+    return (permissions & ~bits(own?.deny)) | bits(own?.allow);
+  };
+
+  const requirePermission = (target: string, permission: bigint): void => {
+    if ((permissionsIn(target) & permission) !== permission) throw missingPermissions();
+  };
+
+  /** A channel the bot may see, or the error Discord gives. */
+  const visibleChannel = (id: string): ApiChannel => {
+    const channel = channels.get(id);
+    if (!channel) throw unknownChannel();
+    if ((permissionsIn(id) & Permission.ViewChannel) === 0n) throw missingAccess();
+    return channel;
+  };
+
+  // ---- messages --------------------------------------------------------------------------------
+
+  const isEphemeral = (message: ApiMessage): boolean => (message.flags & EPHEMERAL) !== 0;
+
+  const newMessage = (fields: Partial<ApiMessage>): ApiMessage => {
+    const id = fields.id ?? snowflake();
+    const message: ApiMessage = {
+      id,
+      type: 0,
+      channel_id: channelId,
+      guild_id: guild.id,
+      author: botUser,
+      content: '',
+      timestamp: snowflakeTime(id),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      flags: 0,
+      components: [],
+      ...fields,
+    };
+    messages.set(message.id, message);
+    const channel = channels.get(message.channel_id);
+    if (channel && !isEphemeral(message)) {
+      channel.last_message_id = message.id;
+      if (isThread(channel)) {
+        channel.message_count = Number(channel.message_count ?? 0) + 1;
+        channel.total_message_sent = Number(channel.total_message_sent ?? 0) + 1;
+      }
+    }
+    return message;
+  };
+
+  /** A message as MESSAGE_CREATE/UPDATE carries it: guild_id, the author's member, members on
+   * mentions, and no user-typed content unless the session has the MessageContent intent (or the
+   * bot wrote or is mentioned in the message), as on Discord. */
+  const gatewayMessage = (message: ApiMessage, intents: number): Json => {
+    const d = structuredClone(message) as Json;
+    const dm = dmChannels.has(message.channel_id);
+    if (dm) delete d.guild_id;
+    else d.guild_id = guild.id;
+    if (!dm && (message.webhook_id === undefined || message.webhook_id === null)) {
+      const member = memberPartial(message.author.id);
+      if (member) d.member = member;
+    }
+    d.mentions = message.mentions.map((mentioned) => {
+      const member = memberPartial(mentioned.id);
+      return member ? { ...mentioned, member } : mentioned;
+    });
+    const privileged = dm || message.author.id === botUser.id || message.mentions.some((m) => m.id === botUser.id);
+    if ((intents & Intent.MessageContent) === 0 && !privileged) {
+      d.content = '';
+      d.embeds = [];
+      d.attachments = [];
+      d.components = [];
+      delete d.poll;
+    }
+    return d;
+  };
+
+  const dispatchMessage = (t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', message: ApiMessage): void => {
+    if (isEphemeral(message)) return;
+    dispatchIf(dmChannels.has(message.channel_id) ? Intent.DirectMessages : Intent.GuildMessages, t, (intents) => gatewayMessage(message, intents));
+  };
+
+  const removeMessage = (message: ApiMessage): void => {
+    messages.delete(message.id);
+    reactions.delete(message.id);
+    deleted.push(structuredClone(message));
+    if (isEphemeral(message)) return;
+    if (dmChannels.has(message.channel_id)) dispatchIf(Intent.DirectMessages, 'MESSAGE_DELETE', { id: message.id, channel_id: message.channel_id });
+    else dispatchIf(Intent.GuildMessages, 'MESSAGE_DELETE', { id: message.id, channel_id: message.channel_id, guild_id: guild.id });
+  };
+
+  const storeAttachment = (inChannel: string, file: AttachmentInput): Json => {
+    const id = snowflake();
+    const contentType = file.contentType || contentTypeFor(file.filename);
+    attachmentStore.set(id, { data: file.data, contentType });
+    const now = Math.floor(Date.now() / 1000);
+    // Signed like Discord's CDN links, so code that parses the URL meets a query string.
+    const url = `http://127.0.0.1:${port}/attachments/${inChannel}/${id}/${encodeURIComponent(file.filename)}?ex=${(now + 86_400).toString(16)}&is=${now.toString(16)}&hm=${shortHash(id)}&`;
     return {
-      id: guild.id,
-      name: guild.name,
-      icon: null,
-      splash: null,
-      discovery_splash: null,
-      banner: null,
-      description: null,
-      owner_id: '900000000000000009',
-      afk_channel_id: null,
-      afk_timeout: 300,
-      verification_level: 0,
-      default_message_notifications: 0,
-      explicit_content_filter: 0,
-      mfa_level: 0,
-      nsfw_level: 0,
-      premium_tier: 0,
-      premium_subscription_count: 0,
-      premium_progress_bar_enabled: false,
-      preferred_locale: 'en-US',
-      features: [],
-      application_id: null,
-      system_channel_id: channelId,
-      system_channel_flags: 0,
-      rules_channel_id: null,
-      public_updates_channel_id: null,
-      safety_alerts_channel_id: null,
-      vanity_url_code: null,
-      max_members: 500000,
-      max_video_channel_users: 25,
-      joined_at: joinedAt,
-      large: false,
-      unavailable: false,
-      lazy: true,
-      member_count: 2,
-      roles: [
-        role(guild.id, '@everyone', 0, EVERYONE_PERMISSIONS),
-        role(botRoleId, botUser.username, 1, BOT_PERMISSIONS, { managed: true, tags: { bot_id: botUser.id } }),
-      ],
-      emojis: [],
-      stickers: [],
-      // Discord always includes the bot's own member, which guild.members.me relies on.
-      members: [{ ...partialMember(), user: botUser, roles: [botRoleId], deaf: false, mute: false }],
-      channels: [textChannel(channelId, channelName, guild.id)],
-      threads: [],
-      presences: [],
-      voice_states: [],
-      stage_instances: [],
-      guild_scheduled_events: [],
-      soundboard_sounds: [],
-      embedded_activities: [],
+      id,
+      filename: file.filename,
+      size: file.data.length,
+      url,
+      proxy_url: url,
+      content_type: contentType,
+      ...(file.description === undefined ? {} : { description: file.description }),
     };
   };
+
+  /** Attachments after a create/edit: those the body keeps, plus the uploaded files (`files[n]`,
+   * described by the body's `attachments` entry with id n). */
+  const attachmentsFor = (files: RecordedFile[], body: Json, inChannel: string, previous: Json[] = []): Json[] => {
+    const described = Array.isArray(body.attachments) ? (body.attachments as Json[]) : [];
+    const kept = Array.isArray(body.attachments) ? previous.filter((a) => described.some((b) => String(b.id) === String(a.id))) : previous;
+    const added = files.map((file, index) => {
+      const n = /^files\[(\d+)\]$/.exec(file.field)?.[1] ?? String(index);
+      const meta = described.find((b) => String(b.id) === n);
+      return storeAttachment(inChannel, {
+        filename: typeof meta?.filename === 'string' ? meta.filename : file.filename,
+        contentType: file.contentType,
+        data: file.data,
+        ...(typeof meta?.description === 'string' ? { description: meta.description } : {}),
+      });
+    });
+    return [...kept, ...added];
+  };
+
+  /** The fields of a create/edit body that end up on the message. */
+  const messageFields = (body: Json, files: RecordedFile[], inChannel: string, previous?: ApiMessage): Partial<ApiMessage> => {
+    const fields: Partial<ApiMessage> = {};
+    if (typeof body.content === 'string') fields.content = body.content;
+    if (Array.isArray(body.embeds)) fields.embeds = body.embeds as Json[];
+    if (Array.isArray(body.components)) fields.components = body.components as Json[];
+    if (body.poll !== undefined) fields.poll = body.poll;
+    if (files.length > 0 || Array.isArray(body.attachments)) fields.attachments = attachmentsFor(files, body, inChannel, previous?.attachments);
+    const oldFlags = previous?.flags ?? 0;
+    const requested = typeof body.flags === 'number' ? body.flags : undefined;
+    // Ephemerality is fixed when the message is created; edits only change the other flags.
+    fields.flags = previous
+      ? (oldFlags & EPHEMERAL) | ((requested ?? oldFlags) & ~(EPHEMERAL | LOADING))
+      : (requested ?? 0);
+    return fields;
+  };
+
+  const editMessage = (message: ApiMessage, body: Json, files: RecordedFile[]): ApiMessage => {
+    Object.assign(message, messageFields(body, files, message.channel_id, message), { edited_timestamp: new Date().toISOString() });
+    return message;
+  };
+
+  const knownUser = (id: string): ApiUser | undefined => members.get(id)?.user ?? (id === botUser.id ? botUser : undefined);
+
+  const dmChannelFor = (recipient: ApiUser): Json => {
+    const existing = dmByUser.get(recipient.id);
+    const known = existing === undefined ? undefined : dmChannels.get(existing);
+    if (known) return known.channel;
+    const channel: Json = { id: snowflake(), type: 1, last_message_id: null, flags: 0, recipients: [recipient] };
+    dmChannels.set(channel.id as string, { channel, userId: recipient.id });
+    dmByUser.set(recipient.id, channel.id as string);
+    return channel;
+  };
+
+  /** Mentions Discord derives from content, filtered by `allowed_mentions` (absent: all). */
+  const mentionsFor = (content: string, allowed: unknown, repliedTo?: ApiUser): Pick<ApiMessage, 'mentions' | 'mention_roles'> & { mention_everyone: boolean } => {
+    const rules = allowed && typeof allowed === 'object' ? (allowed as Json) : undefined;
+    const parse = Array.isArray(rules?.parse) ? (rules.parse as string[]) : [];
+    const listed = (key: string, id: string): boolean => Array.isArray(rules?.[key]) && (rules[key] as string[]).includes(id);
+    const userIds = new Set([...content.matchAll(/<@!?(\d{15,21})>/g)].map((m) => m[1] ?? ''));
+    const roleIds = new Set([...content.matchAll(/<@&(\d{15,21})>/g)].map((m) => m[1] ?? ''));
+    const mentions: ApiUser[] = [];
+    for (const id of userIds) {
+      const known = knownUser(id);
+      if (known && (!rules || parse.includes('users') || listed('users', id))) mentions.push(known);
+    }
+    if (repliedTo && (!rules || rules.replied_user === true) && !mentions.some((m) => m.id === repliedTo.id)) mentions.push(repliedTo);
+    return {
+      mentions,
+      mention_roles: [...roleIds].filter((id) => roles.has(id) && (!rules || parse.includes('roles') || listed('roles', id))),
+      mention_everyone: /@(everyone|here)\b/.test(content) && (!rules || parse.includes('everyone')),
+    };
+  };
+
+  const validateMessage = (body: Json, files: RecordedFile[], creating: boolean): void => {
+    if (typeof body.content === 'string' && body.content.length > 2000) throw invalidForm('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
+    if (Array.isArray(body.embeds) && body.embeds.length > 10) throw invalidForm('embeds', 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.');
+    if (files.reduce((total, file) => total + file.data.length, 0) > uploadLimit) throw new HttpError(413, { message: 'Request entity too large', code: 40005 });
+    if (!creating) return;
+    const hasContent = typeof body.content === 'string' && body.content.trim() !== '';
+    const nonEmpty = (value: unknown): boolean => Array.isArray(value) && value.length > 0;
+    if (!hasContent && !nonEmpty(body.embeds) && files.length === 0 && !nonEmpty(body.components) && !body.poll && !nonEmpty(body.sticker_ids)) {
+      throw new HttpError(400, { message: 'Cannot send an empty message', code: 50006 });
+    }
+  };
+
+  const validateWebhookName = (field: string, value: unknown): void => {
+    if (typeof value !== 'string' || value.trim() === '' || value.length > 80) throw invalidForm(field, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 80 in length.');
+    const forbidden = /clyde|discord/i.exec(value)?.[0];
+    if (forbidden) throw invalidForm(field, 'USERNAME_INVALID_CONTAINS', `Username cannot contain "${forbidden.toLowerCase()}"`);
+  };
+
+  const renderReactions = (message: ApiMessage): void => {
+    const list = [...(reactions.get(message.id)?.values() ?? [])]
+      .filter((r) => r.users.size > 0)
+      .map((r) => ({ emoji: r.emoji, count: r.users.size, count_details: { burst: 0, normal: r.users.size }, burst_colors: [], me: r.users.has(botUser.id), me_burst: false }));
+    if (list.length > 0) message.reactions = list;
+    else delete message.reactions;
+  };
+
+  const reactionAdd = (message: ApiMessage, userId: string, emoji: ReactionState['emoji']): void => {
+    let perMessage = reactions.get(message.id);
+    if (!perMessage) reactions.set(message.id, (perMessage = new Map()));
+    let state = perMessage.get(emojiKey(emoji));
+    if (!state) perMessage.set(emojiKey(emoji), (state = { emoji, users: new Set() }));
+    if (state.users.has(userId)) return;
+    state.users.add(userId);
+    renderReactions(message);
+    const member = members.get(userId);
+    dispatchIf(Intent.GuildMessageReactions, 'MESSAGE_REACTION_ADD', {
+      user_id: userId,
+      channel_id: message.channel_id,
+      message_id: message.id,
+      guild_id: guild.id,
+      ...(member ? { member } : {}),
+      emoji: state.emoji,
+      message_author_id: message.author.id,
+      burst: false,
+      burst_colors: [],
+      type: 0,
+    });
+  };
+
+  const reactionRemove = (message: ApiMessage, userId: string, emoji: ReactionState['emoji']): void => {
+    const state = reactions.get(message.id)?.get(emojiKey(emoji));
+    if (!state?.users.delete(userId)) return;
+    renderReactions(message);
+    dispatchIf(Intent.GuildMessageReactions, 'MESSAGE_REACTION_REMOVE', {
+      user_id: userId,
+      channel_id: message.channel_id,
+      message_id: message.id,
+      guild_id: guild.id,
+      emoji: state.emoji,
+      burst: false,
+      type: 0,
+    });
+  };
+
+  // ---- webhooks --------------------------------------------------------------------------------
+
+  type WebhookState = ApiWebhook & { token: string; user: ApiUser | null };
+
+  const webhookJson = (webhook: WebhookState, withToken: boolean, withUser = true): ApiWebhook => {
+    const { token, user: creator, ...rest } = webhook;
+    return { ...structuredClone(rest), ...(withUser && creator ? { user: creator } : {}), ...(withToken ? { token } : {}) };
+  };
+
+  const ownWebhook = (webhook: WebhookState): boolean => webhook.application_id === applicationId;
+
+  const putWebhook = (inChannel: string, name: string, avatar: string | null, owner: string | null, creator: ApiUser | null, id = snowflake()): WebhookState => {
+    const webhook: WebhookState = {
+      id,
+      type: 1,
+      guild_id: guild.id,
+      channel_id: inChannel,
+      name,
+      avatar,
+      application_id: owner,
+      token: randomBytes(51).toString('base64url'),
+      user: creator,
+    };
+    webhooks.set(id, webhook);
+    dispatchIf(Intent.GuildWebhooks, 'WEBHOOKS_UPDATE', { guild_id: guild.id, channel_id: inChannel });
+    return webhook;
+  };
+
+  const dropWebhook = (webhook: WebhookState): void => {
+    webhooks.delete(webhook.id);
+    dispatchIf(Intent.GuildWebhooks, 'WEBHOOKS_UPDATE', { guild_id: guild.id, channel_id: webhook.channel_id });
+  };
+
+  const webhookFor = (id: string, token?: string): WebhookState => {
+    const webhook = webhooks.get(id);
+    if (!webhook) throw unknownWebhook();
+    // Safe to answer 401 here: discord.js calls token routes with auth: false, so the REST client
+    // keeps its bot token. (A bot calling them with its token set would lose it, as on Discord.)
+    if (token !== undefined && webhook.token !== token) throw new HttpError(401, { message: 'Invalid Webhook Token', code: 50027 });
+    return webhook;
+  };
+
+  const webhookAuthor = (webhook: WebhookState, username: unknown, avatarUrl: unknown): ApiUser =>
+    user(webhook.id, typeof username === 'string' ? username : webhook.name, {
+      bot: true,
+      discriminator: '0000',
+      avatar: typeof avatarUrl === 'string' && avatarUrl !== '' ? shortHash(avatarUrl) : webhook.avatar,
+    });
+
+  /** The channel a webhook message goes to: the named thread (its parent must be the webhook's
+   * channel), a new forum post, or the webhook's channel. */
+  const webhookTarget = (webhook: WebhookState, threadId: string | undefined, body: Json, messageId: string): { channel: ApiChannel; created?: ApiChannel } => {
+    const home = channels.get(webhook.channel_id);
+    if (!home) throw unknownChannel();
+    const threadName = typeof body.thread_name === 'string' && body.thread_name !== '' ? body.thread_name : undefined;
+    if (threadId !== undefined) {
+      if (threadName) throw new HttpError(400, { message: 'Webhooks posted to forum channels cannot have both a thread_name and thread_id', code: 220002 });
+      const thread = channels.get(threadId);
+      // Discord answers a thread elsewhere (or no thread at all) as an unknown channel.
+      if (!thread || !isThread(thread) || thread.parent_id !== home.id) throw unknownChannel();
+      return { channel: thread };
+    }
+    if (THREAD_ONLY_TYPES.has(home.type)) {
+      if (!threadName) throw new HttpError(400, { message: 'Webhooks posted to forum channels must have a thread_name or thread_id', code: 220001 });
+      // A forum post's thread has the id of its first message.
+      const created = channelJson({ id: messageId, name: threadName, type: 11, parentId: home.id }, messageId);
+      return { channel: created, created };
+    }
+    if (threadName) throw new HttpError(400, { message: 'Webhooks can only create threads in forum channels', code: 220003 });
+    return { channel: home };
+  };
+
+  /** A message a channel webhook sent, addressed through the webhook's token routes. */
+  const webhookMessage = (webhook: WebhookState, messageId: string, threadId: string | undefined): ApiMessage => {
+    const message = messages.get(messageId);
+    if (!message || message.webhook_id !== webhook.id || message.channel_id !== (threadId ?? webhook.channel_id)) throw unknownMessage();
+    return message;
+  };
+
+  const textChannel = (id: string, name: string): Json => ({
+    id,
+    type: 0,
+    guild_id: guild.id,
+    name,
+    position: 0,
+    permission_overwrites: [],
+    parent_id: null,
+    topic: null,
+    nsfw: false,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+    flags: 0,
+  });
+
+  // ---- gateway ---------------------------------------------------------------------------------
+
+  const guildObject = (): Json => ({
+    id: guild.id,
+    name: guild.name,
+    icon: null,
+    splash: null,
+    discovery_splash: null,
+    banner: null,
+    description: null,
+    owner_id: OWNER_ID,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    mfa_level: 0,
+    nsfw_level: 0,
+    premium_tier: premiumTier,
+    premium_subscription_count: 0,
+    premium_progress_bar_enabled: false,
+    preferred_locale: 'en-US',
+    features: [],
+    application_id: null,
+    system_channel_id: channelId,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    public_updates_channel_id: null,
+    safety_alerts_channel_id: null,
+    vanity_url_code: null,
+    max_members: 500000,
+    max_video_channel_users: 25,
+    roles: [...roles.values()],
+    emojis: [],
+    stickers: [],
+  });
+
+  const guildCreate = (intents: number): Json => ({
+    ...guildObject(),
+    joined_at: JOINED_AT,
+    large: false,
+    unavailable: false,
+    lazy: true,
+    member_count: members.size,
+    // Discord always includes the bot's own member, which guild.members.me relies on; other
+    // members only come with the GuildMembers intent in this fake.
+    members: [...members.values()].filter((m) => m.user.id === botUser.id || (intents & Intent.GuildMembers) !== 0),
+    channels: [...channels.values()].filter((c) => !isThread(c)),
+    threads: [...channels.values()].filter((c) => isThread(c)),
+    presences: [],
+    voice_states: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+    embedded_activities: [],
+  });
 
   const onIdentify = (socket: WebSocket, d: Json, identified: { session?: GatewaySession }): void => {
     identifies.push(d);
@@ -510,7 +1323,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       socket.close(4005, 'Already authenticated.');
       return;
     }
-    const session: GatewaySession = { id: randomBytes(16).toString('hex'), socket, seq: 0, sent: [] };
+    const intents = Number(d.intents ?? 0);
+    const session: GatewaySession = { id: randomBytes(16).toString('hex'), socket, seq: 0, intents: Number.isFinite(intents) ? intents : 0, sent: [] };
     sessions.set(session.id, session);
     identified.session = session;
     liveSession = session;
@@ -532,7 +1346,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       auth_session_id_hash: randomBytes(16).toString('base64'),
       _trace: ['["fake-discord",{}]'],
     });
-    dispatchTo(session, 'GUILD_CREATE', guildCreate());
+    dispatchTo(session, 'GUILD_CREATE', structuredClone(guildCreate(session.intents)));
     for (const listener of [...readyListeners]) listener();
   };
 
@@ -580,6 +1394,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
           // Presence updates, member requests and voice state: nothing the tests need answered.
           break;
       }
+      notify();
     });
     socket.on('close', (code) => {
       sockets.delete(socket);
@@ -599,7 +1414,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
 
   const stateFor = (token: string): InteractionState => {
     const state = interactionsByToken.get(token);
-    if (!state) throw new HttpError(404, { message: 'Unknown Webhook', code: 10015 });
+    if (!state) throw unknownWebhook();
     return state;
   };
 
@@ -631,28 +1446,33 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     if (state.acknowledged) throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
     const type = Number(body.type);
     const data = (body.data ?? {}) as Json;
+    const inChannel = state.payload.channel_id as string;
     let message: ApiMessage | undefined;
     const component = state.payload.message ? messages.get(state.payload.message.id) : undefined;
     switch (type) {
       case 4:
       case 5: {
-        const fields = messageFields(data, files);
+        const fields = messageFields(data, files, inChannel);
         if (type === 5) fields.flags = ((fields.flags ?? 0) & EPHEMERAL) | LOADING;
         message = newMessage({
           ...fields,
           type: messageTypeFor(state),
-          channel_id: state.payload.channel_id as string,
+          channel_id: inChannel,
           webhook_id: applicationId,
           application_id: applicationId,
           interaction_metadata: interactionMetadata(state),
         });
         state.originalMessageId = message.id;
+        dispatchMessage('MESSAGE_CREATE', message);
         break;
       }
       case 6:
       case 7:
         if (!component) throw new HttpError(400, { message: 'Invalid Form Body', code: 50035 });
-        if (type === 7) editMessage(component, data, files);
+        if (type === 7) {
+          editMessage(component, data, files);
+          dispatchMessage('MESSAGE_UPDATE', component);
+        }
         message = component;
         state.originalMessageId = component.id;
         break;
@@ -688,9 +1508,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const resolveMessageId = (state: InteractionState, messageId: string): ApiMessage => {
     const id = messageId === '@original' ? state.originalMessageId : messageId;
     const message = id === undefined ? undefined : messages.get(id);
-    if (!message || (messageId !== '@original' && !state.followUps.has(message.id))) {
-      throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
-    }
+    if (!message || (messageId !== '@original' && !state.followUps.has(message.id))) throw unknownMessage();
     return message;
   };
 
@@ -772,7 +1590,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     hook: true,
     is_monetized: false,
     team: null,
-    owner: user('900000000000000009', 'owner'),
+    owner: user(OWNER_ID, 'owner'),
     bot: botUser,
     approximate_guild_count: 1,
     approximate_user_install_count: 0,
@@ -783,18 +1601,359 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     integration_types_config: { '0': {} },
   });
 
+  type RouteResult = { status: number; body?: unknown } | undefined;
+
+  /** Message and reaction routes under /channels/{c}, as the bot calls them. */
+  const channelRoute = async (req: IncomingMessage, url: URL, segments: string[], raw: Buffer): Promise<RouteResult> => {
+    requireBot(req);
+    const method = req.method ?? 'GET';
+    const [, id, third, messageId, fifth, emojiSegment, userSegment] = segments;
+    if (id === undefined) return undefined;
+    const dm = dmChannels.get(id);
+    if (dm) return dmRoute(req, id, dm, segments.slice(2), raw);
+    const channel = visibleChannel(id);
+    const thread = isThread(channel);
+
+    if (third === undefined) {
+      if (method === 'GET') return { status: 200, body: channel };
+      return undefined;
+    }
+
+    if (third === 'typing' && messageId === undefined && method === 'POST') return { status: 204 };
+
+    if (third === 'webhooks' && messageId === undefined) {
+      if (thread || !WEBHOOK_CHANNEL_TYPES.has(channel.type)) throw new HttpError(400, { message: 'Cannot execute action on this channel type', code: 50024 });
+      requirePermission(id, Permission.ManageWebhooks);
+      if (method === 'GET') {
+        return { status: 200, body: [...webhooks.values()].filter((w) => w.channel_id === id).map((w) => webhookJson(w, ownWebhook(w))) };
+      }
+      if (method === 'POST') {
+        const { json } = await readBody(req, raw);
+        validateWebhookName('name', json.name);
+        if ([...webhooks.values()].filter((w) => w.channel_id === id).length >= MAX_WEBHOOKS_PER_CHANNEL) {
+          throw new HttpError(400, { message: `Maximum number of webhooks reached (${MAX_WEBHOOKS_PER_CHANNEL})`, code: 30007 });
+        }
+        const avatar = typeof json.avatar === 'string' && json.avatar !== '' ? shortHash(json.avatar) : null;
+        return { status: 200, body: webhookJson(putWebhook(id, json.name as string, avatar, applicationId, botUser), true) };
+      }
+      return undefined;
+    }
+
+    if (third !== 'messages') return undefined;
+    const history = (permissionsIn(id) & Permission.ReadMessageHistory) !== 0n;
+
+    if (messageId === undefined) {
+      if (method === 'GET') {
+        if (!history) return { status: 200, body: [] };
+        const limit = Math.min(Math.max(Number(url.searchParams.get('limit') ?? 50) || 50, 1), 100);
+        const before = url.searchParams.get('before');
+        const after = url.searchParams.get('after');
+        let list = [...messages.values()].filter((m) => m.channel_id === id && !isEphemeral(m)).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? 1 : -1));
+        if (before) list = list.filter((m) => BigInt(m.id) < BigInt(before));
+        if (after) list = list.filter((m) => BigInt(m.id) > BigInt(after)).reverse().slice(0, limit).reverse();
+        return { status: 200, body: list.slice(0, limit) };
+      }
+      if (method === 'POST') {
+        if (!MESSAGEABLE_TYPES.has(channel.type)) throw new HttpError(400, { message: 'Cannot send messages in a non-text channel', code: 50008 });
+        requirePermission(id, thread ? Permission.SendMessagesInThreads : Permission.SendMessages);
+        const { json, files } = await readBody(req, raw);
+        if (files.length > 0) requirePermission(id, Permission.AttachFiles);
+        validateMessage(json, files, true);
+        const reference = json.message_reference as Json | undefined;
+        let referenced: ApiMessage | undefined;
+        if (reference && typeof reference.message_id === 'string' && reference.type !== 1) {
+          referenced = messages.get(reference.message_id);
+          if ((!referenced || referenced.channel_id !== id) && reference.fail_if_not_exists !== false) {
+            throw invalidForm('message_reference', 'REPLIES_UNKNOWN_MESSAGE', 'Unknown message');
+          }
+          if (referenced?.channel_id !== id) referenced = undefined;
+        }
+        const message = newMessage({
+          ...messageFields(json, files, id),
+          channel_id: id,
+          author: botUser,
+          tts: json.tts === true,
+          ...(typeof json.nonce === 'string' || typeof json.nonce === 'number' ? { nonce: json.nonce } : {}),
+          ...mentionsFor(typeof json.content === 'string' ? json.content : '', json.allowed_mentions, referenced?.author),
+          ...(referenced
+            ? { type: 19, message_reference: { type: 0, message_id: referenced.id, channel_id: id, guild_id: guild.id }, referenced_message: structuredClone(referenced) }
+            : {}),
+        });
+        dispatchMessage('MESSAGE_CREATE', message);
+        return { status: 200, body: message };
+      }
+      return undefined;
+    }
+
+    const message = messages.get(messageId);
+    if (!message || message.channel_id !== id || isEphemeral(message)) throw unknownMessage();
+    const own = message.author.id === botUser.id;
+
+    if (fifth === undefined) {
+      if (method === 'GET') {
+        if (!history) throw missingAccess();
+        return { status: 200, body: message };
+      }
+      if (method === 'PATCH') {
+        const { json, files } = await readBody(req, raw);
+        const onlyFlags = Object.keys(json).every((key) => key === 'flags');
+        if (!own && !(onlyFlags && (permissionsIn(id) & Permission.ManageMessages) !== 0n)) {
+          throw new HttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
+        }
+        validateMessage(json, files, false);
+        editMessage(message, json, files);
+        if (typeof json.content === 'string') Object.assign(message, mentionsFor(json.content, json.allowed_mentions));
+        dispatchMessage('MESSAGE_UPDATE', message);
+        return { status: 200, body: message };
+      }
+      if (method === 'DELETE') {
+        if (!own) requirePermission(id, Permission.ManageMessages);
+        removeMessage(message);
+        return { status: 204 };
+      }
+      return undefined;
+    }
+
+    if (fifth !== 'reactions') return undefined;
+    const store = reactions.get(message.id);
+    if (emojiSegment === undefined) {
+      if (method !== 'DELETE') return undefined;
+      requirePermission(id, Permission.ManageMessages);
+      reactions.delete(message.id);
+      renderReactions(message);
+      dispatchIf(Intent.GuildMessageReactions, 'MESSAGE_REACTION_REMOVE_ALL', { channel_id: id, message_id: message.id, guild_id: guild.id });
+      return { status: 204 };
+    }
+    const emoji = parseEmoji(emojiSegment);
+    const key = emojiKey(emoji);
+    if (userSegment === undefined) {
+      if (method === 'GET') {
+        const users = [...(store?.get(key)?.users ?? [])].map((userId) => members.get(userId)?.user ?? user(userId, 'unknown'));
+        return { status: 200, body: users };
+      }
+      if (method === 'DELETE') {
+        requirePermission(id, Permission.ManageMessages);
+        const state = store?.get(key);
+        if (state) {
+          store?.delete(key);
+          renderReactions(message);
+          dispatchIf(Intent.GuildMessageReactions, 'MESSAGE_REACTION_REMOVE_EMOJI', { channel_id: id, message_id: message.id, guild_id: guild.id, emoji: state.emoji });
+        }
+        return { status: 204 };
+      }
+      return undefined;
+    }
+    if (method === 'PUT' && userSegment === '@me') {
+      if (!history) throw missingAccess();
+      if (!store?.get(key)?.users.size) requirePermission(id, Permission.AddReactions);
+      reactionAdd(message, botUser.id, emoji);
+      return { status: 204 };
+    }
+    if (method === 'DELETE') {
+      const userId = userSegment === '@me' ? botUser.id : userSegment;
+      if (userId !== botUser.id) requirePermission(id, Permission.ManageMessages);
+      reactionRemove(message, userId, emoji);
+      return { status: 204 };
+    }
+    return undefined;
+  };
+
+  /** The bot's DM channel with a user: post, read, edit and delete its own messages. */
+  const dmRoute = async (req: IncomingMessage, id: string, dm: { channel: Json; userId: string }, rest: string[], raw: Buffer): Promise<RouteResult> => {
+    const method = req.method ?? 'GET';
+    const [third, messageId, fifth] = rest;
+    if (third === undefined) return method === 'GET' ? { status: 200, body: dm.channel } : undefined;
+    if (third === 'typing' && method === 'POST') return { status: 204 };
+    if (third !== 'messages' || fifth !== undefined) return undefined;
+    if (messageId === undefined) {
+      if (method === 'GET') return { status: 200, body: [...messages.values()].filter((m) => m.channel_id === id).reverse() };
+      if (method !== 'POST') return undefined;
+      if (closedDms.has(dm.userId)) throw new HttpError(403, { message: 'Cannot send messages to this user', code: 50007 });
+      const { json, files } = await readBody(req, raw);
+      validateMessage(json, files, true);
+      const message = newMessage({ ...messageFields(json, files, id), channel_id: id, author: botUser, ...mentionsFor(typeof json.content === 'string' ? json.content : '', json.allowed_mentions) });
+      delete message.guild_id;
+      dm.channel.last_message_id = message.id;
+      dispatchMessage('MESSAGE_CREATE', message);
+      return { status: 200, body: message };
+    }
+    const message = messages.get(messageId);
+    if (!message || message.channel_id !== id) throw unknownMessage();
+    if (method === 'GET') return { status: 200, body: message };
+    if (message.author.id !== botUser.id) throw new HttpError(403, { message: 'Cannot execute action on a DM channel', code: 50003 });
+    if (method === 'PATCH') {
+      const { json, files } = await readBody(req, raw);
+      validateMessage(json, files, false);
+      editMessage(message, json, files);
+      dispatchMessage('MESSAGE_UPDATE', message);
+      return { status: 200, body: message };
+    }
+    if (method === 'DELETE') {
+      removeMessage(message);
+      return { status: 204 };
+    }
+    return undefined;
+  };
+
+  const recordExecution = (execution: WebhookExecution): void => {
+    executions.push(execution);
+  };
+
+  /** Channel webhooks: by id with the bot's token, or by id and token (no auth). */
+  const webhookRoute = async (req: IncomingMessage, url: URL, segments: string[], raw: Buffer, receivedAt: bigint): Promise<RouteResult> => {
+    const method = req.method ?? 'GET';
+    const [, id, token, fourth, messageId] = segments;
+    if (id === undefined) return undefined;
+
+    if (token === undefined) {
+      requireBot(req);
+      const webhook = webhookFor(id);
+      requirePermission(webhook.channel_id, Permission.ManageWebhooks);
+      if (method === 'GET') return { status: 200, body: webhookJson(webhook, ownWebhook(webhook)) };
+      if (method === 'DELETE') {
+        dropWebhook(webhook);
+        return { status: 204 };
+      }
+      if (method === 'PATCH') {
+        const { json } = await readBody(req, raw);
+        if (json.name !== undefined) validateWebhookName('name', json.name);
+        if (typeof json.channel_id === 'string' && json.channel_id !== webhook.channel_id) {
+          const target = visibleChannel(json.channel_id);
+          if (isThread(target) || !WEBHOOK_CHANNEL_TYPES.has(target.type)) throw new HttpError(400, { message: 'Cannot execute action on this channel type', code: 50024 });
+          requirePermission(target.id, Permission.ManageWebhooks);
+          webhook.channel_id = target.id;
+        }
+        if (typeof json.name === 'string') webhook.name = json.name;
+        if (json.avatar !== undefined) webhook.avatar = typeof json.avatar === 'string' && json.avatar !== '' ? shortHash(json.avatar) : null;
+        return { status: 200, body: webhookJson(webhook, ownWebhook(webhook)) };
+      }
+      return undefined;
+    }
+
+    const webhook = webhookFor(id, token);
+    const threadId = url.searchParams.get('thread_id') ?? undefined;
+
+    if (fourth === undefined) {
+      if (method === 'GET') return { status: 200, body: webhookJson(webhook, true, false) };
+      if (method === 'DELETE') {
+        dropWebhook(webhook);
+        return { status: 204 };
+      }
+      if (method === 'PATCH') {
+        const { json } = await readBody(req, raw);
+        if (json.name !== undefined) validateWebhookName('name', json.name);
+        if (typeof json.name === 'string') webhook.name = json.name;
+        if (json.avatar !== undefined) webhook.avatar = typeof json.avatar === 'string' && json.avatar !== '' ? shortHash(json.avatar) : null;
+        return { status: 200, body: webhookJson(webhook, true, false) };
+      }
+      if (method === 'POST') {
+        const { json, files } = await readBody(req, raw);
+        if (json.username !== undefined) validateWebhookName('username', json.username);
+        validateMessage(json, files, true);
+        const newId = snowflake();
+        const { channel: target, created } = webhookTarget(webhook, threadId, json, newId);
+        // The fake's rule: a bot's webhook posts into a thread only where the bot could.
+        if (threadId !== undefined && ownWebhook(webhook)) requirePermission(target.id, Permission.SendMessagesInThreads);
+        if (created) {
+          channels.set(created.id, created);
+          publishChannel(created, false);
+        }
+        const fields = messageFields(json, files, target.id);
+        const message = newMessage({
+          ...fields,
+          id: newId,
+          flags: (fields.flags ?? 0) & WEBHOOK_FLAGS,
+          channel_id: target.id,
+          author: webhookAuthor(webhook, json.username, json.avatar_url),
+          webhook_id: webhook.id,
+          ...(webhook.application_id ? { application_id: webhook.application_id } : {}),
+          tts: json.tts === true,
+          ...mentionsFor(typeof json.content === 'string' ? json.content : '', json.allowed_mentions),
+        });
+        const wait = url.searchParams.get('wait') === 'true';
+        recordExecution({ kind: 'execute', webhookId: webhook.id, ...(threadId === undefined ? {} : { threadId }), channelId: target.id, messageId: message.id, wait, body: json, files, receivedAt });
+        dispatchMessage('MESSAGE_CREATE', message);
+        return wait ? { status: 200, body: message } : { status: 204 };
+      }
+      return undefined;
+    }
+
+    if (fourth !== 'messages' || messageId === undefined || segments.length !== 5) return undefined;
+    const message = webhookMessage(webhook, messageId, threadId);
+    if (method === 'GET') return { status: 200, body: message };
+    if (method === 'PATCH') {
+      const { json, files } = await readBody(req, raw);
+      validateMessage(json, files, false);
+      editMessage(message, { ...json, ...(typeof json.flags === 'number' ? { flags: json.flags & WEBHOOK_FLAGS } : {}) }, files);
+      if (typeof json.content === 'string') Object.assign(message, mentionsFor(json.content, json.allowed_mentions));
+      recordExecution({ kind: 'edit', webhookId: webhook.id, ...(threadId === undefined ? {} : { threadId }), channelId: message.channel_id, messageId: message.id, wait: false, body: json, files, receivedAt });
+      dispatchMessage('MESSAGE_UPDATE', message);
+      return { status: 200, body: message };
+    }
+    if (method === 'DELETE') {
+      removeMessage(message);
+      recordExecution({ kind: 'delete', webhookId: webhook.id, ...(threadId === undefined ? {} : { threadId }), channelId: message.channel_id, messageId: message.id, wait: false, body: {}, files: [], receivedAt });
+      return { status: 204 };
+    }
+    return undefined;
+  };
+
+  const highestRole = (userId: string): number => Math.max(0, ...(members.get(userId)?.roles ?? []).map((id) => roles.get(id)?.position ?? 0));
+
+  /** What Discord checks before the bot changes another member: the owner never, and only members
+   * whose highest role is below the bot's highest role. */
+  const requireOutranks = (userId: string): void => {
+    if (userId === OWNER_ID || highestRole(botUser.id) <= highestRole(userId)) throw missingPermissions();
+  };
+
+  const guildRoute = async (req: IncomingMessage, segments: string[], raw: Buffer): Promise<RouteResult> => {
+    requireBot(req);
+    const method = req.method ?? 'GET';
+    const [, id, third, fourth] = segments;
+    if (id !== guild.id) throw new HttpError(404, { message: 'Unknown Guild', code: 10004 });
+    if (method === 'PATCH' && third === 'members' && fourth !== undefined && segments.length === 4) {
+      const self = fourth === '@me' || fourth === botUser.id;
+      const target = members.get(self ? botUser.id : fourth);
+      if (!target) throw new HttpError(404, { message: 'Unknown Member', code: 10007 });
+      const { json } = await readBody(req, raw);
+      const granted = permissionsIn('guild');
+      if (json.nick !== undefined) {
+        if (self ? (granted & (Permission.ChangeNickname | Permission.ManageNicknames)) === 0n : (granted & Permission.ManageNicknames) === 0n) throw missingPermissions();
+        if (!self) requireOutranks(target.user.id);
+        if (typeof json.nick === 'string' && json.nick.length > 32) throw invalidForm('nick', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 32 in length.');
+      }
+      if (Array.isArray(json.roles)) {
+        requirePermission('guild', Permission.ManageRoles);
+        if (!self) requireOutranks(target.user.id);
+        if ((json.roles as string[]).some((roleId) => (roles.get(roleId)?.position ?? Number.POSITIVE_INFINITY) >= highestRole(botUser.id))) throw missingPermissions();
+      }
+      const nick = json.nick === undefined ? target.nick : typeof json.nick === 'string' && json.nick !== '' ? json.nick : null;
+      const updated = putMember({ user: target.user, nick, ...(Array.isArray(json.roles) ? { roles: json.roles as string[] } : {}) });
+      return { status: 200, body: updated };
+    }
+    if (method !== 'GET') return undefined;
+    if (third === undefined) return { status: 200, body: guildObject() };
+    if (third === 'channels' && fourth === undefined) return { status: 200, body: [...channels.values()].filter((c) => !isThread(c)) };
+    if (third === 'roles' && fourth === undefined) return { status: 200, body: [...roles.values()] };
+    if (third === 'threads' && fourth === 'active') return { status: 200, body: { threads: [...channels.values()].filter((c) => isThread(c)), members: [] } };
+    if (third === 'members' && fourth !== undefined) {
+      const member = members.get(fourth === '@me' ? botUser.id : fourth);
+      if (!member) throw new HttpError(404, { message: 'Unknown Member', code: 10007 });
+      return { status: 200, body: member };
+    }
+    if (third === 'webhooks' && fourth === undefined) {
+      requirePermission('guild', Permission.ManageWebhooks);
+      return { status: 200, body: [...webhooks.values()].map((w) => webhookJson(w, ownWebhook(w))) };
+    }
+    return undefined;
+  };
+
   /** The bot's REST API under /api/v{n}; returns undefined for routes it does not know. */
-  const botRoute = async (
-    req: IncomingMessage,
-    url: URL,
-    segments: string[],
-    raw: Buffer,
-    receivedAt: bigint,
-  ): Promise<{ status: number; body?: unknown } | undefined> => {
+  const botRoute = async (req: IncomingMessage, url: URL, segments: string[], raw: Buffer, receivedAt: bigint): Promise<RouteResult> => {
     const method = req.method ?? 'GET';
     const route = segments.join('/');
     const auth = req.headers.authorization ?? '';
-    // A wrong bot token is the only 401 the fake gives: @discordjs/rest drops its token on 401.
+    // A wrong bot token is the only casual 401 the fake gives: @discordjs/rest drops its token on 401.
     if (auth.startsWith('Bot ')) requireBot(req);
 
     if (method === 'GET' && route === 'gateway') return { status: 200, body: { url: gatewayUrl() } };
@@ -845,9 +2004,20 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       return undefined;
     }
 
-    if (first === 'channels' && second === channelId && third === undefined && method === 'GET') {
+    if (first === 'channels') return channelRoute(req, url, segments, raw);
+    if (first === 'guilds') return guildRoute(req, segments, raw);
+    if (method === 'POST' && route === 'users/@me/channels') {
       requireBot(req);
-      return { status: 200, body: (guildCreate().channels as Json[])[0] };
+      const { json } = await readBody(req, raw);
+      const recipient = typeof json.recipient_id === 'string' ? knownUser(json.recipient_id) : undefined;
+      if (!recipient || recipient.bot) throw new HttpError(400, { message: 'Invalid Recipient(s)', code: 50033 });
+      return { status: 200, body: dmChannelFor(recipient) };
+    }
+    if (first === 'users' && second !== undefined && third === undefined && method === 'GET') {
+      requireBot(req);
+      const found = second === botUser.id ? botUser : members.get(second)?.user;
+      if (!found) throw new HttpError(404, { message: 'Unknown User', code: 10013 });
+      return { status: 200, body: found };
     }
 
     if (first === 'interactions' && second && third && fourth === 'callback' && method === 'POST' && segments.length === 4) {
@@ -858,17 +2028,19 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     if (first === 'webhooks' && second === applicationId && third) {
       const state = stateFor(third);
       if (fourth === undefined && method === 'POST') {
-        if (!state.acknowledged) throw new HttpError(404, { message: 'Unknown Webhook', code: 10015 });
+        if (!state.acknowledged) throw unknownWebhook();
         const { json, files } = await readBody(req, raw);
+        const inChannel = state.payload.channel_id as string;
         const message = newMessage({
-          ...messageFields(json, files),
-          channel_id: state.payload.channel_id as string,
+          ...messageFields(json, files, inChannel),
+          channel_id: inChannel,
           webhook_id: applicationId,
           application_id: applicationId,
           interaction_metadata: interactionMetadata(state),
         });
         state.followUps.add(message.id);
         record(state, { kind: 'followup', messageId: message.id, body: json, files, receivedAt });
+        dispatchMessage('MESSAGE_CREATE', message);
         return url.searchParams.get('wait') === 'true' ? { status: 200, body: message } : { status: 204 };
       }
       if (fourth === 'messages' && fifth && sixth === undefined) {
@@ -878,17 +2050,20 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
           const { json, files } = await readBody(req, raw);
           editMessage(message, json, files);
           record(state, { kind: 'edit', messageId: message.id, body: json, files, receivedAt });
+          dispatchMessage('MESSAGE_UPDATE', message);
           return { status: 200, body: message };
         }
         if (method === 'DELETE') {
-          messages.delete(message.id);
+          removeMessage(message);
           state.followUps.delete(message.id);
           if (state.originalMessageId === message.id) state.originalMessageId = undefined;
           record(state, { kind: 'delete', messageId: message.id, body: {}, files: [], receivedAt });
           return { status: 204 };
         }
       }
+      return undefined;
     }
+    if (first === 'webhooks') return webhookRoute(req, url, segments, raw, receivedAt);
     return undefined;
   };
 
@@ -916,6 +2091,14 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       failure.remaining -= 1;
       const { status, body: failBody, headers = {} } = failure.response;
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(failBody ?? { message: `${status}: fake failure`, code: 0 }));
+      return;
+    }
+
+    const attachment = /^\/attachments\/\d+\/(\d+)\/[^/]+$/.exec(path);
+    if (attachment && (method === 'GET' || method === 'HEAD')) {
+      const stored = attachmentStore.get(attachment[1] ?? '');
+      if (!stored) return json(404, { message: '404: Not Found', code: 0 });
+      res.writeHead(200, { 'content-type': stored.contentType, 'content-length': String(stored.data.length) }).end(method === 'HEAD' ? undefined : stored.data);
       return;
     }
 
@@ -968,10 +2151,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   };
 
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      console.error('fake Discord: request failed', error);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: '500: Internal Server Error', code: 0 }));
-    });
+    handle(req, res)
+      .catch((error: unknown) => {
+        console.error('fake Discord: request failed', error);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: '500: Internal Server Error', code: 0 }));
+      })
+      .finally(notify);
   });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -998,6 +2183,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     const invoker = toApiUser(input.user);
     const permissions = input.permissions ?? EVERYONE_PERMISSIONS;
     const inChannel = input.channelId ?? channelId;
+    const known = channels.get(inChannel);
+    const member = members.get(invoker.id);
     return {
       id: snowflake(),
       application_id: applicationId,
@@ -1006,18 +2193,18 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       guild_id: guild.id,
       guild: { id: guild.id, locale: 'en-US', features: [] },
       channel_id: inChannel,
-      channel: textChannel(inChannel, inChannel === channelId ? channelName : 'channel', guild.id),
-      member: { ...partialMember(permissions), user: invoker, deaf: false, mute: false },
+      channel: known ? structuredClone(known) : textChannel(inChannel, 'channel'),
+      member: { ...partialMember(permissions, member?.roles ?? [], member?.nick ?? null), user: invoker },
       token: randomBytes(48).toString('base64url'),
       version: 1,
       locale: input.locale ?? 'en-US',
       guild_locale: 'en-US',
-      app_permissions: BOT_PERMISSIONS,
+      app_permissions: (known ? permissionsIn(inChannel) : DEFAULT_BOT_PERMISSIONS).toString(),
       entitlements: [],
       entitlement_sku_ids: [],
       authorizing_integration_owners: { '0': guild.id },
       context: 0,
-      attachment_size_limit: 8 * 1024 * 1024,
+      attachment_size_limit: uploadLimit,
     };
   };
 
@@ -1039,6 +2226,46 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   // A snapshot: the payload may wait in a session buffer while the stored message changes.
   const componentMessage = (message: ApiMessage): ApiMessage => structuredClone(messages.get(message.id) ?? newMessage(message));
 
+  const storedMessage = (id: string): ApiMessage => {
+    const message = messages.get(id);
+    if (!message) throw new Error(`fake Discord: no message ${id}`);
+    return message;
+  };
+
+  const reactionTarget = (input: ReactionInput): ApiMessage => {
+    const message = storedMessage(input.messageId);
+    if (input.channelId !== undefined && input.channelId !== message.channel_id) throw new Error(`fake Discord: message ${message.id} is not in channel ${input.channelId}`);
+    if (!members.has(input.userId)) throw new Error(`fake Discord: ${input.userId} is not a member; addMember() (or sendUserMessage()) first`);
+    return message;
+  };
+
+  const waitFor = <T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = 'a condition'): Promise<T> => {
+    let found: T | undefined;
+    let failure: { error: unknown } | undefined;
+    const satisfied = (): boolean => {
+      try {
+        const value = probe();
+        if (value) found = value;
+        return Boolean(value);
+      } catch (error) {
+        failure = { error };
+        return true;
+      }
+    };
+    const settle = (): T => {
+      if (failure) throw failure.error;
+      return found as T;
+    };
+    if (satisfied()) return Promise.resolve().then(settle);
+    return waitWithTimeout(what, timeoutMs, (done) => {
+      const check = (): void => {
+        if (satisfied()) done();
+      };
+      watchers.add(check);
+      return () => watchers.delete(check);
+    }).then(settle);
+  };
+
   // ---- the fake --------------------------------------------------------------------------------
 
   return {
@@ -1055,6 +2282,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     botUser,
     guild,
     channelId,
+    botRoleId,
+    ownerId: OWNER_ID,
     commands(guildId) {
       return guildId ? (guildCommands.get(guildId) ?? []) : globalCommands;
     },
@@ -1095,6 +2324,193 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       if (response) failures.push({ matcher, response, remaining: response.times ?? Number.POSITIVE_INFINITY });
     },
 
+    setUploadLimit(bytes) {
+      uploadLimit = bytes;
+    },
+
+    setPremiumTier(tier) {
+      premiumTier = tier;
+      uploadLimit = [10, 10, 50, 100][tier] ?? 10;
+      uploadLimit *= 1024 * 1024;
+      dispatchIf(Intent.Guilds, 'GUILD_UPDATE', guildObject());
+      notify();
+    },
+
+    addChannel(input) {
+      return structuredClone(putChannel(input));
+    },
+
+    setChannelOverwrites(id, overwrites) {
+      const channel = channels.get(id);
+      if (!channel) throw new Error(`fake Discord: no channel ${id}`);
+      return structuredClone(putChannel({ id, name: channel.name, type: channel.type, overwrites }));
+    },
+
+    addRole(input) {
+      return structuredClone(putRole(input));
+    },
+
+    addMember(input) {
+      return structuredClone(putMember(input));
+    },
+
+    setBotPermissions(target, permissions) {
+      if (target === 'guild') {
+        putRole({ id: botRoleId, name: botUser.username, permissions: permissions ?? DEFAULT_BOT_PERMISSIONS });
+        return;
+      }
+      const channel = channels.get(target);
+      if (!channel) throw new Error(`fake Discord: no channel ${target}`);
+      if (isThread(channel)) throw new Error('fake Discord: threads take their permissions from the parent channel; set them there');
+      const others = (channel.permission_overwrites ?? []).filter((o) => o.id !== botUser.id);
+      const overwrites: OverwriteInput[] = others.map((o) => ({ id: o.id, type: o.type === 0 ? 'role' : 'member', allow: BigInt(o.allow), deny: BigInt(o.deny) }));
+      if (permissions !== null) overwrites.push({ id: botUser.id, type: 'member', allow: permissions, deny: ALL_PERMISSIONS & ~permissions });
+      putChannel({ id: target, name: channel.name, type: channel.type, overwrites });
+    },
+
+    permissionsIn(target, userId) {
+      return permissionsIn(target, userId);
+    },
+
+    channel(id) {
+      const channel = channels.get(id);
+      return channel && structuredClone(channel);
+    },
+
+    member(userId) {
+      const member = members.get(userId);
+      return member && structuredClone(member);
+    },
+
+    sendUserMessage(input) {
+      const inChannel = input.channelId ?? channelId;
+      const channel = channels.get(inChannel);
+      if (!channel) throw new Error(`fake Discord: no channel ${inChannel}; addChannel() first`);
+      if (!MESSAGEABLE_TYPES.has(channel.type)) throw new Error(`fake Discord: channel ${inChannel} (type ${channel.type}) takes no messages; post in one of its threads`);
+      const given = toApiUser(input.author);
+      let author: ApiUser = input.bot ? { ...given, bot: true } : given;
+      if (input.webhookId !== undefined) {
+        author = user(input.webhookId, given.username, { bot: true, discriminator: '0000', avatar: given.avatar });
+      } else if (input.member || !members.has(author.id)) {
+        putMember({ user: author, ...(input.member?.roles ? { roles: input.member.roles } : {}), ...(input.member?.nick !== undefined ? { nick: input.member.nick } : {}) }, true);
+      }
+      let referenced: ApiMessage | undefined;
+      if (input.messageReference) {
+        referenced = storedMessage(input.messageReference.messageId);
+      }
+      const content = input.content ?? '';
+      const parsed = mentionsFor(content, undefined, referenced?.author);
+      const message = newMessage({
+        channel_id: inChannel,
+        ...(input.id === undefined ? {} : { id: input.id }),
+        author,
+        content,
+        embeds: input.embeds ?? [],
+        attachments: (input.attachments ?? []).map((file) => storeAttachment(inChannel, file)),
+        flags: input.flags ?? 0,
+        type: input.type ?? (referenced ? 19 : 0),
+        mentions: input.mentions ? input.mentions.map(toApiUser) : parsed.mentions,
+        mention_roles: input.mentionRoles ?? parsed.mention_roles,
+        mention_everyone: input.mentionEveryone ?? parsed.mention_everyone,
+        ...(input.webhookId !== undefined ? { webhook_id: input.webhookId } : {}),
+        ...(referenced
+          ? {
+              message_reference: { type: 0, message_id: referenced.id, channel_id: input.messageReference?.channelId ?? referenced.channel_id, guild_id: guild.id },
+              referenced_message: structuredClone(referenced),
+            }
+          : {}),
+      });
+      dispatchMessage('MESSAGE_CREATE', message);
+      notify();
+      return structuredClone(message);
+    },
+
+    editUserMessage(id, fields) {
+      const message = storedMessage(id);
+      if (fields.content !== undefined) Object.assign(message, { content: fields.content }, mentionsFor(fields.content, undefined));
+      if (fields.embeds !== undefined) message.embeds = fields.embeds;
+      message.edited_timestamp = new Date().toISOString();
+      dispatchMessage('MESSAGE_UPDATE', message);
+      notify();
+      return structuredClone(message);
+    },
+
+    deleteUserMessage(id) {
+      removeMessage(storedMessage(id));
+      notify();
+    },
+
+    addReaction(input) {
+      reactionAdd(reactionTarget(input), input.userId, parseEmoji(input.emoji));
+      notify();
+    },
+
+    removeReaction(input) {
+      reactionRemove(reactionTarget(input), input.userId, parseEmoji(input.emoji));
+      notify();
+    },
+
+    messages(id) {
+      return [...messages.values()]
+        .filter((m) => m.channel_id === id && !isEphemeral(m))
+        .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+        .map((m) => structuredClone(m));
+    },
+
+    deletedMessages(id) {
+      return deleted.filter((m) => id === undefined || m.channel_id === id).map((m) => structuredClone(m));
+    },
+
+    directMessages(userId) {
+      const id = dmByUser.get(userId);
+      return id === undefined ? [] : [...messages.values()].filter((m) => m.channel_id === id).map((m) => structuredClone(m));
+    },
+
+    setDirectMessagesOpen(userId, open) {
+      if (open) closedDms.delete(userId);
+      else closedDms.add(userId);
+    },
+
+    createMessage(fields) {
+      const message = structuredClone(newMessage(fields));
+      notify();
+      return message;
+    },
+
+    getMessage(id) {
+      const message = messages.get(id);
+      return message && structuredClone(message);
+    },
+
+    addWebhook(input) {
+      if (!channels.has(input.channelId)) throw new Error(`fake Discord: no channel ${input.channelId}`);
+      const owner = input.applicationId ?? null;
+      const webhook = putWebhook(input.channelId, input.name, null, owner, owner === applicationId ? botUser : user(OWNER_ID, 'owner'), input.id);
+      notify();
+      return webhookJson(webhook, true);
+    },
+
+    deleteWebhook(id) {
+      const webhook = webhooks.get(id);
+      if (!webhook) throw new Error(`fake Discord: no webhook ${id}`);
+      dropWebhook(webhook);
+      notify();
+    },
+
+    webhooks(id) {
+      return [...webhooks.values()].filter((w) => id === undefined || w.channel_id === id).map((w) => webhookJson(w, true));
+    },
+
+    webhookExecutions() {
+      return executions.map((e) => ({ ...e, body: structuredClone(e.body), files: e.files.map((f) => ({ ...f })) }));
+    },
+
+    waitFor,
+
+    waitForMessage(predicate, timeoutMs = 5000) {
+      return waitFor(() => [...messages.values()].find((m) => !isEphemeral(m) && predicate(m)), timeoutMs, 'a matching message').then((m) => structuredClone(m));
+    },
+
     slashCommand(input) {
       return basePayload(2, input, commandData(input));
     },
@@ -1119,6 +2535,21 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         type: 2,
         target_id: target.id,
         resolved: resolvedUsers([target]),
+      });
+    },
+
+    messageContextMenu(input) {
+      const given = input.targetMessage;
+      const target = typeof given === 'string' ? storedMessage(given) : (messages.get(given.id) ?? given);
+      // Discord resolves the whole message, content included whatever the intents.
+      const resolved = structuredClone(target);
+      delete resolved.member;
+      return basePayload(2, { ...input, channelId: input.channelId ?? target.channel_id }, {
+        id: input.commandId ?? commandIdFor(input.name, 3),
+        name: input.name,
+        type: 3,
+        target_id: target.id,
+        resolved: { messages: { [target.id]: resolved } },
       });
     },
 
@@ -1166,15 +2597,6 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     dispatchEvent(type, data) {
       if (!liveSession) throw new Error('fake Discord: no gateway session to dispatch on; wait for ready first');
       dispatchTo(liveSession, type, data);
-    },
-
-    createMessage(fields) {
-      return structuredClone(newMessage(fields));
-    },
-
-    getMessage(id) {
-      const message = messages.get(id);
-      return message && structuredClone(message);
     },
 
     async close() {
