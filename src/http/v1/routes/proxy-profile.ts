@@ -26,6 +26,13 @@ export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
     '/proxy-profile',
     {
       config: { scope: 'messages:write' },
+      // A 304 has no body: the serializer's "null" would announce four bytes in Content-Length that
+      // never come, and a client trusting it waits for them (undici did, for its body timeout).
+      onSend: async (_request, reply, payload) => {
+        if (reply.statusCode !== 304) return payload;
+        reply.removeHeader('content-type');
+        return null;
+      },
       schema: {
         tags: ['Proxying'],
         summary: 'Your proxy profile for one server',
