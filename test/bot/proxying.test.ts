@@ -26,24 +26,36 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
   let channel: string;
 
   /** Waits for the next webhook execution after `since` executions. */
-  const nextExecution = (since: number, timeoutMs = 10_000) => h.fake.waitFor(() => h.fake.webhookExecutions().filter((e) => e.kind === 'execute')[since], timeoutMs, 'a webhook execution');
-  const executions = () => h.fake.webhookExecutions().filter((e) => e.kind === 'execute');
+    const executions = () => h.fake.webhookExecutions().filter((e) => e.kind === 'execute');
   const say = (content: string, extra: Partial<Parameters<BotHarness['fake']['sendUserMessage']>[0]> = {}) =>
     h.fake.sendUserMessage({ author: ALICE, channelId: channel, content, ...extra });
+  const outcomes = new Map<string, string>();
+  const waiting = new Map<string, (outcome: string) => void>();
+  /** What the bot made of a message (it emits each outcome once handled). */
+  function outcomeOf(messageId: string, timeoutMs = 10_000): Promise<string> {
+    const known = outcomes.get(messageId);
+    if (known) return Promise.resolve(known);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`message ${messageId} was not handled`)), timeoutMs);
+      waiting.set(messageId, (outcome) => (clearTimeout(timer), resolve(outcome)));
+    });
+  }
   /** Sends a message and waits until it is proxied. */
   async function proxied(content: string, extra: Partial<Parameters<BotHarness['fake']['sendUserMessage']>[0]> = {}): Promise<{ original: ApiMessage; execution: WebhookExecution }> {
     const before = executions().length;
     const original = say(content, extra);
-    const execution = await nextExecution(before);
-    await h.fake.waitFor(() => h.fake.deletedMessages().some((m) => m.id === original.id), 5000, 'the original deleted');
+    expect(await outcomeOf(original.id)).toBe('proxied');
+    const execution = executions()[before];
+    if (!execution) throw new Error('proxied without a webhook execution');
+    expect(h.fake.deletedMessages().some((m) => m.id === original.id)).toBe(true);
     return { original, execution };
   }
-  /** Proves a message is left alone: a later proxied marker arrives and this one was not sent. */
-  async function ignored(send: () => ApiMessage): Promise<void> {
+  /** Proves a message is left alone: handled without a webhook execution or a deletion. */
+  async function ignored(send: () => ApiMessage, expected: 'ignored' | 'not-proxied' = 'not-proxied'): Promise<void> {
     const before = executions().length;
     const message = send();
-    await proxied('k: marker');
-    expect(executions().slice(before).map((e) => e.body.content)).toEqual(['marker']);
+    expect(await outcomeOf(message.id)).toBe(expected);
+    expect(executions().length).toBe(before);
     expect(h.fake.deletedMessages().some((m) => m.id === message.id)).toBe(false);
   }
   async function waitForRecord(messageId: string, timeoutMs = 10_000): Promise<MessageInfo> {
@@ -58,6 +70,10 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
 
   beforeAll(async () => {
     h = await startBotHarness({ dialect, env: { RATE_LIMIT_ENABLED: 'false' } });
+    h.bot.context.proxying.outcomes.on('handled', (id, outcome) => {
+      outcomes.set(id, outcome);
+      waiting.get(id)?.(outcome);
+    });
     channel = h.fake.channelId;
     await h.link(ALICE.id);
     h.fake.addMember({ user: ALICE });
@@ -97,7 +113,104 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
 
   it('leaves alone: messages without tags, other people’s, bots’, and its own webhook’s', async () => {
     await ignored(() => say('just talking'));
-    await ignored(() => h.fake.sendUserMessage({ author: BOB, channelId: channel, content: 'k: not a system' }));
-    await ignored(() => h.fake.sendUserMessage({ author: user('410000000000000099', 'otherbot'), channelId: channel, content: 'k: beep', bot: true }));
+    await ignored(() => h.fake.sendUserMessage({ author: BOB, channelId: channel, content: 'k: not a system' }), 'ignored');
+    await ignored(() => h.fake.sendUserMessage({ author: user('410000000000000099', 'otherbot'), channelId: channel, content: 'k: beep', bot: true }), 'ignored');
+    // The bot's own proxied messages come back over the gateway too (with webhook_id).
+    const { execution } = await proxied('k: echo');
+    expect(await outcomeOf(execution.messageId)).toBe('ignored');
+  });
+
+  const slash = (name: string, subcommand: string | undefined, options: Json[] = [], who = ALICE, channelId = channel) =>
+    h.run(h.fake.slashCommand({ name, user: who, channelId, ...(subcommand ? { subcommand } : {}), options }), isAnswer);
+  const contentOf = (response: RecordedResponse) => String(response.body.content ?? '');
+
+  it('follows autoproxy set with /autoproxy: alter mode in the server, a channel entry over it, escapes', async () => {
+    const set = await slash('autoproxy', 'set', [{ name: 'mode', type: 3, value: 'alter' }, { name: 'alter', type: 3, value: String(wren.alterId) }]);
+    expect(contentOf(set.response)).toContain('Wren');
+    expect((await proxied('plain words')).execution.body).toMatchObject({ content: 'plain words', username: 'Wren' });
+    // Tags still win over autoproxy, and a message is proxied once.
+    const before = executions().length;
+    expect((await proxied('k: tagged')).execution.body.username).toBe('Kestrel');
+    expect(executions().length).toBe(before + 1);
+    // A backslash skips autoproxy for one message.
+    await ignored(() => say('\\ not this one'));
+    // The channel's own entry (off) shadows the server's.
+    await slash('autoproxy', 'set', [{ name: 'mode', type: 3, value: 'off' }, { name: 'where', type: 3, value: 'channel' }]);
+    await ignored(() => say('quiet here'));
+    await slash('autoproxy', 'clear', [{ name: 'where', type: 3, value: 'channel' }]);
+    await slash('autoproxy', 'clear', []);
+    await ignored(() => say('all off again'));
+  });
+
+  it('latches onto the last alter proxied, and \\\\ ends the latch', async () => {
+    await slash('autoproxy', 'set', [{ name: 'mode', type: 3, value: 'latch' }]);
+    await ignored(() => say('nobody latched yet'));
+    expect((await proxied('see -w')).execution.body.username).toBe('Wren');
+    expect((await proxied('still me')).execution.body).toMatchObject({ content: 'still me', username: 'Wren' });
+    expect((await proxied('k: switching')).execution.body.username).toBe('Kestrel');
+    expect((await proxied('now kestrel')).execution.body.username).toBe('Kestrel');
+    // The latch reached the service with the record.
+    await h.bot.context.proxying.deliveries.drain(5000);
+    const entries = (await alice.call<{ data: Array<{ serverId: string; autoproxyAlter: string | null }> }>('GET', '/v1/users/@me/autoproxy')).body.data;
+    expect(entries.find((entry) => entry.serverId === h.fake.guild.id)?.autoproxyAlter).toBe(String(kestrel.alterId));
+    await ignored(() => say('\\\\ unlatch'));
+    await ignored(() => say('free again'));
+    await h.bot.context.proxying.deliveries.drain(5000);
+    const after = (await alice.call<{ data: Array<{ serverId: string; autoproxyAlter: string | null }> }>('GET', '/v1/users/@me/autoproxy')).body.data;
+    expect(after.find((entry) => entry.serverId === h.fake.guild.id)?.autoproxyAlter).toBeNull();
+    await slash('autoproxy', 'clear', []);
+  });
+
+  it('speaks as whoever an integration pushed to the front (front mode)', async () => {
+    const tracker = await signIn(h.server, ALICE.id, { client: await createTestClient(h.server, { name: 'Switch tracker' }), scope: 'system:ai-ap' });
+    await slash('autoproxy', 'set', [{ name: 'mode', type: 3, value: 'front' }]);
+    await ignored(() => say('nobody fronting yet'));
+    await tracker.call('POST', '/v1/users/@me/front', { alter: String(wren.alterId) });
+    expect((await proxied('front says hi')).execution.body.username).toBe('Wren');
+    await tracker.call('POST', '/v1/users/@me/front', { alter: String(kestrel.alterId) });
+    expect((await proxied('and now')).execution.body.username).toBe('Kestrel');
+    await slash('autoproxy', 'clear', []);
+  });
+
+  it('proxies in a thread through the parent channel’s webhook with thread_id', async () => {
+    const thread = h.fake.addChannel({ name: 'a thread', type: 11, parentId: channel });
+    const { execution } = await proxied('k: in the thread', { channelId: thread.id });
+    expect(execution.threadId).toBe(thread.id);
+    expect(h.fake.webhooks().filter((webhook) => webhook.channel_id === thread.id)).toEqual([]);
+    expect(execution.webhookId).toBe(h.fake.webhooks(channel)[0]?.id);
+    expect((await waitForRecord(execution.messageId)).channelId).toBe(thread.id);
+  });
+
+  it('re-sends attachments, and says which were too big for the server', async () => {
+    const small = { filename: 'note.txt', contentType: 'text/plain', data: Buffer.from('hello file') };
+    const { execution } = await proxied('k: with a file', { attachments: [small] });
+    expect(execution.files.map((file) => [file.filename, file.data.toString()])).toEqual([['note.txt', 'hello file']]);
+    const big = { filename: 'huge.bin', data: Buffer.alloc(11 * 1024 * 1024) };
+    const both = await proxied('k: two files', { attachments: [small, big] });
+    expect(both.execution.files.map((file) => file.filename)).toEqual(['note.txt']);
+    await h.fake.waitFor(() => h.fake.directMessages(ALICE.id).find((m) => String(m.content).includes('huge.bin')), 5000, 'a notice');
+    // Image-only: the tags alone with an attachment.
+    expect((await proxied('[]', { attachments: [small] })).execution.body.content).toBe('');
+  });
+
+  it('keeps a visible reference to the message replied to', async () => {
+    const earlier = h.fake.sendUserMessage({ author: BOB, channelId: channel, content: 'a question from bob' });
+    const { execution } = await proxied('k: an answer', { messageReference: { messageId: earlier.id } });
+    const embed = (execution.body.embeds as Json[])[0] as { author: { name: string }; description: string };
+    expect(embed.author.name).toContain('bob');
+    expect(embed.description).toContain('a question from bob');
+    expect(embed.description).toContain(earlier.id);
+  });
+
+  it('never lets a proxied message ping what its sender could not', async () => {
+    const role = h.fake.addRole({ name: 'pingable', permissions: 0n, mentionable: true });
+    const quiet = h.fake.addRole({ name: 'quiet', permissions: 0n, mentionable: false });
+    const plain = await proxied(`k: @everyone <@&${role.id}> <@&${quiet.id}> <@${BOB.id}>`);
+    expect(plain.execution.body.allowed_mentions).toEqual({ parse: ['users'], roles: [role.id] });
+    const mod = h.fake.addRole({ name: 'mods', permissions: Permission.MentionEveryone });
+    h.fake.addMember({ user: ALICE, roles: [mod.id] });
+    const allowed = await proxied('k: @everyone listen', { member: { roles: [mod.id] } });
+    expect(allowed.execution.body.allowed_mentions).toEqual({ parse: ['users', 'roles', 'everyone'] });
+    h.fake.addMember({ user: ALICE, roles: [] });
   });
 });

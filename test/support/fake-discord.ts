@@ -262,6 +262,8 @@ export interface RoleInput {
   name: string;
   permissions: bigint | string;
   position?: number;
+  /** Whether anyone may ping the role (default false). */
+  mentionable?: boolean;
 }
 
 export interface MemberInput {
@@ -872,8 +874,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     const id = input.id ?? snowflake();
     const previous = roles.get(id);
     const next = previous
-      ? { ...previous, name: input.name, permissions: bits(input.permissions).toString(), position: input.position ?? previous.position }
-      : role(id, input.name, input.position ?? roles.size, bits(input.permissions).toString());
+      ? { ...previous, name: input.name, permissions: bits(input.permissions).toString(), position: input.position ?? previous.position, mentionable: input.mentionable ?? previous.mentionable }
+      : role(id, input.name, input.position ?? roles.size, bits(input.permissions).toString(), { mentionable: input.mentionable ?? false });
     roles.set(id, next);
     dispatchIf(Intent.Guilds, previous ? 'GUILD_ROLE_UPDATE' : 'GUILD_ROLE_CREATE', { guild_id: guild.id, role: next });
     notify();

@@ -1,11 +1,12 @@
 // The bot's proxying room: the parts the message path, the reaction shortcuts and the proxy
 // commands share, made once per bot process (webhook and profile caches are per process; every
 // state that must survive or be shared lives in the service).
-import type { Client } from 'discord.js';
+import { EventEmitter } from 'node:events';
+import type { Client, Message } from 'discord.js';
 import type { ApiClient } from '../api-client.js';
 import type { BotLog } from '../bot.js';
 import type { LinkedAccounts } from '../linked-accounts.js';
-import { createMessagePath } from './message-path.js';
+import { createMessagePath, type MessageOutcome } from './message-path.js';
 import { createNotices, type Notices } from './notices.js';
 import { createProfileCache, type ProfileCache } from './profiles.js';
 import { createReactionHandler } from './reactions.js';
@@ -19,7 +20,9 @@ export interface Proxying {
   deliveries: DeliveryQueue;
   notices: Notices;
   recent: RecentMessages;
-  onMessage: ReturnType<typeof createMessagePath>;
+  /** Handles one message; the outcome is also emitted as `handled` (message id, outcome). */
+  onMessage(message: Message): Promise<MessageOutcome>;
+  outcomes: EventEmitter<{ handled: [messageId: string, outcome: MessageOutcome] }>;
   onReaction: ReturnType<typeof createReactionHandler>;
 }
 
@@ -35,5 +38,16 @@ export function createProxying(client: Client, api: ApiClient, accounts: LinkedA
     notices: createNotices(log),
     recent: createRecentMessages(),
   };
-  return { ...parts, onMessage: createMessagePath(parts), onReaction: createReactionHandler(parts) };
+  const path = createMessagePath(parts);
+  const outcomes = new EventEmitter<{ handled: [messageId: string, outcome: MessageOutcome] }>();
+  async function onMessage(message: Message): Promise<MessageOutcome> {
+    let outcome: MessageOutcome = 'failed';
+    try {
+      outcome = await path(message);
+      return outcome;
+    } finally {
+      outcomes.emit('handled', message.id, outcome);
+    }
+  }
+  return { ...parts, onMessage, outcomes, onReaction: createReactionHandler(parts) };
 }

@@ -20,6 +20,9 @@ import { webhookName } from './webhook-name.js';
 import type { WebhookCache } from './webhooks.js';
 import type { Client } from 'discord.js';
 
+/** What became of one message: logs and tests read it. */
+export type MessageOutcome = 'ignored' | 'not-proxied' | 'proxied' | 'failed';
+
 export interface MessagePathParts {
   client: Client;
   api: ApiClient;
@@ -44,26 +47,26 @@ const missingPermission = (error: unknown) => error instanceof DiscordAPIError &
 export function createMessagePath(parts: MessagePathParts) {
   const { client, api, accounts, profiles, webhooks, deliveries, notices, recent, log } = parts;
 
-  return async function onMessage(message: Message): Promise<void> {
+  return async function onMessage(message: Message): Promise<MessageOutcome> {
     // Bots, webhooks (our own proxied messages among them), system messages and DMs never proxy.
-    if (message.author.bot || message.webhookId || message.system || !message.inGuild()) return;
-    if (message.type !== MessageType.Default && message.type !== MessageType.Reply) return;
+    if (message.author.bot || message.webhookId || message.system || !message.inGuild()) return 'ignored';
+    if (message.type !== MessageType.Default && message.type !== MessageType.Reply) return 'ignored';
     const author = message.author;
     // Most authors are not systems: answered from memory, no store read and no network call.
-    if (accounts.knownUnlinked(author.id) || !(await accounts.isLinked(author.id))) return;
+    if (accounts.knownUnlinked(author.id) || !(await accounts.isLinked(author.id))) return 'ignored';
 
     const channel = message.channel;
     const thread = channel.isThread() ? channel : undefined;
     // A forum post's first message is the post itself (R13); the engine never sees it.
-    if (thread && message.id === thread.id) return;
+    if (thread && message.id === thread.id) return 'ignored';
     const parentId = thread ? thread.parentId : channel.id;
-    if (!parentId) return;
+    if (!parentId) return 'ignored';
 
     const profile = await profiles.get(author.id, message.guildId);
-    if (!profile) return;
+    if (!profile) return 'ignored';
     const now = Date.now();
     const mapped = proxyInputFor(profile, { content: message.content, hasAttachment: message.attachments.size > 0, channelId: parentId, now });
-    if (!mapped) return;
+    if (!mapped) return 'ignored';
     const { result, state } = decideProxyCompiled(compiledFor(mapped.input.system), mapped.input);
 
     const change = stateChangeFor(state, mapped.entries, now);
@@ -79,11 +82,11 @@ export function createMessagePath(parts: MessagePathParts) {
           settled: (stored, answer) => settle?.(stored && (answer as { applied: boolean }).applied),
         });
       }
-      return;
+      return 'not-proxied';
     }
 
     const alter = profile.alters.find((candidate) => candidate.alterId === result.alterId);
-    if (!alter) return;
+    if (!alter) return 'not-proxied';
     let sent;
     const { files, tooBig } = await downloadAttachments(message).catch((error: unknown) => {
       log.warn({ err: error }, 'could not download attachments');
@@ -92,7 +95,7 @@ export function createMessagePath(parts: MessagePathParts) {
     if (result.content === '' && files.length === 0) {
       settle?.(false);
       notices.tell(author, `That message was not proxied: its attachments are over this server’s upload limit (${uploadLimit(message.guild.premiumTier) / 1024 / 1024} MiB).`);
-      return;
+      return 'not-proxied';
     }
     try {
       sent = await sendThroughWebhook(client, webhooks, {
@@ -113,7 +116,7 @@ export function createMessagePath(parts: MessagePathParts) {
       } else {
         log.warn({ err: error, channel: channel.id }, 'proxying failed; the original message stays');
       }
-      return;
+      return 'failed';
     }
     if (tooBig.length > 0) {
       notices.tell(author, `Proxied without ${tooBig.join(', ')}: over this server’s upload limit (${uploadLimit(message.guild.premiumTier) / 1024 / 1024} MiB).`);
@@ -148,5 +151,6 @@ export function createMessagePath(parts: MessagePathParts) {
       send: () => accounts.withToken(author.id, (token) => api.recordMessage(token, record)),
       settled: (stored, answer) => settle?.(stored && (answer as { autoproxyStateApplied: boolean | null }).autoproxyStateApplied !== false),
     });
+    return 'proxied';
   };
 }
