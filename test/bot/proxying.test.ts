@@ -8,7 +8,7 @@ import type { MessageInfo } from '../../src/domain/proxied-message.js';
 import { request, signIn, type ApiUser } from '../support/api.js';
 import { startBotHarness, type BotHarness } from '../support/bot.js';
 import { DIALECTS } from '../support/dialects.js';
-import { Permission, user, type ApiMessage, type RecordedResponse, type WebhookExecution } from '../support/fake-discord.js';
+import { Permission, rateLimited, user, type ApiMessage, type RecordedResponse, type WebhookExecution } from '../support/fake-discord.js';
 import { createTestClient } from '../support/oauth.js';
 
 const ALICE = user('410000000000000001', 'alice');
@@ -212,5 +212,70 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     const allowed = await proxied('k: @everyone listen', { member: { roles: [mod.id] } });
     expect(allowed.execution.body.allowed_mentions).toEqual({ parse: ['users', 'roles', 'everyone'] });
     h.fake.addMember({ user: ALICE, roles: [] });
+  });
+
+  it('turns off in a server with /proxy server, and for a disabled system', async () => {
+    await slash('proxy', 'server', [{ name: 'enabled', type: 5, value: false }]);
+    await ignored(() => say('k: not here'), 'ignored');
+    await slash('proxy', 'server', [{ name: 'enabled', type: 5, value: true }]);
+    await proxied('k: back on');
+    await alice.call('POST', '/v1/users/@me/system/edit', { disabled: true });
+    await ignored(() => say('k: disabled everywhere'), 'ignored');
+    await alice.call('POST', '/v1/users/@me/system/edit', { disabled: false });
+  });
+
+  it('adds and removes proxy tags with /proxy, and the next message uses them', async () => {
+    const added = await slash('proxy', 'tag-add', [{ name: 'alter', type: 3, value: String(wren.alterId) }, { name: 'prefix', type: 3, value: 'w>' }]);
+    expect(contentOf(added.response)).toContain('w>text');
+    expect((await proxied('w> via the new tag')).execution.body.username).toBe('Wren');
+    await slash('proxy', 'tag-remove', [{ name: 'alter', type: 3, value: String(wren.alterId) }, { name: 'prefix', type: 3, value: 'w>' }]);
+    await ignored(() => say('w> not any more'));
+  });
+
+  it('says once, privately, when it lacks Manage Webhooks, and leaves the message', async () => {
+    const locked = h.fake.addChannel({ name: 'locked' });
+    h.fake.setBotPermissions(locked.id, Permission.ViewChannel | Permission.SendMessages | Permission.ManageMessages | Permission.ReadMessageHistory);
+    const dms = h.fake.directMessages(ALICE.id).length;
+    const first = h.fake.sendUserMessage({ author: ALICE, channelId: locked.id, content: 'k: one' });
+    expect(await outcomeOf(first.id)).toBe('failed');
+    const second = h.fake.sendUserMessage({ author: ALICE, channelId: locked.id, content: 'k: two' });
+    expect(await outcomeOf(second.id)).toBe('failed');
+    expect(h.fake.messages(locked.id).map((m) => m.content)).toEqual(['k: one', 'k: two']);
+    const notices = await h.fake.waitFor(() => {
+      const sent = h.fake.directMessages(ALICE.id).slice(dms);
+      return sent.length > 0 && sent;
+    }, 5000, 'a notice');
+    expect(notices).toHaveLength(1);
+    expect(String(notices[0]?.content)).toContain('Manage Webhooks');
+  });
+
+  it('sends but keeps the original when it lacks Manage Messages (never neither)', async () => {
+    const room = h.fake.addChannel({ name: 'no-delete' });
+    h.fake.setBotPermissions(room.id, Permission.ViewChannel | Permission.SendMessages | Permission.ManageWebhooks | Permission.ReadMessageHistory);
+    const before = executions().length;
+    const original = h.fake.sendUserMessage({ author: ALICE, channelId: room.id, content: 'k: kept twice' });
+    expect(await outcomeOf(original.id)).toBe('proxied');
+    expect(executions()[before]?.body.content).toBe('kept twice');
+    expect(h.fake.getMessage(original.id)).toBeDefined();
+    await h.fake.waitFor(() => h.fake.directMessages(ALICE.id).find((m) => String(m.content).includes('Manage Messages')), 5000, 'a notice');
+  });
+
+  it('replaces a webhook that was deleted, and retries a rate-limited send', async () => {
+    const [old] = h.fake.webhooks(channel);
+    if (!old) throw new Error('no webhook yet');
+    h.fake.deleteWebhook(old.id);
+    const { execution } = await proxied('k: after the webhook was deleted');
+    expect(execution.webhookId).not.toBe(old.id);
+    expect(h.fake.webhooks(channel)).toHaveLength(1);
+    h.fake.setRestFailure({ method: 'POST', path: /^\/api\/v10\/webhooks\// }, rateLimited(0.05));
+    expect((await proxied('k: after a 429')).execution.body.content).toBe('after a 429');
+  });
+
+  it('leaves a message over 2,000 characters once its tags are off as typed, and says why', async () => {
+    const long = `k: ${'x'.repeat(2001)}`;
+    await ignored(() => say(long));
+    await h.fake.waitFor(() => h.fake.directMessages(ALICE.id).find((m) => String(m.content).includes('2,000')), 5000, 'a notice');
+    // Counted in code points, as Discord does: 1,500 emoji are 3,000 UTF-16 units and still fit.
+    expect((await proxied(`k: ${'😀'.repeat(1500)}`)).execution.body.content).toBe('😀'.repeat(1500));
   });
 });

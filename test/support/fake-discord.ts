@@ -1101,7 +1101,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   };
 
   const validateMessage = (body: Json, files: RecordedFile[], creating: boolean): void => {
-    if (typeof body.content === 'string' && body.content.length > 2000) throw invalidForm('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
+    // Discord counts message length in code points (discord-api-docs #1315), not UTF-16 units.
+    if (typeof body.content === 'string' && [...body.content].length > 2000) throw invalidForm('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
     if (Array.isArray(body.embeds) && body.embeds.length > 10) throw invalidForm('embeds', 'BASE_TYPE_MAX_LENGTH', 'Must be 10 or fewer in length.');
     if (files.reduce((total, file) => total + file.data.length, 0) > uploadLimit) throw new HttpError(413, { message: 'Request entity too large', code: 40005 });
     if (!creating) return;
