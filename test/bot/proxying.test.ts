@@ -8,7 +8,7 @@ import type { MessageInfo } from '../../src/domain/proxied-message.js';
 import { request, signIn, type ApiUser } from '../support/api.js';
 import { startBotHarness, type BotHarness } from '../support/bot.js';
 import { DIALECTS } from '../support/dialects.js';
-import { Permission, rateLimited, user, type ApiMessage, type RecordedResponse, type WebhookExecution } from '../support/fake-discord.js';
+import { DEFAULT_BOT_PERMISSIONS, Permission, rateLimited, user, type ApiMessage, type RecordedResponse, type WebhookExecution } from '../support/fake-discord.js';
 import { createTestClient } from '../support/oauth.js';
 
 const ALICE = user('410000000000000001', 'alice');
@@ -277,5 +277,128 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     await h.fake.waitFor(() => h.fake.directMessages(ALICE.id).find((m) => String(m.content).includes('2,000')), 5000, 'a notice');
     // Counted in code points, as Discord does: 1,500 emoji are 3,000 UTF-16 units and still fit.
     expect((await proxied(`k: ${'😀'.repeat(1500)}`)).execution.body.content).toBe('😀'.repeat(1500));
+  });
+
+  describe('moderation and the sender’s own messages', () => {
+    const proxiedMessage = (execution: WebhookExecution) => {
+      const message = h.fake.getMessage(execution.messageId);
+      if (!message) throw new Error('the proxied message is not in the channel');
+      return message;
+    };
+
+    it('"Message info" shows anyone the sending account, and the rest as privacy allows', async () => {
+      const { execution } = await proxied('k: who sent this?');
+      await waitForRecord(execution.messageId);
+      // Bob never linked: the bot asks with its own client token, and sees the public view.
+      const { response } = await h.run(h.fake.messageContextMenu({ name: 'Message info', user: BOB, targetMessage: proxiedMessage(execution) }), isAnswer);
+      expect(response.body.flags).toBe(64);
+      const embed = (response.body.embeds as Json[])[0] as { fields: Array<{ name: string; value: string }> };
+      const field = (name: string) => embed.fields.find((f) => f.name === name)?.value ?? '';
+      expect(field('Sent by')).toContain(ALICE.id);
+      expect(field('Alter')).toBe('*(private)*');
+      expect(field('System')).toContain('*(private)*');
+      // The owner sees everything.
+      const own = await h.run(h.fake.messageContextMenu({ name: 'Message info', user: ALICE, targetMessage: proxiedMessage(execution) }), isAnswer);
+      const ownEmbed = (own.response.body.embeds as Json[])[0] as { fields: Array<{ name: string; value: string }> };
+      expect(ownEmbed.fields.find((f) => f.name === 'Alter')?.value).toContain('Kestrel');
+      // A message that is not proxied gets a short private answer.
+      const plain = h.fake.sendUserMessage({ author: BOB, channelId: channel, content: 'just me' });
+      const refused = await h.run(h.fake.messageContextMenu({ name: 'Message info', user: BOB, targetMessage: plain }), isAnswer);
+      expect(String(refused.response.body.content)).toContain('not a proxied message');
+    });
+
+    it('❓ sends the info privately and removes the reaction; ❌ deletes only for the sender', async () => {
+      const { execution } = await proxied('k: react to me');
+      await waitForRecord(execution.messageId);
+      const dms = h.fake.directMessages(BOB.id).length;
+      h.fake.addReaction({ userId: BOB.id, messageId: execution.messageId, emoji: '❓' });
+      const dm = await h.fake.waitFor(() => h.fake.directMessages(BOB.id)[dms], 5000, 'message info by DM');
+      expect(JSON.stringify(dm.embeds)).toContain(ALICE.id);
+      await h.fake.waitFor(() => h.fake.requests.find((r) => r.method === 'DELETE' && r.path.includes(`/messages/${execution.messageId}/reactions/`)), 5000, 'the reaction removed');
+
+      h.fake.addReaction({ userId: MALLORY.id, messageId: execution.messageId, emoji: '❌' });
+      h.fake.addReaction({ userId: ALICE.id, messageId: execution.messageId, emoji: '❌' });
+      await h.fake.waitFor(() => h.fake.deletedMessages().find((m) => m.id === execution.messageId), 5000, 'deleted by its sender');
+      // Only the sender's ❌ counted: the record stays for moderators.
+      expect((await waitForRecord(execution.messageId)).senderId).toBe(ALICE.id);
+    });
+
+    it('lets the sender edit a proxied message through a form, and nobody else', async () => {
+      const { execution } = await proxied('k: typo hre');
+      const target = proxiedMessage(execution);
+      const other = await h.run(h.fake.messageContextMenu({ name: 'Edit proxied message', user: MALLORY, targetMessage: target }), isAnswer);
+      expect(String(other.response.body.content)).toContain('Only the person who sent');
+      const { response } = await h.run(h.fake.messageContextMenu({ name: 'Edit proxied message', user: ALICE, targetMessage: target }), (r) => r.kind === 'callback');
+      expect(response.callbackType).toBe(9);
+      const customId = String(response.body.custom_id);
+      const submitted = await h.run(h.fake.modalSubmit({ user: ALICE, customId, components: [{ type: 1, components: [{ type: 4, custom_id: 'content', value: 'typo here' }] }] }), isAnswer);
+      expect(String(submitted.response.body.content)).toBe('Edited.');
+      expect(h.fake.getMessage(execution.messageId)?.content).toBe('typo here');
+    });
+
+    it('deletes with the context menu for the sender only', async () => {
+      const { execution } = await proxied('k: delete me');
+      const target = proxiedMessage(execution);
+      const other = await h.run(h.fake.messageContextMenu({ name: 'Delete proxied message', user: MALLORY, targetMessage: target }), isAnswer);
+      expect(String(other.response.body.content)).toContain('Only the person who sent');
+      expect(h.fake.getMessage(execution.messageId)).toBeDefined();
+      const own = await h.run(h.fake.messageContextMenu({ name: 'Delete proxied message', user: ALICE, targetMessage: target }), isAnswer);
+      expect(String(own.response.body.content)).toBe('Deleted.');
+      expect(h.fake.deletedMessages().some((m) => m.id === execution.messageId)).toBe(true);
+    });
+
+    it('reproxies the last message as another alter, moving the record and the count', async () => {
+      const { execution } = await proxied('k: wrong alter');
+      await waitForRecord(execution.messageId);
+      const wrenBefore = (await alice.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${wren.alterId}`)).body.data.messageCount ?? 0;
+      const before = executions().length;
+      const { response } = await slash('reproxy', undefined, [{ name: 'alter', type: 3, value: String(wren.alterId) }]);
+      expect(contentOf(response)).toContain('Re-sent as **Wren');
+      const again = executions()[before];
+      expect(again?.body).toMatchObject({ content: 'wrong alter', username: 'Wren' });
+      expect(h.fake.deletedMessages().some((m) => m.id === execution.messageId)).toBe(true);
+      await h.bot.context.proxying.deliveries.drain(5000);
+      const moved = await waitForRecord(String(again?.messageId));
+      expect(moved.alter?.alterId).toBe(wren.alterId);
+      expect((await alice.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${wren.alterId}`)).body.data.messageCount).toBe(wrenBefore + 1);
+      // Someone without a recent message here has nothing to reproxy.
+      const nothing = await slash('reproxy', undefined, [{ name: 'alter', type: 3, value: String(wren.alterId) }], ALICE, h.fake.addChannel({ name: 'empty' }).id);
+      expect(contentOf(nothing.response)).toContain('no proxied message here');
+    });
+  });
+
+  it('keeps proxying from the cached profile while the service is down; records arrive later', async () => {
+    await proxied('k: warm the cache');
+    h.proxy.mode = 'reset';
+    try {
+      const { execution } = await proxied('k: while the service is down');
+      expect(execution.body.username).toBe('Kestrel');
+      expect(h.bot.context.proxying.deliveries.size()).toBeGreaterThan(0);
+      h.proxy.mode = 'pass';
+      expect((await waitForRecord(execution.messageId, 15_000)).senderId).toBe(ALICE.id);
+    } finally {
+      h.proxy.mode = 'pass';
+    }
+  }, 30_000);
+
+  it('ignores the first message of a forum post (the post itself)', async () => {
+    const forum = h.fake.addChannel({ name: 'forum', type: 15 });
+    const post = h.fake.addChannel({ name: 'a post', type: 11, parentId: forum.id });
+    await ignored(() => h.fake.sendUserMessage({ author: ALICE, channelId: post.id, id: post.id, content: 'k: the post' }), 'ignored');
+  });
+
+  it('sets the member’s nickname when a nickname-mode alter is pushed to the front', async () => {
+    const moth = (await alice.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'moth', displayName: 'Moth', alterMode: 'nickname', proxyTags: [{ prefix: 'm:' }] })).body;
+    await alice.call('POST', '/v1/users/@me/system/edit', { nicknameFormat: '%display% (Flock)' });
+    h.bot.context.alters.invalidate(ALICE.id); // made through the API, not the bot: drop its 30 s list
+    const refused = await slash('front', undefined, [{ name: 'alter', type: 3, value: String(moth.alterId) }]);
+    expect(contentOf(refused.response)).toContain('Manage Nicknames');
+    h.fake.setBotPermissions('guild', DEFAULT_BOT_PERMISSIONS | Permission.ManageNicknames);
+    const { response } = await slash('front', undefined, [{ name: 'alter', type: 3, value: String(moth.alterId) }]);
+    expect(contentOf(response)).toContain('Moth (Flock)');
+    expect(h.fake.member(ALICE.id)?.nick).toBe('Moth (Flock)');
+    h.fake.setBotPermissions('guild', null);
+    // Nickname-mode alters never speak through the webhook: their tags stay in the text.
+    await ignored(() => say('m: as myself'));
   });
 });

@@ -12,7 +12,7 @@ import { sendProblem, v1ErrorHandler } from './problems.js';
 import { serializerCompiler } from './serializer.js';
 import { alterRoutes } from './routes/alters.js';
 import { autoproxyRoutes } from './routes/autoproxy.js';
-import { messageLookupRoutes, messageRecordRoutes } from './routes/messages.js';
+import { messageLookupRoutes, messageRecordRoutes, messageReproxyRoutes } from './routes/messages.js';
 import { proxyProfileRoutes } from './routes/proxy-profile.js';
 import { frontRoutes } from './routes/front.js';
 import { systemRoutes } from './routes/system.js';
@@ -60,6 +60,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken }: V
       await users.register(autoproxyRoutes, { db });
       await users.register(proxyProfileRoutes, { db });
       await users.register(messageRecordRoutes, { db });
+      await users.register(messageReproxyRoutes, { db });
     },
     { prefix: '/users/:user' },
   );
