@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../src/domain/alter.js';
 import type { MessageInfo } from '../../src/domain/proxied-message.js';
 import { request, signIn, type ApiUser } from '../support/api.js';
-import { startBotHarness, type BotHarness } from '../support/bot.js';
+import { launchBot } from '../../src/bot/launch.js';
+import { quietLog, startBotHarness, type BotHarness } from '../support/bot.js';
 import { DIALECTS } from '../support/dialects.js';
 import { DEFAULT_BOT_PERMISSIONS, Permission, rateLimited, user, type ApiMessage, type RecordedResponse, type WebhookExecution } from '../support/fake-discord.js';
 import { createTestClient } from '../support/oauth.js';
@@ -400,5 +401,55 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     h.fake.setBotPermissions('guild', null);
     // Nickname-mode alters never speak through the webhook: their tags stay in the text.
     await ignored(() => say('m: as myself'));
+  });
+
+  it('costs nothing for members who never linked, until they link (and again after /unlink)', async () => {
+    let storeReads = 0;
+    let profileCalls = 0;
+    const store = h.bot.store;
+    const api = h.bot.context.api;
+    const read = store.get.bind(store);
+    const fetchProfile = api.getProxyProfile.bind(api);
+    store.get = (userId) => ((storeReads += 1), read(userId));
+    api.getProxyProfile = (...args) => ((profileCalls += 1), fetchProfile(...args));
+    try {
+      await ignored(() => h.fake.sendUserMessage({ author: BOB, channelId: channel, content: 'k: first' }), 'ignored');
+      const afterFirst = storeReads;
+      for (let i = 0; i < 20; i += 1) await ignored(() => h.fake.sendUserMessage({ author: BOB, channelId: channel, content: `k: again ${i}` }), 'ignored');
+      expect(storeReads).toBe(afterFirst);
+      expect(profileCalls).toBe(0);
+
+      await h.link(BOB.id);
+      const bob = await signIn(h.server, BOB.id);
+      await bob.call('POST', '/v1/users/@me/system/create-alter', { username: 'finch', displayName: 'Finch', proxyTags: [{ prefix: 'f:' }] });
+      const before = executions().length;
+      const message = h.fake.sendUserMessage({ author: BOB, channelId: channel, content: 'f: hello, I linked' });
+      expect(await outcomeOf(message.id)).toBe('proxied');
+      expect(executions()[before]?.body.username).toBe('Finch');
+
+      await slash('unlink', undefined, [], BOB);
+      await ignored(() => h.fake.sendUserMessage({ author: BOB, channelId: channel, content: 'f: unlinked' }), 'ignored');
+    } finally {
+      store.get = read;
+      api.getProxyProfile = fetchProfile;
+    }
+  });
+
+  it('after a restart reuses its webhook and still acts on messages sent before it', async () => {
+    const { execution: before } = await proxied('k: before the restart');
+    await waitForRecord(before.messageId);
+    const webhookId = before.webhookId;
+    await h.bot.stop();
+    h.bot = await launchBot(h.server.config, quietLog, { address: h.server.address, db: h.server.database.db });
+    h.bot.context.proxying.outcomes.on('handled', (id, outcome) => {
+      outcomes.set(id, outcome);
+      waiting.get(id)?.(outcome);
+    });
+    const { execution: after } = await proxied('k: after the restart');
+    expect(after.webhookId).toBe(webhookId);
+    expect(h.fake.webhooks(channel)).toHaveLength(1);
+    // The new process never saw the old message: the sender is checked with the service's record.
+    h.fake.addReaction({ userId: ALICE.id, messageId: before.messageId, emoji: '❌' });
+    await h.fake.waitFor(() => h.fake.deletedMessages().find((m) => m.id === before.messageId), 5000, 'deleted after the restart');
   });
 });
