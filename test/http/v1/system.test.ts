@@ -73,7 +73,7 @@ describe.each(DIALECTS)('system (%s)', (dialect) => {
       systemOperationDM: true,
       latchExpiration: 36_000_000,
       public: 255,
-      flags: 3,
+      flags: 7,
       disabledGuilds: ['300000000000000002'],
       disabled: true,
     };
@@ -114,7 +114,7 @@ describe.each(DIALECTS)('system (%s)', (dialect) => {
     ['a negative latchExpiration', { latchExpiration: -1 }, 'latchExpiration'],
     ['a huge number', { latchExpiration: 1e308 }, 'latchExpiration'],
     ['unknown privacy bits', { public: 256 }, 'public'],
-    ['unknown flags', { flags: 4 }, 'flags'],
+    ['unknown flags', { flags: 8 }, 'flags'],
     ['a string boolean', { disabled: 'yes' }, 'disabled'],
     ['a server id that is not a snowflake', { disabledGuilds: ['guild'] }, 'disabledGuilds.0'],
     ['a repeated server id', { disabledGuilds: ['300000000000000002', '300000000000000002'] }, 'disabledGuilds'],
