@@ -34,6 +34,20 @@ const sameRecord = (a: ProxiedMessageRecord, b: ProxiedMessageRecord) =>
   a.alterId === b.alterId &&
   a.senderId === b.senderId;
 
+/** One more message for the alter; its last message time never moves back (records arrive late). */
+async function countMessage(trx: Transaction<Schema>, systemId: number, alterId: number, at: number): Promise<void> {
+  const result = await trx
+    .updateTable('alters')
+    .set((eb) => ({
+      message_count: eb('message_count', '+', 1),
+      last_message_at: eb.case().when('last_message_at', 'is', null).then(at).when('last_message_at', '<', at).then(at).else(eb.ref('last_message_at')).end(),
+    }))
+    .where('system_id', '=', systemId)
+    .where('id', '=', alterId)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new Problem('unknown-alter', 'alterId: your system has no such alter', 'alterId');
+}
+
 export interface RecordOutcome {
   record: ProxiedMessageRecord;
   /** False when this exact record was already stored (a retry): nothing was written. */
@@ -69,23 +83,7 @@ export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord,
   };
   try {
     return await db.transaction().execute(async (trx) => {
-      const alter = await trx
-        .updateTable('alters')
-        .set((eb) => ({
-          message_count: eb('message_count', '+', 1),
-          last_message_at: eb
-            .case()
-            .when('last_message_at', 'is', null)
-            .then(record.createdAt)
-            .when('last_message_at', '<', record.createdAt)
-            .then(record.createdAt)
-            .else(eb.ref('last_message_at'))
-            .end(),
-        }))
-        .where('system_id', '=', record.systemId)
-        .where('id', '=', record.alterId)
-        .executeTakeFirst();
-      if (Number(alter.numUpdatedRows) === 0) throw new Problem('unknown-alter', 'alterId: your system has no such alter', 'alterId');
+      await countMessage(trx, record.systemId, record.alterId, record.createdAt);
       await trx
         .insertInto('proxied_messages')
         .values({
@@ -150,16 +148,7 @@ export async function reproxyMessage(
     }
     const record = toRecord(row);
     if (record.senderId !== change.senderId) throw new Problem('not-matching-oauth', 'only the account that sent a message can reproxy it');
-    const bumped = await trx
-      .updateTable('alters')
-      .set((eb) => ({
-        message_count: eb('message_count', '+', 1),
-        last_message_at: eb.case().when('last_message_at', 'is', null).then(change.createdAt).when('last_message_at', '<', change.createdAt).then(change.createdAt).else(eb.ref('last_message_at')).end(),
-      }))
-      .where('system_id', '=', change.systemId)
-      .where('id', '=', change.alterId)
-      .executeTakeFirst();
-    if (Number(bumped.numUpdatedRows) === 0) throw new Problem('unknown-alter', 'alterId: your system has no such alter', 'alterId');
+    await countMessage(trx, change.systemId, change.alterId, change.createdAt);
     await trx
       .updateTable('alters')
       .set((eb) => ({ message_count: eb('message_count', '-', 1) }))

@@ -21,6 +21,13 @@ const UserMessageParams = z.strictObject({ user: UserRef, message: Snowflake.des
 /** A message id from the future is a forged or corrupted id; allow for clock skew. */
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
+/** When Discord created the message, from its id; refused when the id is from the future. */
+function messageTime(messageId: string): number {
+  const createdAt = snowflakeTime(messageId);
+  if (createdAt > Date.now() + FUTURE_TOLERANCE_MS) throw new Problem('validation', 'messageId: names a message from the future', 'messageId');
+  return createdAt;
+}
+
 /** Recording, under /v1/users/{user}. */
 export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
   app.post(
@@ -41,8 +48,7 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
     async (request, reply) => {
       const { viewer, system } = await resolveTarget(db, request);
       const body = request.body;
-      const createdAt = snowflakeTime(body.messageId);
-      if (createdAt > Date.now() + FUTURE_TOLERANCE_MS) throw new Problem('validation', 'messageId: names a message from the future', 'messageId');
+      const createdAt = messageTime(body.messageId);
       const outcome = await recordProxiedMessage(
         db,
         {
@@ -84,8 +90,7 @@ export const messageReproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }>
     },
     async (request) => {
       const { viewer, system } = await resolveTarget(db, request);
-      const createdAt = snowflakeTime(request.body.messageId);
-      if (createdAt > Date.now() + FUTURE_TOLERANCE_MS) throw new Problem('validation', 'messageId: names a message from the future', 'messageId');
+      const createdAt = messageTime(request.body.messageId);
       const record = await reproxyMessage(db, {
         systemId: system.id,
         senderId: viewer.userId ?? '',
