@@ -375,6 +375,32 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
       expect(errorTypes(await record(body, limited))).toEqual(['invalid-scopes']);
     });
 
+    it('reproxies: the record moves to the new message and alter, the count moves with it, a retry is harmless', async () => {
+      const message = { ...ids(), channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId };
+      await record(message);
+      const kestrelBefore = (await alterOf(kestrel.alterId)).messageCount ?? 0;
+      const wrenBefore = (await alterOf(wren.alterId)).messageCount ?? 0;
+      const next = ids().messageId;
+      const reproxy = (body: Record<string, unknown>, user = owner, id = message.messageId) => user.call<{ data: ProxiedMessage }>('POST', `/v1/users/@me/messages/${id}/reproxy`, body);
+      const moved = await reproxy({ messageId: next, alterId: wren.alterId });
+      expect(moved.status).toBe(200);
+      expect(moved.body.data).toMatchObject({ messageId: next, originalMessageId: message.originalMessageId, senderId: OWNER });
+      expect((await alterOf(kestrel.alterId)).messageCount).toBe(kestrelBefore - 1);
+      expect((await alterOf(wren.alterId)).messageCount).toBe(wrenBefore + 1);
+      expect((await info(message.originalMessageId, owner.token)).body.data.alter?.alterId).toBe(wren.alterId);
+      expect((await info(message.messageId, owner.token)).status).toBe(404);
+      // The same move again (a retry) changes nothing.
+      expect((await reproxy({ messageId: next, alterId: wren.alterId })).status).toBe(200);
+      expect((await alterOf(wren.alterId)).messageCount).toBe(wrenBefore + 1);
+      // Unknown messages and alters are refused; the same account through another app may move it, another user may not.
+      expect((await reproxy({ messageId: ids().messageId, alterId: wren.alterId }, owner, ids().messageId)).status).toBe(404);
+      expect((await reproxy({ messageId: ids().messageId, alterId: 999_999 }, owner, next)).status).toBe(404);
+      const elsewhere = await signIn(server, OWNER, { client: await createTestClient(server) });
+      expect((await reproxy({ messageId: ids().messageId, alterId: kestrel.alterId }, elsewhere, next)).status).toBe(200);
+      const theirs = await request(server, 'POST', `/v1/users/${OWNER}/messages/${next}/reproxy`, { token: other.token, body: { messageId: ids().messageId, alterId: kestrel.alterId } });
+      expect(errorTypes(theirs)).toEqual(['not-matching-oauth']);
+    });
+
     describe('message info', () => {
       let message: { messageId: string; originalMessageId: string };
       beforeAll(async () => {
