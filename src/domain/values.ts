@@ -62,4 +62,14 @@ export function readOnly(name: string) {
   return z.never({ error: `${name} is set by the service and cannot be changed` }).optional();
 }
 
-export const IsoDateTime = z.iso.datetime({ offset: true });
+/**
+ * An ISO 8601 date-time with an offset. Its UTC instant must stay within the years 0000–9999: an
+ * offset can push a valid-looking 9999-12-31T23:59-23:59 past them, and such a time can be stored
+ * but never written back as ISO 8601 (every later read would fail).
+ */
+export const IsoDateTime = z.iso
+  .datetime({ offset: true, abort: true })
+  .refine((value) => {
+    const year = new Date(value).getUTCFullYear();
+    return year >= 0 && year <= 9999;
+  }, 'must be within the years 0000 to 9999 in UTC');

@@ -4,7 +4,10 @@
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../../src/domain/alter.js';
+import type { Autoproxy } from '../../../src/domain/autoproxy.js';
 import type { FrontEntry } from '../../../src/domain/front.js';
+import type { MessageInfo } from '../../../src/domain/proxied-message.js';
+import type { ProxyProfile } from '../../../src/domain/proxy-profile.js';
 import { isScope } from '../../../src/domain/scopes.js';
 import type { System } from '../../../src/domain/system.js';
 import { ALL_API_SCOPES, errorFields, errorTypes, request, signIn, type ApiResponse, type ApiUser, type ErrorBody } from '../../support/api.js';
@@ -15,27 +18,54 @@ import { startTestServer, type TestServer } from '../../support/server.js';
 const OWNER = '200000000000000001';
 const OTHER = '200000000000000002';
 const NEVER_SIGNED_IN = '200000000000000009';
+const GUILD = '300000000000000001';
+const CHANNEL = '400000000000000001';
+/** Each autoproxy write has its own entry, so one endpoint's cases never move another's. */
+const SET_SCOPE = GUILD;
+const REMOVE_SCOPE = `${GUILD}/400000000000000002`;
+const LATCH_SCOPE = `${GUILD}/400000000000000003`;
 
 const API_SCOPES = ALL_API_SCOPES.split(' ').filter(isScope);
 
-/** What the cases need to fill in paths and bodies: the owner's alter and its field value. */
+/**
+ * What the cases need to fill in paths and bodies: the owner's alter and its field value, a second
+ * alter of the owner, the revision of the owner's latch entry, a message the owner recorded, and
+ * the message to reproxy next (`prepare` records a fresh one: each reproxy moves its record).
+ */
 interface Fixture {
   alterId: number;
+  secondAlterId: number;
   fieldValue: string;
+  latchRevision: number;
+  messageId: string;
+  reproxy: { from: string; original: string; to: string };
 }
 
 interface Endpoint {
   method: 'GET' | 'POST';
   path: string;
+  /** Query string the endpoint needs (appended to the path). */
+  query?: string;
   scope: string;
   writes: boolean;
+  /** Not under /v1/users/{user}: the cases about whose {user} it is do not apply. */
+  userless?: boolean;
   body?: (fixture: Fixture) => unknown;
+  /** Makes the write one that would change something (e.g. an entry to remove), before a case snapshots. */
+  prepare?: (owner: ApiUser, fixture: Fixture) => Promise<void>;
   /** Status of a successful call. */
   ok: number;
 }
 
 let unique = 0;
 const next = () => ++unique;
+
+/** A Discord snowflake created at `time` (epoch ms), unique by its low bits. */
+const snowflake = (time: number) => ((BigInt(time - 1_420_070_400_000) << 22n) | BigInt(next())).toString();
+/** A fresh pair of message ids: every call records a message never seen before. */
+const messageIds = () => ({ messageId: snowflake(Date.now()), originalMessageId: snowflake(Date.now() - 1) });
+/** Engine decisions in increasing time, so each one moves the latch (a latch never moves back). */
+const decisionTime = () => new Date(Date.UTC(2026, 10, 1) + next() * 1000).toISOString();
 
 const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/v1/users/{user}/system/create-alter', scope: 'alters:write', writes: true, ok: 201, body: () => ({ username: `probe-${next()}`, displayName: 'Probe' }) },
@@ -47,15 +77,60 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/v1/users/{user}/alters/{alter}', scope: 'alters:read', writes: false, ok: 200 },
   { method: 'POST', path: '/v1/users/{user}/front', scope: 'system:ai-ap', writes: true, ok: 200, body: (fixture) => ({ alter: String(fixture.alterId) }) },
   { method: 'GET', path: '/v1/users/{user}/front', scope: 'system:read', writes: false, ok: 200 },
+  { method: 'GET', path: '/v1/users/{user}/autoproxy', scope: 'system:read', writes: false, ok: 200 },
+  {
+    method: 'POST', path: '/v1/users/{user}/autoproxy', scope: 'system:write', writes: true, ok: 200,
+    body: (fixture) => ({ serverId: SET_SCOPE, autoproxyMode: next() % 2 ? 'alter' : 'latch', autoproxyAlter: String(fixture.alterId) }),
+  },
+  {
+    method: 'POST', path: '/v1/users/{user}/autoproxy/remove', scope: 'system:write', writes: true, ok: 200,
+    body: () => ({ serverId: REMOVE_SCOPE }),
+    prepare: async (owner) => {
+      expect((await owner.call('POST', '/v1/users/@me/autoproxy', { serverId: REMOVE_SCOPE, autoproxyMode: 'front' })).status).toBe(200);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/users/{user}/autoproxy/state', scope: 'messages:write', writes: true, ok: 200,
+    body: (fixture) => ({ serverId: LATCH_SCOPE, revision: fixture.latchRevision, at: decisionTime(), latch: { alterId: fixture.alterId } }),
+  },
+  { method: 'GET', path: '/v1/users/{user}/proxy-profile', query: `?guild=${GUILD}`, scope: 'messages:write', writes: false, ok: 200 },
+  {
+    method: 'POST', path: '/v1/users/{user}/messages', scope: 'messages:write', writes: true, ok: 201,
+    body: (fixture) => ({ ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: fixture.alterId }),
+  },
+  {
+    method: 'POST', path: '/v1/users/{user}/messages/{message}/reproxy', scope: 'messages:write', writes: true, ok: 200,
+    body: (fixture) => ({ messageId: fixture.reproxy.to, alterId: fixture.secondAlterId }),
+    prepare: async (owner, fixture) => {
+      const message = messageIds();
+      expect((await owner.call('POST', '/v1/users/@me/messages', { ...message, channelId: CHANNEL, guildId: GUILD, alterId: fixture.alterId })).status).toBe(201);
+      fixture.reproxy = { from: message.messageId, original: message.originalMessageId, to: snowflake(Date.now()) };
+    },
+  },
+  { method: 'GET', path: '/v1/messages/{message}', scope: 'messages:read', writes: false, userless: true, ok: 200 },
 ];
 const WRITES = ENDPOINTS.filter((endpoint) => endpoint.writes);
 const READS = ENDPOINTS.filter((endpoint) => !endpoint.writes);
+/** The endpoints under /v1/users/{user}, and the rest. */
+const USER_ENDPOINTS = ENDPOINTS.filter((endpoint) => !endpoint.userless);
+const USER_READS = READS.filter((endpoint) => !endpoint.userless);
+const USERLESS = ENDPOINTS.filter((endpoint) => endpoint.userless);
 
+/** The concrete path of `endpoint` for `{user}` (ignored by userless endpoints), with its query. */
 function pathOf(endpoint: Endpoint, user: string, fixture: Fixture): string {
-  return endpoint.path
+  const path = endpoint.path
     .replace('{user}', user)
     .replace('{alter}', String(fixture.alterId))
-    .replace('{id}', encodeURIComponent(fixture.fieldValue));
+    .replace('{id}', encodeURIComponent(fixture.fieldValue))
+    .replace('{message}/reproxy', `${fixture.reproxy.from}/reproxy`)
+    .replace('{message}', fixture.messageId);
+  return path + (endpoint.query ?? '');
+}
+
+/** Appends `query` ("?a=b") to a path that may already have one. */
+function withQuery(path: string, query: string | undefined): string {
+  if (!query) return path;
+  return path.includes('?') ? `${path}&${query.slice(1)}` : path + query;
 }
 
 /** Every error, whatever produced it, has exactly {errors: [{type, friendly, field?}, …]}. */
@@ -74,6 +149,16 @@ function expectError(response: ApiResponse, status: number, type: string): void 
     if ('field' in error) expect(typeof error.field).toBe('string');
   }
   expect(errorTypes(response)).toEqual([type]);
+}
+
+/** The owner's message as anyone but the owner sees it under default privacy: the sender, nothing else. */
+function expectPublicMessageView(response: ApiResponse): void {
+  const info = (response.body as { data: MessageInfo }).data;
+  expect(info.senderId).toBe(OWNER);
+  expect(info.alter).toBeNull();
+  expect(info.alterDeleted).toBeNull();
+  expect(info.system).toMatchObject({ associatedUserId: OWNER, systemName: null });
+  expect(info.system.redacted).toContain('systemName');
 }
 
 function expectInvalidToken(response: ApiResponse): void {
@@ -107,24 +192,38 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
   let fixture: Fixture;
 
   const call = (endpoint: Endpoint, user: string, options: { token?: string; headers?: Record<string, string>; query?: string } = {}) =>
-    request(server, endpoint.method, pathOf(endpoint, user, fixture) + (options.query ?? ''), {
+    request(server, endpoint.method, withQuery(pathOf(endpoint, user, fixture), options.query), {
       token: options.token,
       headers: options.headers,
       body: endpoint.body?.(fixture),
     });
 
-  /** The owner's view of whatever a write endpoint changes, to prove a refused write changed nothing. */
+  /**
+   * The owner's view of whatever a write endpoint changes, to prove a refused write changed nothing.
+   * The proxying writes also show the proxy profile, whose revision any write it shows moves.
+   */
   const snapshot = async (endpoint: Endpoint): Promise<unknown> => {
-    const path = {
-      '/v1/users/{user}/system/create-alter': '/v1/users/@me/system/list-alters',
-      '/v1/users/{user}/alters/{alter}/edit': `/v1/users/@me/alters/${fixture.alterId}`,
-      '/v1/users/{user}/system/edit': '/v1/users/@me/system',
-      '/v1/users/{user}/front': '/v1/users/@me/front?max=100',
+    const profile = `/v1/users/@me/proxy-profile?guild=${GUILD}`;
+    const paths = {
+      '/v1/users/{user}/system/create-alter': ['/v1/users/@me/system/list-alters'],
+      '/v1/users/{user}/alters/{alter}/edit': [`/v1/users/@me/alters/${fixture.alterId}`],
+      '/v1/users/{user}/system/edit': ['/v1/users/@me/system'],
+      '/v1/users/{user}/front': ['/v1/users/@me/front?max=100'],
+      '/v1/users/{user}/autoproxy': ['/v1/users/@me/autoproxy', profile],
+      '/v1/users/{user}/autoproxy/remove': ['/v1/users/@me/autoproxy', profile],
+      '/v1/users/{user}/autoproxy/state': ['/v1/users/@me/autoproxy', profile],
+      '/v1/users/{user}/messages': [`/v1/users/@me/alters/${fixture.alterId}`, profile],
+      // The record as found by its original message's id, which a reproxy keeps.
+      '/v1/users/{user}/messages/{message}/reproxy': [`/v1/messages/${fixture.reproxy.original}`, `/v1/users/@me/alters/${fixture.secondAlterId}`],
     }[endpoint.path];
-    if (!path) throw new Error(`no snapshot for ${endpoint.path}`);
-    const response = await owner.call('GET', path);
-    expect(response.status).toBe(200);
-    return response.body;
+    if (!paths) throw new Error(`no snapshot for ${endpoint.path}`);
+    const bodies: unknown[] = [];
+    for (const path of paths) {
+      const response = await owner.call('GET', path);
+      expect(response.status).toBe(200);
+      bodies.push(response.body);
+    }
+    return bodies.length === 1 ? bodies[0] : bodies;
   };
 
   beforeAll(async () => {
@@ -144,7 +243,16 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       fields: { [owner.client.id]: fieldValue },
     });
     expect(created.status).toBe(201);
-    fixture = { alterId: created.body.alterId, fieldValue };
+    const alterId = created.body.alterId;
+    const latch = await owner.call<{ data: Autoproxy }>('POST', '/v1/users/@me/autoproxy', { serverId: LATCH_SCOPE, autoproxyMode: 'latch' });
+    expect(latch.status).toBe(200);
+    const message = messageIds();
+    expect((await owner.call('POST', '/v1/users/@me/messages', { ...message, channelId: CHANNEL, guildId: GUILD, alterId })).status).toBe(201);
+    const second = await owner.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'second', displayName: 'Second' });
+    expect(second.status).toBe(201);
+    // Until a case prepares one, the reproxy cases name a message never recorded (they are refused before looking).
+    const reproxy = { from: snowflake(Date.now()), original: message.originalMessageId, to: snowflake(Date.now()) };
+    fixture = { alterId, secondAlterId: second.body.alterId, fieldValue, latchRevision: latch.body.data.revision, messageId: message.messageId, reproxy };
   });
   afterAll(async () => {
     await shortLived?.stop();
@@ -163,6 +271,7 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
 
   it('accepts the owner\'s token on every endpoint (the baseline the refusals below differ from)', async () => {
     for (const endpoint of ENDPOINTS) {
+      await endpoint.prepare?.(owner, fixture);
       const response = await call(endpoint, '@me', { token: owner.token });
       expect({ endpoint: endpoint.path, status: response.status }).toEqual({ endpoint: endpoint.path, status: endpoint.ok });
     }
@@ -231,7 +340,7 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
   describe('a token without the endpoint\'s scope', () => {
     const lacking = new Map<string, string>();
     beforeAll(async () => {
-      expect(API_SCOPES).toHaveLength(5);
+      expect(API_SCOPES).toHaveLength(7);
       for (const scope of API_SCOPES) {
         const rest = API_SCOPES.filter((s) => s !== scope).join(' ');
         lacking.set(scope, (await signIn(server, OWNER, { client: owner.client, scope: `openid ${rest}` })).token);
@@ -263,17 +372,22 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
 
   describe('another user\'s token', () => {
     it.each(WRITES)('$method $path: writing to the owner\'s id is 403 not-matching-oauth and changes nothing', async (endpoint) => {
+      await endpoint.prepare?.(owner, fixture);
       const before = await snapshot(endpoint);
       expectError(await call(endpoint, OWNER, { token: other.token }), 403, 'not-matching-oauth');
       expect(await snapshot(endpoint)).toEqual(before);
     });
 
+    // The message lookup has no {user}: the owner's message, as another user sees it.
     const reads: Array<{ path: string; status: number; type?: string }> = [
       { path: '/v1/users/{user}/system', status: 200 },
       { path: '/v1/users/{user}/system/list-alters', status: 403, type: 'alters-private' },
       { path: '/v1/users/{user}/alters/{alter}', status: 404, type: 'unknown-alter' },
       { path: '/v1/users/{user}/front', status: 403, type: 'alters-private' },
       { path: '/v1/users/{user}/fields/alters/{id}', status: 403, type: 'not-matching-oauth' },
+      { path: '/v1/users/{user}/autoproxy', status: 403, type: 'not-matching-oauth' },
+      { path: '/v1/users/{user}/proxy-profile', status: 403, type: 'not-matching-oauth' },
+      { path: '/v1/messages/{message}', status: 200 },
     ];
     it('covers every read endpoint', () => {
       expect(reads.map((read) => read.path).sort()).toEqual(READS.map((endpoint) => endpoint.path).sort());
@@ -288,6 +402,10 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
         return;
       }
       expect(response.status).toBe(200);
+      if (endpoint.userless) {
+        expectPublicMessageView(response);
+        return;
+      }
       const system = (response.body as { data: System }).data;
       expect(system.associatedUserId).toBe(OWNER);
       expect(system.systemName).toBeNull();
@@ -297,6 +415,7 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
   });
 
   it.each(WRITES)('$method $path: {user} as the token\'s own numeric id writes like @me', async (endpoint) => {
+    await endpoint.prepare?.(owner, fixture);
     const before = await snapshot(endpoint);
     const body = endpoint.body?.(fixture);
     const response = await request(server, endpoint.method, pathOf(endpoint, OWNER, fixture), { token: owner.token, body });
@@ -304,12 +423,34 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
     const after = await snapshot(endpoint);
     expect(after).not.toEqual(before);
     const sent = body as Record<string, unknown>;
+    type Entries = [{ data: Autoproxy[] }, ProxyProfile];
+    const entry = (snapshotted: unknown) => (snapshotted as Entries)[0].data.find((found) => found.serverId === sent.serverId);
     if (endpoint.path.endsWith('/create-alter')) {
       expect((after as Alter[]).map((alter) => alter.username)).toContain(sent.username);
     } else if (endpoint.path.endsWith('/alters/{alter}/edit')) {
       expect((after as { data: Alter }).data.description).toBe(sent.description);
     } else if (endpoint.path.endsWith('/system/edit')) {
       expect((after as { data: System }).data.systemDescription).toBe(sent.systemDescription);
+    } else if (endpoint.path.endsWith('/autoproxy')) {
+      expect(entry(after)).toMatchObject({ autoproxyMode: sent.autoproxyMode, autoproxyAlter: sent.autoproxyAlter, revision: (entry(before)?.revision ?? 0) + 1 });
+      expect((after as Entries)[1].revision).toBeGreaterThan((before as Entries)[1].revision);
+    } else if (endpoint.path.endsWith('/autoproxy/remove')) {
+      expect(response.body).toEqual({ removed: true });
+      expect(entry(before)).toBeDefined();
+      expect(entry(after)).toBeUndefined();
+    } else if (endpoint.path.endsWith('/autoproxy/state')) {
+      expect(response.body).toMatchObject({ applied: true, revision: (after as Entries)[1].revision });
+      expect(entry(after)).toMatchObject({ autoproxyAlter: String(fixture.alterId), lastLatchTimestamp: sent.at, revision: fixture.latchRevision });
+    } else if (endpoint.path.endsWith('/reproxy')) {
+      const [info, alter] = after as [{ data: MessageInfo }, { data: Alter }];
+      expect(info.data).toMatchObject({ messageId: sent.messageId, originalMessageId: fixture.reproxy.original, alter: { alterId: fixture.secondAlterId } });
+      expect(alter.data.messageCount).toBe(((before as [unknown, { data: Alter }])[1].data.messageCount ?? 0) + 1);
+    } else if (endpoint.path.endsWith('/messages')) {
+      const [beforeAlter, afterAlter] = [before, after].map((snapshotted) => (snapshotted as [{ data: Alter }])[0].data);
+      expect(afterAlter?.messageCount).toBe((beforeAlter?.messageCount ?? 0) + 1);
+      const recorded = await owner.call<{ data: MessageInfo }>('GET', `/v1/messages/${String(sent.originalMessageId)}`);
+      expect(recorded.status).toBe(200);
+      expect(recorded.body.data).toMatchObject({ messageId: sent.messageId, senderId: OWNER, alter: { alterId: fixture.alterId } });
     } else {
       const front = (after as { data: { current: Array<{ alterId: number; clientId: string }> } }).data;
       expect(front.current[0]).toMatchObject({ alterId: fixture.alterId, clientId: owner.client.id });
@@ -335,6 +476,27 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       const after = await other.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${theirs.alterId}`);
       expect(after.body.data).toEqual(theirs);
       expect((await other.call<{ data: { history: FrontEntry[] } }>('GET', '/v1/users/@me/front')).body.data.history).toEqual([]);
+    });
+
+    it('is 404 unknown-alter to autoproxy as, latch onto, record or reproxy a message as, and nothing changes', async () => {
+      const writes: Array<[string, () => unknown, string]> = [
+        ['/autoproxy', () => ({ serverId: SET_SCOPE, autoproxyMode: 'alter', autoproxyAlter: String(theirs.alterId) }), 'autoproxyAlter'],
+        ['/autoproxy/state', () => ({ serverId: LATCH_SCOPE, revision: fixture.latchRevision, at: decisionTime(), latch: { alterId: theirs.alterId } }), 'latch.alterId'],
+        ['/messages', () => ({ ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: theirs.alterId }), 'alterId'],
+        ['/reproxy', () => ({ messageId: fixture.reproxy.to, alterId: theirs.alterId }), 'alterId'],
+      ];
+      for (const [suffix, body, field] of writes) {
+        const endpoint = WRITES.find((write) => write.path.endsWith(suffix));
+        if (!endpoint) throw new Error(`no write endpoint ends with ${suffix}`);
+        await endpoint.prepare?.(owner, fixture);
+        const before = await snapshot(endpoint);
+        const response = await owner.call(endpoint.method, pathOf(endpoint, '@me', fixture), body());
+        expectError(response, 404, 'unknown-alter');
+        expect(errorFields(response)).toEqual([field]);
+        expect(await snapshot(endpoint)).toEqual(before);
+      }
+      const after = await other.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${theirs.alterId}`);
+      expect(after.body.data).toEqual(theirs);
     });
   });
 
@@ -387,11 +549,18 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
   });
 
   describe('a client-credentials token (no user)', () => {
-    it.each(ENDPOINTS)('$method $path: @me is 403 user-token-required', async (endpoint) => {
+    it.each(USER_ENDPOINTS)('$method $path: @me is 403 user-token-required', async (endpoint) => {
       expectError(await call(endpoint, '@me', { token: machineToken }), 403, 'user-token-required');
     });
 
+    it.each(USERLESS)('$method $path: needs no user; the client sees the public view', async (endpoint) => {
+      const response = await call(endpoint, '@me', { token: machineToken });
+      expect(response.status).toBe(endpoint.ok);
+      expectPublicMessageView(response);
+    });
+
     it.each(WRITES)('$method $path: writing to a user id is 403 user-token-required and changes nothing', async (endpoint) => {
+      await endpoint.prepare?.(owner, fixture);
       const before = await snapshot(endpoint);
       expectError(await call(endpoint, OWNER, { token: machineToken }), 403, 'user-token-required');
       expect(await snapshot(endpoint)).toEqual(before);
@@ -404,9 +573,23 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       expect(response.body.data.systemName).toBeNull();
       expect(response.body.data.redacted).toContain('systemName');
     });
+
+    it.each([
+      { path: '/v1/users/{user}/autoproxy' },
+      { path: '/v1/users/{user}/proxy-profile' },
+    ])('GET $path of a user id is 403 not-matching-oauth: only the owner reads it', async ({ path }) => {
+      const endpoint = USER_READS.find((read) => read.path === path);
+      if (!endpoint) throw new Error(`unknown endpoint ${path}`);
+      expectError(await call(endpoint, OWNER, { token: machineToken }), 403, 'not-matching-oauth');
+    });
   });
 
-  it.each(READS)('$method $path of a user who never signed in is 404 no-system', async (endpoint) => {
+  it.each(USER_READS)('$method $path of a user who never signed in is 404 no-system', async (endpoint) => {
     expectError(await call(endpoint, NEVER_SIGNED_IN, { token: owner.token }), 404, 'no-system');
+  });
+
+  it.each(USERLESS)('$method $path of a message never recorded is 404 unknown-message', async (endpoint) => {
+    const path = pathOf(endpoint, '@me', { ...fixture, messageId: snowflake(Date.now()) });
+    expectError(await request(server, endpoint.method, path, { token: owner.token }), 404, 'unknown-message');
   });
 });

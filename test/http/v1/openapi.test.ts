@@ -7,7 +7,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Autoproxy } from '../../../src/domain/autoproxy.js';
 import { PROBLEM_TYPES } from '../../../src/domain/problems.js';
+import { MessageInfo, ProxiedMessage, SystemSummary } from '../../../src/domain/proxied-message.js';
+import { ProxyAlter, ProxyProfile } from '../../../src/domain/proxy-profile.js';
 import { errorTypes, request, signIn, type ApiResponse, type ApiUser } from '../../support/api.js';
 import { DIALECTS } from '../../support/dialects.js';
 import { createTestClient } from '../../support/oauth.js';
@@ -44,7 +47,18 @@ const OPERATIONS = [
   { method: 'GET', path: '/v1/users/{user}/alters/{alter}', scope: 'alters:read', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/front', scope: 'system:ai-ap', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/front', scope: 'system:read', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/autoproxy', scope: 'system:read', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/autoproxy', scope: 'system:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/autoproxy/remove', scope: 'system:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/autoproxy/state', scope: 'messages:write', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/proxy-profile', scope: 'messages:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/messages', scope: 'messages:write', success: 201 },
+  { method: 'POST', path: '/v1/users/{user}/messages/{message}/reproxy', scope: 'messages:write', success: 200 },
+  { method: 'GET', path: '/v1/messages/{message}', scope: 'messages:read', success: 200 },
 ] as const;
+
+/** The proxying schemas of components, with the fields the domain's zod schemas give them. */
+const PROXYING_SCHEMAS = { Autoproxy, ProxyProfile, ProxyAlter, ProxiedMessage, SystemSummary, MessageInfo };
 
 const ALTER_FIELDS = [
   'alterId', 'systemId', 'username', 'displayName', 'nameMap', 'color', 'description', 'created', 'pronouns', 'avatarUrl',
@@ -65,6 +79,14 @@ const OVERSIZED = 300 * 1024;
 const OWNER = '200000000000000001';
 const OTHER = '200000000000000002';
 const NEVER_SIGNED_IN = '200000000000000099';
+const GUILD = '300000000000000001';
+const CHANNEL = '400000000000000001';
+
+let sequence = 0;
+/** A Discord snowflake created at `time` (epoch ms), unique by its low bits. */
+const snowflake = (time = Date.now()) => ((BigInt(time - 1_420_070_400_000) << 22n) | BigInt(++sequence)).toString();
+/** A fresh message (and original message) id pair. */
+const messageIds = () => ({ messageId: snowflake(), originalMessageId: snowflake(Date.now() - 1) });
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module, whose `default` is the plugin.
 const addFormats = formats.default;
@@ -109,6 +131,13 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     const status = String(response.status);
     const documented = operation?.responses[status];
     expect(documented, `${method} ${path} answered ${status}, which the document does not list: ${JSON.stringify(response.body)}`).toBeDefined();
+    const key = `${method} ${path}`;
+    if (documented && !documented.content) {
+      // A response the document gives no content (304 Not Modified): it must have no body.
+      expect(response.body, `${method} ${path} ${status} has a body the document does not describe`).toBeUndefined();
+      seen.set(key, (seen.get(key) ?? new Set()).add(response.status));
+      return;
+    }
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(documented?.content?.['application/json']?.schema, `${method} ${path} ${status} has no JSON schema`).toBeDefined();
 
@@ -119,7 +148,6 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(validate.errors ?? [], `${method} ${path} ${status} does not match its schema; body: ${JSON.stringify(response.body)}`).toEqual([]);
     expect(valid).toBe(true);
 
-    const key = `${method} ${path}`;
     seen.set(key, (seen.get(key) ?? new Set()).add(response.status));
   }
 
@@ -162,7 +190,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(await response.json()).toEqual(doc);
   });
 
-  it('describes exactly the nine /v1 operations, each with its scope and error responses', () => {
+  it('describes exactly the seventeen /v1 operations, each with its scope and error responses', () => {
     const described = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((key) => HTTP_METHODS.includes(key))
@@ -190,9 +218,17 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
       }
       if (method === 'POST') expect(Object.keys(operation.requestBody?.content ?? {}), `${method} ${path}`).toEqual(['application/json']);
     }
-    // create-alter and alter edits are the operations that can collide with another alter.
+    // create-alter and alter edits are the operations that can collide with another alter; an
+    // autoproxy entry can be one too many, and a message record can conflict with another.
     expect(Object.keys(doc.paths['/v1/users/{user}/system/create-alter']?.post?.responses ?? {})).toContain('409');
     expect(Object.keys(doc.paths['/v1/users/{user}/alters/{alter}/edit']?.post?.responses ?? {})).toContain('409');
+    expect(Object.keys(doc.paths['/v1/users/{user}/autoproxy']?.post?.responses ?? {})).toContain('409');
+    expect(Object.keys(doc.paths['/v1/users/{user}/messages']?.post?.responses ?? {})).toEqual(expect.arrayContaining(['200', '201', '409']));
+    expect(Object.keys(doc.paths['/v1/users/{user}/messages/{message}/reproxy']?.post?.responses ?? {})).toContain('409');
+    // The proxy profile revalidates: 304 without a body.
+    const notModified = doc.paths['/v1/users/{user}/proxy-profile']?.get?.responses['304'];
+    expect(notModified).toBeDefined();
+    expect(notModified?.content).toBeUndefined();
   });
 
   it('defines Alter, System and Errors with every field', () => {
@@ -215,6 +251,23 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(schemaOf('get', '/v1/users/{user}/alters/{alter}', 200)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/Alter' } } });
     expect(schemaOf('post', '/v1/users/{user}/system/edit', 200)).toEqual({ $ref: '#/components/schemas/System' });
     expect(schemaOf('get', '/v1/users/{user}/system', 200)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/System' } } });
+
+    for (const [name, schema] of Object.entries(PROXYING_SCHEMAS)) {
+      const component = doc.components.schemas[name];
+      const fields = Object.keys(schema.shape);
+      expect(Object.keys(component?.properties ?? {}).sort(), name).toEqual([...fields].sort());
+      expect(component?.required, name).toEqual(expect.arrayContaining(fields));
+    }
+    expect(schemaOf('get', '/v1/users/{user}/autoproxy', 200)).toMatchObject({ properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Autoproxy' } } } });
+    expect(schemaOf('post', '/v1/users/{user}/autoproxy', 200)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/Autoproxy' } } });
+    expect(schemaOf('post', '/v1/users/{user}/autoproxy/remove', 200)).toMatchObject({ properties: { removed: { type: 'boolean' } }, required: ['removed'] });
+    expect(schemaOf('post', '/v1/users/{user}/autoproxy/state', 200)).toMatchObject({ required: ['applied', 'revision'] });
+    expect(schemaOf('get', '/v1/users/{user}/proxy-profile', 200)).toEqual({ $ref: '#/components/schemas/ProxyProfile' });
+    for (const status of [200, 201]) {
+      expect(schemaOf('post', '/v1/users/{user}/messages', status)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/ProxiedMessage' } } });
+    }
+    expect(schemaOf('get', '/v1/messages/{message}', 200)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/MessageInfo' } } });
+    expect(schemaOf('post', '/v1/users/{user}/messages/{message}/reproxy', 200)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/ProxiedMessage' } } });
   });
 
   it('holds for every operation’s success response to the owner', async () => {
@@ -274,6 +327,78 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     // Read again once the system has alters, so alterIds is not just an empty list.
     expect((await call('GET', '/v1/users/{user}/system', me, { token })).body).toMatchObject({ data: { alterIds: [alterId, minimalId] } });
 
+    // Proxying: autoproxy entries of every mode, an engine state change, the profile, messages.
+    expect((await call('GET', '/v1/users/{user}/autoproxy', me, { token })).body).toEqual({ data: [] });
+    const entries: Array<Record<string, unknown>> = [
+      { serverId: '@global', autoproxyMode: 'front' },
+      { serverId: GUILD, autoproxyMode: 'alter', autoproxyAlter: String(alterId) },
+      { serverId: `${GUILD}/${CHANNEL}`, autoproxyMode: 'latch', autoproxyAlter: minimalId, lastLatchTimestamp: '2026-11-01T10:00:00.000Z' },
+      { serverId: `${GUILD}/400000000000000002`, autoproxyMode: 'latch' },
+      { serverId: '300000000000000002', autoproxyMode: 'off', autoproxyAlter: null },
+      { serverId: '300000000000000003', autoproxyMode: owner.client.id },
+    ];
+    for (const body of entries) {
+      const set = await call('POST', '/v1/users/{user}/autoproxy', me, { token, body });
+      expect(set.status, JSON.stringify(body)).toBe(200);
+      expect(set.body).toMatchObject({ data: { serverId: body.serverId, autoproxyMode: body.autoproxyMode, revision: 1 } });
+    }
+    const listed = await call('GET', '/v1/users/{user}/autoproxy', { user: OWNER }, { token });
+    expect((listed.body as { data: unknown[] }).data).toHaveLength(entries.length);
+
+    const state = await call('POST', '/v1/users/{user}/autoproxy/state', me, { token, body: { serverId: `${GUILD}/400000000000000002`, revision: 1, at: new Date().toISOString(), latch: { alterId } } });
+    expect(state.body).toMatchObject({ applied: true });
+    const dropped = await call('POST', '/v1/users/{user}/autoproxy/state', me, { token, body: { serverId: '@global', revision: 7, at: new Date().toISOString(), mode: 'off' } });
+    expect(dropped.body).toMatchObject({ applied: false });
+
+    const profile = await call('GET', '/v1/users/{user}/proxy-profile', me, { token, query: `?guild=${GUILD}` });
+    expect(profile.status).toBe(200);
+    expect(profile.body).toMatchObject({ guildId: GUILD, displayTag: '| o', alters: [{ alterId, name: 'Ashes' }, { alterId: minimalId }] });
+    const etag = profile.headers.get('etag') ?? '';
+    expect(etag).not.toBe('');
+    const notModified = await call('GET', '/v1/users/{user}/proxy-profile', me, { token, query: `?guild=${GUILD}`, headers: { 'if-none-match': etag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get('etag')).toBe(etag);
+    // Elsewhere: a server proxying is off in, with only the global entry and its own.
+    const elsewhere = await call('GET', '/v1/users/{user}/proxy-profile', { user: OWNER }, { token, query: '?guild=300000000000000002' });
+    expect(elsewhere.body).toMatchObject({ guildDisabled: true, autoproxy: [{ serverId: '300000000000000002' }, { serverId: '@global' }] });
+
+    const message = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId };
+    const recorded = await call('POST', '/v1/users/{user}/messages', me, { token, body: message });
+    expect(recorded.status).toBe(201);
+    expect(recorded.body).toMatchObject({ data: { messageId: message.messageId, senderId: OWNER }, autoproxyStateApplied: null });
+    const replayed = await call('POST', '/v1/users/{user}/messages', me, { token, body: message });
+    expect(replayed.status).toBe(200);
+    const withState = await call('POST', '/v1/users/{user}/messages', { user: OWNER }, {
+      token,
+      body: { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: minimalId, autoproxyState: { serverId: `${GUILD}/${CHANNEL}`, revision: 1, at: new Date().toISOString(), latch: { alterId: minimalId } } },
+    });
+    expect(withState.status).toBe(201);
+    expect(withState.body).toMatchObject({ autoproxyStateApplied: true });
+    for (const id of [message.messageId, message.originalMessageId]) {
+      const info = await call('GET', '/v1/messages/{message}', { message: id }, { token });
+      expect(info.status).toBe(200);
+      expect(info.body).toMatchObject({ data: { messageId: message.messageId, alter: { alterId }, alterDeleted: false, system: { redacted: [] } } });
+    }
+
+    // A message re-sent as another alter: the record moves (the count with it); a retry answers the same.
+    const resent = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId };
+    expect((await call('POST', '/v1/users/{user}/messages', me, { token, body: resent })).status).toBe(201);
+    const reproxy = { messageId: snowflake(), alterId: minimalId };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const moved = await call('POST', '/v1/users/{user}/messages/{message}/reproxy', { user: '@me', message: resent.messageId }, { token, body: reproxy });
+      expect(moved.status).toBe(200);
+      expect(moved.body).toMatchObject({ data: { messageId: reproxy.messageId, originalMessageId: resent.originalMessageId, senderId: OWNER } });
+    }
+    expect((await call('GET', '/v1/messages/{message}', { message: resent.originalMessageId }, { token })).body).toMatchObject({ data: { messageId: reproxy.messageId, alter: { alterId: minimalId } } });
+
+    const removed = await call('POST', '/v1/users/{user}/autoproxy/remove', me, { token, body: { serverId: '300000000000000003' } });
+    expect(removed.body).toEqual({ removed: true });
+    expect((await call('POST', '/v1/users/{user}/autoproxy/remove', me, { token, body: { serverId: '300000000000000003' } })).body).toEqual({ removed: false });
+    // Alters with proxying data, and the system with its entries, still hold.
+    expect((await call('GET', '/v1/users/{user}/alters/{alter}', { user: '@me', alter: alterId }, { token })).body).toMatchObject({ data: { messageCount: 1 } });
+    expect((await call('GET', '/v1/users/{user}/system', me, { token })).body).toMatchObject({ data: { systemAutoproxy: expect.any(Array) } });
+
+    expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);
     for (const { method, path, success } of OPERATIONS) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
   });
 
@@ -302,13 +427,28 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(hiddenRead.status).toBe(404);
     expect(errorTypes(hiddenRead)).toEqual(['unknown-alter']);
 
-    const machine = await createTestClient(server, { name: 'Machine', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['alters:read', 'system:read'] });
-    const machineToken = (await oidc.clientCredentialsGrant(machine.config, { scope: 'alters:read system:read' })).access_token;
+    // Message info: the visible alter's message shows the alter redacted; the hidden one's none.
+    const shownMessage = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: visible };
+    const hiddenMessage = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: hidden };
+    for (const body of [shownMessage, hiddenMessage]) expect((await shower.call('POST', '/v1/users/@me/messages', body)).status).toBe(201);
+    const shownInfo = await call('GET', '/v1/messages/{message}', { message: shownMessage.originalMessageId }, viewer);
+    expect(shownInfo.body).toMatchObject({ data: { senderId: shower.userId, alter: { alterId: visible, displayName: null }, alterDeleted: false, system: { systemName: null } } });
+    const hiddenInfo = await call('GET', '/v1/messages/{message}', { message: hiddenMessage.messageId }, viewer);
+    expect(hiddenInfo.body).toMatchObject({ data: { senderId: shower.userId, alter: null, alterDeleted: null } });
+
+    const machine = await createTestClient(server, { name: 'Machine', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['alters:read', 'system:read', 'messages:read'] });
+    const machineToken = (await oidc.clientCredentialsGrant(machine.config, { scope: 'alters:read system:read messages:read' })).access_token;
     expect((await call('GET', '/v1/users/{user}/system', { user: shower.userId }, { token: machineToken })).status).toBe(200);
     expect((await call('GET', '/v1/users/{user}/system/list-alters', { user: shower.userId }, { token: machineToken })).status).toBe(200);
     const atMe = await call('GET', '/v1/users/{user}/system', { user: '@me' }, { token: machineToken });
     expect(atMe.status).toBe(403);
     expect(errorTypes(atMe)).toEqual(['user-token-required']);
+    const machineInfo = await call('GET', '/v1/messages/{message}', { message: shownMessage.messageId }, { token: machineToken });
+    expect(machineInfo.status).toBe(200);
+    expect(machineInfo.body).toEqual(shownInfo.body);
+    const machineEntries = await call('GET', '/v1/users/{user}/autoproxy', { user: shower.userId }, { token: machineToken });
+    expect(machineEntries.status).toBe(403);
+    expect(errorTypes(machineEntries)).toEqual(['not-matching-oauth']);
   });
 
   it('holds for 400s: invalid bodies, read-only fields, bad JSON, bad parameters, tokens in the URL', async () => {
@@ -340,11 +480,36 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     const inQuery = await call('GET', '/v1/users/{user}/system', { user: '@me' }, { query: `?access_token=${token}` });
     expect(inQuery.status).toBe(400);
     expect(errorTypes(inQuery)).toEqual(['token-in-query']);
+
+    // Proxying: bodies, the profile's server, message ids.
+    const me = { user: '@me' };
+    const proxying: Array<[string, string, Record<string, string>, { body?: unknown; query?: string }]> = [
+      ['POST', '/v1/users/{user}/autoproxy', me, { body: { serverId: 'everywhere', autoproxyMode: 'alter', extra: 1 } }],
+      ['POST', '/v1/users/{user}/autoproxy', me, { body: { serverId: GUILD, autoproxyMode: 'no-such-mode' } }],
+      // A valid ISO 8601 string whose instant is in the year 10000 (UTC): no answer could show it.
+      ['POST', '/v1/users/{user}/autoproxy', me, { body: { serverId: GUILD, autoproxyMode: 'latch', autoproxyAlter: 1, lastLatchTimestamp: '9999-12-31T23:59:59-23:59' } }],
+      ['POST', '/v1/users/{user}/autoproxy/remove', me, { body: { serverId: `${GUILD}/` } }],
+      ['POST', '/v1/users/{user}/autoproxy/state', me, { body: { serverId: '@global', revision: -1, at: 'now', mode: 'off', latch: null } }],
+      ['POST', '/v1/users/{user}/messages', me, { body: { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: 0 } }],
+      ['POST', '/v1/users/{user}/messages', me, { body: { messageId: snowflake(Date.now() + 3_600_000), originalMessageId: snowflake(), channelId: CHANNEL, guildId: GUILD, alterId: 1 } }],
+      ['GET', '/v1/users/{user}/proxy-profile', me, {}],
+      ['GET', '/v1/users/{user}/proxy-profile', me, { query: `?guild=${GUILD}&extra=1` }],
+      ['GET', '/v1/users/{user}/proxy-profile', me, { query: `?guild=${GUILD}&access_token=${token}` }],
+      ['GET', '/v1/users/{user}/autoproxy', me, { query: '?max=1' }],
+      ['GET', '/v1/messages/{message}', { message: '12345' }, {}],
+      ['POST', '/v1/users/{user}/messages/{message}/reproxy', { user: '@me', message: '12345' }, { body: { messageId: snowflake(), alterId: 1 } }],
+      ['POST', '/v1/users/{user}/messages/{message}/reproxy', { user: '@me', message: snowflake() }, { body: { messageId: snowflake(Date.now() + 3_600_000), alterId: 1 } }],
+      ['POST', '/v1/users/{user}/messages/{message}/reproxy', { user: '@me', message: snowflake() }, { body: { messageId: snowflake(), alterId: '1', extra: true } }],
+    ];
+    for (const [method, path, params, options] of proxying) {
+      const response = await call(method, path, params, { token, ...options });
+      expect(response.status, `${method} ${path} ${JSON.stringify(options)}`).toBe(400);
+    }
   });
 
   it('holds for 401s: no token, a malformed header, an unknown token', async () => {
     for (const { method, path } of OPERATIONS) {
-      const params = { user: '@me', alter: 1, id: 'x' };
+      const params = { user: '@me', alter: 1, id: 'x', message: snowflake() };
       const none = await call(method, path, params, method === 'POST' ? { body: {} } : {});
       expect(none.status, `${method} ${path}`).toBe(401);
       expect(errorTypes(none)).toEqual(['no-access-token']);
@@ -382,6 +547,26 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(errorTypes(privateFront)).toEqual(['alters-private']);
     // A private system is still readable, with everything withheld.
     expect((await call('GET', '/v1/users/{user}/system', { user: OTHER }, { token: owner.token })).status).toBe(200);
+
+    // Proxying: without messages:read or messages:write, and another user's settings.
+    const proxyingRefusals: Array<[string, string, Record<string, string>, { token: string; body?: unknown; query?: string }, string]> = [
+      ['GET', '/v1/users/{user}/proxy-profile', { user: '@me' }, { token: reader.token, query: `?guild=${GUILD}` }, 'invalid-scopes'],
+      ['GET', '/v1/messages/{message}', { message: snowflake() }, { token: reader.token }, 'invalid-scopes'],
+      ['POST', '/v1/users/{user}/autoproxy/state', { user: '@me' }, { token: reader.token, body: { serverId: '@global', revision: 1, at: new Date().toISOString(), mode: 'off' } }, 'invalid-scopes'],
+      ['POST', '/v1/users/{user}/messages', { user: '@me' }, { token: reader.token, body: {} }, 'invalid-scopes'],
+      ['GET', '/v1/users/{user}/autoproxy', { user: OTHER }, { token: owner.token }, 'not-matching-oauth'],
+      ['GET', '/v1/users/{user}/proxy-profile', { user: OTHER }, { token: owner.token, query: `?guild=${GUILD}` }, 'not-matching-oauth'],
+      ['POST', '/v1/users/{user}/autoproxy', { user: OTHER }, { token: owner.token, body: { serverId: '@global', autoproxyMode: 'off' } }, 'not-matching-oauth'],
+      ['POST', '/v1/users/{user}/autoproxy/remove', { user: OTHER }, { token: owner.token, body: { serverId: '@global' } }, 'not-matching-oauth'],
+      ['POST', '/v1/users/{user}/messages', { user: OTHER }, { token: owner.token, body: { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: 1 } }, 'not-matching-oauth'],
+      ['POST', '/v1/users/{user}/messages/{message}/reproxy', { user: '@me', message: snowflake() }, { token: reader.token, body: { messageId: snowflake(), alterId: 1 } }, 'invalid-scopes'],
+      ['POST', '/v1/users/{user}/messages/{message}/reproxy', { user: OTHER, message: snowflake() }, { token: owner.token, body: { messageId: snowflake(), alterId: 1 } }, 'not-matching-oauth'],
+    ];
+    for (const [method, path, params, options, type] of proxyingRefusals) {
+      const response = await call(method, path, params, options);
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect(errorTypes(response), `${method} ${path}`).toEqual([type]);
+    }
   });
 
   it('holds for 404s: unknown alters, users without a system, unknown fields and endpoints', async () => {
@@ -402,8 +587,51 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(unknownField.status).toBe(404);
     expect(errorTypes(unknownField)).toEqual(['unknown-alter']);
 
-    for (const path of ['/v1/users/{user}/system', '/v1/users/{user}/system/list-alters', '/v1/users/{user}/front']) {
-      const response = await call('GET', path, { user: NEVER_SIGNED_IN }, { token });
+    for (const path of ['/v1/users/{user}/system', '/v1/users/{user}/system/list-alters', '/v1/users/{user}/front', '/v1/users/{user}/autoproxy', '/v1/users/{user}/proxy-profile']) {
+      const response = await call('GET', path, { user: NEVER_SIGNED_IN }, { token, query: path.endsWith('/proxy-profile') ? `?guild=${GUILD}` : '' });
+      expect(response.status, path).toBe(404);
+      expect(errorTypes(response)).toEqual(['no-system']);
+    }
+
+    // Proxying: alters the system does not have, and messages never recorded.
+    const me = { user: '@me' };
+    const latch = await call('POST', '/v1/users/{user}/autoproxy', me, { token, body: { serverId: `${GUILD}/400000000000000009`, autoproxyMode: 'latch' } });
+    expect(latch.status).toBe(200);
+    const missing: Array<[string, Record<string, unknown>]> = [
+      ['/v1/users/{user}/autoproxy', { serverId: GUILD, autoproxyMode: 'alter', autoproxyAlter: '999999999' }],
+      ['/v1/users/{user}/autoproxy/state', { serverId: `${GUILD}/400000000000000009`, revision: 1, at: new Date().toISOString(), latch: { alterId: 999_999_999 } }],
+      ['/v1/users/{user}/messages', { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: 999_999_999 }],
+    ];
+    for (const [path, body] of missing) {
+      const response = await call('POST', path, me, { token, body });
+      expect(response.status, path).toBe(404);
+      expect(errorTypes(response)).toEqual(['unknown-alter']);
+    }
+    const unknownMessage = await call('GET', '/v1/messages/{message}', { message: snowflake() }, { token });
+    expect(unknownMessage.status).toBe(404);
+    expect(errorTypes(unknownMessage)).toEqual(['unknown-message']);
+    const alterId = await createAlter(owner, { username: 'reproxied', displayName: 'Reproxied' });
+    const recorded = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId };
+    expect((await call('POST', '/v1/users/{user}/messages', me, { token, body: recorded })).status).toBe(201);
+    const reproxy = (message: string, body: Record<string, unknown>) => call('POST', '/v1/users/{user}/messages/{message}/reproxy', { user: '@me', message }, { token, body });
+    const toUnknownAlter = await reproxy(recorded.messageId, { messageId: snowflake(), alterId: 999_999_999 });
+    expect(toUnknownAlter.status).toBe(404);
+    expect(errorTypes(toUnknownAlter)).toEqual(['unknown-alter']);
+    const ofUnknownMessage = await reproxy(snowflake(), { messageId: snowflake(), alterId });
+    expect(ofUnknownMessage.status).toBe(404);
+    expect(errorTypes(ofUnknownMessage)).toEqual(['unknown-message']);
+
+    // A token whose user's system is gone (removed directly: no endpoint deletes a system).
+    const orphan = await signIn(server, '200000000000000098');
+    await server.database.db.deleteFrom('systems').where('user_id', '=', orphan.userId).execute();
+    for (const [path, body] of [
+      ['/v1/users/{user}/autoproxy', { serverId: '@global', autoproxyMode: 'off' }],
+      ['/v1/users/{user}/autoproxy/remove', { serverId: '@global' }],
+      ['/v1/users/{user}/autoproxy/state', { serverId: '@global', revision: 1, at: new Date().toISOString(), mode: 'off' }],
+      ['/v1/users/{user}/messages', { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: 1 }],
+      ['/v1/users/{user}/messages/{message}/reproxy', { messageId: snowflake(), alterId: 1 }],
+    ] as const) {
+      const response = await call('POST', path, { ...me, message: snowflake() }, { token: orphan.token, body });
       expect(response.status, path).toBe(404);
       expect(errorTypes(response)).toEqual(['no-system']);
     }
@@ -416,7 +644,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(validateErrors?.(endpoint.body), JSON.stringify(validateErrors?.errors)).toBe(true);
   });
 
-  it('holds for 409s: duplicate usernames and integration field values', async () => {
+  it('holds for 409s: duplicate usernames, integration field values, message records and autoproxy entries', async () => {
     const user = await signIn(server, '200000000000000004');
     const first = await createAlter(user, { username: 'Dup', displayName: 'Dup', fields: { [user.client.id]: 'same' } });
     const second = await createAlter(user, { username: 'other', displayName: 'Other' });
@@ -432,11 +660,39 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(errorTypes(field)).toEqual(['duplicate-field']);
     // Editing an alter to its own current name is no collision.
     expect((await call('POST', '/v1/users/{user}/alters/{alter}/edit', { user: '@me', alter: first }, { token: user.token, body: { username: 'dup' } })).status).toBe(200);
+
+    // A message record that conflicts with one already stored, by either id.
+    const message = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: first };
+    expect((await call('POST', '/v1/users/{user}/messages', { user: '@me' }, { token: user.token, body: message })).status).toBe(201);
+    for (const conflicting of [{ ...message, alterId: second }, { ...message, messageId: snowflake() }]) {
+      const response = await call('POST', '/v1/users/{user}/messages', { user: '@me' }, { token: user.token, body: conflicting });
+      expect(response.status).toBe(409);
+      expect(errorTypes(response)).toEqual(['duplicate']);
+    }
+    // Re-sent onto a message id another record already has.
+    const another = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: first };
+    expect((await call('POST', '/v1/users/{user}/messages', { user: '@me' }, { token: user.token, body: another })).status).toBe(201);
+    const collision = await call('POST', '/v1/users/{user}/messages/{message}/reproxy', { user: '@me', message: another.messageId }, { token: user.token, body: { messageId: message.messageId, alterId: second } });
+    expect(collision.status).toBe(409);
+    expect(errorTypes(collision)).toEqual(['duplicate']);
+
+    // One autoproxy entry too many (the entries written directly: a thousand requests would be slow).
+    const db = server.database.db;
+    const system = await db.selectFrom('systems').select('id').where('user_id', '=', user.userId).executeTakeFirstOrThrow();
+    const scopes = Array.from({ length: 1000 }, (_, i) => `${GUILD}/5000000000000${String(i).padStart(5, '0')}`);
+    for (let i = 0; i < scopes.length; i += 250) {
+      await db.insertInto('autoproxy').values(scopes.slice(i, i + 250).map((scope) => ({ system_id: system.id, scope, mode: 'off', alter_id: null, last_latch_at: null }))).execute();
+    }
+    const tooMany = await call('POST', '/v1/users/{user}/autoproxy', { user: '@me' }, { token: user.token, body: { serverId: '@global', autoproxyMode: 'off' } });
+    expect(tooMany.status).toBe(409);
+    expect(errorTypes(tooMany)).toEqual(['too-many-entries']);
+    // Replacing an existing entry is no new one.
+    expect((await call('POST', '/v1/users/{user}/autoproxy', { user: '@me' }, { token: user.token, body: { serverId: scopes[0], autoproxyMode: 'front' } })).status).toBe(200);
   });
 
   it('holds for 413 and 415 on every write', async () => {
     const writes = OPERATIONS.filter(({ method }) => method === 'POST');
-    const params = { user: '@me', alter: 1 };
+    const params = { user: '@me', alter: 1, message: snowflake() };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
     for (const { method, path } of writes) {
@@ -449,6 +705,14 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
         expect(wrongType.status, `${method} ${path} ${type}`).toBe(415);
         expect(errorTypes(wrongType)).toEqual(['unsupported-media-type']);
       }
+    }
+  });
+
+  it('saw every status the document gives the proxying operations (429 aside: rate-limits.test.ts)', () => {
+    for (const { method, path } of OPERATIONS.filter((operation) => /autoproxy|proxy-profile|messages/.test(operation.path))) {
+      const documented = Object.keys(doc.paths[path]?.[method.toLowerCase()]?.responses ?? {}).map(Number);
+      const missing = documented.filter((status) => status !== 429 && !seen.get(`${method} ${path}`)?.has(status));
+      expect(missing, `${method} ${path}`).toEqual([]);
     }
   });
 

@@ -28,10 +28,11 @@ export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       config: { scope: 'messages:write' },
       // A 304 has no body: the serializer's "null" would announce four bytes in Content-Length that
       // never come, and a client trusting it waits for them (undici did, for its body timeout).
-      onSend: async (_request, reply, payload) => {
+      // (HEAD, which Fastify answers through this route too, needs a payload it can measure.)
+      onSend: async (request, reply, payload) => {
         if (reply.statusCode !== 304) return payload;
         reply.removeHeader('content-type');
-        return null;
+        return request.method === 'HEAD' ? '' : null;
       },
       schema: {
         tags: ['Proxying'],
