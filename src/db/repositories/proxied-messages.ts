@@ -2,7 +2,7 @@
 // service answers): the first record of a message writes the row, bumps the alter's message count
 // and last message time and applies the engine's state change, all in one transaction; the same
 // record again changes nothing and answers the stored row.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AutoproxyStateChange } from '../../domain/autoproxy.js';
 import { Problem } from '../../domain/problems.js';
 import type { ProxiedMessageRecord } from '../../domain/proxied-message.js';
@@ -83,6 +83,14 @@ export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord,
   };
   try {
     return await db.transaction().execute(async (trx) => {
+      // Discord ids are unique, so one id is never a proxied message in one record and an original in
+      // another; a client claiming so would make "message info" on a message show another sender.
+      const crossing = await trx
+        .selectFrom('proxied_messages')
+        .select('message_id')
+        .where((eb) => eb.or([eb('message_id', '=', record.originalMessageId), eb('original_id', '=', record.messageId)]))
+        .executeTakeFirst();
+      if (crossing) throw new Problem('duplicate', 'another record already names one of these ids as the other kind of message', 'messageId');
       await countMessage(trx, record.systemId, record.alterId, record.createdAt);
       await trx
         .insertInto('proxied_messages')
@@ -108,12 +116,16 @@ export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord,
 
 /** A record found by either message id: the webhook's or the original's. */
 export async function findProxiedMessage(db: Db, messageId: string): Promise<ProxiedMessageRecord | undefined> {
-  // Two indexed lookups in one statement; each id column has its own unique index.
+  // Two indexed lookups in one statement (each id column has its own unique index); the proxied
+  // message's own id wins, whatever a record names as its original.
   const row = await db
     .selectFrom('proxied_messages')
     .selectAll()
+    .select(sql<number>`0`.as('rank'))
     .where('message_id', '=', messageId)
-    .unionAll(db.selectFrom('proxied_messages').selectAll().where('original_id', '=', messageId))
+    .unionAll(db.selectFrom('proxied_messages').selectAll().select(sql<number>`1`.as('rank')).where('original_id', '=', messageId))
+    .orderBy('rank')
+    .limit(1)
     .executeTakeFirst();
   return row ? toRecord(row) : undefined;
 }

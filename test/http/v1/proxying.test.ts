@@ -282,6 +282,12 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
   });
 
   describe('proxied messages', () => {
+    let otherAlter: Alter | undefined;
+    /** An alter of the other user's, to record messages as. */
+    async function otherWithAlter(): Promise<Alter> {
+      otherAlter ??= (await other.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'shield', displayName: 'Shield' })).body;
+      return otherAlter;
+    }
     const record = (body: Record<string, unknown>, user = owner) => user.call<{ data: ProxiedMessage; autoproxyStateApplied: boolean | null; revision: number }>('POST', '/v1/users/@me/messages', body);
     const info = (id: string, token: string) => request<{ data: MessageInfo }>(server, 'GET', `/v1/messages/${id}`, { token });
 
@@ -333,6 +339,18 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
       expect(reused.status).toBe(409);
       expect(errorFields(reused)).toEqual(['originalMessageId']);
       expect((await alterOf(wren.alterId)).messageCount).toBe(count);
+    });
+
+    it('refuses a record naming an id the other way round, so message info can never show another sender', async () => {
+      const genuine = { ...ids(), channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId };
+      expect((await record(genuine)).status).toBe(201);
+      // Another user (a friend shielding the sender) claims the proxied message was their original.
+      const friend = await otherWithAlter();
+      const shield = await record({ messageId: ids().messageId, originalMessageId: genuine.messageId, channelId: CHANNEL, guildId: GUILD, alterId: friend.alterId }, other);
+      expect(shield.status).toBe(409);
+      const reversed = await record({ messageId: genuine.originalMessageId, originalMessageId: ids().originalMessageId, channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId });
+      expect(reversed.status).toBe(409);
+      expect((await info(genuine.messageId, other.token)).body.data.senderId).toBe(OWNER);
     });
 
     it('applies the engine’s latch in the same transaction, or nothing at all', async () => {
