@@ -19,6 +19,7 @@ import { authorize, createTestClient, obtainTokens, REDIRECT_URI, type TestClien
 import { seedAlters } from '../test/support/seed.js';
 import { freePort, type TestServer } from '../test/support/server.js';
 import { runLoad, type LoadResult } from './load.js';
+import { benchBotProxy } from './bot-proxy.js';
 import { benchMessageRecords } from './message-records.js';
 import { benchProxyEngine } from './proxy-engine.js';
 
@@ -379,6 +380,39 @@ async function proxyEngineBenchmark() {
   rows.push({ id: '9', name: 'Proxy engine: decisions/s, 1,000 alters × 3 tags', measured: `${fmt(r.compiledPerSecond)} decisions/s (${fmt(r.microsPerDecision, 1)} µs each)`, baseline: `${fmt(r.naivePerSecond)} decisions/s (naive: every tag in order)`, ratio: fmt(r.compiledPerSecond / r.naivePerSecond, 1), target: '< 20 µs per decision', met: r.microsPerDecision < 20 });
 }
 
+/** 10. Proxying through the real bot against the fake Discord, 1,000 alters × 3 tags (bench/bot-proxy.ts). */
+async function botProxyBenchmark() {
+  const r = await benchBotProxy({ quick });
+  const { latency: l, throughput: t, ignored: g } = r;
+  rows.push({
+    id: '10a',
+    name: `Bot proxying: ${fmt(l.messages)} tagged messages one at a time, MESSAGE_CREATE → webhook execute, ${fmt(r.alters)} alters × ${r.tagsPerAlter} tags`,
+    measured: `p50 ${fmt(l.p50Ms, 1)} ms, p99 ${fmt(l.p99Ms, 1)} ms (the bot's share p50 ${fmt(l.botP50Ms, 1)} ms, p99 ${fmt(l.botP99Ms, 1)} ms, its profile revalidation p50 ${fmt(l.profileP50Ms, 1)} ms)`,
+    baseline: `p50 ${fmt(l.gatewayP50Ms, 1)} ms, p99 ${fmt(l.gatewayP99Ms, 1)} ms (fake gateway: sent → messageCreate)`,
+    ratio: fmt(l.p99Ms / Math.max(l.gatewayP99Ms, 0.001), 1),
+    target: 'p99 <= 15 ms',
+    met: l.p99Ms <= 15 && l.rateLimitWaits === 0,
+  });
+  rows.push({
+    id: '10b',
+    name: `Bot proxying throughput: ${fmt(t.messages)} tagged messages at once over ${t.channels} channels (sent, original deleted)`,
+    measured: `${fmt(t.perSecond)} proxied/s (${fmt(t.oneChannelPerSecond)}/s in one channel) with discord.js's global budget lifted; as shipped ${fmt(t.shippedPerSecond, 1)}/s (50 requests/s, 2 per message)`,
+    baseline: `${fmt(t.gatewayPerSecond)} messages/s (non-system members' messages, same gateway, ignored)`,
+    ratio: fmt(t.perSecond / t.gatewayPerSecond, 3),
+    target: 'reported',
+    met: undefined,
+  });
+  rows.push({
+    id: '10c',
+    name: `Bot: messages of members who are not systems, in-process, ${fmt(g.calls)} calls, ${fmt(g.authors)} authors`,
+    measured: `${fmt(g.oursPerSecond)}/s (${fmt(1e6 / g.oursPerSecond, 2)} µs each; ${g.storeReads} store reads, ${g.profileCalls} service calls); ${fmt(g.bothPerSecond)}/s with the dispatch`,
+    baseline: `${fmt(g.dispatchPerSecond)}/s (discord.js MESSAGE_CREATE dispatch alone)`,
+    ratio: fmt(g.oursPerSecond / g.dispatchPerSecond, 1),
+    target: '>= 20,000/s, no store read or call',
+    met: g.oursPerSecond >= 20_000 && g.storeReads === 0 && g.profileCalls === 0,
+  });
+}
+
 function table(): string {
   const lines = ['| # | Benchmark | switchboard | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.id} | ${row.name} | ${row.measured} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.met === undefined ? '–' : row.met ? 'yes' : '**no**'} |`);
@@ -415,6 +449,7 @@ async function main() {
       rows.push({ id: '8c', name: 'Proxy message records and message lookup, PostgreSQL', measured: 'skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL', baseline: '–', ratio: '–', target: 'p99 <= 5 ms', met: undefined });
     }
     await proxyEngineBenchmark();
+    await botProxyBenchmark();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });
@@ -427,7 +462,7 @@ async function main() {
     writeFileSync(
       join(root, 'bench', 'RESULTS.md'),
       `# Benchmark results\n\nCommand: \`npm run bench\` · date: ${new Date().toISOString()} · machine: ${machine}\n\n` +
-        `Each HTTP figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run; 8 and 9 run in-process (bench/message-records.ts, bench/proxy-engine.ts).\n\n${output}\n\n` +
+        `Each HTTP figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run; 8, 9 and 10 run in-process (bench/message-records.ts, bench/proxy-engine.ts, bench/bot-proxy.ts).\n\n${output}\n\n` +
         readFileSync(join(root, 'bench', 'ANALYSIS.md'), 'utf8'),
     );
   }
