@@ -282,12 +282,13 @@ export async function benchBotProxy(opts: { quick: boolean }): Promise<BotProxyB
     const channel = fake.channelId;
     const executions = () => fake.webhookExecutions().filter((e) => e.kind === 'execute');
 
-    // discord.js holds every request of the bot, webhook executes included, to 50 per second
-    // (its `globalRequestsPerSecond`); a proxied message costs two (execute, delete). One message
-    // at a time is therefore paced to stay under that, and waits are counted.
+    // @discordjs/rest holds each client's requests to 50 per second (`globalRequestsPerSecond`):
+    // the bot's own (the delete of the original) and, on their own client, the webhook executes. One
+    // message at a time is paced to stay under that, and waits are counted.
     let rateLimitWaits = 0;
     const onRateLimited = () => void (rateLimitWaits += 1);
-    client.rest.on('rateLimited', onRateLimited);
+    const restClients = [client.rest, bot.context.proxying.webhookRest];
+    for (const rest of restClients) rest.on('rateLimited', onRateLimited);
     let lastSent = 0;
     /** Sends one tagged message (paced) and waits until it is handled; check() then checks its execution. */
     async function proxyOne(i: number, channelId = channel) {
@@ -395,10 +396,13 @@ export async function benchBotProxy(opts: { quick: boolean }): Promise<BotProxyB
     const shipped = await flood(shippedCount, channels, 300_000);
     const shippedWaits = rateLimitWaits;
     // The bot's own capacity: the same with that budget lifted (this process only).
-    const rest = client.rest as unknown as { options: { globalRequestsPerSecond: number }; globalRemaining: number };
-    const budget = rest.options.globalRequestsPerSecond;
-    rest.options.globalRequestsPerSecond = 1e9;
-    rest.globalRemaining = 1e9;
+    // (Private fields of @discordjs/rest, reached on purpose: the budget is not meant to change.)
+    const budgets = restClients.map((client) => client as unknown as { options: { globalRequestsPerSecond: number }; globalRemaining: number });
+    const budget = budgets[0]?.options.globalRequestsPerSecond ?? 50;
+    for (const rest of budgets) {
+      rest.options.globalRequestsPerSecond = 1e9;
+      rest.globalRemaining = 1e9;
+    }
     let spread: { perSecond: number; recordsDrainSeconds: number };
     let single: { perSecond: number; recordsDrainSeconds: number };
     try {
@@ -408,7 +412,7 @@ export async function benchBotProxy(opts: { quick: boolean }): Promise<BotProxyB
       single = await flood(burst, [channel], 600_000);
       if (rateLimitWaits > 0) throw new Error(`${rateLimitWaits} rate-limit waits with the budget lifted`);
     } finally {
-      rest.options.globalRequestsPerSecond = budget;
+      for (const rest of budgets) rest.options.globalRequestsPerSecond = budget;
     }
 
     // Baseline: the same number of messages from a member who is not a system, through the same

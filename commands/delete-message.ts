@@ -10,7 +10,7 @@ export const deleteMessage = {
   async execute(interaction, { api, proxying }, reply) {
     const target = interaction.targetMessage;
     await ownProxied({ api, recent: proxying.recent, webhooks: proxying.webhooks }, target, interaction.user.id);
-    await deleteProxied(interaction.client, proxying.recent, target);
+    await deleteProxied(proxying.webhookRest, proxying.recent, target);
     await reply.send({ content: 'Deleted.' });
   },
 } satisfies MessageMenuCommand;

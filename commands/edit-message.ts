@@ -35,7 +35,7 @@ export const editMessage = {
       const own = await ownProxied({ api, recent: proxying.recent, webhooks: proxying.webhooks }, target, interaction.user.id);
       const content = interaction.fields.getTextInputValue(FIELD).trim();
       if (content === '') throw new ApiError('problem', 400, 'validation', 'A message cannot be empty; delete it instead.');
-      await interaction.client.rest.patch(Routes.webhookMessage(own.webhook.id, own.webhook.token, target.id), {
+      await proxying.webhookRest.patch(Routes.webhookMessage(own.webhook.id, own.webhook.token, target.id), {
         body: { content, allowed_mentions: { parse: [] } },
         query: makeURLSearchParams<{ thread_id?: string }>(own.threadId ? { thread_id: own.threadId } : {}),
         auth: false,

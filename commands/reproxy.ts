@@ -33,7 +33,7 @@ export const reproxy = {
     // Attachments go with it: they live on the message being replaced.
     const previous = interaction.channel ? await interaction.channel.messages.fetch(last.messageId).catch(() => undefined) : undefined;
     const { files } = previous?.inGuild() ? await downloadAttachments(previous) : { files: [] };
-    const sent = await sendThroughWebhook(interaction.client, proxying.webhooks, {
+    const sent = await sendThroughWebhook(proxying.webhookRest, proxying.webhooks, {
       webhookChannelId: last.webhookChannelId,
       threadId: last.threadId,
       content: last.content,
@@ -45,7 +45,7 @@ export const reproxy = {
       files,
     });
     const old = { id: last.messageId, channelId: last.channelId, delete: () => Promise.resolve() };
-    await deleteProxied(interaction.client, proxying.recent, old).catch(() => undefined);
+    await deleteProxied(proxying.webhookRest, proxying.recent, old).catch(() => undefined);
     proxying.recent.replace(last.messageId, { ...last, messageId: sent.message.id, webhook: sent.webhook, alterId: alter.alterId, sentAt: last.sentAt });
     const move = { messageId: sent.message.id, alterId: alter.alterId };
     proxying.deliveries.push({

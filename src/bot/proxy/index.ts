@@ -2,7 +2,9 @@
 // commands share, made once per bot process (webhook and profile caches are per process; every
 // state that must survive or be shared lives in the service).
 import { EventEmitter } from 'node:events';
-import type { Client, Message } from 'discord.js';
+// REST from discord.js, not @discordjs/rest: in ESM the two are separate copies (CommonJS and ESM
+// builds), and errors from the other copy would fail discord.js's `instanceof DiscordAPIError`.
+import { REST, type Client, type Message } from 'discord.js';
 import type { ApiClient } from '../api-client.js';
 import type { BotLog } from '../bot.js';
 import type { LinkedAccounts } from '../linked-accounts.js';
@@ -15,6 +17,8 @@ import { createDeliveryQueue, type DeliveryQueue } from './records.js';
 import { createWebhookCache, type WebhookCache } from './webhooks.js';
 
 export interface Proxying {
+  /** For webhook-token requests (execute, edit, delete), which carry no bot token. */
+  webhookRest: REST;
   profiles: ProfileCache;
   webhooks: WebhookCache;
   deliveries: DeliveryQueue;
@@ -28,7 +32,10 @@ export interface Proxying {
 
 export function createProxying(client: Client, api: ApiClient, accounts: LinkedAccounts, log: BotLog): Proxying {
   const parts = {
-    client,
+    // Requests with a webhook's token are not the bot's: Discord limits them per webhook and per
+    // address, so they must not queue behind the bot's own global budget (50 requests a second in
+    // @discordjs/rest), which would cap proxying at about 25 messages a second.
+    webhookRest: new REST({ api: client.rest.options.api, version: client.rest.options.version }),
     api,
     accounts,
     log,

@@ -2,7 +2,7 @@
 // as the alter → the original is deleted → the record goes to the service in the background.
 // Send before delete, so a failed send leaves the original where it was; record after both, so
 // nothing waits on the service (a sick service delays records, never messages).
-import { DiscordAPIError, MessageType, RESTJSONErrorCodes, type Message } from 'discord.js';
+import { MessageType, RESTJSONErrorCodes, type Message, type REST } from 'discord.js';
 import { entryAfter, proxyInputFor, stateChangeFor } from '../../domain/proxy-input.js';
 import { compileSystem, decideProxyCompiled, type CompiledSystem, type ProxySystem } from '../../domain/proxy/index.js';
 import type { ApiClient } from '../api-client.js';
@@ -17,14 +17,13 @@ import type { DeliveryQueue } from './records.js';
 import { replyEmbedFor } from './reply-embed.js';
 import { sendThroughWebhook } from './sender.js';
 import { webhookName } from './webhook-name.js';
-import type { WebhookCache } from './webhooks.js';
-import type { Client } from 'discord.js';
+import { isDiscordError, type WebhookCache } from './webhooks.js';
 
 /** What became of one message: logs and tests read it. */
 export type MessageOutcome = 'ignored' | 'not-proxied' | 'proxied' | 'failed';
 
 export interface MessagePathParts {
-  client: Client;
+  webhookRest: REST;
   api: ApiClient;
   accounts: LinkedAccounts;
   profiles: ProfileCache;
@@ -42,10 +41,10 @@ function compiledFor(system: ProxySystem): CompiledSystem {
   return found;
 }
 
-const missingPermission = (error: unknown) => error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.MissingPermissions;
+const missingPermission = (error: unknown) => isDiscordError(error, RESTJSONErrorCodes.MissingPermissions);
 
 export function createMessagePath(parts: MessagePathParts) {
-  const { client, api, accounts, profiles, webhooks, deliveries, notices, recent, log } = parts;
+  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log } = parts;
 
   return async function onMessage(message: Message): Promise<MessageOutcome> {
     // Bots, webhooks (our own proxied messages among them), system messages and DMs never proxy.
@@ -98,7 +97,7 @@ export function createMessagePath(parts: MessagePathParts) {
       return 'not-proxied';
     }
     try {
-      sent = await sendThroughWebhook(client, webhooks, {
+      sent = await sendThroughWebhook(webhookRest, webhooks, {
         webhookChannelId: parentId,
         threadId: thread?.id,
         content: result.content,
@@ -127,7 +126,7 @@ export function createMessagePath(parts: MessagePathParts) {
     } catch (error) {
       if (missingPermission(error)) {
         notices.tellOnce(author, `delete:${message.guildId}`, `I proxied your message in <#${channel.id}> but could not remove the original: I need the **Manage Messages** permission there. Ask a server admin to grant it.`);
-      } else if (!(error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.UnknownMessage)) {
+      } else if (!isDiscordError(error, RESTJSONErrorCodes.UnknownMessage)) {
         log.warn({ err: error }, 'could not delete the original message');
       }
     }

@@ -1,7 +1,7 @@
 // Reaction shortcuts on proxied messages, as PluralKit users know them: ❓ sends the reactor the
 // message's info privately; ❌ by the account that sent it deletes it. The reaction is removed
 // afterwards where the bot may (it needs Manage Messages for that; nothing fails without it).
-import { Routes, makeURLSearchParams, type Client, type MessageReaction, type PartialMessageReaction, type PartialUser, type User } from 'discord.js';
+import { Routes, makeURLSearchParams, type MessageReaction, type PartialMessageReaction, type PartialUser, type REST, type User } from 'discord.js';
 import { ApiError, type ApiClient } from '../api-client.js';
 import type { BotLog } from '../bot.js';
 import type { LinkedAccounts } from '../linked-accounts.js';
@@ -12,7 +12,7 @@ export const INFO_EMOJI = '❓';
 export const DELETE_EMOJI = '❌';
 
 interface ReactionParts {
-  client: Client;
+  webhookRest: REST;
   api: ApiClient;
   accounts: LinkedAccounts;
   recent: RecentMessages;
@@ -26,10 +26,10 @@ export async function messageInfoFor(parts: Pick<ReactionParts, 'api' | 'account
 }
 
 /** Deletes a proxied message: through the webhook that sent it when known (no permission needed). */
-export async function deleteProxied(client: Client, recent: RecentMessages, message: { id: string; channelId: string; delete(): Promise<unknown> }): Promise<void> {
+export async function deleteProxied(webhookRest: REST, recent: RecentMessages, message: { id: string; channelId: string; delete(): Promise<unknown> }): Promise<void> {
   const known = recent.get(message.id);
   if (known) {
-    await client.rest.delete(Routes.webhookMessage(known.webhook.id, known.webhook.token, known.messageId), {
+    await webhookRest.delete(Routes.webhookMessage(known.webhook.id, known.webhook.token, known.messageId), {
       query: makeURLSearchParams<{ thread_id?: string }>(known.threadId ? { thread_id: known.threadId } : {}),
       auth: false,
     });
@@ -40,7 +40,7 @@ export async function deleteProxied(client: Client, recent: RecentMessages, mess
 }
 
 export function createReactionHandler(parts: ReactionParts) {
-  const { client, api, recent, log } = parts;
+  const { webhookRest, api, recent, log } = parts;
   return async function onReaction(reaction: MessageReaction | PartialMessageReaction, user: User | PartialUser): Promise<void> {
     const emoji = reaction.emoji.name;
     if (user.bot || (emoji !== INFO_EMOJI && emoji !== DELETE_EMOJI)) return;
@@ -57,7 +57,7 @@ export function createReactionHandler(parts: ReactionParts) {
       }
       const senderId = recent.get(message.id)?.senderId ?? (await api.messageInfo(message.id)).senderId;
       if (senderId !== user.id) return;
-      await deleteProxied(client, recent, message);
+      await deleteProxied(webhookRest, recent, message);
     } catch (error) {
       // Not one of ours (unknown-message), or Discord refused: a reaction never needs an answer.
       if (!(error instanceof ApiError && error.type === 'unknown-message')) log.info({ err: error }, 'reaction shortcut failed');

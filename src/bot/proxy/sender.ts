@@ -1,6 +1,7 @@
 // Sends a proxied message through its channel's webhook (threads through the parent's webhook
-// with thread_id), replacing a webhook Discord says is gone and trying once more.
-import { Routes, makeURLSearchParams, type APIAllowedMentions, type APIEmbed, type APIMessage, type Client, type RawFile } from 'discord.js';
+// with thread_id), replacing a webhook Discord says is gone and trying once more. Webhook-token
+// requests go through their own REST client (see webhookRest in ./index.ts).
+import { Routes, makeURLSearchParams, type APIAllowedMentions, type APIEmbed, type APIMessage, type RawFile, type REST } from 'discord.js';
 import { UNKNOWN_WEBHOOK, isDiscordError, type ChannelWebhook, type WebhookCache } from './webhooks.js';
 
 export interface Outgoing {
@@ -15,7 +16,7 @@ export interface Outgoing {
   files: RawFile[];
 }
 
-async function execute(client: Client, webhook: ChannelWebhook, out: Outgoing): Promise<APIMessage> {
+async function execute(rest: REST, webhook: ChannelWebhook, out: Outgoing): Promise<APIMessage> {
   const body = {
     content: out.content,
     username: out.username,
@@ -23,7 +24,7 @@ async function execute(client: Client, webhook: ChannelWebhook, out: Outgoing): 
     allowed_mentions: out.allowedMentions,
     embeds: out.embeds,
   };
-  return (await client.rest.post(Routes.webhook(webhook.id, webhook.token), {
+  return (await rest.post(Routes.webhook(webhook.id, webhook.token), {
     body,
     files: out.files.length > 0 ? out.files : undefined,
     query: makeURLSearchParams({ wait: true, ...(out.threadId ? { thread_id: out.threadId } : {}) }),
@@ -31,14 +32,14 @@ async function execute(client: Client, webhook: ChannelWebhook, out: Outgoing): 
   })) as APIMessage;
 }
 
-export async function sendThroughWebhook(client: Client, webhooks: WebhookCache, out: Outgoing): Promise<{ message: APIMessage; webhook: ChannelWebhook }> {
+export async function sendThroughWebhook(rest: REST, webhooks: WebhookCache, out: Outgoing): Promise<{ message: APIMessage; webhook: ChannelWebhook }> {
   const webhook = await webhooks.get(out.webhookChannelId);
   try {
-    return { message: await execute(client, webhook, out), webhook };
+    return { message: await execute(rest, webhook, out), webhook };
   } catch (error) {
     if (!isDiscordError(error, UNKNOWN_WEBHOOK)) throw error;
     webhooks.invalidate(out.webhookChannelId, webhook);
     const replacement = await webhooks.get(out.webhookChannelId);
-    return { message: await execute(client, replacement, out), webhook: replacement };
+    return { message: await execute(rest, replacement, out), webhook: replacement };
   }
 }

@@ -51,6 +51,12 @@ export function createWebhookCache(client: Client): WebhookCache {
   };
 }
 
+/**
+ * A Discord API error with this code. Checked by shape as well as class: @discordjs/rest's ESM and
+ * CommonJS builds each have their own DiscordAPIError, and a REST client from either can throw.
+ */
 export function isDiscordError(error: unknown, code: number): boolean {
-  return error instanceof DiscordAPIError && error.code === code;
+  if (error instanceof DiscordAPIError) return error.code === code;
+  const shaped = error as { name?: unknown; code?: unknown; rawError?: unknown } | null;
+  return typeof shaped === 'object' && shaped !== null && shaped.code === code && typeof shaped.rawError === 'object' && String(shaped.name).startsWith('DiscordAPIError');
 }
