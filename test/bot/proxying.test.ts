@@ -250,6 +250,16 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     expect(String(notices[0]?.content)).toContain('Manage Webhooks');
   });
 
+  it('says what is missing in a thread: Send Messages in Threads', async () => {
+    const parent = h.fake.addChannel({ name: 'no-threads' });
+    h.fake.setBotPermissions(parent.id, Permission.ViewChannel | Permission.SendMessages | Permission.ManageWebhooks | Permission.ManageMessages | Permission.ReadMessageHistory);
+    const thread = h.fake.addChannel({ name: 'a locked-out thread', type: 11, parentId: parent.id });
+    const message = h.fake.sendUserMessage({ author: ALICE, channelId: thread.id, content: 'k: in a thread' });
+    expect(await outcomeOf(message.id)).toBe('failed');
+    expect(h.fake.getMessage(message.id)).toBeDefined();
+    await h.fake.waitFor(() => h.fake.directMessages(ALICE.id).find((m) => String(m.content).includes('Send Messages in Threads')), 5000, 'a notice');
+  });
+
   it('sends but keeps the original when it lacks Manage Messages (never neither)', async () => {
     const room = h.fake.addChannel({ name: 'no-delete' });
     h.fake.setBotPermissions(room.id, Permission.ViewChannel | Permission.SendMessages | Permission.ManageWebhooks | Permission.ReadMessageHistory);

@@ -49,3 +49,12 @@ describe('loadConfig', () => {
     expect(message).not.toContain('super-secret-value');
   });
 });
+
+describe('message retention', () => {
+  it('keeps records forever by default, and takes a number of days', () => {
+    expect(loadConfig({}).messageRetentionDays).toBe(0);
+    expect(loadConfig({ MESSAGE_RETENTION_DAYS: '90' }).messageRetentionDays).toBe(90);
+    expect(problems({ MESSAGE_RETENTION_DAYS: '-1' })).toContain('MESSAGE_RETENTION_DAYS');
+    expect(problems({ MESSAGE_RETENTION_DAYS: 'a week' })).toContain('MESSAGE_RETENTION_DAYS');
+  });
+});

@@ -2,7 +2,7 @@
 // as the alter → the original is deleted → the record goes to the service in the background.
 // Send before delete, so a failed send leaves the original where it was; record after both, so
 // nothing waits on the service (a sick service delays records, never messages).
-import { MessageType, RESTJSONErrorCodes, type Message, type REST } from 'discord.js';
+import { MessageType, PermissionFlagsBits, RESTJSONErrorCodes, type Message, type REST } from 'discord.js';
 import { entryAfter, proxyInputFor, stateChangeFor } from '../../domain/proxy-input.js';
 import { compileSystem, decideProxyCompiled, type CompiledSystem, type ProxySystem } from '../../domain/proxy/index.js';
 import type { ApiClient } from '../api-client.js';
@@ -39,6 +39,14 @@ function compiledFor(system: ProxySystem): CompiledSystem {
   let found = compiled.get(system);
   if (!found) compiled.set(system, (found = compileSystem(system)));
   return found;
+}
+
+/** Which permission a refused send lacked, as far as the bot's cached permissions tell. */
+function missingForSending(message: Message<true>, parentId: string, inThread: boolean): string {
+  const permissions = message.guild.members.me?.permissionsIn(parentId);
+  if (permissions && !permissions.has(PermissionFlagsBits.ManageWebhooks)) return 'Manage Webhooks';
+  if (inThread && permissions && !permissions.has(PermissionFlagsBits.SendMessagesInThreads)) return 'Send Messages in Threads';
+  return 'Manage Webhooks';
 }
 
 const missingPermission = (error: unknown) => isDiscordError(error, RESTJSONErrorCodes.MissingPermissions);
@@ -78,7 +86,10 @@ export function createMessagePath(parts: MessagePathParts) {
         deliveries.push({
           what: 'autoproxy state',
           send: () => accounts.withToken(author.id, (token) => api.applyAutoproxyState(token, change)),
-          settled: (stored, answer) => settle?.(stored && (answer as { applied: boolean }).applied),
+          settled: (stored, answer) => {
+            const result = answer as { applied: boolean; revision: number } | undefined;
+            settle?.(stored && result?.applied ? { stored: true, revision: result.revision } : { stored: false });
+          },
         });
       }
       return 'not-proxied';
@@ -92,7 +103,7 @@ export function createMessagePath(parts: MessagePathParts) {
       return { files: [], tooBig: [...message.attachments.values()].map((attachment) => attachment.name) };
     });
     if (result.content === '' && files.length === 0) {
-      settle?.(false);
+      settle?.({ stored: false });
       notices.tell(author, `That message was not proxied: its attachments are over this server’s upload limit (${uploadLimit(message.guild.premiumTier) / 1024 / 1024} MiB).`);
       return 'not-proxied';
     }
@@ -109,9 +120,10 @@ export function createMessagePath(parts: MessagePathParts) {
       });
     } catch (error) {
       // Nothing was sent: the original stays, and neither the latch nor anything else moves.
-      settle?.(false);
+      settle?.({ stored: false });
       if (missingPermission(error)) {
-        notices.tellOnce(author, `webhook:${message.guildId}`, `I could not proxy your message in <#${channel.id}>: I need the **Manage Webhooks** permission there${thread ? ' (and **Send Messages in Threads**)' : ''}. Ask a server admin to grant it.`);
+        const missing = missingForSending(message, parentId, thread !== undefined);
+        notices.tellOnce(author, `send:${message.guildId}:${missing}`, `I could not proxy your message in <#${channel.id}>: I need the **${missing}** permission there. Ask a server admin to grant it.`);
       } else {
         log.warn({ err: error, channel: channel.id }, 'proxying failed; the original message stays');
       }
@@ -148,7 +160,10 @@ export function createMessagePath(parts: MessagePathParts) {
     deliveries.push({
       what: 'message record',
       send: () => accounts.withToken(author.id, (token) => api.recordMessage(token, record)),
-      settled: (stored, answer) => settle?.(stored && (answer as { autoproxyStateApplied: boolean | null }).autoproxyStateApplied !== false),
+      settled: (stored, answer) => {
+        const result = answer as { autoproxyStateApplied: boolean | null; revision: number } | undefined;
+        settle?.(stored && result?.autoproxyStateApplied === true ? { stored: true, revision: result.revision } : { stored: false });
+      },
     });
     return 'proxied';
   };

@@ -22,16 +22,25 @@ interface Cached {
 export interface ProfileCache {
   /** The user's profile for the server, or undefined when they cannot proxy (not linked, no access). */
   get(userId: string, guildId: string): Promise<ProxyProfile | undefined>;
-  /** Applies an engine state change locally; call the function it returns once it is stored or refused. */
-  applyLocally(userId: string, guildId: string, entry: Autoproxy): (stored: boolean) => void;
+  /**
+   * Applies an engine state change locally. Call the function it returns once the service has
+   * stored it (with the system's revision after that write) or refused it.
+   */
+  applyLocally(userId: string, guildId: string, entry: Autoproxy): (outcome: { stored: true; revision: number } | { stored: false }) => void;
   forget(userId: string): void;
 }
 
 const keyOf = (userId: string, guildId: string) => `${userId}/${guildId}`;
 
+interface Overlay {
+  entry: Autoproxy;
+  /** Once stored: the revision from which the service's own profile shows it. */
+  until: number | undefined;
+}
+
 export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log: BotLog): ProfileCache {
   const cache = new Map<string, Cached>();
-  const overlays = new Map<string, Map<string, Autoproxy>>();
+  const overlays = new Map<string, Map<string, Overlay>>();
 
   function store(key: string, value: Cached): void {
     cache.delete(key);
@@ -45,12 +54,14 @@ export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log
     const autoproxy = profile.autoproxy.map((entry) => {
       const local = overlay.get(entry.serverId);
       if (!local) return entry;
-      if (local.revision !== entry.revision) {
-        overlay.delete(entry.serverId); // the owner changed the entry: theirs wins
+      // The owner changed the entry (theirs wins), or the service's copy already shows the change.
+      if (local.entry.revision !== entry.revision || (local.until !== undefined && profile.revision >= local.until)) {
+        overlay.delete(entry.serverId);
         return entry;
       }
-      return local;
+      return local.entry;
     });
+    if (overlay.size === 0) overlays.delete(key);
     return { ...profile, autoproxy };
   }
 
@@ -87,18 +98,15 @@ export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log
       const key = keyOf(userId, guildId);
       let overlay = overlays.get(key);
       if (!overlay) overlays.set(key, (overlay = new Map()));
-      overlay.set(entry.serverId, entry);
-      return (stored) => {
-        if (overlay.get(entry.serverId) !== entry) return; // a newer local change replaced it
-        overlay.delete(entry.serverId);
-        if (overlay.size === 0 && overlays.get(key) === overlay) overlays.delete(key);
-        // Stored: the cached copy shows it too, in case the service is unreachable at the next
-        // message (its ETag is older, so the next revalidation still fetches the service's copy).
-        const cached = stored ? cache.get(key) : undefined;
-        if (cached) {
-          const autoproxy = cached.profile.autoproxy.map((old) => (old.serverId === entry.serverId && old.revision === entry.revision ? entry : old));
-          cache.set(key, { ...cached, profile: { ...cached.profile, autoproxy } });
-        }
+      const local: Overlay = { entry, until: undefined };
+      overlay.set(entry.serverId, local);
+      return (outcome) => {
+        const current = overlays.get(key);
+        if (current?.get(entry.serverId) !== local) return; // a newer local change replaced it
+        // Stored: kept until a profile from the service is at least as new as the write (a profile
+        // read just before it landed must not undo it). Refused: the service's copy stands.
+        if (outcome.stored) local.until = outcome.revision;
+        else current.delete(entry.serverId);
       };
     },
 
