@@ -126,7 +126,7 @@ export const Alter = z
     proxyTags: z.array(ProxyTag),
     tagIds: z.array(z.number().int()),
     public: z.number().int(),
-    flags: z.number().int(),
+    flags: z.number().int().nullable().describe('The owner’s alone: null for others.'),
     fields: z.record(z.string(), z.string()).describe('Only the calling client’s own value, and only on the owner’s reads.'),
     redacted: z.array(z.string()).describe('Fields withheld from this viewer by the system’s privacy settings (an addition to the origin API).'),
   })

@@ -11,7 +11,7 @@ export const PushFrontBody = z.strictObject({
 export const FrontEntry = z
   .strictObject({
     alterId: z.number().int(),
-    clientId: z.string().describe('The integration that pushed this alter to the front.'),
+    clientId: z.string().nullable().describe('The integration that pushed this alter to the front; null for other viewers (which apps someone uses is theirs to know).'),
     clientName: z.string().nullable(),
     pushedAt: IsoDateTime,
     alter: Alter,

@@ -7,6 +7,8 @@ export const AlterPrivacy = {
   banner: 8,
   pronouns: 16,
   avatar: 32,
+  /** The origin left 64 unused; its proxy tags would name an alter whose name is hidden. */
+  proxyTags: 64,
   tags: 128,
   messageStats: 256,
   username: 512,

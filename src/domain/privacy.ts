@@ -6,7 +6,9 @@
 // - An alter exists for another viewer only when the system shows its alters (system bit 64) and
 //   the alter has its visible bit (1). Otherwise it is absent from lists and 404 on direct reads.
 // - Hidden fields come back null (maps and lists empty) and are named in `redacted`.
-// - Per-server maps, integration fields and the system's settings are the owner's alone.
+// - Per-server maps, integration fields, flags, the system's settings and which apps pushed the front
+//   are the owner's alone. Proxy tags have their own bit (64: a tag like `alpha:` names the alter);
+//   the color goes with the avatar bit (32: how the alter looks).
 // - Integration fields are shown only to the client that wrote them, on the owner's reads.
 import type { Alter, AlterRecord } from './alter.js';
 import { toAutoproxy } from './autoproxy.js';
@@ -72,7 +74,7 @@ export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 
     username: pick(['username'], AlterPrivacy.username, alter.username, null),
     displayName: pick(['displayName'], AlterPrivacy.name, alter.displayName, null),
     nameMap: pick(['nameMap'], null, alter.nameMap, []),
-    color: alter.color,
+    color: pick(['color'], AlterPrivacy.avatar, alter.color, null),
     description: pick(['description'], AlterPrivacy.description, alter.description, null),
     created: new Date(alter.createdAt).toISOString(),
     pronouns: pick(['pronouns'], AlterPrivacy.pronouns, alter.pronouns, null),
@@ -88,10 +90,10 @@ export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 
     ),
     messageCount: pick(['messageCount'], AlterPrivacy.messageStats, alter.messageCount, null),
     alterMode: alter.alterMode,
-    proxyTags: alter.proxyTags,
+    proxyTags: pick(['proxyTags'], AlterPrivacy.proxyTags, alter.proxyTags, []),
     tagIds: pick(['tagIds'], AlterPrivacy.tags, alter.tagIds, []),
     public: alter.public,
-    flags: alter.flags,
+    flags: pick(['flags'], null, alter.flags, null),
     fields: ownFields,
     redacted,
   };
@@ -182,4 +184,9 @@ export function viewMessage(message: ProxiedMessageRecord, system: SystemRecord,
     alter: shown ?? null,
     alterDeleted: isOwner(viewer, system.id) ? alter === undefined : shown ? false : null,
   };
+}
+
+/** Which app pushed an alter to the front: the owner's to know (it tells which apps they use). */
+export function viewFrontSource(record: { clientId: string; clientName: string | null }, system: Pick<SystemRecord, 'id'>, viewer: Viewer): { clientId: string | null; clientName: string | null } {
+  return isOwner(viewer, system.id) ? { clientId: record.clientId, clientName: record.clientName } : { clientId: null, clientName: null };
 }

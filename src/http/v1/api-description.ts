@@ -102,7 +102,8 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
 
 ## Privacy
 A system's and each alter's \`public\` is a bitmask; a set bit shows that part to other users.
-Alter: 1 visible at all, 2 display name, 4 description, 8 banner, 16 pronouns, 32 avatar, 128 tags,
+Alter: 1 visible at all, 2 display name, 4 description, 8 banner, 16 pronouns, 32 avatar and color,
+64 proxy tags (an addition: the origin left 64 unused, and a tag like \`alpha:\` names its alter), 128 tags,
 256 message count and last message time, 512 username. System: 1 name, 2 display tag,
 4 description, 8 avatar, 16 banner, 32 pronouns, 64 alters (list them, read them, see the front),
 128 tags. The default, 0, is private.
@@ -110,8 +111,9 @@ Alter: 1 visible at all, 2 display name, 4 description, 8 banner, 16 pronouns, 3
 For other viewers, hidden fields are \`null\` (lists and maps empty) and named in \`redacted\` (an
 addition: the origin sent \`{"redacted": true}\` in place of the value, which broke typed clients).
 An alter is visible to others only when its system shows alters (64) **and** the alter has bit 1;
-otherwise it is absent from lists and 404 on direct reads. Per-server maps, integration fields and
-the system's settings are the owner's alone. \`isSelf\` on single reads says whether you are the owner.
+otherwise it is absent from lists and 404 on direct reads. Per-server maps, integration fields, an
+alter's \`flags\`, the system's settings and which apps pushed an alter to the front (\`clientId\`,
+\`clientName\` of front entries) are the owner's alone. \`isSelf\` on single reads says whether you are the owner.
 
 ## Rate limits
 Per access token (600 requests per minute by default) and per client IP (1200 per minute), on

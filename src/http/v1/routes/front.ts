@@ -6,7 +6,7 @@ import { findAlters } from '../../../db/repositories/alters.js';
 import { currentFront, frontHistory, pushFront } from '../../../db/repositories/front-records.js';
 import type { Schema } from '../../../db/tables.js';
 import { FrontEntry, MAX_FRONT_HISTORY_PAGE, PushFrontBody, type FrontRecord } from '../../../domain/front.js';
-import { alterLoadPolicy, viewAlter, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
+import { alterLoadPolicy, viewAlter, viewFrontSource, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import type { SystemRecord } from '../../../domain/system.js';
 import { NoQuery, UserParams, pageQuery } from '../params.js';
@@ -81,6 +81,6 @@ async function describeEntries(
   return records.flatMap((record) => {
     const alter = alters.get(record.alterId);
     if (!alter) return [];
-    return [{ alterId: record.alterId, clientId: record.clientId, clientName: record.clientName, pushedAt: new Date(record.pushedAt).toISOString(), alter }];
+    return [{ alterId: record.alterId, ...viewFrontSource(record, system, viewer), pushedAt: new Date(record.pushedAt).toISOString(), alter }];
   });
 }
