@@ -5,8 +5,8 @@
 // at a grapheme boundary and with an ellipsis, so nothing is cut in the middle of an emoji.
 export const MAX_WEBHOOK_NAME = 80;
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-const graphemes = (text: string) => Array.from(segmenter.segment(text), (part) => part.segment);
+let segmenter: Intl.Segmenter | undefined; // made on first use: it loads ICU data
+const graphemes = (text: string) => Array.from((segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' })).segment(text), (part) => part.segment);
 const length = (text: string) => [...text].length;
 
 /** Discord refuses these words in webhook names; a zero-width space inside keeps them readable. */

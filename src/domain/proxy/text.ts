@@ -113,12 +113,14 @@ export function keyOf(codePoint: number, caseSensitive: boolean): number {
 }
 
 // Grapheme clusters do not depend on the locale; naming one keeps the results independent of the
-// host's default.
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+// host's default. Made on first use: a segmenter costs a few MB of ICU data, and most messages
+// never need one.
+let graphemes: Intl.Segmenter | undefined;
 
 export type GraphemeView = ReturnType<Intl.Segmenter['segment']>;
 
 export function segmentGraphemes(text: string): GraphemeView {
+  graphemes ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
   return graphemes.segment(text);
 }
 
