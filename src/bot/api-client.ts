@@ -11,7 +11,11 @@ import type { MessageInfo, ProxiedMessage } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
 
-export type ApiErrorKind = 'problem' | 'unavailable' | 'timeout' | 'rate-limited' | 'unauthorized' | 'oauth';
+/** `misconfigured`: the service refused the bot's own client credentials (not the user's grant). */
+export type ApiErrorKind = 'problem' | 'unavailable' | 'timeout' | 'rate-limited' | 'unauthorized' | 'oauth' | 'misconfigured';
+
+/** What users are told while the service refuses the bot's client credentials. */
+export const MISCONFIGURED_MESSAGE = 'The bot is misconfigured: switchboard does not accept its client credentials right now. Your link is kept; please tell the bot’s operator.';
 
 export class ApiError extends Error {
   constructor(
@@ -145,6 +149,11 @@ export function createApiClient(options: ApiClientOptions) {
     if (response.status >= 500) throw new ApiError('unavailable', response.status, 'server-error', 'switchboard had a problem. Try again in a moment.');
     if (response.status >= 400) {
       const error = typeof body.error === 'string' ? body.error : 'invalid_request';
+      // Client authentication failed (a wrong BOT_CLIENT_SECRET, an unknown or re-registered
+      // client): a configuration error of the bot, never a sign that a user's grant is gone.
+      if (response.status === 401 || error === 'invalid_client' || error === 'unauthorized_client') {
+        throw new ApiError('misconfigured', response.status, error, MISCONFIGURED_MESSAGE);
+      }
       throw new ApiError('oauth', response.status, error, typeof body.error_description === 'string' ? body.error_description : error);
     }
     return body as T;

@@ -42,7 +42,7 @@ export interface RunningBot {
 export async function startBot(options: BotOptions): Promise<RunningBot> {
   const api = createApiClient({ baseUrl: options.service.url, clientId: options.service.clientId, clientSecret: options.service.clientSecret, timeoutMs: options.service.timeoutMs });
   const store = await openLinkStore(options.store.url, options.store.key);
-  const accounts = createLinkedAccounts(store, api);
+  const accounts = createLinkedAccounts(store, api, options.log);
   const log = options.log;
 
   const client = new Client({

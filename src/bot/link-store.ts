@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import Keyv from 'keyv';
 import { createStorageCrypto } from '../security/crypto.js';
 import type { TokenSet } from './api-client.js';
+import { openLinkLock, type LinkLockOptions } from './link-lock.js';
 
 export interface StoredLink extends TokenSet {
   linkedAt: number;
@@ -15,6 +16,11 @@ export interface LinkStore {
   get(userId: string): Promise<StoredLink | undefined>;
   set(userId: string, link: StoredLink): Promise<void>;
   delete(userId: string): Promise<void>;
+  /**
+   * Runs `work` holding the user's lock in every process sharing this store (link-lock.ts):
+   * reads, refreshes and writes of one user's link happen one at a time. Not reentrant.
+   */
+  lock<T>(userId: string, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -42,8 +48,9 @@ async function openKeyv(url: string): Promise<Keyv> {
   });
 }
 
-export async function openLinkStore(url: string, key: Buffer): Promise<LinkStore> {
+export async function openLinkStore(url: string, key: Buffer, lockOptions?: LinkLockOptions): Promise<LinkStore> {
   const keyv = await openKeyv(url);
+  const links = await openLinkLock(url, lockOptions);
   const crypto = createStorageCrypto(key);
   keyv.on('error', () => undefined); // surfaced per call instead
   const storageKey = (userId: string) => crypto.lookupHash('bot link', userId);
@@ -58,10 +65,14 @@ export async function openLinkStore(url: string, key: Buffer): Promise<LinkStore
     async delete(userId) {
       await keyv.delete(storageKey(userId));
     },
+    lock(userId, work) {
+      return links.hold(storageKey(userId), work);
+    },
     async close() {
       // @keyv/postgres shares one pool per URL between stores, and ending it twice throws; at
       // shutdown there is nothing left to do about either, so closing is best effort.
       await keyv.disconnect().catch(() => undefined);
+      await links.close().catch(() => undefined);
     },
   };
 }

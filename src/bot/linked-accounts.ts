@@ -1,8 +1,13 @@
 // The tokens behind each linked Discord user: handed out fresh, refreshed shortly before expiry or
-// after a 401, one refresh at a time per user (the service revokes a whole grant when a refresh
-// token is redeemed twice, so parallel refreshes would end the link). A refused refresh ends the
-// link; the user is asked to link again.
-import { ApiError, type ApiClient } from './api-client.js';
+// after a 401, one refresh at a time per user in every process sharing the store (the service
+// revokes a whole grant when a refresh token is redeemed twice, so parallel refreshes would end
+// the link): read, refresh and write happen under the store's lock, which save and unlink take
+// too, so a refresh in flight never brings back a link /unlink removed. Only invalid_grant (the
+// grant is gone) ends a link and asks the user to link again; the service refusing the bot's own
+// client credentials is a configuration error: logged once, every link kept.
+import { ApiError, type ApiClient, type TokenSet } from './api-client.js';
+import type { BotLog } from './bot.js';
+import { LinkLockTimeoutError } from './link-lock.js';
 import type { LinkStore, StoredLink } from './link-store.js';
 
 /** Refresh this long before the access token expires. */
@@ -15,7 +20,9 @@ export class NotLinkedError extends Error {
   }
 }
 
-export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
+const stderrLog: Pick<BotLog, 'error'> = { error: (object, message) => console.error(message, object) };
+
+export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick<BotLog, 'error'> = stderrLog) {
   const refreshing = new Map<string, Promise<StoredLink>>();
   // Links in use are remembered so a command does not read the store for every API call. Safe
   // with other processes sharing the store: a refresh always re-reads the store first, and an
@@ -67,11 +74,37 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
     rememberUnlinked(userId);
   }
 
+  /** `work` under the user's lock in every process; a wait that times out reads as a slow service. */
+  async function locked<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await store.lock(userId, work);
+    } catch (error) {
+      if (error instanceof LinkLockTimeoutError) throw new ApiError('timeout', 0, 'timeout', 'switchboard took too long to answer. Try again in a moment.');
+      throw error;
+    }
+  }
+
+  async function revokeQuietly(tokens: TokenSet): Promise<void> {
+    if (tokens.refreshToken) await api.revoke(tokens.refreshToken, 'refresh_token').catch(() => undefined);
+    await api.revoke(tokens.accessToken, 'access_token').catch(() => undefined);
+  }
+
+  // Logged once until a refresh works again: with a wrong BOT_CLIENT_SECRET every refresh fails.
+  let misconfiguredLogged = false;
+  function reportMisconfigured(error: ApiError): void {
+    if (misconfiguredLogged) return;
+    misconfiguredLogged = true;
+    log.error(
+      { status: error.status, error: error.type },
+      'switchboard refused the bot’s client credentials while refreshing a linked account: check that BOT_CLIENT_ID and BOT_CLIENT_SECRET (or DATA_DIR/keys/bot-client-secret.txt) match the client registered at the service. Links are kept; users are told the bot is misconfigured until this is fixed.',
+    );
+  }
+
   async function refresh(userId: string, stale: StoredLink): Promise<StoredLink> {
     const running = refreshing.get(userId);
     if (running) return running;
-    const attempt = (async () => {
-      // Another caller may have refreshed while this one waited for the store.
+    const attempt = locked(userId, async () => {
+      // Another caller or process may have refreshed while this one waited for the lock.
       const current = await store.get(userId);
       if (current && current.accessToken !== stale.accessToken) {
         remember(userId, current);
@@ -81,19 +114,37 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
         await forget(userId);
         throw new NotLinkedError('expired');
       }
+      let tokens: TokenSet;
       try {
-        const tokens = await api.refresh(current.refreshToken);
-        const next: StoredLink = { ...tokens, refreshToken: tokens.refreshToken ?? current.refreshToken, linkedAt: current.linkedAt };
-        await save(userId, next);
-        return next;
+        tokens = await api.refresh(current.refreshToken);
       } catch (error) {
-        if (error instanceof ApiError && error.kind === 'oauth') {
+        if (error instanceof ApiError && error.kind === 'misconfigured') reportMisconfigured(error);
+        // Only invalid_grant says the grant is gone; anything else keeps the link for a later try.
+        if (error instanceof ApiError && error.kind === 'oauth' && error.type === 'invalid_grant') {
           await forget(userId);
           throw new NotLinkedError('expired');
         }
         throw error;
       }
-    })();
+      misconfiguredLogged = false;
+      const next: StoredLink = { ...tokens, refreshToken: tokens.refreshToken ?? current.refreshToken, linkedAt: current.linkedAt };
+      // Compare-and-set: write only over the link this refresh started from. The lock makes that
+      // so unless a lease outlived a stalled holder; then what was stored meanwhile (or an
+      // unlink) wins, and the tokens just issued are revoked.
+      const stored = await store.get(userId);
+      if (stored?.accessToken !== current.accessToken) {
+        await revokeQuietly(next);
+        if (stored) {
+          remember(userId, stored);
+          return stored;
+        }
+        remembered.delete(userId);
+        rememberUnlinked(userId);
+        throw new NotLinkedError('expired');
+      }
+      await save(userId, next);
+      return next;
+    });
     refreshing.set(userId, attempt);
     try {
       return await attempt;
@@ -119,7 +170,8 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
     /** True when the user is known not to be linked, answered from memory (no store read). */
     knownUnlinked,
 
-    save,
+    /** Stores a new link (under the user's lock: a refresh in flight does not overwrite it). */
+    save: (userId: string, link: StoredLink) => locked(userId, () => save(userId, link)),
 
     /** Runs `call` with a valid access token; after a 401 refreshes once and tries again. */
     async withToken<T>(userId: string, call: (accessToken: string) => Promise<T>): Promise<T> {
@@ -133,7 +185,8 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
           return await call(renewed.accessToken);
         } catch (again) {
           if (again instanceof ApiError && again.kind === 'unauthorized') {
-            await forget(userId);
+            // Forgotten only if still the stored link (another process may have linked anew).
+            await locked(userId, async () => ((await store.get(userId))?.accessToken === renewed.accessToken ? forget(userId) : void remembered.delete(userId)));
             throw new NotLinkedError('expired');
           }
           throw again;
@@ -141,18 +194,23 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient) {
       }
     },
 
-    /** Revokes the tokens at the service (best effort) and forgets them. */
+    /**
+     * Revokes the tokens at the service (best effort) and forgets them, under the user's lock: a
+     * refresh in flight finishes first and its new tokens are the ones revoked, or it starts after
+     * and finds no link.
+     */
     async unlink(userId: string): Promise<boolean> {
-      const link = await store.get(userId);
-      if (!link) {
-        remembered.delete(userId);
-        rememberUnlinked(userId);
-        return false;
-      }
-      if (link.refreshToken) await api.revoke(link.refreshToken, 'refresh_token').catch(() => undefined);
-      await api.revoke(link.accessToken, 'access_token').catch(() => undefined);
-      await forget(userId);
-      return true;
+      return locked(userId, async () => {
+        const link = await store.get(userId);
+        if (!link) {
+          remembered.delete(userId);
+          rememberUnlinked(userId);
+          return false;
+        }
+        await revokeQuietly(link);
+        await forget(userId);
+        return true;
+      });
     },
   };
 }

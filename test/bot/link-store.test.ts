@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LinkLockTimeoutError } from '../../src/bot/link-lock.js';
 import { openLinkStore, type StoredLink } from '../../src/bot/link-store.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 
@@ -80,6 +82,43 @@ describe.each(BACKENDS)('link store on %s', (backend, url) => {
     } finally {
       await store.delete(userId);
       await store.close();
+    }
+  });
+
+  // Two openings of the store stand for two bot processes: separate connections, separate owners.
+  it('holds a user’s lock against another process until released, and only that user’s', async () => {
+    const [a, b] = await Promise.all([openLinkStore(url, key), openLinkStore(url, key)]);
+    try {
+      const events: string[] = [];
+      const first = a.lock(userId, async () => {
+        events.push('a holds');
+        await sleep(300);
+        events.push('a releases');
+      });
+      await sleep(50);
+      const other = b.lock(`${userId.slice(0, -1)}9`, async () => events.push('b holds another user'));
+      const second = b.lock(userId, async () => events.push('b holds'));
+      await Promise.all([first, other, second]);
+      expect(events).toEqual(['a holds', 'b holds another user', 'a releases', 'b holds']);
+      // A failed holder releases too.
+      await expect(a.lock(userId, async () => Promise.reject(new Error('refresh failed')))).rejects.toThrow('refresh failed');
+      expect(await b.lock(userId, async () => 'free')).toBe('free');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('gives up waiting for a held lock after its wait limit', async () => {
+    const [a, b] = await Promise.all([openLinkStore(url, key), openLinkStore(url, key, { waitMs: 200 })]);
+    try {
+      const holding = a.lock(userId, () => sleep(1000));
+      await sleep(50);
+      const started = Date.now();
+      await expect(b.lock(userId, async () => 'never')).rejects.toBeInstanceOf(LinkLockTimeoutError);
+      expect(Date.now() - started).toBeLessThan(900);
+      await holding;
+    } finally {
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });

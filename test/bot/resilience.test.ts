@@ -2,6 +2,8 @@
 // and rate-limiting services each get a short private message, and the bot recovers after.
 import { MessageFlags } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BOT_CLIENT_ID, ensureBotClient, rotateClientSecret } from '../../src/auth/clients.js';
+import { loadBotClientSecret } from '../../src/config/secrets.js';
 import { startBotHarness, type BotHarness } from '../support/bot.js';
 import { user, type RecordedResponse } from '../support/fake-discord.js';
 
@@ -55,6 +57,26 @@ describe('the bot when the service misbehaves', () => {
     const { response } = await show();
     expect(String(response.body.content)).toMatch(/had a problem/);
     expect(response.body.flags).toBe(MessageFlags.Ephemeral);
+  });
+
+  it('says the bot is misconfigured when the service refuses its client secret, keeps the link, and refreshes once it matches', async () => {
+    const before = await h.bot.store.get(DANA.id);
+    if (!before) throw new Error('DANA is not linked');
+    await h.bot.context.accounts.save(DANA.id, { ...before, expiresAt: Date.now() - 1000 });
+    // The service's registration no longer matches the bot's BOT_CLIENT_SECRET (a mistyped secret).
+    await rotateClientSecret(h.server.database.db, BOT_CLIENT_ID);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const { response } = await show();
+        expect(response.body.flags).toBe(MessageFlags.Ephemeral);
+        expect(String(response.body.content)).toMatch(/bot is misconfigured/);
+        expect(await h.bot.store.get(DANA.id)).toMatchObject({ refreshToken: before.refreshToken });
+      }
+    } finally {
+      await ensureBotClient(h.server.database.db, loadBotClientSecret(h.server.config));
+    }
+    expect(((await show()).response.body.embeds as unknown[]).length).toBe(1);
+    expect((await h.bot.store.get(DANA.id))?.refreshToken).not.toBe(before.refreshToken);
   });
 
   it('honours the service’s rate limit and says when to try again', async () => {
