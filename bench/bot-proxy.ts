@@ -20,6 +20,7 @@ import type { RunningBot } from '../src/bot/bot.js';
 import { launchBot } from '../src/bot/launch.js';
 import type { MessageOutcome } from '../src/bot/proxy/message-path.js';
 import { findSystemByUser } from '../src/db/repositories/systems.js';
+import { usernameKey } from '../src/domain/username-key.js';
 import { signIn } from '../test/support/api.js';
 import { approveWithLoginLink, quietLog } from '../test/support/bot.js';
 import { startFakeDiscord, user, type FakeDiscord } from '../test/support/fake-discord.js';
@@ -173,7 +174,7 @@ async function seedSystem(rig: Rig): Promise<void> {
   for (let start = 1; start <= ALTERS; start += 200) {
     const rows = [];
     for (let n = start; n < Math.min(ALTERS + 1, start + 200); n++) {
-      rows.push({ system_id: system.id, username: `a${n}`, display_name: `Alter ${n}`, proxy_tags: JSON.stringify(tagsOf(n)), created_at: now });
+      rows.push({ system_id: system.id, username: `a${n}`, username_key: usernameKey(`a${n}`), display_name: `Alter ${n}`, proxy_tags: JSON.stringify(tagsOf(n)), created_at: now });
     }
     await db.insertInto('alters').values(rows).execute();
   }

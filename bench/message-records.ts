@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
 import { findProxiedMessage, recordProxiedMessage } from '../src/db/repositories/proxied-messages.js';
+import { usernameKey } from '../src/domain/username-key.js';
 import { createTestDatabase } from '../test/support/dialects.js';
 
 export interface MessageRecordsOptions {
@@ -145,7 +146,7 @@ async function createOwner(database: Database) {
   const system = await db.insertInto('systems').values({ user_id: SENDER_ID, name: 'Bench', created_at: now }).returning('id').executeTakeFirstOrThrow();
   const alters = await db
     .insertInto('alters')
-    .values(Array.from({ length: ALTERS }, (_, k) => ({ system_id: system.id, username: `alter-${k}`, display_name: `Alter ${k}`, created_at: now })))
+    .values(Array.from({ length: ALTERS }, (_, k) => ({ system_id: system.id, username: `alter-${k}`, username_key: usernameKey(`alter-${k}`), display_name: `Alter ${k}`, created_at: now })))
     .returning('id')
     .execute();
   const alterIds = alters.map((a) => Number(a.id)).sort((a, b) => a - b);

@@ -2,6 +2,7 @@
 // what was typed (an id from autocomplete, or a username or display name typed by hand). Lists
 // are cached briefly per (viewer, system) and dropped after the bot's own writes.
 import type { Alter } from '../domain/alter.js';
+import { usernameKey } from '../domain/username-key.js';
 import type { ApiClient } from './api-client.js';
 import { alterName } from './embeds.js';
 import type { LinkedAccounts } from './linked-accounts.js';
@@ -45,9 +46,11 @@ export function createAlterDirectory(api: ApiClient, accounts: LinkedAccounts) {
       } catch {
         return []; // not linked, private list, service down: autocomplete just offers nothing
       }
-      const needle = typed.trim().toLowerCase();
+      // Names compare as the service compares usernames (usernameKey: case, width and
+      // compatibility forms ignored), so `ａｓｈ` or `ASH` find `ash`.
+      const needle = usernameKey(typed.trim());
       const score = (alter: Alter) => {
-        const names = [alter.username, alter.displayName].filter((n): n is string => Boolean(n)).map((n) => n.toLowerCase());
+        const names = [alter.username, alter.displayName].filter((n): n is string => Boolean(n)).map(usernameKey);
         if (needle === '') return 1;
         if (names.some((n) => n.startsWith(needle))) return 2;
         return names.some((n) => n.includes(needle)) ? 1 : 0;
@@ -68,10 +71,13 @@ export function createAlterDirectory(api: ApiClient, accounts: LinkedAccounts) {
         const byId = alters.find((alter) => String(alter.alterId) === value);
         if (byId) return byId;
       }
-      const lower = value.replace(/^@/, '').toLowerCase();
+      // A typed username is the one the service would consider the same (usernameKey), so at
+      // most one alter matches; display names are matched the same way, first by id order.
+      const displayName = usernameKey(value);
+      const username = displayName.replace(/^@/, ''); // also a typed fullwidth ＠
       return (
-        alters.find((alter) => alter.username?.toLowerCase() === lower) ??
-        alters.find((alter) => alter.displayName?.toLowerCase() === value.toLowerCase())
+        alters.find((alter) => alter.username !== null && usernameKey(alter.username) === username) ??
+        alters.find((alter) => alter.displayName !== null && usernameKey(alter.displayName) === displayName)
       );
     },
   };

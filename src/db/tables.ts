@@ -41,6 +41,8 @@ export interface AltersTable {
   id: Generated<number>;
   system_id: number;
   username: string;
+  /** usernameKey(username) (src/domain/username-key.ts); unique per system. Written with every username. */
+  username_key: string;
   display_name: string;
   name_map: Generated<string>;
   color: string | null;

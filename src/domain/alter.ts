@@ -3,6 +3,7 @@
 // serialization, the TypeScript types and the OpenAPI document all come from these schemas.
 import { z } from 'zod';
 import { ALTER_PRIVACY_MASK } from './privacy-bits.js';
+import { INVISIBLE_OR_BIDI_CONTROL, usernameKey } from './username-key.js';
 import { EntityId, GuildId, HexColor, HttpUrl, IsoDateTime, bitmask, perServerMap, readOnly, text } from './values.js';
 
 export const MAX_ALTERS_PER_SYSTEM = 2000;
@@ -12,9 +13,28 @@ export const MAX_FIELD_LENGTH = 150;
 
 export const ALTER_MODES = ['webhook', 'nickname', 'both'] as const;
 
+const USERNAME_SEPARATORS = /[\s@\\/]/u;
+
+/**
+ * An identifier: unique per system by `usernameKey` (NFKC_Casefold), so names differing only in
+ * case, width or other compatibility forms are the same name. Invisible and direction-control
+ * characters are refused outright (they make different names look alike); display names may keep
+ * them (emoji sequences need the zero-width joiner and variation selectors).
+ */
 export const Username = text(100, 1)
   .regex(/^[^\s@\\/]+$/u, 'must not contain spaces, @, \\ or /')
-  .describe('Unique within the system, compared without regard to case. 1 to 100 characters; no whitespace, @, \\ or /.');
+  .refine(
+    (value) => !INVISIBLE_OR_BIDI_CONTROL.test(value),
+    'must not contain invisible characters (zero-width spaces and joiners, variation selectors, soft hyphens) or text-direction controls (bidirectional marks, embeddings, overrides, isolates)',
+  )
+  .refine(
+    (value) => USERNAME_SEPARATORS.test(value) || !USERNAME_SEPARATORS.test(usernameKey(value)),
+    // Also bounds the key's length: the longest expansions (`ﷺ`) contain spaces.
+    'must not contain characters whose normal form has a space, @, \\ or / (such as fullwidth ＠ or ／, or a spacing accent like ´)',
+  )
+  .describe(
+    'Unique within the system, compared as Unicode NFKC_Casefold: case, width and compatibility forms are ignored (`ß` = `SS`, `Ａ` = `a`). 1 to 100 characters; no whitespace, @, \\ or /, also after NFKC (no fullwidth ＠); no invisible or text-direction control characters.',
+  );
 export const DisplayName = text(100, 1).describe('Shown on proxied messages and profiles. 1 to 100 characters.');
 
 export const NameMapEntry = z

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
 import { findProxiedMessage, purgeProxiedMessages, recordProxiedMessage } from '../../src/db/repositories/proxied-messages.js';
+import { usernameKey } from '../../src/domain/username-key.js';
 import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
 
 const DAY = 86_400_000;
@@ -20,7 +21,7 @@ describe.each(DIALECTS)('proxied-message records (%s)', (dialect) => {
     const now = Date.now();
     await database.db.insertInto('users').values({ id: '700000000000000001', username: null, created_at: now, last_sign_in_at: null }).execute();
     systemId = (await database.db.insertInto('systems').values({ user_id: '700000000000000001', name: 'S', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
-    alterId = (await database.db.insertInto('alters').values({ system_id: systemId, username: 'a', display_name: 'A', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    alterId = (await database.db.insertInto('alters').values({ system_id: systemId, username: 'a', username_key: usernameKey('a'), display_name: 'A', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => {
     await database?.close();

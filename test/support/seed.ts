@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import { findSystemByUser } from '../../src/db/repositories/systems.js';
 import type { Schema } from '../../src/db/tables.js';
+import { usernameKey } from '../../src/domain/username-key.js';
 
 /** Adds `count` alters named seed-<n> to the system of `userId` (who must have signed in). */
 export async function seedAlters(db: Kysely<Schema>, userId: string, count: number, fields: { public?: number } = {}): Promise<void> {
@@ -14,6 +15,7 @@ export async function seedAlters(db: Kysely<Schema>, userId: string, count: numb
     const rows = Array.from({ length: Math.min(batch, count - start) }, (_, i) => ({
       system_id: system.id,
       username: `seed-${start + i}`,
+      username_key: usernameKey(`seed-${start + i}`),
       display_name: `Seed ${start + i}`,
       public: fields.public ?? 0,
       created_at: now,

@@ -4,9 +4,11 @@ import type { Migration } from 'kysely';
 import * as initial from './2026-11-21T00-initial.js';
 import * as uniqueIntegrationFields from './2026-11-21T01-unique-integration-fields.js';
 import * as proxying from './2026-11-23T00-proxying.js';
+import * as usernameKey from './2026-11-23T01-username-key.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
   '2026-11-21T01-unique-integration-fields': uniqueIntegrationFields,
   '2026-11-23T00-proxying': proxying,
+  '2026-11-23T01-username-key': usernameKey,
 };

@@ -7,6 +7,7 @@ import { MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type Ed
 import { ALTER_VISIBLE_BIT, type AlterLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
+import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation, violatedConstraint } from '../errors.js';
 import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
 import { touchSystem } from './systems.js';
@@ -150,7 +151,10 @@ function proxyTagsJson(tags: NonNullable<EditAlterInput['proxyTags']>): string {
 /** Column values for the editable scalar fields present in `input`. */
 function columnsOf(input: EditAlterInput): AlterUpdate {
   const update: AlterUpdate = {};
-  if (input.username !== undefined) update.username = input.username;
+  if (input.username !== undefined) {
+    update.username = input.username;
+    update.username_key = usernameKey(input.username);
+  }
   if (input.displayName !== undefined) update.display_name = input.displayName;
   if (input.nameMap !== undefined) update.name_map = JSON.stringify(input.nameMap);
   if (input.color !== undefined) update.color = input.color;
@@ -173,7 +177,7 @@ function conflictProblem(error: unknown): Problem | undefined {
   if (constraint.includes('alter_fields')) {
     return new Problem('duplicate-field', 'another alter already has this integration field value', 'fields');
   }
-  return new Problem('duplicate', 'the system already has an alter with this username (usernames ignore case)', 'username');
+  return new Problem('duplicate', 'the system already has an alter with this username (usernames are compared ignoring case and look-alike forms: ß = SS, Ａ = A)', 'username');
 }
 
 async function replaceTags(trx: Transaction<Schema>, systemId: number, alterId: number, tagIds: number[]): Promise<void> {
@@ -223,7 +227,7 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
       const columns = columnsOf(input);
       const inserted = await trx
         .insertInto('alters')
-        .values({ ...columns, system_id: systemId, username: input.username, display_name: input.displayName, created_at: now })
+        .values({ ...columns, system_id: systemId, username: input.username, username_key: usernameKey(input.username), display_name: input.displayName, created_at: now })
         .returningAll()
         .executeTakeFirstOrThrow();
       const tagIds = input.tagIds ?? [];

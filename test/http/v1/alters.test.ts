@@ -97,6 +97,14 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       ['username with a space', { username: 'a b' }, 'username'],
       ['username with @', { username: 'a@b' }, 'username'],
       ['username with a slash', { username: 'a/b' }, 'username'],
+      ['username with a right-to-left override', { username: 'abc\u202Egpj.exe' }, 'username'],
+      ['username with a right-to-left isolate', { username: 'abc\u2067def' }, 'username'],
+      ['username with a left-to-right mark', { username: 'abc\u200Edef' }, 'username'],
+      ['username with a zero-width space', { username: 'ash\u200B' }, 'username'],
+      ['username with a zero-width joiner', { username: 'a\u200Dsh' }, 'username'],
+      ['username with a word joiner', { username: 'a\u2060sh' }, 'username'],
+      ['username with a byte order mark', { username: '\uFEFFash' }, 'username'],
+      ['username with a fullwidth @', { username: 'a\uFF20b' }, 'username'],
       ['empty username', { username: '' }, 'username'],
       ['username over 100 characters', { username: 'x'.repeat(101) }, 'username'],
       ['displayName over 100 characters', { displayName: 'x'.repeat(101) }, 'displayName'],
@@ -106,7 +114,7 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       ['an unknown alterMode', { alterMode: 'ghost' }, 'alterMode'],
       ['a proxy tag with neither prefix nor suffix', { proxyTags: [{ prefix: '', suffix: '' }] }, 'proxyTags.0'],
       ['a nameMap server that is not a snowflake', { nameMap: [{ server: 'abc', name: 'x' }] }, 'nameMap.0.server'],
-      ['privacy bits that do not exist', { public: 64 }, 'public'],
+      ['privacy bits that do not exist', { public: 1024 }, 'public'],
       ['a negative flag value', { flags: -1 }, 'flags'],
       ['a fractional flag value', { flags: 1.5 }, 'flags'],
       ['a number where a string belongs', { pronouns: 5 }, 'pronouns'],
@@ -141,6 +149,55 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       expect(clash.status).toBe(409);
       expect(errorTypes(clash)).toEqual(['duplicate']);
       expect(errorFields(clash)).toEqual(['username']);
+    });
+
+    it.each([
+      ['a precomposed and a decomposed É', '\u00C9', 'e\u0301'],
+      ['a precomposed É and a precomposed é', '\u00C9', '\u00E9'],
+      ['fullwidth and ASCII letters', '\uFF21', 'a'],
+      ['fullwidth lower and upper case', '\uFF41', '\uFF21'],
+      ['ß and SS', '\u00DF', 'SS'],
+      ['ẞ and ss', '\u1E9E', 'ss'],
+      ['Σ and final ς', '\u03A3', '\u03C2'],
+      ['σ and final ς', '\u03C3', '\u03C2'],
+      ['İ and i with a combining dot', '\u0130', 'i\u0307'],
+      ['the ligature ﬁ and fi', '\uFB01', 'FI'],
+    ])('refuses %s as one username: 409 duplicate naming username', async (_name, first, second) => {
+      const base = uniqueName('same');
+      expect((await create(owner, { username: `${base}${first}`, displayName: 'First' })).status).toBe(201);
+      const clash = await create(owner, { username: `${base}${second}`, displayName: 'Second' });
+      expect(clash.status).toBe(409);
+      expect(errorTypes(clash)).toEqual(['duplicate']);
+      expect(errorFields(clash)).toEqual(['username']);
+    });
+
+    it.each([
+      ['I and İ', 'I', '\u0130'],
+      ['i and dotless ı', 'i', '\u0131'],
+      ['e and é', 'e', '\u00E9'],
+      ['Latin a and Cyrillic а', 'a', '\u0430'],
+    ])('accepts %s as two usernames', async (_name, first, second) => {
+      const base = uniqueName('apart');
+      expect((await create(owner, { username: `${base}${first}`, displayName: 'First' })).status).toBe(201);
+      expect((await create(owner, { username: `${base}${second}`, displayName: 'Second' })).status).toBe(201);
+    });
+
+    it('stores a 100-character username whose key is 18 times longer (the index entry stays within PostgreSQL’s limit)', async () => {
+      const response = await create(owner, { username: '\u3316'.repeat(100), displayName: 'Kilometre' });
+      expect(response.status).toBe(201);
+      expect(response.body.username).toBe('\u3316'.repeat(100));
+    });
+
+    it('gives exactly one 201 among concurrent creates of look-alike spellings of one username, and 409 to the rest', async () => {
+      const base = uniqueName('look');
+      const spellings = ['stra\u00DFe', 'STRASSE', 'strasse', 'STRA\u1E9EE', '\uFF53\uFF54\uFF52\uFF41\uFF53\uFF53\uFF45', 'Stra\u00DFe'];
+      const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => create(owner, { username: `${base}${spellings[i % spellings.length]}`, displayName: `Look ${i}` })));
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(11);
+      for (const response of responses.filter((r) => r.status === 409)) expect(errorFields(response)).toEqual(['username']);
+      const list = await owner.call<Alter[]>('GET', '/v1/users/@me/system/list-alters');
+      expect(list.body.filter((alter) => alter.username.startsWith(base))).toHaveLength(1);
     });
 
     it('lets two systems use the same username', async () => {
@@ -239,6 +296,32 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       // Changing only the case of one's own name is not a clash.
       const recased = await edit(owner, alter.alterId, { username: renamed.body.username.toUpperCase() });
       expect(recased.status).toBe(200);
+    });
+
+    it('refuses a rename to a look-alike of another alter’s username (409), and allows another spelling of its own', async () => {
+      const base = uniqueName('rename');
+      const other = (await create(owner, { username: `${base}stra\u00DFe`, displayName: 'Other' })).body;
+      const mine = (await create(owner, { username: `${base}mine`, displayName: 'Mine' })).body;
+      const clash = await edit(owner, mine.alterId, { username: `${base.toUpperCase()}STRASSE`, pronouns: 'not applied' });
+      expect(clash.status).toBe(409);
+      expect(errorTypes(clash)).toEqual(['duplicate']);
+      expect(errorFields(clash)).toEqual(['username']);
+      expect(await read(owner, mine.alterId)).toMatchObject({ username: `${base}mine`, pronouns: null });
+      const respelled = await edit(owner, other.alterId, { username: `${base}STRA\u1E9EE` });
+      expect(respelled.status).toBe(200);
+      expect(respelled.body.username).toBe(`${base}STRA\u1E9EE`);
+      // The old spelling's key went with it: the name is still taken under every spelling.
+      expect((await create(owner, { username: `${base}strasse`, displayName: 'Again' })).status).toBe(409);
+    });
+
+    it('refuses a rename to a username with a bidirectional override or a zero-width character (400 naming username)', async () => {
+      for (const username of ['abc\u202Etxt.exe', 'ab\u200Bc', 'ab\u2066c']) {
+        const response = await edit(owner, alter.alterId, { username });
+        expect(response.status).toBe(400);
+        expect(errorTypes(response)).toEqual(['validation']);
+        expect(errorFields(response)).toEqual(['username']);
+        expect(response.body).toMatchObject({ errors: [{ friendly: expect.stringContaining('text-direction controls') }] });
+      }
     });
 
     it('keeps both of two concurrent edits of different fields', async () => {
