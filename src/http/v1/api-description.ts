@@ -37,7 +37,7 @@ Validation reports every problem at once.
 | unknown-tag | 400 | \`tagIds\` names a tag the system does not have |
 | unknown-message | 404 | no proxied message has this id |
 | alters-private | 403 | listing (or reading the front of) a system that hides its alters |
-| duplicate | 409 | the username is taken in this system (case-insensitive); a different record already names this message |
+| duplicate | 409 | the username is taken in this system (ignoring case and look-alike forms); a different record already names this message |
 | duplicate-field | 409 | another alter already has this integration field value |
 | too-many-alters | 409 | the system has 2000 alters |
 | too-many-entries | 409 | the system has 1000 autoproxy entries |
@@ -45,10 +45,13 @@ Validation reports every problem at once.
 
 ## Decisions where the origin API left gaps
 - **Status codes**: create answers 201, everything else 200.
-- **Create**: \`username\` (1–100 characters, no whitespace, \`@\`, \`\\\`, \`/\`) and \`displayName\` (1–100)
-  are required; every other editable field may be given. Usernames are unique per system ignoring
-  case, enforced by a unique index: of concurrent creates with one name exactly one succeeds.
-  At most 2000 alters per system.
+- **Create**: \`username\` (1–100 characters, no whitespace, \`@\`, \`\\\`, \`/\`, nor look-alikes of them,
+  nor invisible characters such as zero-width spaces or bidirectional controls) and \`displayName\`
+  (1–100) are required; every other editable field may be given. Usernames are unique per system
+  ignoring case and look-alike forms (Unicode NFKC case folding: \`ß\` = \`SS\`, \`Ａ\` = \`A\`, a
+  composed \`é\` = a decomposed one; \`İ\` and \`I\` stay apart, as do Latin and Cyrillic letters),
+  enforced by a unique index: of concurrent creates with one name exactly one succeeds. At most 2000
+  alters per system.
 - **Edit** (alters and the system): partial. An omitted key is unchanged; \`null\` clears a nullable
   field (null for a required field is a validation error); unknown and read-only keys are refused;
   \`{}\` or an empty body changes nothing.
