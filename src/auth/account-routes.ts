@@ -41,7 +41,7 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
     if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
     const userId = devLoginUserId(request.body?.user_id);
     if (!userId) return reply.code(400).type(html).send(errorPage('Sign-in failed', 'Enter a Discord user id: 17 to 20 digits.'));
-    await signInUser(db, session, reply, { id: userId, username: null });
+    await signInUser(db, session, request, reply, { id: userId, username: null });
     return reply.redirect('/account/apps', 303);
   });
 
@@ -71,7 +71,9 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
 
   app.post<{ Body: Record<string, unknown> }>('/account/sign-out', async (request, reply) => {
     if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
-    session.signOut(reply);
+    // Both sessions end: this service's cookie and the authorization server's session, so a
+    // silent authorization (prompt=none) asks to sign in again.
+    await session.signOut(request, reply);
     return reply.redirect('/account/login', 303);
   });
 }

@@ -9,9 +9,10 @@ import type Provider from 'oidc-provider';
 import { findUser } from '../db/repositories/users.js';
 import type { Schema } from '../db/tables.js';
 import { sha256 } from '../security/crypto.js';
-import { findLiveToken, type LiveToken } from './access-tokens.js';
+import { findLiveToken, tokenEnd, type LiveToken } from './access-tokens.js';
 
-export type IntrospectedToken = LiveToken;
+/** A token as oidc-provider found it, or as findLiveToken did (which says when it stops working). */
+export type IntrospectedToken = LiveToken & { stopsAt?: number | undefined };
 
 export interface IntrospectionResponse {
   active: boolean;
@@ -36,6 +37,9 @@ export function introspectedEntity(entities: Record<string, unknown>): Introspec
 
 export function createIntrospection(provider: Provider, db: Kysely<Schema>) {
   async function describe(token: IntrospectedToken): Promise<IntrospectionResponse> {
+    // `exp` is when the token stops working: its own expiry, or its grant's or session's if earlier.
+    const exp = token.stopsAt ?? (await tokenEnd(provider, token));
+    if (exp === undefined) return INACTIVE;
     const user = token.accountId ? await findUser(db, token.accountId) : undefined;
     const isRefresh = token.kind === 'RefreshToken';
     return {
@@ -45,7 +49,7 @@ export function createIntrospection(provider: Provider, db: Kysely<Schema>) {
       ...(token.accountId ? { username: user?.username ?? token.accountId, sub: token.accountId } : { sub: token.clientId ?? '' }),
       // RFC 7662 names access tokens by their RFC 6749 type; refresh tokens by their hint name.
       token_type: isRefresh ? 'refresh_token' : 'Bearer',
-      ...(token.exp === undefined ? {} : { exp: token.exp }),
+      exp,
       ...(token.iat === undefined ? {} : { iat: token.iat, nbf: token.iat }),
       // Access tokens are accepted only by this service's API; refresh tokens only by its token endpoint.
       aud: isRefresh ? `${provider.issuer}${'/auth/oauth2/token'}` : `${provider.issuer}/v1`,

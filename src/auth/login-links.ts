@@ -1,7 +1,10 @@
 // One-time login links. A first-party client (the bot), authenticating with its own client
 // credentials on a back channel, asks for a link that signs a given Discord user in; the user
 // opens it in a browser. A link is single use, expires after LOGIN_LINK_TTL, is stored only as a
-// hash, and can only lead to a page of this service (no open redirect).
+// hash, and can only lead to a page of this service (no open redirect). It signs in exactly its
+// user: an authorization-server session the browser held for anyone else ends, so what the link
+// leads to (a device approval) is approved as that user. Only a GET consumes it: a HEAD (link
+// previews, scanners) changes nothing.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -13,6 +16,7 @@ import { signInUser } from './sign-in.js';
 import type { Schema } from '../db/tables.js';
 import { constantTimeEqual, randomSecret, sha256 } from '../security/crypto.js';
 import type { BrowserSession } from './browser-session.js';
+import { isUtf8ContentType } from './media-types.js';
 import { errorPage } from './pages/pages.js';
 import { OAUTH_ROUTES } from './provider.js';
 
@@ -49,6 +53,15 @@ export async function loginLinkRoutes(app: FastifyInstance, { config, db, sessio
     return reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description });
   };
 
+  // Bodies are read as UTF-8 (JSON and forms alike): one declared in another charset is refused
+  // rather than misread.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isUtf8ContentType(request.headers['content-type'])) {
+      return oauthError(reply, 415, 'invalid_request', 'send the body in UTF-8 (charset=utf-8 or no charset)');
+    }
+    return undefined;
+  });
+
   app.post(LOGIN_LINKS_PATH, async (request, reply) => {
     const client = await authenticateClient(request);
     if (!client) return oauthError(reply, 401, 'invalid_client', 'client authentication failed (use HTTP Basic with the client id and secret)');
@@ -74,16 +87,22 @@ export async function loginLinkRoutes(app: FastifyInstance, { config, db, sessio
       .send({ url: `${config.publicUrl}${LOGIN_LINKS_PATH}/${token}`, expires_in: config.ttl.loginLink });
   });
 
-  app.get<{ Params: { token: string } }>(`${LOGIN_LINKS_PATH}/:token`, async (request, reply) => {
-    // Links must not leak through the Referer of the page they lead to.
-    reply.header('referrer-policy', 'no-referrer');
+  // Fastify would answer HEAD with this GET handler, consuming the link: HEAD has its own route.
+  app.get<{ Params: { token: string } }>(`${LOGIN_LINKS_PATH}/:token`, { exposeHeadRoute: false }, async (request, reply) => {
+    // Links must not leak through the Referer of the page they lead to, nor a sign-in be cached.
+    reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
     const link = /^[A-Za-z0-9_-]{20,100}$/.test(request.params.token) ? await consumeLoginLink(db, sha256(request.params.token), Date.now()) : undefined;
     if (!link) {
       return reply.code(410).type('text/html; charset=utf-8').send(errorPage('Link expired', 'This sign-in link was already used or has expired. Ask the app for a new one.'));
     }
-    await signInUser(db, session, reply, { id: link.user_id, username: null });
+    await signInUser(db, session, request, reply, { id: link.user_id, username: null });
     return reply.redirect(link.return_to, 303);
   });
+
+  // A HEAD reads nothing and changes nothing: the link stays usable, and says nothing about itself.
+  app.head(`${LOGIN_LINKS_PATH}/:token`, async (_request, reply) =>
+    reply.code(200).header('referrer-policy', 'no-referrer').header('cache-control', 'no-store').type('text/html; charset=utf-8').send(),
+  );
 
   async function authenticateClient(request: FastifyRequest) {
     const header = request.headers.authorization;

@@ -8,14 +8,14 @@
 //   at userinfo.
 // - opaque access tokens: revocation takes effect at once and introspection works.
 import type { Kysely } from 'kysely';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/config.js';
 import type { SigningJwk } from '../config/secrets.js';
 import { findUser } from '../db/repositories/users.js';
 import type { Schema } from '../db/tables.js';
 import { SCOPES } from '../domain/scopes.js';
 import { type StorageCrypto, sha256, constantTimeEqual } from '../security/crypto.js';
-import { createAdapterFactory } from './adapter.js';
+import { createAdapterFactory, payloadKey } from './adapter.js';
 import { createIntrospection, introspectedEntity } from './introspection.js';
 import { deviceCodeConfirmPage, deviceCodeInputPage, deviceSuccessPage, errorPage } from './pages/pages.js';
 
@@ -51,6 +51,7 @@ export interface ProviderDependencies {
 
 export function createProvider({ config, db, crypto, signingKeys, cookieSecrets }: ProviderDependencies): Provider {
   const { ttl } = config;
+  const slideGrant = grantSlider(db, crypto, ttl.refreshToken, config.grantMaxTtl);
   const configuration: Configuration = {
     adapter: createAdapterFactory(db, crypto),
     clients: [],
@@ -84,18 +85,31 @@ export function createProvider({ config, db, crypto, signingKeys, cookieSecrets 
     },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     allowOmittingSingleRegisteredRedirectUri: false,
-    rotateRefreshToken: true,
-    issueRefreshToken: async (_ctx, client, code) =>
-      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    // Lifetimes (see slideGrant): every token request that uses a grant moves the grant's end to
+    // REFRESH_TOKEN_TTL from now, up to GRANT_MAX_TTL after the grant was made, and no token is
+    // issued to outlive its grant. These two hooks are the library's only asynchronous steps after
+    // the client, the code or refresh token and the grant are checked and before the refresh token
+    // is made (for a rotation, before the access token too).
+    rotateRefreshToken: async (ctx) => {
+      await slideGrant(ctx);
+      return true;
+    },
+    issueRefreshToken: async (ctx, client, code) => {
+      await slideGrant(ctx);
+      return client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access');
+    },
     ttl: {
-      AccessToken: ttl.accessToken,
+      AccessToken: withinGrant(ttl.accessToken),
       ClientCredentials: ttl.accessToken,
       AuthorizationCode: ttl.authorizationCode,
-      RefreshToken: ttl.refreshToken,
+      RefreshToken: withinGrant(ttl.refreshToken),
       DeviceCode: ttl.deviceCode,
       IdToken: ttl.accessToken,
       Interaction: 3600,
-      Session: 14 * 24 * 3600,
+      // SESSION_TTL from the sign-in, as the service's own cookie (browser-session.ts), never
+      // extended by use: one sign-in lifetime for both.
+      Session: (_ctx, session) => Math.max(1, (session.loginTs ?? Math.floor(Date.now() / 1000)) + ttl.session - Math.floor(Date.now() / 1000)),
+      // A new grant (at consent) lasts REFRESH_TOKEN_TTL; token requests slide it (slideGrant).
       Grant: ttl.refreshToken,
     },
     features: {
@@ -189,4 +203,46 @@ async function offlineAccessAsksForConsent(ctx: KoaContextWithOIDC, next: () => 
     }
   }
   await next();
+}
+
+const epochSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * A token lifetime of `seconds`, but never past the end of the grant the token is issued under, so
+ * that a token's `exp` (in introspection, and `expires_in`) is when it stops working. The grant is
+ * the token endpoint's, already slid by this request when it issues a refresh token.
+ */
+function withinGrant(seconds: number) {
+  return (ctx: KoaContextWithOIDC | undefined): number => {
+    const end = ctx?.oidc?.entities.Grant?.exp;
+    return end === undefined ? seconds : Math.max(1, Math.min(seconds, end - epochSeconds()));
+  };
+}
+
+/**
+ * `slideGrant(ctx)` moves the end of the token request's grant to `refreshTtl` from now, but never
+ * past `maxTtl` after the grant was made (the user's approval; approving again while the grant
+ * lives reuses it), and never earlier than it was. A link that is used keeps working; one unused
+ * for `refreshTtl`, or older than `maxTtl`, ends, and the user approves the app again.
+ */
+function grantSlider(db: Kysely<Schema>, crypto: StorageCrypto, refreshTtl: number, maxTtl: number) {
+  return async function slideGrant(ctx: KoaContextWithOIDC): Promise<void> {
+    const grant = ctx.oidc.entities.Grant;
+    if (!grant) return;
+    const now = epochSeconds();
+    const end = Math.min(now + refreshTtl, (grant.iat ?? now) + maxTtl);
+    if (grant.exp !== undefined && grant.exp >= end) return;
+    grant.exp = end;
+    // Stored as the adapter stores it (grant.save()), but only over the grant's existing row: a
+    // replay of the code or refresh token in another request may have revoked the grant since this
+    // request read it, and an upsert would bring it back, with the tokens issued since.
+    const { payload } = await (grant as unknown as { getValueAndPayload(): Promise<{ payload: object }> }).getValueAndPayload();
+    const idHash = payloadKey(crypto, 'Grant', 'id', grant.jti);
+    const updated = await db
+      .updateTable('oidc_payloads')
+      .set({ payload: crypto.seal(payload, idHash), expires_at: Date.now() + (end - now) * 1000 })
+      .where('id_hash', '=', idHash)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) throw new errors.InvalidGrant('grant revoked');
+  };
 }

@@ -1,6 +1,7 @@
 // The one place where the process environment is read. Every setting is parsed and validated
 // here with zod, so a bad value stops start-up with a message naming the variable, instead of
 // surfacing later as a confusing failure deep inside a request.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -31,6 +32,57 @@ const httpUrl = z
   .refine((value) => /^https?:\/\//.test(value), 'expected an http:// or https:// URL')
   .transform((value) => value.replace(/\/+$/, ''));
 
+/** Named ranges Fastify's trustProxy (proxy-addr) knows, usable in TRUST_PROXY's list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const MAX_PROXY_HOPS = 10;
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry) || isIP(entry) !== 0) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  return version !== 0 && rest.length === 0 && prefix !== undefined && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: which peers may say who the client is in X-Forwarded-For. false (or 0): none, the
+ * client is the connection's peer. A hop count: that many proxies in front of the service, the
+ * client is the address the outermost one appended. A list of addresses, CIDRs or range names:
+ * the client is the right-most address outside the list. `true` (trust every hop) is refused:
+ * the left-most entry it would pick is written by the client, so anyone could pick their own key.
+ */
+const trustProxy = z.string().transform((raw, ctx): TrustedProxies | undefined => {
+  const value = raw.trim().toLowerCase();
+  if (['false', 'no', '0'].includes(value)) return undefined;
+  if (['true', 'yes'].includes(value)) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'true is not accepted: it would trust every X-Forwarded-For entry, including the ones the client writes itself; ' +
+        'set the number of proxies in front of the service (e.g. 1), their addresses or CIDRs (e.g. 127.0.0.1,10.0.0.0/8), or false',
+    });
+    return z.NEVER;
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops === 0) return undefined;
+    if (hops > MAX_PROXY_HOPS) {
+      ctx.addIssue({ code: 'custom', message: `expected at most ${MAX_PROXY_HOPS} proxy hops, or the proxies' addresses` });
+      return z.NEVER;
+    }
+    return { hops };
+  }
+  const addresses = value.split(',').map((entry) => entry.trim());
+  const bad = addresses.filter((entry) => !isProxyAddress(entry));
+  if (bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected false, a number of proxy hops (e.g. 1), or comma-separated proxy addresses or CIDRs (e.g. 127.0.0.1,10.0.0.0/8); not an address or CIDR: ${bad.map((entry) => JSON.stringify(entry)).join(', ')}`,
+    });
+    return z.NEVER;
+  }
+  return { addresses };
+});
+
 const databaseUrl = z
   .string()
   .refine(
@@ -50,7 +102,7 @@ const EnvSchema = z
     HOST: z.string().min(1, 'expected a host name or address').default('127.0.0.1'),
     LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     PUBLIC_URL: httpUrl.optional(),
-    TRUST_PROXY: booleanFlag.default(false),
+    TRUST_PROXY: trustProxy.optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: databaseUrl.optional(),
 
@@ -78,6 +130,7 @@ const EnvSchema = z
 
     ACCESS_TOKEN_TTL: seconds(3600),
     REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
+    GRANT_MAX_TTL: seconds(365 * 24 * 3600),
     AUTHORIZATION_CODE_TTL: seconds(60),
     DEVICE_CODE_TTL: seconds(600),
     LOGIN_LINK_TTL: seconds(300),
@@ -114,6 +167,13 @@ const EnvSchema = z
         message: 'BOT_CLIENT_ID and BOT_CLIENT_SECRET must be set together',
       });
     }
+    if (env.GRANT_MAX_TTL < env.REFRESH_TOKEN_TTL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GRANT_MAX_TTL'],
+        message: `expected at least REFRESH_TOKEN_TTL (${env.REFRESH_TOKEN_TTL} s): it caps how long refreshing can keep an authorization alive`,
+      });
+    }
     if (Boolean(env.DISCORD_CLIENT_ID) !== Boolean(env.DISCORD_CLIENT_SECRET)) {
       ctx.addIssue({
         code: 'custom',
@@ -125,6 +185,9 @@ const EnvSchema = z
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The reverse proxies in front of the service (TRUST_PROXY): a hop count, or their addresses/CIDRs. */
+export type TrustedProxies = { hops: number } | { addresses: string[] };
+
 export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
@@ -132,7 +195,10 @@ export interface Config {
   logLevel: LogLevel;
   /** The issuer and the base of every absolute URL the service hands out. */
   publicUrl: string;
+  /** Behind a reverse proxy (TRUST_PROXY set): oidc-provider believes X-Forwarded-Proto and -Host. */
   trustProxy: boolean;
+  /** Whose X-Forwarded-For entries are believed; undefined: nobody's (the client is the peer). */
+  trustedProxies: TrustedProxies | undefined;
   dataDir: string;
   databaseUrl: string;
   /** Raw secret settings; `loadSecrets` turns them into keys (or generates them). */
@@ -155,6 +221,11 @@ export interface Config {
     loginLink: number;
     session: number;
   };
+  /**
+   * Seconds an authorization (an OAuth grant) can last at most after the user approved it, however
+   * often it is refreshed; each refresh keeps it alive `ttl.refreshToken` longer, up to this cap.
+   */
+  grantMaxTtl: number;
   /** Days a proxied-message record is kept for "message info"; 0 keeps them forever. */
   messageRetentionDays: number;
   /** Requests allowed per window, per access token on /v1 and per client IP everywhere. */
@@ -214,7 +285,8 @@ export function loadConfig(env: Environment = process.env): Config {
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     publicUrl,
-    trustProxy: e.TRUST_PROXY,
+    trustProxy: e.TRUST_PROXY !== undefined,
+    trustedProxies: e.TRUST_PROXY,
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL ?? `sqlite:${e.DATA_DIR.replace(/\/+$/, '')}/switchboard.db`,
     secrets: {
@@ -238,6 +310,7 @@ export function loadConfig(env: Environment = process.env): Config {
       loginLink: e.LOGIN_LINK_TTL,
       session: e.SESSION_TTL,
     },
+    grantMaxTtl: e.GRANT_MAX_TTL,
     messageRetentionDays: e.MESSAGE_RETENTION_DAYS,
     rateLimit: {
       enabled: e.RATE_LIMIT_ENABLED,

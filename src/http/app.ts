@@ -2,10 +2,10 @@
 // the benchmark can run the very same app. Order: infrastructure (cookies, headers, errors), then
 // the authorization server and its pages, the /v1 API and its reference, then health checks.
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
-import type { Config } from '../config/config.js';
+import type { Config, TrustedProxies } from '../config/config.js';
 import type { Secrets } from '../config/secrets.js';
 import type { Database } from '../db/database.js';
 import type { Schema } from '../db/tables.js';
@@ -52,7 +52,8 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
         req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
       },
     },
-    trustProxy: config.trustProxy,
+    // request.ip, which the per-IP rate limit counts by, is the right-most untrusted address.
+    trustProxy: fastifyTrustProxy(config.trustedProxies),
     bodyLimit: 64 * 1024,
     // Integration-field lookups carry up to 150 characters, percent-encoded up to 12 bytes each.
     routerOptions: { maxParamLength: 2048 },
@@ -70,7 +71,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   const crypto = createStorageCrypto(secrets.dataEncryptionKey);
   const provider = createProvider({ config, db: database.db, crypto, signingKeys: secrets.signingKeys, cookieSecrets: secrets.cookieSecrets });
   const introspection = createIntrospection(provider, database.db);
-  const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets });
+  const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets, provider });
   app.decorate('db', database.db);
   app.decorate('provider', provider);
 
@@ -106,7 +107,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     scope.setErrorHandler(oauthErrorHandler('the request body is malformed or too large'));
     await scope.register(loginLinkRoutes, { config, db: database.db, session });
   });
-  await app.register(oidcMount, { provider, introspection });
+  await app.register(oidcMount, { provider, introspection, session });
   await app.register(v1Api, { prefix: '/v1', db: database.db, verifyBearerToken: createBearerVerifier(provider, database.db, crypto) });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -121,6 +122,18 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   });
 
   return app;
+}
+
+/**
+ * TRUST_PROXY as Fastify's trustProxy. Fastify (since 5.12.1) trusts nobody when given a number,
+ * so a hop count is given as the trust function proxy-addr calls for each address with its
+ * distance: the connection's peer is hop 0, the right-most X-Forwarded-For entry hop 1, and so on.
+ */
+function fastifyTrustProxy(trusted: TrustedProxies | undefined): FastifyServerOptions['trustProxy'] {
+  if (!trusted) return false;
+  if ('addresses' in trusted) return trusted.addresses;
+  const { hops } = trusted;
+  return (_address: string, hop: number) => hop < hops;
 }
 
 /** Query strings can carry codes and login tokens: keep only the path in request logs. */

@@ -58,3 +58,38 @@ describe('message retention', () => {
     expect(problems({ MESSAGE_RETENTION_DAYS: 'a week' })).toContain('MESSAGE_RETENTION_DAYS');
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it('trusts no proxy by default, nor with false or 0', () => {
+    for (const env of [{}, { TRUST_PROXY: 'false' }, { TRUST_PROXY: '0' }, { TRUST_PROXY: '' }]) {
+      const config = loadConfig(env);
+      expect(config.trustedProxies).toBeUndefined();
+      expect(config.trustProxy).toBe(false);
+    }
+  });
+
+  it('takes a number of proxy hops', () => {
+    expect(loadConfig({ TRUST_PROXY: '1' })).toMatchObject({ trustProxy: true, trustedProxies: { hops: 1 } });
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustedProxies).toEqual({ hops: 2 });
+  });
+
+  it('takes comma-separated proxy addresses, CIDRs and range names', () => {
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8,uniquelocal' })).toMatchObject({
+      trustProxy: true,
+      trustedProxies: { addresses: ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8', 'uniquelocal'] },
+    });
+  });
+
+  it('refuses true, which would let clients choose their own address, and says what to set instead', () => {
+    for (const value of ['true', 'yes']) {
+      const message = problems({ TRUST_PROXY: value });
+      expect(message).toMatch(/TRUST_PROXY: true is not accepted/);
+      expect(message).toContain('the number of proxies');
+      expect(message).toContain('127.0.0.1,10.0.0.0/8');
+    }
+  });
+
+  it.each(['maybe', '10.0.0.0/33', '::1/129', '127.0.0.1,', '10.0.0.0/8/8', 'proxy.example.com', '11', '-1', '1.5'])('refuses %s, naming TRUST_PROXY', (value) => {
+    expect(problems({ TRUST_PROXY: value })).toMatch(/TRUST_PROXY: expected/);
+  });
+});

@@ -2,13 +2,15 @@
 // needs the user to sign in (prompt "login") or to approve a client (prompt "consent").
 // - login: a browser already signed in (switchboard_user cookie, set by any sign-in method)
 //   continues at once unless the client forced a fresh login; otherwise the sign-in page.
-// - consent: the client's name and each missing scope in plain words; approve or deny.
+// - consent: the client's name and each missing scope in plain words; approve or deny. Only for
+//   the user this browser is signed in as: if the cookie names someone else (or nobody) by the
+//   time the page is shown or answered, nothing is approved and the user starts again.
 // Forms carry CSRF tokens bound to the interaction.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
-import type { InteractionResults } from 'oidc-provider';
+import { errors, type InteractionResults } from 'oidc-provider';
 import type { Config } from '../../config/config.js';
 import { findUser } from '../../db/repositories/users.js';
 import { devLoginUserId, signInUser } from '../sign-in.js';
@@ -27,7 +29,18 @@ export interface InteractionDependencies {
 export async function interactionRoutes(app: FastifyInstance, { config, db, provider, session }: InteractionDependencies) {
   await app.register(formbody, { bodyLimit: 4096 });
 
-  const details = (request: FastifyRequest, reply: FastifyReply) => provider.interactionDetails(request.raw, reply.raw);
+  const details = async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      return await provider.interactionDetails(request.raw, reply.raw);
+    } catch (error) {
+      // The provider refuses an interaction whose session ended or changed hands (sign-out, a
+      // sign-in as someone else, SESSION_TTL); say so in words.
+      if (error instanceof errors.SessionNotFound) {
+        error.error_description = 'This request has expired, or this browser signed out or signed in as someone else since it started. Nothing was approved; start again from the app.';
+      }
+      throw error;
+    }
+  };
 
   async function finish(request: FastifyRequest, reply: FastifyReply, result: InteractionResults, merge = false) {
     const redirectTo = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: merge });
@@ -37,6 +50,16 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
   async function clientName(clientId: unknown): Promise<string> {
     const client = typeof clientId === 'string' ? await provider.Client.find(clientId) : undefined;
     return client?.clientName ?? (typeof clientId === 'string' ? clientId : 'An app');
+  }
+
+  /** Refuses a consent step whose account is not the one this browser is signed in as now. */
+  function signedInAsSomeoneElse(request: FastifyRequest, reply: FastifyReply, accountId: string | undefined) {
+    if (accountId !== undefined && session.signedInUser(request) === accountId) return undefined;
+    return reply
+      .code(409)
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(errorPage('Signed in as someone else', 'This browser is no longer signed in as the account this request was started for. Nothing was approved; start again from the app.'));
   }
 
   function renderLogin(request: FastifyRequest, reply: FastifyReply, uid: string, name: string, error?: string) {
@@ -59,13 +82,17 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
       const signedIn = session.signedInUser(request);
       const forced = prompt.reasons.includes('login_prompt') || prompt.reasons.includes('max_age');
       if (signedIn && !forced && (await findUser(db, signedIn))) {
-        return finish(request, reply, { login: { accountId: signedIn } });
+        // The sign-in's own time, so the provider's session (and auth_time) count from it.
+        const signedInAt = session.signedInAt(request);
+        return finish(request, reply, { login: { accountId: signedIn, ...(signedInAt ? { ts: Math.floor(signedInAt / 1000) } : {}) } });
       }
       return renderLogin(request, reply, uid, name);
     }
 
     if (prompt.name === 'consent') {
       const accountId = interaction.session?.accountId;
+      const refused = signedInAsSomeoneElse(request, reply, accountId);
+      if (refused) return refused;
       const user = accountId ? await findUser(db, accountId) : undefined;
       const missing = (prompt.details.missingOIDCScope as string[] | undefined) ?? [];
       const requested = typeof params.scope === 'string' ? params.scope.split(' ') : missing;
@@ -94,7 +121,13 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     if (!userId) {
       return renderLogin(request, reply, interaction.uid, await clientName(interaction.params.client_id), 'Enter a Discord user id: 17 to 20 digits.');
     }
-    await signInUser(db, session, reply, { id: userId, username: null });
+    await signInUser(db, session, request, reply, { id: userId, username: null });
+    if (interaction.session?.uid && interaction.session.accountId !== userId) {
+      // Signing in as someone else (prompt=login) ended the previous user's provider session;
+      // the request goes on in a new one, as oidc-provider itself does when switching accounts.
+      delete (interaction.session as { uid?: string }).uid;
+      await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    }
     return finish(request, reply, { login: { accountId: userId } });
   });
 
@@ -105,6 +138,8 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
       return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.'));
     }
+    const refused = signedInAsSomeoneElse(request, reply, opSession.accountId);
+    if (refused) return refused;
     const decision = request.body?.decision;
     if (decision === 'deny') {
       return finish(request, reply, { error: 'access_denied', error_description: 'The user denied the request.' });

@@ -105,5 +105,6 @@ export function appsPage(options: { userLabel: string; apps: AuthorizedApp[]; cs
 <form method="post" action="/account/apps/${encodeURIComponent(app.clientId)}/revoke">${csrfField(options.csrf)}<button type="submit">Revoke access</button></form></li>`,
       )}</ul>`
     : html`<p>No app has access to your account.</p>`;
-  return layout('Authorized apps', html`<p>Signed in as <strong>${options.userLabel}</strong>.</p>${notice}${list}`);
+  const signOut = html`<form method="post" action="/account/sign-out">${csrfField(options.csrf)}<button type="submit" class="secondary">Sign out</button></form>`;
+  return layout('Authorized apps', html`<p>Signed in as <strong>${options.userLabel}</strong>.</p>${notice}${list}${signOut}`);
 }

@@ -2,6 +2,8 @@
 // counting in memory or, when REDIS_URL is set, in Redis (shared by every process). Both limits
 // are checked before authentication, so floods of bad tokens cost one counter update each.
 // Responses carry X-RateLimit-Limit/-Remaining/-Reset of the tighter limit; 429 adds Retry-After.
+// The client's address is request.ip as Fastify computes it from TRUST_PROXY (see src/http/app.ts).
+import { isIPv6 } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.js';
@@ -18,6 +20,27 @@ export interface RateLimitHooks {
 function bearerOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   return header && /^Bearer /i.test(header) ? header.slice(7).trim() : undefined;
+}
+
+/**
+ * The per-IP count's key for an address: IPv4 as it is (also when written IPv4-mapped, as a
+ * dual-stack listener reports it), IPv6 by its /64, the block one subscriber usually gets, so a
+ * client cannot start a fresh count from each address it owns.
+ */
+export function ipKey(address: string | undefined): string {
+  if (!address) return 'ip:unknown';
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) return `ip:${mapped[1]}`;
+  const bare = address.split('%')[0] ?? address;
+  if (!isIPv6(bare)) return `ip:${address}`;
+  const [head = '', tail] = bare.split('::');
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  // "::" stands for the zero groups the address leaves out; an embedded IPv4 address (always at
+  // the end, so never in the /64) fills two groups.
+  const written = [...groups(head), ...groups(tail)];
+  const missing = tail === undefined ? 0 : 8 - written.length - (written.at(-1)?.includes('.') ? 1 : 0);
+  const full = [...groups(head), ...Array<string>(missing).fill('0'), ...groups(tail)];
+  return `ip:${full.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`;
 }
 
 export async function installRateLimits(app: FastifyInstance, config: Config, hooks: RateLimitHooks): Promise<void> {
@@ -40,7 +63,7 @@ export async function installRateLimits(app: FastifyInstance, config: Config, ho
     skipOnError: true,
     ...(redis ? { redis } : {}),
   });
-  const perIp = app.createRateLimit({ max: config.rateLimit.perIp, keyGenerator: (request) => `ip:${request.ip}` });
+  const perIp = app.createRateLimit({ max: config.rateLimit.perIp, keyGenerator: (request) => ipKey(request.ip) });
   const perToken = app.createRateLimit({
     max: config.rateLimit.perToken,
     keyGenerator: (request) => `token:${sha256(bearerOf(request) ?? '')}`,

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import type { BearerVerifier } from '../../auth/access-tokens.js';
+import { isUtf8ContentType } from '../../auth/media-types.js';
 import type { Schema } from '../../db/tables.js';
 import { Problem } from '../../domain/problems.js';
 import { createAuthenticator } from './authentication.js';
@@ -35,11 +36,12 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken }: V
   );
 
   // JSON only: an empty body means "no fields" (the spec's "default empty object"); any other
-  // content type is 415.
+  // content type is 415, and so is JSON declared in a charset other than UTF-8 (it would be misread).
   app.removeAllContentTypeParsers();
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: V1_BODY_LIMIT }, (request, body, done) => {
-    if (body === '') done(null, {});
+    if (!isUtf8ContentType(request.headers['content-type'])) done(new Problem('unsupported-media-type', 'send JSON in UTF-8: Content-Type: application/json (charset=utf-8 or none)'), undefined);
+    else if (body === '') done(null, {});
     else parseJson(request, body as string, done);
   });
   app.decorateRequest('grant', null);
