@@ -10,6 +10,7 @@
 // seconds, and a token stops working at the first instant of its `exp` second.
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
 import { request } from '../support/api.js';
 import { TestBrowser } from '../support/browser.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -25,6 +26,15 @@ const SESSION_BOUND = 'alters:read system:read';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sleepUntil = (at: number) => sleep(Math.max(0, at - Date.now()));
+
+describe('GRANT_MAX_TTL', () => {
+  it('defaults to 365 days, and refuses a cap shorter than REFRESH_TOKEN_TTL', () => {
+    expect(loadConfig({}).grantMaxTtl).toBe(365 * 24 * 3600);
+    expect(loadConfig({ GRANT_MAX_TTL: '6', REFRESH_TOKEN_TTL: '2' }).grantMaxTtl).toBe(6);
+    expect(() => loadConfig({ GRANT_MAX_TTL: '60', REFRESH_TOKEN_TTL: '120' })).toThrow(/GRANT_MAX_TTL: expected at least REFRESH_TOKEN_TTL/);
+    expect(() => loadConfig({ GRANT_MAX_TTL: String(400 * 24 * 3600) })).toThrow(/GRANT_MAX_TTL: expected at most one year/);
+  });
+});
 
 describe.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
   /** REFRESH_TOKEN_TTL=2, GRANT_MAX_TTL=6; access tokens keep their default hour. */
