@@ -17,6 +17,7 @@ import { startFakeDiscord, user as discordUser } from '../test/support/fake-disc
 import { TestBrowser } from '../test/support/browser.js';
 import { authorize, createTestClient, obtainTokens, REDIRECT_URI, type TestClient } from '../test/support/oauth.js';
 import { seedAlters } from '../test/support/seed.js';
+import { usernameKey } from '../src/domain/username-key.js';
 import { freePort, type TestServer } from '../test/support/server.js';
 import { runLoad, type LoadResult } from './load.js';
 import { benchBotProxy } from './bot-proxy.js';
@@ -316,13 +317,13 @@ function seedScale(file: string, systems: number, altersEach: number): number {
   const now = Date.now();
   const user = sqlite.prepare('insert into users (id, username, created_at) values (?, ?, ?)');
   const system = sqlite.prepare("insert into systems (user_id, name, created_at) values (?, 'Seeded', ?)");
-  const alter = sqlite.prepare("insert into alters (system_id, username, display_name, created_at) values (?, ?, 'Seeded', ?)");
+  const alter = sqlite.prepare("insert into alters (system_id, username, username_key, display_name, created_at) values (?, ?, ?, 'Seeded', ?)");
   const batch = sqlite.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
       const id = String(600000000000000000n + BigInt(i));
       user.run(id, `user${i}`, now);
       const systemId = Number(system.run(id, now).lastInsertRowid);
-      for (let j = 0; j < altersEach; j++) alter.run(systemId, `a${j}`, now);
+      for (let j = 0; j < altersEach; j++) alter.run(systemId, `a${j}`, usernameKey(`a${j}`), now);
     }
   });
   for (let from = 0; from < systems; from += 10_000) batch(from, Math.min(systems, from + 10_000));
