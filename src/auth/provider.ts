@@ -8,7 +8,7 @@
 //   at userinfo.
 // - opaque access tokens: revocation takes effect at once and introspection works.
 import type { Kysely } from 'kysely';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config/config.js';
 import type { SigningJwk } from '../config/secrets.js';
 import { findUser } from '../db/repositories/users.js';
@@ -18,6 +18,7 @@ import { type StorageCrypto, sha256, constantTimeEqual } from '../security/crypt
 import { createAdapterFactory, payloadKey } from './adapter.js';
 import { createIntrospection, introspectedEntity } from './introspection.js';
 import { deviceCodeConfirmPage, deviceCodeInputPage, deviceSuccessPage, errorPage } from './pages/pages.js';
+import { boundUserOf } from './bound-user.js';
 
 export const OAUTH_BASE = '/auth/oauth2';
 
@@ -70,7 +71,7 @@ export function createProvider({ config, db, crypto, signingKeys, cookieSecrets 
     responseTypes: ['code'],
     pkce: { required: () => true },
     routes: OAUTH_ROUTES,
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}`, policy: policyWithBoundUser() },
     cookies: {
       names: { session: 'switchboard_op_session', interaction: 'switchboard_interaction', resume: 'switchboard_resume' },
       keys: cookieSecrets,
@@ -245,4 +246,22 @@ function grantSlider(db: Kysely<Schema>, crypto: StorageCrypto, refreshTtl: numb
       .executeTakeFirst();
     if (updated.numUpdatedRows === 0n) throw new errors.InvalidGrant('grant revoked');
   };
+}
+
+/**
+ * oidc-provider's prompts, plus one rule: a request whose `login_hint` names a Discord user (the
+ * bot's /link names the person who ran it) is for that user only. When the browser's account is
+ * anyone else, the login step runs even with a live session, and refuses (interactions/routes.ts),
+ * so a device code passed to someone else can never be approved into their account.
+ */
+function policyWithBoundUser() {
+  const policy = interactionPolicy.base();
+  policy.get('login')?.checks.add(
+    new interactionPolicy.Check('bound_user', 'the request is for another account than the one signed in', (ctx: KoaContextWithOIDC) => {
+      const bound = boundUserOf(ctx.oidc.params);
+      const accountId = ctx.oidc.session?.accountId;
+      return bound !== undefined && accountId !== undefined && accountId !== bound ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+  return policy;
 }

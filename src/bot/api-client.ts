@@ -179,8 +179,9 @@ export function createApiClient(options: ApiClientOptions) {
   }
 
   return {
-    async startDeviceAuthorization(): Promise<DeviceAuthorization> {
-      const body = await oauth<Record<string, unknown>>('/auth/oauth2/device_authorization', { client_id: options.clientId, scope: SCOPE });
+    /** Starts a device flow; with `forUser`, only that Discord user can approve it (login_hint). */
+    async startDeviceAuthorization(forUser?: string): Promise<DeviceAuthorization> {
+      const body = await oauth<Record<string, unknown>>('/auth/oauth2/device_authorization', { client_id: options.clientId, scope: SCOPE, ...(forUser ? { login_hint: forUser } : {}) });
       return {
         deviceCode: String(body.device_code),
         userCode: String(body.user_code),

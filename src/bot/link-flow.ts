@@ -46,7 +46,7 @@ export function createLinkFlow(api: ApiClient, accounts: LinkedAccounts) {
   return {
     /** Shows the sign-in button and links in the background; returns once the button is shown. */
     async start(interaction: RepliableInteraction, responder: Responder): Promise<void> {
-      const device = await api.startDeviceAuthorization();
+      const device = await api.startDeviceAuthorization(interaction.user.id);
       const verification = new URL(device.verificationUriComplete);
       const url = await api.mintLoginLink(interaction.user.id, `${verification.pathname}${verification.search}`);
       const row = new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setStyle(ButtonStyle.Link).setURL(url).setLabel('Open switchboard'));

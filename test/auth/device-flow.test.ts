@@ -58,6 +58,36 @@ describe.each(DIALECTS)('device flow with one-time login links (%s)', (dialect) 
     expect(tokens.scope?.split(' ')).toContain('system:ai-ap');
   });
 
+  it('never approves a device code bound to one user (login_hint) as anyone else, even one who approved the bot before', async () => {
+    const other = '300000000000000004';
+    const scope = 'openid offline_access alters:read';
+    // The other user approves the bot for themselves first, so a grant exists for them.
+    const own = await oidc.initiateDeviceAuthorization(bot.config, { scope, login_hint: other });
+    const ownComplete = new URL(own.verification_uri_complete ?? '');
+    const ownLink = await mintLink(bot, { user_id: other, return_to: `${ownComplete.pathname}${ownComplete.search}` });
+    const browser = new TestBrowser();
+    const ownConfirm = await browser.submit(await browser.navigate(ownLink.body.url as string), '/auth/oauth2/device', {});
+    const ownConsent = await browser.submit(ownConfirm, '/auth/oauth2/device', {});
+    expect((await browser.submit(ownConsent, '/consent', { decision: 'approve' })).body).toContain('is now connected');
+    expect((await oidc.pollDeviceAuthorizationGrant(bot.config, own)).claims()?.sub).toBe(other);
+
+    // Now a code the bot started for USER reaches that browser (passed on, or phished).
+    const device = await oidc.initiateDeviceAuthorization(bot.config, { scope, login_hint: USER });
+    const entered = await browser.navigate(device.verification_uri_complete ?? '');
+    const confirmed = await browser.submit(entered, '/auth/oauth2/device', {});
+    const refused = confirmed.status === 200 && confirmed.body.includes('auth/oauth2/device') ? await browser.submit(confirmed, '/auth/oauth2/device', {}) : confirmed;
+    expect(refused.status).toBe(409);
+    expect(refused.body).toContain('for another account');
+    expect(refused.body).toContain(USER);
+    // The code was not approved: the bot's poll gets nothing.
+    const polled = await fetch(`${server.url}/auth/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${bot.id}:${bot.secret ?? ''}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: device.device_code }).toString(),
+    });
+    expect(((await polled.json()) as { error?: string }).error).toBe('authorization_pending');
+  });
+
   it('uses a login link once only', async () => {
     const link = await mintLink(bot, { user_id: USER });
     const first = await new TestBrowser().navigate(link.body.url as string, { follow: () => false });

@@ -60,7 +60,7 @@ export async function startBotHarness(options: { dialect?: TestDialect; env?: En
     bot,
     proxy,
     async link(userId) {
-      const device = await api.startDeviceAuthorization();
+      const device = await api.startDeviceAuthorization(userId);
       const verification = new URL(device.verificationUriComplete);
       await approveWithLoginLink(await api.mintLoginLink(userId, `${verification.pathname}${verification.search}`));
       const poll = await api.pollDeviceToken(device.deviceCode);

@@ -17,6 +17,7 @@ import { devLoginUserId, signInUser } from '../sign-in.js';
 import type { Schema } from '../../db/tables.js';
 import type { BrowserSession } from '../browser-session.js';
 import { consentPage, errorPage, loginPage } from '../pages/pages.js';
+import { boundUserOf } from '../bound-user.js';
 
 export interface InteractionDependencies {
   config: Config;
@@ -62,6 +63,17 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
       .send(errorPage('Signed in as someone else', 'This browser is no longer signed in as the account this request was started for. Nothing was approved; start again from the app.'));
   }
 
+  /** Refuses a request bound to one user (login_hint) when the browser's account is someone else. */
+  function boundToSomeoneElse(reply: FastifyReply, params: Record<string, unknown>, accountId: string | undefined) {
+    const bound = boundUserOf(params);
+    if (bound === undefined || accountId === undefined || accountId === bound) return undefined;
+    return reply
+      .code(409)
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(errorPage('This request is for another account', `This request was started for the Discord account ${bound}, and this browser is signed in as ${accountId}. Nothing was approved. If you did not start it, someone may be trying to link your account to theirs; if you did, sign in as that account and start again.`));
+  }
+
   function renderLogin(request: FastifyRequest, reply: FastifyReply, uid: string, name: string, error?: string) {
     const page = loginPage({
       clientName: name,
@@ -80,6 +92,8 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
 
     if (prompt.name === 'login') {
       const signedIn = session.signedInUser(request);
+      const refusedForBinding = boundToSomeoneElse(reply, params, signedIn ?? interaction.session?.accountId);
+      if (refusedForBinding) return refusedForBinding;
       const forced = prompt.reasons.includes('login_prompt') || prompt.reasons.includes('max_age');
       if (signedIn && !forced && (await findUser(db, signedIn))) {
         // The sign-in's own time, so the provider's session (and auth_time) count from it.
@@ -91,7 +105,7 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
 
     if (prompt.name === 'consent') {
       const accountId = interaction.session?.accountId;
-      const refused = signedInAsSomeoneElse(request, reply, accountId);
+      const refused = signedInAsSomeoneElse(request, reply, accountId) ?? boundToSomeoneElse(reply, params, accountId);
       if (refused) return refused;
       const user = accountId ? await findUser(db, accountId) : undefined;
       const missing = (prompt.details.missingOIDCScope as string[] | undefined) ?? [];
@@ -121,6 +135,8 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     if (!userId) {
       return renderLogin(request, reply, interaction.uid, await clientName(interaction.params.client_id), 'Enter a Discord user id: 17 to 20 digits.');
     }
+    const refusedForBinding = boundToSomeoneElse(reply, interaction.params, userId);
+    if (refusedForBinding) return refusedForBinding;
     await signInUser(db, session, request, reply, { id: userId, username: null });
     if (interaction.session?.uid && interaction.session.accountId !== userId) {
       // Signing in as someone else (prompt=login) ended the previous user's provider session;
@@ -138,7 +154,7 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
       return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.'));
     }
-    const refused = signedInAsSomeoneElse(request, reply, opSession.accountId);
+    const refused = signedInAsSomeoneElse(request, reply, opSession.accountId) ?? boundToSomeoneElse(reply, params, opSession.accountId);
     if (refused) return refused;
     const decision = request.body?.decision;
     if (decision === 'deny') {
