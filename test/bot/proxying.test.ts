@@ -445,6 +445,21 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     }
   });
 
+  it('asks a member whose link predates proxying (no messages:write) to link again, once', async () => {
+    const erin = user('410000000000000005', 'erin');
+    h.fake.addMember({ user: erin });
+    const old = await signIn(h.server, erin.id, { scope: 'openid offline_access alters:read alters:write system:read' });
+    await old.call('POST', '/v1/users/@me/system/create-alter', { username: 'heron', displayName: 'Heron', proxyTags: [{ prefix: 'h:' }] });
+    await h.bot.context.accounts.save(erin.id, { accessToken: old.token, refreshToken: old.refreshToken, expiresAt: Date.now() + 3_600_000, scope: 'alters:read alters:write system:read', linkedAt: Date.now() });
+    for (const content of ['h: one', 'h: two']) {
+      const message = h.fake.sendUserMessage({ author: erin, channelId: channel, content });
+      expect(await outcomeOf(message.id)).toBe('ignored');
+    }
+    const notices = await h.fake.waitFor(() => h.fake.directMessages(erin.id).length > 0 && h.fake.directMessages(erin.id), 5000, 'a notice');
+    expect(notices).toHaveLength(1);
+    expect(String(notices[0]?.content)).toContain('/link');
+  });
+
   it('after a restart reuses its webhook and still acts on messages sent before it', async () => {
     const { execution: before } = await proxied('k: before the restart');
     await waitForRecord(before.messageId);

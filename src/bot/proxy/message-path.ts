@@ -70,7 +70,12 @@ export function createMessagePath(parts: MessagePathParts) {
     if (!parentId) return 'ignored';
 
     const profile = await profiles.get(author.id, message.guildId);
-    if (!profile) return 'ignored';
+    if (!profile) {
+      if (profiles.needsRelink(author.id)) {
+        notices.tellOnce(author, 'relink', 'To proxy your messages, switchboard needs one more permission than when you linked: run `/link` again (once).');
+      }
+      return 'ignored';
+    }
     const now = Date.now();
     const mapped = proxyInputFor(profile, { content: message.content, hasAttachment: message.attachments.size > 0, channelId: parentId, now });
     if (!mapped) return 'ignored';

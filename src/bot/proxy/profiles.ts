@@ -28,6 +28,8 @@ export interface ProfileCache {
    */
   applyLocally(userId: string, guildId: string, entry: Autoproxy): (outcome: { stored: true; revision: number } | { stored: false }) => void;
   forget(userId: string): void;
+  /** The user's link predates proxying (its token lacks messages:write): they must /link again. */
+  needsRelink(userId: string): boolean;
 }
 
 const keyOf = (userId: string, guildId: string) => `${userId}/${guildId}`;
@@ -41,6 +43,7 @@ interface Overlay {
 export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log: BotLog): ProfileCache {
   const cache = new Map<string, Cached>();
   const overlays = new Map<string, Map<string, Overlay>>();
+  const relink = new Set<string>();
 
   function store(key: string, value: Cached): void {
     cache.delete(key);
@@ -71,6 +74,7 @@ export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log
       const cached = cache.get(key);
       try {
         const fetched = await accounts.withToken(userId, (token) => api.getProxyProfile(token, guildId, cached?.etag));
+        relink.delete(userId);
         if (fetched.notModified && cached) return withOverlay(key, cached.profile);
         if (!fetched.notModified) {
           store(key, { profile: fetched.profile, etag: fetched.etag });
@@ -85,6 +89,7 @@ export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log
         if (error instanceof ApiError && error.kind === 'problem') {
           // No system, or a link made before the bot could proxy (no messages:write): nothing to do.
           cache.delete(key);
+          if (error.type === 'invalid-scopes') relink.add(userId);
           log.info({ user: userId, type: error.type }, 'no proxy profile for this user');
           return undefined;
         }
@@ -113,6 +118,9 @@ export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log
     forget(userId) {
       for (const key of [...cache.keys()]) if (key.startsWith(`${userId}/`)) cache.delete(key);
       for (const key of [...overlays.keys()]) if (key.startsWith(`${userId}/`)) overlays.delete(key);
+      relink.delete(userId);
     },
+
+    needsRelink: (userId) => relink.has(userId),
   };
 }
