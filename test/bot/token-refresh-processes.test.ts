@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBotClient } from '../../src/auth/clients.js';
 import { createApiClient, type ApiClient } from '../../src/bot/api-client.js';
 import { openLinkStore, type LinkStore, type StoredLink } from '../../src/bot/link-store.js';
-import { approveWithLoginLink } from '../support/bot.js';
+import { linkThroughDeviceFlow } from '../support/bot.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startTokenProxy, TOKEN_PATH, type TokenProxy } from './token-proxy.js';
@@ -55,12 +55,7 @@ afterAll(async () => {
 /** Links a fresh user through the device flow and stores the link already expired. */
 async function linkExpired(store: LinkStore): Promise<{ userId: string; link: StoredLink }> {
   const userId = String(410_000_000_000_000_000n + BigInt(randomInt(1_000_000_000)) * 100n + BigInt(nextUser++));
-  const device = await api.startDeviceAuthorization();
-  const verification = new URL(device.verificationUriComplete);
-  await approveWithLoginLink(await api.mintLoginLink(userId, `${verification.pathname}${verification.search}`));
-  const poll = await api.pollDeviceToken(device.deviceCode);
-  if (poll.status !== 'approved') throw new Error(`not approved: ${poll.status}`);
-  const link: StoredLink = { ...poll.tokens, expiresAt: Date.now() - 1000, linkedAt: Date.now() };
+  const link: StoredLink = { ...(await linkThroughDeviceFlow(api, userId)), expiresAt: Date.now() - 1000, linkedAt: Date.now() };
   await store.set(userId, link);
   return { userId, link };
 }

@@ -13,7 +13,7 @@ import { ApiError, createApiClient, MISCONFIGURED_MESSAGE, type ApiClient } from
 import { messageFor } from '../../src/bot/interactions.js';
 import { openLinkStore, type LinkStore, type StoredLink } from '../../src/bot/link-store.js';
 import { createLinkedAccounts } from '../../src/bot/linked-accounts.js';
-import { approveWithLoginLink } from '../support/bot.js';
+import { linkThroughDeviceFlow } from '../support/bot.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startTokenProxy, TOKEN_PATH, type TokenProxy } from './token-proxy.js';
 
@@ -44,12 +44,7 @@ afterAll(async () => {
 
 async function linkExpired(): Promise<{ userId: string; link: StoredLink }> {
   const userId = String(420_000_000_000_000_000n + BigInt(randomInt(1_000_000_000)));
-  const device = await api.startDeviceAuthorization();
-  const verification = new URL(device.verificationUriComplete);
-  await approveWithLoginLink(await api.mintLoginLink(userId, `${verification.pathname}${verification.search}`));
-  const poll = await api.pollDeviceToken(device.deviceCode);
-  if (poll.status !== 'approved') throw new Error(`not approved: ${poll.status}`);
-  const link: StoredLink = { ...poll.tokens, expiresAt: Date.now() - 1000, linkedAt: Date.now() };
+  const link: StoredLink = { ...(await linkThroughDeviceFlow(api, userId)), expiresAt: Date.now() - 1000, linkedAt: Date.now() };
   await store.set(userId, link);
   return { userId, link };
 }

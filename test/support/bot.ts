@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ApiClient, TokenSet } from '../../src/bot/api-client.js';
 import type { RunningBot } from '../../src/bot/bot.js';
 import { launchBot } from '../../src/bot/launch.js';
 import type { Environment } from '../../src/config/config.js';
@@ -39,6 +40,16 @@ export async function approveWithLoginLink(url: string): Promise<string> {
   return done.body;
 }
 
+/** Links `userId` through the bot's device flow (a login link approved in a browser); its tokens. */
+export async function linkThroughDeviceFlow(api: ApiClient, userId: string): Promise<TokenSet> {
+  const device = await api.startDeviceAuthorization(userId);
+  const verification = new URL(device.verificationUriComplete);
+  await approveWithLoginLink(await api.mintLoginLink(userId, `${verification.pathname}${verification.search}`));
+  const poll = await api.pollDeviceToken(device.deviceCode);
+  if (poll.status !== 'approved') throw new Error(`device code not approved: ${poll.status}`);
+  return poll.tokens;
+}
+
 export async function startBotHarness(options: { dialect?: TestDialect; env?: Environment } = {}): Promise<BotHarness> {
   const fake = await startFakeDiscord();
   const proxy = await startFaultyProxy();
@@ -60,12 +71,7 @@ export async function startBotHarness(options: { dialect?: TestDialect; env?: En
     bot,
     proxy,
     async link(userId) {
-      const device = await api.startDeviceAuthorization(userId);
-      const verification = new URL(device.verificationUriComplete);
-      await approveWithLoginLink(await api.mintLoginLink(userId, `${verification.pathname}${verification.search}`));
-      const poll = await api.pollDeviceToken(device.deviceCode);
-      if (poll.status !== 'approved') throw new Error(`device code not approved: ${poll.status}`);
-      await accounts.save(userId, { ...poll.tokens, linkedAt: Date.now() });
+      await accounts.save(userId, { ...(await linkThroughDeviceFlow(api, userId)), linkedAt: Date.now() });
     },
     async run(payload, predicate, timeoutMs = 10_000) {
       const handle = fake.dispatchInteraction(payload);
