@@ -1198,6 +1198,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     dispatchIf(Intent.GuildWebhooks, 'WEBHOOKS_UPDATE', { guild_id: guild.id, channel_id: webhook.channel_id });
   };
 
+  /** A webhook edit's name and avatar (both routes: by bot token and by webhook token). */
+  const renameWebhook = (webhook: ApiWebhook, json: Json): void => {
+    if (typeof json.name === 'string') webhook.name = json.name;
+    if (json.avatar !== undefined) webhook.avatar = typeof json.avatar === 'string' && json.avatar !== '' ? shortHash(json.avatar) : null;
+  };
+
   const webhookFor = (id: string, token?: string): WebhookState => {
     const webhook = webhooks.get(id);
     if (!webhook) throw unknownWebhook();
@@ -1826,8 +1832,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
           requirePermission(target.id, Permission.ManageWebhooks);
           webhook.channel_id = target.id;
         }
-        if (typeof json.name === 'string') webhook.name = json.name;
-        if (json.avatar !== undefined) webhook.avatar = typeof json.avatar === 'string' && json.avatar !== '' ? shortHash(json.avatar) : null;
+        renameWebhook(webhook, json);
         return { status: 200, body: webhookJson(webhook, ownWebhook(webhook)) };
       }
       return undefined;
@@ -1845,8 +1850,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       if (method === 'PATCH') {
         const { json } = await readBody(req, raw);
         if (json.name !== undefined) validateWebhookName('name', json.name);
-        if (typeof json.name === 'string') webhook.name = json.name;
-        if (json.avatar !== undefined) webhook.avatar = typeof json.avatar === 'string' && json.avatar !== '' ? shortHash(json.avatar) : null;
+        renameWebhook(webhook, json);
         return { status: 200, body: webhookJson(webhook, true, false) };
       }
       if (method === 'POST') {
