@@ -65,6 +65,13 @@ export interface TagsTable {
   id: Generated<number>;
   system_id: number;
   name: string;
+  /** usernameKey(name): tag names are unique per system the way usernames are. */
+  name_key: string;
+  display_name: string | null;
+  description: string | null;
+  color: string | null;
+  icon: string | null;
+  public: Generated<number>;
   created_at: number;
 }
 
@@ -104,12 +111,20 @@ export interface ProxiedMessagesTable {
   created_at: number;
 }
 
-export interface FrontRecordsTable {
+/** One switch: from `switched_at` on, its members front (none: nobody does). */
+export interface SwitchesTable {
   id: Generated<number>;
   system_id: number;
-  alter_id: number;
+  /** The OAuth client that made the switch (the bot's own for /front). */
   client_id: string;
-  pushed_at: number;
+  switched_at: number;
+}
+
+export interface SwitchMembersTable {
+  switch_id: number;
+  alter_id: number;
+  /** 0 is the primary fronter. */
+  position: number;
 }
 
 export interface OauthClientsTable {
@@ -159,7 +174,8 @@ export interface Schema {
   alter_tags: AlterTagsTable;
   alter_fields: AlterFieldsTable;
   autoproxy: AutoproxyTable;
-  front_records: FrontRecordsTable;
+  switches: SwitchesTable;
+  switch_members: SwitchMembersTable;
   proxied_messages: ProxiedMessagesTable;
   oauth_clients: OauthClientsTable;
   oidc_payloads: OidcPayloadsTable;

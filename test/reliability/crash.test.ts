@@ -219,8 +219,8 @@ function describeError(error: unknown): string {
 
 interface Orphans {
   alters_without_system: number;
-  front_records_without_alter: number;
-  front_records_without_system: number;
+  switch_members_without_alter: number;
+  switches_without_system: number;
   alter_fields_without_alter: number;
   alter_fields_without_system: number;
   alter_tags_without_alter: number;
@@ -231,8 +231,8 @@ async function countOrphans(db: Kysely<Schema>): Promise<Orphans> {
   const count = async (query: ReturnType<typeof sql<{ n: number }>>) => Number((await query.execute(db)).rows[0]?.n ?? -1);
   return {
     alters_without_system: await count(sql`select count(*) as n from alters a where not exists (select 1 from systems s where s.id = a.system_id)`),
-    front_records_without_alter: await count(sql`select count(*) as n from front_records f where not exists (select 1 from alters a where a.id = f.alter_id)`),
-    front_records_without_system: await count(sql`select count(*) as n from front_records f where not exists (select 1 from systems s where s.id = f.system_id)`),
+    switch_members_without_alter: await count(sql`select count(*) as n from switch_members m where not exists (select 1 from alters a where a.id = m.alter_id)`),
+    switches_without_system: await count(sql`select count(*) as n from switches w where not exists (select 1 from systems s where s.id = w.system_id)`),
     alter_fields_without_alter: await count(sql`select count(*) as n from alter_fields f where not exists (select 1 from alters a where a.id = f.alter_id)`),
     alter_fields_without_system: await count(sql`select count(*) as n from alter_fields f where not exists (select 1 from systems s where s.id = f.system_id)`),
     alter_tags_without_alter: await count(sql`select count(*) as n from alter_tags t where not exists (select 1 from alters a where a.id = t.alter_id)`),
@@ -417,8 +417,8 @@ describe.each(DIALECTS)('crash durability (%s)', (dialect) => {
     }
     expect(await countOrphans(db)).toEqual({
       alters_without_system: 0,
-      front_records_without_alter: 0,
-      front_records_without_system: 0,
+      switch_members_without_alter: 0,
+      switches_without_system: 0,
       alter_fields_without_alter: 0,
       alter_fields_without_system: 0,
       alter_tags_without_alter: 0,
@@ -439,7 +439,11 @@ describe.each(DIALECTS)('crash durability (%s)', (dialect) => {
     const alterById = new Map(alterRows.map((row) => [Number(row.id), row]));
     const fieldRows = await db.selectFrom('alter_fields').select(['alter_id', 'client_id', 'system_id', 'value']).execute();
     const fieldOf = new Map(fieldRows.filter((row) => row.client_id === client.id).map((row) => [Number(row.alter_id), row.value]));
-    const frontRows = await db.selectFrom('front_records').select(['alter_id', 'client_id', 'system_id']).execute();
+    const frontRows = await db
+      .selectFrom('switches')
+      .innerJoin('switch_members', 'switch_members.switch_id', 'switches.id')
+      .select(['switch_members.alter_id', 'switches.client_id', 'switches.system_id'])
+      .execute();
     const pushesOf = new Map<number, number>();
     for (const row of frontRows) {
       expect(row.client_id).toBe(client.id);

@@ -5,10 +5,12 @@ import * as initial from './2026-11-21T00-initial.js';
 import * as uniqueIntegrationFields from './2026-11-21T01-unique-integration-fields.js';
 import * as proxying from './2026-11-23T00-proxying.js';
 import * as usernameKey from './2026-11-23T01-username-key.js';
+import * as tagsAndSwitches from './2026-11-23T02-tags-and-switches.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
   '2026-11-21T01-unique-integration-fields': uniqueIntegrationFields,
   '2026-11-23T00-proxying': proxying,
   '2026-11-23T01-username-key': usernameKey,
+  '2026-11-23T02-tags-and-switches': tagsAndSwitches,
 };

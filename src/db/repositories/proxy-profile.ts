@@ -8,7 +8,7 @@ import type { SystemRecord } from '../../domain/system.js';
 import type { Schema } from '../tables.js';
 import { listAlters } from './alters.js';
 import { toAutoproxyRecord } from './autoproxy.js';
-import { latestPushes } from './front-records.js';
+import { latestPushes } from './switches.js';
 
 export async function loadProxyProfile(db: Kysely<Schema>, system: SystemRecord, guildId: string): Promise<ProxyProfile> {
   const [alters, entries] = await Promise.all([

@@ -109,7 +109,7 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
     (
       await server.database.db
         .insertInto('tags')
-        .values({ system_id: await systemIdOf(userId), name: `tag ${++unique}`, created_at: Date.now() })
+        .values({ system_id: await systemIdOf(userId), name: `tag ${++unique}`, name_key: `tag ${unique}`, created_at: Date.now() })
         .returning('id')
         .executeTakeFirstOrThrow()
     ).id;

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { findAlters } from '../../../db/repositories/alters.js';
-import { currentFront, frontHistory, pushFront } from '../../../db/repositories/front-records.js';
+import { currentFront, frontHistory, pushFront } from '../../../db/repositories/switches.js';
 import type { Schema } from '../../../db/tables.js';
 import { FrontEntry, MAX_FRONT_HISTORY_PAGE, PushFrontBody, type FrontRecord } from '../../../domain/front.js';
 import { alterLoadPolicy, viewAlter, viewFrontSource, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
