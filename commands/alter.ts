@@ -94,7 +94,7 @@ async function privacy(interaction: ChatInputCommandInteraction, context: BotCon
   // Read fresh: the directory's copy may be up to 30 s old, and the change starts from what is stored.
   const { shown, changed } = await accounts.withToken(interaction.user.id, async (token) => {
     const { data: current } = await api.getAlter(token, '@me', chosen.alterId);
-    const wanted = chosenPrivacy(interaction, ALTER_PRIVACY, current.public);
+    const wanted = chosenPrivacy((option) => interaction.options.getString(option), ALTER_PRIVACY, current.public);
     if (wanted === undefined || wanted === current.public) return { shown: current, changed: false };
     return { shown: await api.editAlter(token, current.alterId, { public: wanted }), changed: true };
   });

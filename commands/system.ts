@@ -48,7 +48,7 @@ async function privacy(interaction: ChatInputCommandInteraction, { api, accounts
   const userId = interaction.user.id;
   const { system, changed } = await accounts.withToken(userId, async (token) => {
     const current = await api.getSystem(token, '@me');
-    const wanted = chosenPrivacy(interaction, SYSTEM_PRIVACY, current.public);
+    const wanted = chosenPrivacy((option) => interaction.options.getString(option), SYSTEM_PRIVACY, current.public);
     if (wanted === undefined || wanted === current.public) return { system: current, changed: false };
     return { system: await api.editSystem(token, { public: wanted }), changed: true };
   });

@@ -2,7 +2,7 @@
 // bit shows that part to other users, 0 keeps everything private); chat users see and change it as
 // named settings, each public or private, and read it back as "Others see … / Only you see …".
 // The one table per kind below drives the command options, the change and the summary alike.
-import type { ChatInputCommandInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
+import type { SlashCommandSubcommandBuilder } from 'discord.js';
 import { ALTER_PRIVACY_MASK, AlterPrivacy, SYSTEM_PRIVACY_MASK, SystemPrivacy } from '../domain/privacy-bits.js';
 
 export interface PrivacySetting {
@@ -72,9 +72,9 @@ export function addPrivacyOptions(sub: SlashCommandSubcommandBuilder, kind: Priv
  * The mask after the options given: `all` first, then each setting named, so `all:public
  * description:private` shows everything but the description. Undefined when no option was given.
  */
-export function chosenPrivacy(interaction: ChatInputCommandInteraction, kind: PrivacyKind, current: number): number | undefined {
-  const all = interaction.options.getString('all');
-  const named = kind.settings.map((setting) => [setting, interaction.options.getString(setting.option)] as const).filter(([, choice]) => choice !== null);
+export function chosenPrivacy(choiceOf: (option: string) => string | null, kind: PrivacyKind, current: number): number | undefined {
+  const all = choiceOf('all');
+  const named = kind.settings.map((setting) => [setting, choiceOf(setting.option)] as const).filter(([, choice]) => choice !== null);
   if (all === null && named.length === 0) return undefined;
   let mask = all === null ? current : all === 'public' ? kind.mask : 0;
   for (const [setting, choice] of named) mask = choice === 'public' ? mask | setting.bit : mask & ~setting.bit;
