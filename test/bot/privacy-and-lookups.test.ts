@@ -155,6 +155,25 @@ describe.each(DIALECTS)('privacy and lookups through the bot (%s)', (dialect) =>
     expect(field(own, 'Privacy')).toBe('Others see everything.\nChange with `/alter privacy alter:ash`.');
   });
 
+  it('pages another member’s public alters for a moderator who never linked', async () => {
+    const { api, accounts } = h.bot.context;
+    await accounts.withToken(OWNER.id, async (token) => {
+      for (let i = 0; i < 10; i++) await api.createAlter(token, { username: `pine${i}`, displayName: `Pine ${i}`, public: 1 | 2 | 512 });
+    });
+    const { handle, response } = await h.run(
+      h.fake.slashCommand({ name: 'alter', subcommand: 'list', user: MODERATOR, options: [userOption(OWNER)], resolved: resolvedUsers([OWNER]) }),
+      isAnswer,
+    );
+    expect(String(embedsOf(response)[0]?.description).split('\n')).toHaveLength(10);
+    const next = componentsOf(response)[1];
+    expect(next?.disabled).toBe(false);
+    const message = handle.latestMessage();
+    if (!message) throw new Error('no message');
+    const page2 = await h.run(h.fake.button({ customId: String(next?.custom_id), user: MODERATOR, message }), (r) => r.callbackType === 7);
+    expect(String(embedsOf(page2.response)[0]?.description)).toMatch(/^`\d+` Pine 9 \(@pine9\)$/);
+    expect(await accounts.isLinked(MODERATOR.id)).toBe(false);
+  });
+
   it('hides again what the owner makes private, field by field', async () => {
     const system = await slash('system', 'privacy', [str('description', 'private')], OWNER);
     expect(field(embedsOf(system)[0], 'Privacy')).toBe(
@@ -174,6 +193,11 @@ describe.each(DIALECTS)('privacy and lookups through the bot (%s)', (dialect) =>
     // Everything private again in one step: the moderator is back to "A private system".
     await slash('system', 'privacy', [str('all', 'private')], OWNER);
     expect(embedsOf(await viewSystem(OWNER, MODERATOR))[0]?.title).toBe('A private system');
+    // The owner still sees everything of their own, and what others see.
+    const own = embedsOf(await viewSystem(OWNER, OWNER));
+    expect(own[0]?.title).toBe('Secret crew');
+    expect(field(own[0], 'Privacy')).toMatch(/^Everything is private/);
+    expect(own[1]?.description).toContain('Ash (@ash)');
   });
 
   it('says plainly that someone who never signed in has no system', async () => {
