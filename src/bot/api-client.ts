@@ -85,6 +85,8 @@ interface CallOptions {
 const SCOPE = 'openid offline_access alters:read alters:write system:read system:write system:ai-ap messages:read messages:write';
 /** What the bot's own client-credentials token may do: read public data and message info. */
 const CLIENT_SCOPE = 'alters:read system:read messages:read';
+/** What users are told when the bot may not read as itself (lookups and message info without a link). */
+export const CLIENT_MISCONFIGURED_MESSAGE = `The bot is misconfigured: switchboard does not let it look things up on its own (its client needs the client_credentials grant and the scopes ${CLIENT_SCOPE}). Please tell the bot’s operator.`;
 
 export function createApiClient(options: ApiClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -197,6 +199,12 @@ export function createApiClient(options: ApiClientOptions) {
   function clientToken(): Promise<string> {
     if (appToken && appToken.expiresAt - Date.now() > 60_000) return Promise.resolve(appToken.value);
     appTokenRequest ??= oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'client_credentials', scope: CLIENT_SCOPE })
+      .catch((error: unknown) => {
+        // A client registered without client_credentials or these scopes (a bot run apart from the
+        // service, registered by hand): the operator's to fix, and the asker has no link to keep.
+        const refused = error instanceof ApiError && (error.kind === 'misconfigured' || (error.kind === 'oauth' && ['invalid_scope', 'unauthorized_client', 'unsupported_grant_type'].includes(error.type)));
+        throw refused ? new ApiError('misconfigured', error.status, error.type, CLIENT_MISCONFIGURED_MESSAGE) : error;
+      })
       .then((body) => {
         appToken = { value: String(body.access_token), expiresAt: Date.now() + Number(body.expires_in ?? 3600) * 1000 };
         return appToken.value;

@@ -6,11 +6,12 @@
 import { MessageFlags } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOT_CLIENT_ID } from '../../src/auth/clients.js';
-import { createApiClient } from '../../src/bot/api-client.js';
+import { ApiError, CLIENT_MISCONFIGURED_MESSAGE, createApiClient } from '../../src/bot/api-client.js';
 import { LINK_BUTTON_ID } from '../../src/bot/link-flow.js';
 import { loadBotClientSecret } from '../../src/config/secrets.js';
 import { approveWithLoginLink, startBotHarness, type BotHarness } from '../support/bot.js';
 import { DIALECTS } from '../support/dialects.js';
+import { createTestClient } from '../support/oauth.js';
 import { resolvedUsers, user, type ApiUser, type RecordedResponse } from '../support/fake-discord.js';
 import { TOKEN_PATH, startTokenProxy } from './token-proxy.js';
 
@@ -239,5 +240,14 @@ describe.each(DIALECTS)('privacy and lookups through the bot (%s)', (dialect) =>
     } finally {
       await proxy.close();
     }
+  });
+
+  it('says the bot is misconfigured when its client may not read as itself (registered by hand without the scopes)', async () => {
+    const old = await createTestClient(h.server, { name: 'Bot registered for message info only', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['messages:read'] });
+    const api = createApiClient({ baseUrl: h.server.url, clientId: old.id, clientSecret: old.secret ?? '', timeoutMs: 10_000 });
+    const refused = await api.withClientToken((token) => api.getSystem(token, OWNER.id)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ kind: 'misconfigured', message: CLIENT_MISCONFIGURED_MESSAGE });
+    expect(CLIENT_MISCONFIGURED_MESSAGE).toContain('alters:read system:read messages:read');
   });
 });
