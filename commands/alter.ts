@@ -1,10 +1,13 @@
-// /alter create | edit | show | list.
+// /alter create | edit | show | list | privacy.
 import { SlashCommandBuilder, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { alterEmbed, alterName } from '../src/bot/embeds.js';
 import { alterListPage } from '../src/bot/alter-list.js';
+import { fieldWordsOf } from '../src/bot/error-wording.js';
 import { requireAlter, targetOf } from '../src/bot/options.js';
+import { ALTER_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
 import type { Responder } from '../src/bot/responder.js';
+import { AlterPrivacy, SystemPrivacy } from '../src/domain/privacy-bits.js';
 import { CLEAR } from './system.js';
 
 const FIELDS = [
@@ -13,6 +16,22 @@ const FIELDS = [
   ['color', 'color', 'A color like #a1b2c3', 7],
   ['avatar', 'avatarUrl', 'Avatar image URL', 2048],
 ] as const;
+
+/** Options that are not in FIELDS (create makes the names required; banner is edit's alone): option, API field. */
+const OTHER_OPTIONS = [
+  ['username', 'username'],
+  ['display-name', 'displayName'],
+  ['banner', 'banner'],
+] as const;
+
+/** What the service calls each option, for errors in the user's words (keep beside the options above). */
+const FIELD_WORDS = { ...fieldWordsOf(FIELDS), ...fieldWordsOf(OTHER_OPTIONS), public: 'privacy' };
+
+/** Whether the owner's system shows its alters to others at all (for the owner's cards). */
+async function systemShowsAlters({ api, accounts }: BotContext, userId: string): Promise<boolean | undefined> {
+  const system = await accounts.withToken(userId, (token) => api.getSystem(token, '@me')).catch(() => undefined);
+  return system && (system.public & SystemPrivacy.alters) === SystemPrivacy.alters;
+}
 
 function addFieldOptions(sub: SlashCommandSubcommandBuilder, clearable: boolean): SlashCommandSubcommandBuilder {
   for (const [option, , description, max] of FIELDS) {
@@ -30,7 +49,8 @@ function fieldPatch(interaction: ChatInputCommandInteraction, clearable: boolean
   return patch;
 }
 
-async function create(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+async function create(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
+  const { api, accounts, alters } = context;
   const body = {
     username: interaction.options.getString('username', true),
     displayName: interaction.options.getString('display-name', true),
@@ -38,32 +58,49 @@ async function create(interaction: ChatInputCommandInteraction, { api, accounts,
   };
   const alter = await accounts.withToken(interaction.user.id, (token) => api.createAlter(token, body));
   alters.invalidate(interaction.user.id);
-  await reply.send({ content: `Created **${alterName(alter)}**.`, embeds: [alterEmbed(alter)] });
+  // New alters are private (the origin's default): the owner is told, with the one step that changes it.
+  const hidden = (alter.public & AlterPrivacy.visible) === 0 ? ` Only you can see it for now: \`/alter privacy alter:${alter.username ?? alter.alterId} all:public\` shows it to others.` : '';
+  await reply.send({ content: `Created **${alterName(alter)}**.${hidden}`, embeds: [alterEmbed(alter, { owner: true, systemShowsAlters: await systemShowsAlters(context, interaction.user.id) })] });
 }
 
 async function edit(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
   const alter = await requireAlter(interaction, alters, 'alter');
   const patch: Record<string, string | null> = { ...fieldPatch(interaction, true) };
-  const username = interaction.options.getString('username');
-  const displayName = interaction.options.getString('display-name');
-  const banner = interaction.options.getString('banner');
-  if (username !== null) patch.username = username;
-  if (displayName !== null) patch.displayName = displayName;
-  if (banner !== null) patch.banner = banner === CLEAR ? null : banner;
+  for (const [option, field] of OTHER_OPTIONS) {
+    const value = interaction.options.getString(option);
+    if (value !== null) patch[field] = field === 'banner' && value === CLEAR ? null : value;
+  }
   if (Object.keys(patch).length === 0) {
     await reply.send({ content: 'Nothing to change: give at least one option.' });
     return;
   }
   const updated = await accounts.withToken(interaction.user.id, (token) => api.editAlter(token, alter.alterId, patch));
   alters.invalidate(interaction.user.id);
-  await reply.send({ content: `Updated **${alterName(updated)}**.`, embeds: [alterEmbed(updated)] });
+  await reply.send({ content: `Updated **${alterName(updated)}**.`, embeds: [alterEmbed(updated, { owner: true })] });
 }
 
+/** Another user's alter needs no link (public data through the bot's own client); one's own does. */
 async function show(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
   const target = targetOf(interaction);
   const chosen = await requireAlter(interaction, alters, 'alter', target);
-  const { data } = await accounts.withToken(interaction.user.id, (token) => api.getAlter(token, target, chosen.alterId));
-  await reply.send({ embeds: [alterEmbed(data)] });
+  const { isSelf, data } = await accounts.asViewer(interaction.user.id, target, (token) => api.getAlter(token, target, chosen.alterId));
+  await reply.send({ embeds: [alterEmbed(data, { owner: isSelf })] });
+}
+
+/** Shows or changes what others see of one alter; without options, just shows it. */
+async function privacy(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
+  const { api, accounts, alters } = context;
+  const chosen = await requireAlter(interaction, alters, 'alter');
+  // Read fresh: the directory's copy may be up to 30 s old, and the change starts from what is stored.
+  const { shown, changed } = await accounts.withToken(interaction.user.id, async (token) => {
+    const { data: current } = await api.getAlter(token, '@me', chosen.alterId);
+    const wanted = chosenPrivacy((option) => interaction.options.getString(option), ALTER_PRIVACY, current.public);
+    if (wanted === undefined || wanted === current.public) return { shown: current, changed: false };
+    return { shown: await api.editAlter(token, current.alterId, { public: wanted }), changed: true };
+  });
+  if (changed) alters.invalidate(interaction.user.id);
+  const content = changed ? `Privacy of **${alterName(shown)}** saved: the card below says what others see.` : `What others see of **${alterName(shown)}** is under “Privacy” below.`;
+  await reply.send({ content, embeds: [alterEmbed(shown, { owner: true, systemShowsAlters: await systemShowsAlters(context, interaction.user.id) })] });
 }
 
 async function list(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
@@ -109,10 +146,20 @@ export const alter = {
         .setName('list')
         .setDescription('List alters')
         .addUserOption((o) => o.setName('user').setDescription('Whose alters (default: yours)')),
+    )
+    .addSubcommand((sub) =>
+      addPrivacyOptions(
+        sub
+          .setName('privacy')
+          .setDescription('Choose what others see of one alter (all:public shows everything)')
+          .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true)),
+        ALTER_PRIVACY,
+      ),
     ),
-  ephemeral: (interaction) => ['create', 'edit'].includes(interaction.options.getSubcommand()),
+  ephemeral: (interaction) => ['create', 'edit', 'privacy'].includes(interaction.options.getSubcommand()),
+  fieldWords: FIELD_WORDS,
   async execute(interaction, context, reply) {
-    const run = { create, edit, show, list }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list'];
+    const run = { create, edit, show, list, privacy }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list' | 'privacy'];
     await run(interaction, context, reply);
   },
   async autocomplete(interaction, { alters }) {

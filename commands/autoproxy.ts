@@ -85,6 +85,7 @@ export const autoproxy = {
     )
     .addSubcommand((s) => s.setName('show').setDescription('Your autoproxy settings that apply here')),
   ephemeral: true,
+  fieldWords: { autoproxyMode: 'mode', autoproxyAlter: 'alter', serverId: 'where' },
   async execute(interaction, context, reply) {
     const run = { set, clear, show }[interaction.options.getSubcommand()];
     if (run) await run(interaction, context, reply);

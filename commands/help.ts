@@ -6,6 +6,7 @@ const LINES = [
   '`/link` connect your Discord account · `/unlink` disconnect it',
   '`/system show [user]` a system profile and who is fronting · `/system edit` change yours',
   '`/alter create` · `/alter edit` · `/alter show` · `/alter list [user]`',
+  '`/system privacy` · `/alter privacy alter` choose what others see (`all:public` shows everything; new systems and alters are private)',
   '`/front alter` switch who is fronting',
   '**Proxying**: `/proxy tag-add alter prefix suffix` then type `prefix hello suffix` to speak as the alter · `/proxy tags` · `/proxy tag-remove` · `/proxy server enabled` (on or off here)',
   '`/autoproxy set mode [alter] [where]` speak as an alter without tags (off, front, latch, alter; this server, this channel or everywhere) · `/autoproxy clear` · `/autoproxy show`',
@@ -13,7 +14,7 @@ const LINES = [
   '`/reproxy alter` re-send your last message here as another alter (5 minutes)',
   'On a proxied message: react ❓ for who sent it, ❌ to delete your own; or right-click → Apps → **Message info**, **Edit proxied message**, **Delete proxied message**',
   'Right-click a member → Apps → **View system** (only you see the answer)',
-  'Other people’s systems are shown with their privacy settings.',
+  'Other people’s systems are shown with their privacy settings; looking them up needs no link.',
 ];
 
 export const help = {

@@ -84,6 +84,7 @@ export const proxy = {
         .addBooleanOption((o) => o.setName('enabled').setDescription('Whether your messages here are proxied').setRequired(true)),
     ),
   ephemeral: true,
+  fieldWords: { 'proxyTags.prefix': 'prefix', 'proxyTags.suffix': 'suffix' },
   async execute(interaction, context, reply) {
     const run = { 'tag-add': addTag, 'tag-remove': removeTag, tags: listTags, server }[interaction.options.getSubcommand()];
     if (run) await run(interaction, context, reply);

@@ -1,9 +1,12 @@
-// /system show [user] and /system edit.
+// /system show [user], /system edit and /system privacy.
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { systemEmbed } from '../src/bot/embeds.js';
+import { fieldWordsOf } from '../src/bot/error-wording.js';
 import { targetOf } from '../src/bot/options.js';
+import { SYSTEM_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
 import type { Responder } from '../src/bot/responder.js';
+import { AlterPrivacy } from '../src/domain/privacy-bits.js';
 
 /** Typing this clears a field. */
 export const CLEAR = '-';
@@ -17,12 +20,13 @@ const EDITS = [
   ['banner', 'systemBanner', 'Banner image URL (- to clear)'],
 ] as const;
 
+/** Another user's system needs no link (public data through the bot's own client); one's own does. */
 async function show(interaction: ChatInputCommandInteraction, { api, accounts }: BotContext, reply: Responder) {
   const target = targetOf(interaction);
-  const [system, front] = await accounts.withToken(interaction.user.id, (token) =>
-    Promise.all([api.getSystem(token, target), api.getFront(token, target).catch(() => undefined)]),
+  const [system, fronters] = await accounts.asViewer(interaction.user.id, target, (token) =>
+    Promise.all([api.getSystem(token, target), api.currentFront(token, target).catch(() => [])]),
   );
-  await reply.send({ embeds: [systemEmbed(system, front?.current[0])] });
+  await reply.send({ embeds: [systemEmbed(system, fronters, { owner: target === '@me' })] });
 }
 
 async function edit(interaction: ChatInputCommandInteraction, { api, accounts }: BotContext, reply: Responder) {
@@ -36,7 +40,26 @@ async function edit(interaction: ChatInputCommandInteraction, { api, accounts }:
     return;
   }
   const system = await accounts.withToken(interaction.user.id, (token) => api.editSystem(token, patch));
-  await reply.send({ content: 'System updated.', embeds: [systemEmbed(system, undefined)] });
+  await reply.send({ content: 'System updated.', embeds: [systemEmbed(system, [], { owner: true })] });
+}
+
+/** Shows or changes what others see of the system; without options, just shows it. */
+async function privacy(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+  const userId = interaction.user.id;
+  const { system, changed } = await accounts.withToken(userId, async (token) => {
+    const current = await api.getSystem(token, '@me');
+    const wanted = chosenPrivacy((option) => interaction.options.getString(option), SYSTEM_PRIVACY, current.public);
+    if (wanted === undefined || wanted === current.public) return { system: current, changed: false };
+    return { system: await api.editSystem(token, { public: wanted }), changed: true };
+  });
+  // Alters have their own settings: say how many others cannot see at all.
+  const hiddenAlters = (await alters.all(userId).catch(() => [])).filter((alter) => (alter.public & AlterPrivacy.visible) === 0);
+  const alterNote =
+    hiddenAlters.length > 0
+      ? `\n${hiddenAlters.length === 1 ? '1 of your alters is' : `${hiddenAlters.length} of your alters are`} private (each has its own settings): \`/alter privacy alter:${hiddenAlters[0]?.username ?? '…'} all:public\`.`
+      : '';
+  const heading = changed ? 'Privacy saved: the profile below says what others see.' : 'What others see of your system is under “Privacy” below.';
+  await reply.send({ content: `${heading}${alterNote}`, embeds: [systemEmbed(system, [], { owner: true })] });
 }
 
 export const system = {
@@ -53,10 +76,12 @@ export const system = {
       sub.setName('edit').setDescription('Edit your system profile');
       for (const [option, , description] of EDITS) sub.addStringOption((o) => o.setName(option).setDescription(description).setMaxLength(option === 'description' ? 1000 : 300));
       return sub;
-    }),
-  ephemeral: (interaction) => interaction.options.getSubcommand() === 'edit',
+    })
+    .addSubcommand((sub) => addPrivacyOptions(sub.setName('privacy').setDescription('Choose what others see of your system (all:public shows everything)'), SYSTEM_PRIVACY)),
+  ephemeral: (interaction) => interaction.options.getSubcommand() !== 'show',
+  fieldWords: { ...fieldWordsOf(EDITS), public: 'privacy' },
   async execute(interaction, context, reply) {
-    if (interaction.options.getSubcommand() === 'edit') await edit(interaction, context, reply);
-    else await show(interaction, context, reply);
+    const run = { show, edit, privacy }[interaction.options.getSubcommand() as 'show' | 'edit' | 'privacy'];
+    await run(interaction, context, reply);
   },
 } satisfies SlashCommand;

@@ -18,7 +18,8 @@ export function createAlterDirectory(api: ApiClient, accounts: LinkedAccounts) {
     const key = `${viewerId}:${target}`;
     const hit = cache.get(key);
     if (hit && Date.now() - hit.at < CACHE_MS) return hit.alters;
-    const alters = accounts.withToken(viewerId, async (token) => {
+    // Another user's alters need no link (public ones, through the bot's client).
+    const alters = accounts.asViewer(viewerId, target, async (token) => {
       const found: Alter[] = [];
       for (let skip = 0; ; skip += PAGE) {
         const page = await api.listAlters(token, target, { skip, max: PAGE });

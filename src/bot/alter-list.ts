@@ -1,6 +1,7 @@
 // The paged alter list: an embed of one page and previous/next buttons. Buttons carry the system's
-// owner and the offset (`alters:<userId>:<skip>`), and each click reads with the clicker's own
-// token, so privacy always applies to whoever is looking. Pages go through the API's skip, so any
+// owner and the offset (`alters:<userId>:<skip>`), and each click reads as the clicker (their own
+// token, or the bot's client for another user's public alters when they never linked), so privacy
+// always applies to whoever is looking. Pages go through the API's skip, so any
 // number of alters can be paged.
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import type { BotContext } from './command.js';
@@ -16,7 +17,7 @@ export function parseAlterPageId(customId: string): { ownerId: string; skip: num
 
 /** `target` is '@me' or a user id; `viewerId` is who is looking. */
 export async function alterListPage({ api, accounts }: BotContext, viewerId: string, target: string, skip: number, title: string): Promise<ReplyPayload> {
-  const page = await accounts.withToken(viewerId, (token) => api.listAlters(token, target, { skip, max: ALTERS_PER_PAGE + 1 }));
+  const page = await accounts.asViewer(viewerId, target, (token) => api.listAlters(token, target, { skip, max: ALTERS_PER_PAGE + 1 }));
   const hasMore = page.length > ALTERS_PER_PAGE;
   const ownerId = target === '@me' ? viewerId : target;
   const row = new ActionRowBuilder<ButtonBuilder>().addComponents(

@@ -17,6 +17,13 @@ export type ApiErrorKind = 'problem' | 'unavailable' | 'timeout' | 'rate-limited
 /** What users are told while the service refuses the bot's client credentials. */
 export const MISCONFIGURED_MESSAGE = 'The bot is misconfigured: switchboard does not accept its client credentials right now. Your link is kept; please tell the bot’s operator.';
 
+/** One entry of the service's error body: `field` is the API's name (`avatarUrl`), not an option's. */
+export interface ServiceProblem {
+  type: string;
+  friendly: string;
+  field?: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly kind: ApiErrorKind,
@@ -26,10 +33,18 @@ export class ApiError extends Error {
     friendly: string,
     readonly field?: string,
     readonly retryAfterSeconds?: number,
+    /** Every problem the service reported (validation names each bad field); empty for the bot's own errors. */
+    readonly problems: readonly ServiceProblem[] = [],
   ) {
     super(friendly);
     this.name = 'ApiError';
   }
+}
+
+/** One alter at the front and since when. */
+export interface Fronter {
+  alter: Alter;
+  since: string;
 }
 
 export interface TokenSet {
@@ -68,6 +83,10 @@ interface CallOptions {
 }
 
 const SCOPE = 'openid offline_access alters:read alters:write system:read system:write system:ai-ap messages:read messages:write';
+/** What the bot's own client-credentials token may do: read public data and message info. */
+const CLIENT_SCOPE = 'alters:read system:read messages:read';
+/** What users are told when the bot may not read as itself (lookups and message info without a link). */
+export const CLIENT_MISCONFIGURED_MESSAGE = `The bot is misconfigured: switchboard does not let it look things up on its own (its client needs the client_credentials grant and the scopes ${CLIENT_SCOPE}). Please tell the bot’s operator.`;
 
 export function createApiClient(options: ApiClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
@@ -130,12 +149,14 @@ export function createApiClient(options: ApiClientOptions) {
       throw new ApiError('rate-limited', 429, 'rate-limited', `Too many requests right now. Try again in ${wait} s.`, undefined, wait);
     }
     if (response.status >= 200 && response.status < 300) return response.body as T;
-    const first = (response.body as { errors?: Array<{ type?: string; friendly?: string; field?: string }> } | undefined)?.errors?.[0];
+    const errors = (response.body as { errors?: Array<{ type?: string; friendly?: string; field?: string }> } | undefined)?.errors ?? [];
+    const first = errors[0];
     if (response.status === 401) throw new ApiError('unauthorized', 401, first?.type ?? 'invalid-auth', 'Your link to switchboard has expired.');
     if (response.status >= 500 || !first) {
       throw new ApiError('unavailable', response.status, first?.type ?? 'server-error', 'switchboard had a problem with that request. Try again in a moment.');
     }
-    throw new ApiError('problem', response.status, first.type ?? 'error', first.friendly ?? 'That did not work.', first.field);
+    const problems = errors.map((problem) => ({ type: problem.type ?? 'error', friendly: problem.friendly ?? 'That did not work.', ...(problem.field ? { field: problem.field } : {}) }));
+    throw new ApiError('problem', response.status, first.type ?? 'error', first.friendly ?? 'That did not work.', first.field, undefined, problems);
   }
 
   /** An OAuth call: form in, JSON out, RFC 6749 errors. */
@@ -168,15 +189,45 @@ export function createApiClient(options: ApiClientOptions) {
 
   const userPath = (user: string) => `/v1/users/${encodeURIComponent(user)}`;
 
-  // The bot's own client-credentials token, for what it asks as itself (message info for people
-  // who never linked). Renewed a minute before it expires.
+  // The bot's own client-credentials token, for what it asks as itself on behalf of people who
+  // never linked: message info, and other users' public profiles (lookups by moderators). One
+  // token, shared by concurrent callers, renewed a minute before it expires or after a 401. It
+  // holds read scopes only, and the service lets such a token read nothing but public data of
+  // users named by id.
   let appToken: { value: string; expiresAt: number } | undefined;
-  async function clientToken(): Promise<string> {
-    if (appToken && appToken.expiresAt - Date.now() > 60_000) return appToken.value;
-    const body = await oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'client_credentials', scope: 'messages:read' });
-    appToken = { value: String(body.access_token), expiresAt: Date.now() + Number(body.expires_in ?? 3600) * 1000 };
-    return appToken.value;
+  let appTokenRequest: Promise<string> | undefined;
+  function clientToken(): Promise<string> {
+    if (appToken && appToken.expiresAt - Date.now() > 60_000) return Promise.resolve(appToken.value);
+    appTokenRequest ??= oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'client_credentials', scope: CLIENT_SCOPE })
+      .catch((error: unknown) => {
+        // A client registered without client_credentials or these scopes (a bot run apart from the
+        // service, registered by hand): the operator's to fix, and the asker has no link to keep.
+        const refused = error instanceof ApiError && (error.kind === 'misconfigured' || (error.kind === 'oauth' && ['invalid_scope', 'unauthorized_client', 'unsupported_grant_type'].includes(error.type)));
+        throw refused ? new ApiError('misconfigured', error.status, error.type, CLIENT_MISCONFIGURED_MESSAGE) : error;
+      })
+      .then((body) => {
+        appToken = { value: String(body.access_token), expiresAt: Date.now() + Number(body.expires_in ?? 3600) * 1000 };
+        return appToken.value;
+      })
+      .finally(() => {
+        appTokenRequest = undefined;
+      });
+    return appTokenRequest;
   }
+
+  async function withClientToken<T>(call: (token: string) => Promise<T>): Promise<T> {
+    const token = await clientToken();
+    try {
+      return await call(token);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.kind === 'unauthorized')) throw error;
+      if (appToken?.value === token) appToken = undefined;
+      return call(await clientToken());
+    }
+  }
+
+  const getFront = (token: string, user: string) =>
+    api<{ data: { current: FrontEntry[]; history: FrontEntry[] } }>('GET', `${userPath(user)}/front?max=1`, { token }).then((r) => r.data);
 
   return {
     /** Starts a device flow; with `forUser`, only that Discord user can approve it (login_hint). */
@@ -251,10 +302,21 @@ export function createApiClient(options: ApiClientOptions) {
     removeAutoproxy: (token: string, serverId: string) => api<{ removed: boolean }>('POST', `${userPath('@me')}/autoproxy/remove`, { token, json: { serverId } }),
     /** Message info as the asker sees it: their own token, or the bot's client token when they never linked. */
     async messageInfo(messageId: string, token?: string): Promise<MessageInfo> {
-      const response = await api<{ data: MessageInfo }>('GET', `/v1/messages/${encodeURIComponent(messageId)}`, { token: token ?? (await clientToken()) });
-      return response.data;
+      const read = (bearer: string) => api<{ data: MessageInfo }>('GET', `/v1/messages/${encodeURIComponent(messageId)}`, { token: bearer });
+      return (token ? await read(token) : await withClientToken(read)).data;
     },
-    getFront: (token: string, user: string) => api<{ data: { current: FrontEntry[]; history: FrontEntry[] } }>('GET', `${userPath(user)}/front?max=1`, { token }).then((r) => r.data),
+    getFront,
+    /**
+     * Who is fronting now, as the viewer may see it: the one place the bot reads the front's shape
+     * (the cards only ever see this list). Today that is the newest push, whoever made it (what
+     * "front" autoproxy follows); a front of several alters is simply a longer list.
+     */
+    async currentFront(token: string, user: string): Promise<Fronter[]> {
+      const { current } = await getFront(token, user);
+      return current.slice(0, 1).map((entry) => ({ alter: entry.alter, since: entry.pushedAt }));
+    },
+    /** Runs `call` with the bot's own client-credentials token (public reads as nobody in particular). */
+    withClientToken,
   };
 }
 

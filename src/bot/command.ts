@@ -14,6 +14,7 @@ import type {
 } from 'discord.js';
 import type { ApiClient } from './api-client.js';
 import type { AlterDirectory } from './alter-directory.js';
+import type { FieldWords } from './error-wording.js';
 import type { LinkFlow } from './link-flow.js';
 import type { LinkedAccounts } from './linked-accounts.js';
 import type { Proxying } from './proxy/index.js';
@@ -38,6 +39,8 @@ export interface SlashCommand {
   ephemeral: boolean | ((interaction: ChatInputCommandInteraction) => boolean);
   execute(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder): Promise<void>;
   autocomplete?(interaction: AutocompleteInteraction, context: BotContext): Promise<void>;
+  /** The service's field names → this command's options, so errors name what the user typed (declared beside the options). */
+  fieldWords?: FieldWords;
 }
 
 export interface UserMenuCommand {

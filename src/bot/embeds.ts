@@ -2,8 +2,9 @@
 // (so other users' privacy is already applied: hidden fields are simply absent).
 import { EmbedBuilder } from 'discord.js';
 import type { Alter } from '../domain/alter.js';
-import type { FrontEntry } from '../domain/front.js';
 import type { System } from '../domain/system.js';
+import type { Fronter } from './api-client.js';
+import { alterPrivacyText, systemPrivacyText } from './privacy-settings.js';
 
 const DEFAULT_COLOR = 0x5865f2;
 
@@ -15,7 +16,22 @@ export function alterName(alter: Pick<Alter, 'displayName' | 'username' | 'alter
   return alter.displayName ?? (alter.username ? `@${alter.username}` : `Alter ${alter.alterId}`);
 }
 
-export function alterEmbed(alter: Alter): EmbedBuilder {
+/** How a card is being looked at: by its owner (who is told what others see), and what else is known. */
+export interface CardView {
+  owner?: boolean;
+  /** The system's own "alters" setting, when known: an owner's alter card warns when it hides every alter. */
+  systemShowsAlters?: boolean;
+}
+
+const when = (iso: string, style: 'D' | 'R') => `<t:${Math.floor(Date.parse(iso) / 1000)}:${style}>`;
+
+/** Text in a code span, whatever backticks it holds. */
+const code = (text: string) => (text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``);
+
+/** A proxy tag as it is typed: `k:text`, `[text]`. */
+export const proxyTagText = (tag: { prefix: string | null; suffix: string | null }) => code(`${tag.prefix ?? ''}text${tag.suffix ?? ''}`);
+
+export function alterEmbed(alter: Alter, view: CardView = {}): EmbedBuilder {
   const embed = new EmbedBuilder()
     .setTitle(cut(alterName(alter), 256))
     .setColor(alter.color ? Number.parseInt(alter.color.slice(1), 16) : DEFAULT_COLOR)
@@ -24,12 +40,19 @@ export function alterEmbed(alter: Alter): EmbedBuilder {
   if (alter.banner) embed.setImage(alter.banner);
   if (alter.description) embed.setDescription(cut(alter.description, 4096));
   if (alter.pronouns) embed.addFields({ name: 'Pronouns', value: cut(alter.pronouns, 1024), inline: true });
-  if (alter.messageCount !== null) embed.addFields({ name: 'Messages', value: String(alter.messageCount), inline: true });
-  embed.addFields({ name: 'Created', value: `<t:${Math.floor(Date.parse(alter.created) / 1000)}:D>`, inline: true });
+  // What the alter does (fields hidden from the viewer come back empty, so they are left out).
+  if (alter.messageCount !== null) {
+    const last = alter.lastMessageTimestamp ? ` · last ${when(alter.lastMessageTimestamp, 'R')}` : '';
+    embed.addFields({ name: 'Messages', value: `${alter.messageCount}${last}`, inline: true });
+  }
+  if (alter.proxyTags.length > 0) embed.addFields({ name: 'Proxy tags', value: cut(alter.proxyTags.map(proxyTagText).join(' '), 1024), inline: true });
+  embed.addFields({ name: 'Created', value: when(alter.created, 'D'), inline: true });
+  if (view.owner) embed.addFields({ name: 'Privacy', value: cut(alterPrivacyText(alter.public, alter.username, view.systemShowsAlters), 1024) });
   return embed;
 }
 
-export function systemEmbed(system: System, fronting: FrontEntry | undefined): EmbedBuilder {
+/** `fronters`: who is fronting now, as far as the viewer may see (empty when unknown or private). */
+export function systemEmbed(system: System, fronters: readonly Fronter[] = [], view: CardView = {}): EmbedBuilder {
   const title = system.systemName ?? 'A private system';
   const embed = new EmbedBuilder()
     .setTitle(cut(system.systemDisplayTag ? `${title} ${system.systemDisplayTag}` : title, 256))
@@ -38,10 +61,15 @@ export function systemEmbed(system: System, fronting: FrontEntry | undefined): E
   if (system.systemAvatar) embed.setThumbnail(system.systemAvatar);
   if (system.systemBanner) embed.setImage(system.systemBanner);
   if (system.systemDescription) embed.setDescription(cut(system.systemDescription, 4096));
+  else if (!view.owner && system.systemName === null) embed.setDescription('This system keeps its profile private.');
   if (system.systemPronouns) embed.addFields({ name: 'Pronouns', value: cut(system.systemPronouns, 1024), inline: true });
-  if (!system.redacted.includes('alterIds')) embed.addFields({ name: 'Alters', value: String(system.alterIds.length), inline: true });
-  if (fronting) embed.addFields({ name: 'Fronting', value: cut(`${alterName(fronting.alter)} · <t:${Math.floor(Date.parse(fronting.pushedAt) / 1000)}:R>`, 1024) });
-  embed.addFields({ name: 'Created', value: `<t:${Math.floor(Date.parse(system.createdAt) / 1000)}:D>`, inline: true });
+  embed.addFields({ name: 'Alters', value: system.redacted.includes('alterIds') ? 'private' : String(system.alterIds.length), inline: true });
+  if (fronters.length > 0) {
+    const lines = fronters.slice(0, 10).map((fronter) => `${alterName(fronter.alter)} · since ${when(fronter.since, 'R')}`);
+    embed.addFields({ name: 'Fronting', value: cut(lines.join('\n'), 1024) });
+  }
+  embed.addFields({ name: 'Created', value: when(system.createdAt, 'D'), inline: true });
+  if (view.owner) embed.addFields({ name: 'Privacy', value: cut(systemPrivacyText(system.public), 1024) });
   return embed;
 }
 

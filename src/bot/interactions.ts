@@ -6,19 +6,26 @@ import { ApiError } from './api-client.js';
 import { ALTER_PAGE_PREFIX, alterListPage, parseAlterPageId } from './alter-list.js';
 import type { BotLog } from './bot.js';
 import type { BotContext, Command, MessageMenuCommand, SlashCommand, UserMenuCommand } from './command.js';
+import { problemSentences, type FieldWords } from './error-wording.js';
 import { LINK_BUTTON_ID, linkPromptButton } from './link-flow.js';
 import { NotLinkedError } from './linked-accounts.js';
 import { Responder } from './responder.js';
 
 
-export function messageFor(error: unknown): { content: string; linkPrompt: boolean } {
+/** What the user reads for an error; `words` maps the service's field names to the command's options. */
+export function messageFor(error: unknown, words: FieldWords = {}): { content: string; linkPrompt: boolean } {
   if (error instanceof NotLinkedError) {
     return {
-      content: error.reason === 'never' ? 'Link your Discord account to switchboard first.' : 'Your link to switchboard has expired or was revoked. Link again to continue.',
+      content:
+        error.reason === 'never'
+          ? 'Link your Discord account to switchboard first: your own system and alters need it. (Looking up someone else’s system needs no link.)'
+          : 'Your link to switchboard has expired or was revoked. Link again to continue.',
       linkPrompt: true,
     };
   }
   if (error instanceof ApiError) {
+    // The service's own errors, in the command's words; the bot's own errors are written as sentences already.
+    if (error.problems.length > 0) return { content: problemSentences(error.problems, words), linkPrompt: false };
     const field = error.field && !error.message.includes(error.field) ? ` (${error.field})` : '';
     return { content: `${error.message}${field}`, linkPrompt: false };
   }
@@ -31,7 +38,8 @@ export function createInteractionHandler(commands: readonly Command[], context: 
 
   async function fail(reply: Responder, error: unknown, interaction: Interaction): Promise<void> {
     if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'interaction failed');
-    const { content, linkPrompt } = messageFor(error);
+    const command = 'commandName' in interaction ? byName.get(interaction.commandName) : undefined;
+    const { content, linkPrompt } = messageFor(error, command && 'fieldWords' in command ? command.fieldWords : {});
     await reply.sendPrivately({ content, components: linkPrompt ? [linkPromptButton()] : [] });
   }
 

@@ -37,7 +37,9 @@ export function createLinkFlow(api: ApiClient, accounts: LinkedAccounts) {
       if (result.status !== 'approved') continue;
       await accounts.save(interaction.user.id, { ...result.tokens, linkedAt: Date.now() });
       const system = await api.getSystem(result.tokens.accessToken, '@me').catch(() => undefined);
-      await responder.send({ content: `Linked! Your Discord account now uses the system **${system?.systemName ?? 'you chose'}**.`, components: [] });
+      // A new system is private (the origin's default): say what others see and how to change it.
+      const privateNote = system?.public === 0 ? ' Everything in it is private for now: others see only “A private system”. `/system privacy all:public` shows it to everyone, or choose field by field.' : '';
+      await responder.send({ content: `Linked! Your Discord account now uses the system **${system?.systemName ?? 'you chose'}**.${privateNote}`, components: [] });
       return;
     }
     await responder.send({ content: 'The link request expired. Run `/link` to start again.', components: [] });

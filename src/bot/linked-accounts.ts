@@ -159,13 +159,36 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick
     return link.expiresAt - Date.now() < REFRESH_MARGIN_MS ? refresh(userId, link) : link;
   }
 
+  async function isLinked(userId: string): Promise<boolean> {
+    if (knownUnlinked(userId)) return false;
+    const linked = (await load(userId)) !== undefined;
+    if (!linked) rememberUnlinked(userId);
+    return linked;
+  }
+
+  /** Runs `call` with a valid access token; after a 401 refreshes once and tries again. */
+  async function withToken<T>(userId: string, call: (accessToken: string) => Promise<T>): Promise<T> {
+    const link = await current(userId);
+    try {
+      return await call(link.accessToken);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.kind === 'unauthorized')) throw error;
+      const renewed = await refresh(userId, link);
+      try {
+        return await call(renewed.accessToken);
+      } catch (again) {
+        if (again instanceof ApiError && again.kind === 'unauthorized') {
+          // Forgotten only if still the stored link (another process may have linked anew).
+          await locked(userId, async () => ((await store.get(userId))?.accessToken === renewed.accessToken ? forget(userId) : void remembered.delete(userId)));
+          throw new NotLinkedError('expired');
+        }
+        throw again;
+      }
+    }
+  }
+
   return {
-    isLinked: async (userId: string) => {
-      if (knownUnlinked(userId)) return false;
-      const linked = (await load(userId)) !== undefined;
-      if (!linked) rememberUnlinked(userId);
-      return linked;
-    },
+    isLinked,
 
     /** True when the user is known not to be linked, answered from memory (no store read). */
     knownUnlinked,
@@ -173,24 +196,22 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick
     /** Stores a new link (under the user's lock: a refresh in flight does not overwrite it). */
     save: (userId: string, link: StoredLink) => locked(userId, () => save(userId, link)),
 
-    /** Runs `call` with a valid access token; after a 401 refreshes once and tries again. */
-    async withToken<T>(userId: string, call: (accessToken: string) => Promise<T>): Promise<T> {
-      const link = await current(userId);
+    withToken,
+
+    /**
+     * Runs `call` as `viewerId` reading `target`'s data (`@me` or a user id). Their own data needs
+     * their link. Another user's data needs none: a viewer who never linked (or whose link ended)
+     * reads it with the bot's client-credentials token, which the service treats as a stranger,
+     * so only what that user made public comes back. A linked viewer reads with their own token.
+     */
+    async asViewer<T>(viewerId: string, target: string, call: (accessToken: string) => Promise<T>): Promise<T> {
+      if (target === '@me') return withToken(viewerId, call);
+      if (!(await isLinked(viewerId))) return api.withClientToken(call);
       try {
-        return await call(link.accessToken);
+        return await withToken(viewerId, call);
       } catch (error) {
-        if (!(error instanceof ApiError && error.kind === 'unauthorized')) throw error;
-        const renewed = await refresh(userId, link);
-        try {
-          return await call(renewed.accessToken);
-        } catch (again) {
-          if (again instanceof ApiError && again.kind === 'unauthorized') {
-            // Forgotten only if still the stored link (another process may have linked anew).
-            await locked(userId, async () => ((await store.get(userId))?.accessToken === renewed.accessToken ? forget(userId) : void remembered.delete(userId)));
-            throw new NotLinkedError('expired');
-          }
-          throw again;
-        }
+        if (error instanceof NotLinkedError) return api.withClientToken(call);
+        throw error;
       }
     },
 

@@ -18,7 +18,7 @@ const ALTERS = [
 
 function directory() {
   const api = { listAlters: async (_token: string, _user: string, page: { skip: number; max: number }) => ALTERS.slice(page.skip, page.skip + page.max) };
-  const accounts = { withToken: <T>(_user: string, call: (token: string) => Promise<T>) => call('token') };
+  const accounts = { asViewer: <T>(_user: string, _target: string, call: (token: string) => Promise<T>) => call('token') };
   return createAlterDirectory(api as unknown as ApiClient, accounts as unknown as LinkedAccounts);
 }
 
