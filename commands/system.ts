@@ -22,7 +22,7 @@ async function show(interaction: ChatInputCommandInteraction, { api, accounts }:
   const [system, front] = await accounts.withToken(interaction.user.id, (token) =>
     Promise.all([api.getSystem(token, target), api.getFront(token, target).catch(() => undefined)]),
   );
-  await reply.send({ embeds: [systemEmbed(system, front?.current[0])] });
+  await reply.send({ embeds: [systemEmbed(system, front)] });
 }
 
 async function edit(interaction: ChatInputCommandInteraction, { api, accounts }: BotContext, reply: Responder) {

@@ -14,7 +14,7 @@ export const viewSystem = {
     const embeds: EmbedBuilder[] = await accounts.withToken(interaction.user.id, async (token) => {
       const system = await api.getSystem(token, target);
       const front = await api.getFront(token, target).catch(() => undefined);
-      const shown = [systemEmbed(system, front?.current[0])];
+      const shown = [systemEmbed(system, front)];
       try {
         const alters = await api.listAlters(token, target, { skip: 0, max: SHOWN_ALTERS + 1 });
         shown.push(alterListEmbed(alters.slice(0, SHOWN_ALTERS), `Alters of ${interaction.targetUser.username}`, { skip: 0, hasMore: alters.length > SHOWN_ALTERS }));

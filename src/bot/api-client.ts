@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import type { Alter } from '../domain/alter.js';
 import type { Autoproxy, AutoproxyStateChange } from '../domain/autoproxy.js';
-import type { FrontEntry } from '../domain/front.js';
+import type { Front, FrontHistory, Switch } from '../domain/front.js';
 import type { MessageInfo, ProxiedMessage } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
@@ -226,7 +226,8 @@ export function createApiClient(options: ApiClientOptions) {
     getAlter: (token: string, user: string, alterId: number) => api<{ isSelf: boolean; data: Alter }>('GET', `${userPath(user)}/alters/${alterId}`, { token }),
     listAlters: (token: string, user: string, page: { skip: number; max: number }) =>
       api<Alter[]>('GET', `${userPath(user)}/system/list-alters?max=${page.max}&skip=${page.skip}`, { token }),
-    pushFront: (token: string, alterId: number) => api<{ success: boolean }>('POST', `${userPath('@me')}/front`, { token, json: { alter: String(alterId) } }),
+    /** A switch: these alters front from now on, the first as primary; none switches out. */
+    switchFront: (token: string, alterIds: number[]) => api<{ success: true; data: Switch }>('POST', `${userPath('@me')}/front`, { token, json: { alters: alterIds } }).then((r) => r.data),
     /** The proxy profile, revalidated: `notModified` when `etag` is still current. */
     async getProxyProfile(token: string, guildId: string, etag?: string): Promise<{ notModified: true } | { notModified: false; profile: ProxyProfile; etag: string }> {
       const path = `${userPath('@me')}/proxy-profile?guild=${encodeURIComponent(guildId)}`;
@@ -254,7 +255,9 @@ export function createApiClient(options: ApiClientOptions) {
       const response = await api<{ data: MessageInfo }>('GET', `/v1/messages/${encodeURIComponent(messageId)}`, { token: token ?? (await clientToken()) });
       return response.data;
     },
-    getFront: (token: string, user: string) => api<{ data: { current: FrontEntry[]; history: FrontEntry[] } }>('GET', `${userPath(user)}/front?max=1`, { token }).then((r) => r.data),
+    getFront: (token: string, user: string) => api<{ data: Front }>('GET', `${userPath(user)}/front`, { token }).then((r) => r.data),
+    frontHistory: (token: string, user: string, page: { skip: number; max: number }) =>
+      api<{ data: FrontHistory }>('GET', `${userPath(user)}/front/history?max=${page.max}&skip=${page.skip}`, { token }).then((r) => r.data),
   };
 }
 

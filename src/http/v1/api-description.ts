@@ -41,6 +41,7 @@ Validation reports every problem at once.
 | duplicate-field | 409 | another alter already has this integration field value |
 | too-many-alters | 409 | the system has 2000 alters |
 | too-many-entries | 409 | the system has 1000 autoproxy entries |
+| same-front | 409 | a switch that would change nothing: these alters already front, in this order |
 | rate-limited | 429 | too many requests; see \`Retry-After\` |
 
 ## Decisions where the origin API left gaps
