@@ -33,6 +33,17 @@ async function setNickname(interaction: ChatInputCommandInteraction, api: ApiCli
   }
 }
 
+/** Records the switch; false when the front already was exactly this (the service's 409 same-front). */
+async function switchFront(api: ApiClient, accounts: LinkedAccounts, userId: string, alterIds: number[]): Promise<boolean> {
+  try {
+    await accounts.withToken(userId, (token) => api.switchFront(token, alterIds));
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.type === 'same-front') return false;
+    throw error;
+  }
+}
+
 /** "A", "A and B", "A, B and C". */
 function listed(names: string[]): string {
   return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`;
@@ -50,15 +61,16 @@ async function set(interaction: ChatInputCommandInteraction, { api, accounts, al
   }
   const [primary, ...others] = chosen;
   if (!primary) throw new ApiError('problem', 400, 'validation', 'Name the alter who is fronting.', 'alter');
-  await accounts.withToken(interaction.user.id, (token) => api.switchFront(token, chosen.map((alter) => alter.alterId)));
+  const switched = await switchFront(api, accounts, interaction.user.id, chosen.map((alter) => alter.alterId));
+  // Also when the front already was this one: running it again is how to retry the nickname.
   const nickname = primary.alterMode === 'webhook' ? '' : await setNickname(interaction, api, accounts, primary);
   const company = others.length > 0 ? `, with **${listed(others.map(alterName))}**` : '';
-  await reply.send({ content: `**${alterName(primary)}** is now fronting${company}.${nickname}`, embeds: [alterEmbed(primary)] });
+  await reply.send({ content: `**${alterName(primary)}** is ${switched ? 'now' : 'already'} fronting${company}.${nickname}`, embeds: [alterEmbed(primary)] });
 }
 
 async function out(interaction: ChatInputCommandInteraction, { api, accounts }: BotContext, reply: Responder) {
-  await accounts.withToken(interaction.user.id, (token) => api.switchFront(token, []));
-  await reply.send({ content: 'Switched out: nobody is fronting now.' });
+  const switched = await switchFront(api, accounts, interaction.user.id, []);
+  await reply.send({ content: switched ? 'Switched out: nobody is fronting now.' : 'Nobody is fronting already.' });
 }
 
 const whose = (interaction: ChatInputCommandInteraction) => interaction.options.getUser('user')?.username ?? 'that user';
