@@ -6,7 +6,7 @@
 // - An alter exists for another viewer only when the system shows its alters (system bit 64) and
 //   the alter has its visible bit (1). Otherwise it is absent from lists and 404 on direct reads.
 // - Hidden fields come back null (maps and lists empty) and are named in `redacted`.
-// - Per-server maps, integration fields, flags, the system's settings and which apps pushed the front
+// - Per-server maps, integration fields, flags, the system's settings and which apps made a switch
 //   are the owner's alone. Proxy tags have their own bit (64: a tag like `alpha:` names the alter);
 //   the color goes with the avatar bit (32: how the alter looks).
 // - Integration fields are shown only to the client that wrote them, on the owner's reads.
