@@ -170,6 +170,11 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     expect((await proxied('front says hi')).execution.body.username).toBe('Wren');
     await tracker.call('POST', '/v1/users/@me/front', { alter: String(kestrel.alterId) });
     expect((await proxied('and now')).execution.body.username).toBe('Kestrel');
+    // Co-fronting through the bot: the primary (the first named) speaks; after a switch-out nobody does.
+    await slash('front', 'set', [{ name: 'alter', type: 3, value: String(wren.alterId) }, { name: 'alter-2', type: 3, value: String(kestrel.alterId) }]);
+    expect((await proxied('the primary speaks')).execution.body.username).toBe('Wren');
+    await slash('front', 'out');
+    await ignored(() => say('nobody fronting again'));
     await slash('autoproxy', 'clear', []);
   });
 

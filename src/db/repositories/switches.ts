@@ -122,17 +122,27 @@ export async function currentSwitch(db: Db, systemId: number): Promise<SwitchRec
   return row ? (await withMembers(db, [row]))[0] : undefined;
 }
 
-/** Each client's newest switch, newest first (the first is the current front). */
+/**
+ * Each client's newest switch, newest first (the first is the current front). A system has few
+ * clients and may have many switches: the clients are found by walking the (system, client) index
+ * one distinct value at a time (a loose index scan, which neither database does by itself), then
+ * each one's newest switch by the same index, so the cost follows the clients, not the history.
+ */
 export async function newestSwitchByClient(db: Db, systemId: number): Promise<SwitchRecord[]> {
   const result = await sql<SwitchRow>`
-    select s.id, s.system_id, s.client_id, c.name as client_name, s.switched_at from (
-      select id, row_number() over (partition by client_id order by switched_at desc, id desc) as rank
-      from switches
-      where system_id = ${systemId}
-    ) newest
-    join switches s on s.id = newest.id
+    with recursive clients (client_id) as (
+      select min(client_id) from switches where system_id = ${systemId}
+      union all
+      select (select min(x.client_id) from switches x where x.system_id = ${systemId} and x.client_id > clients.client_id)
+      from clients where clients.client_id is not null
+    )
+    select s.id, s.system_id, s.client_id, c.name as client_name, s.switched_at
+    from switches s
     left join oauth_clients c on c.id = s.client_id
-    where newest.rank = 1
+    where s.id in (
+      select (select n.id from switches n where n.system_id = ${systemId} and n.client_id = clients.client_id order by n.switched_at desc, n.id desc limit 1)
+      from clients where clients.client_id is not null
+    )
     order by s.switched_at desc, s.id desc`.execute(db);
   return withMembers(db, result.rows);
 }
@@ -156,8 +166,11 @@ export async function switchHistory(db: Db, systemId: number, page: HistoryPage)
     cursor = { id: Number(row.id), at: Number(row.switched_at) };
   }
   const rows = await switchesOf(db, systemId)
+    // Older than the cursor in (time, id) order; the first condition alone bounds the index range.
     .$if(cursor !== undefined, (q) =>
-      q.where((eb) => eb.or([eb('s.switched_at', '<', cursor?.at ?? 0), eb.and([eb('s.switched_at', '=', cursor?.at ?? 0), eb('s.id', '<', cursor?.id ?? 0)])])),
+      q
+        .where('s.switched_at', '<=', cursor?.at ?? 0)
+        .where((eb) => eb.or([eb('s.switched_at', '<', cursor?.at ?? 0), eb('s.id', '<', cursor?.id ?? 0)])),
     )
     .limit(page.max + 1)
     .offset(page.skip)
