@@ -247,6 +247,13 @@ describe.each(DIALECTS)('front (%s)', (dialect) => {
     expect(await everything()).toEqual(before);
   });
 
+  it('records exactly one of several identical switches sent at once (the rest 409 same-front)', async () => {
+    const before = (await history('?max=100')).switches.length;
+    const responses = await Promise.all(Array.from({ length: 8 }, () => push(viaA, { alters: [two, one] })));
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+    expect((await history('?max=100')).switches.length).toBe(before + 1);
+  });
+
   it('keeps a switch whose alter was deleted, without it; the next alter becomes its primary', async () => {
     const gone = (await viaA.call<{ alterId: number }>('POST', '/v1/users/@me/system/create-alter', { username: 'gone', displayName: 'Gone' })).body.alterId;
     const pushed = await push(viaA, { alters: [gone, two] });
