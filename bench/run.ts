@@ -21,6 +21,7 @@ import { usernameKey } from '../src/domain/username-key.js';
 import { freePort, type TestServer } from '../test/support/server.js';
 import { runLoad, type LoadResult } from './load.js';
 import { benchBotProxy } from './bot-proxy.js';
+import { benchFront } from './front.js';
 import { benchMessageRecords } from './message-records.js';
 import { benchProxyEngine } from './proxy-engine.js';
 
@@ -414,6 +415,15 @@ async function botProxyBenchmark() {
   });
 }
 
+/** 11. The front with a long switch history, per dialect (bench/front.ts). */
+async function frontBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: string) {
+  const r = await benchFront({ quick, dialect, ...(postgresUrl ? { postgresUrl } : {}) });
+  const label = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const worst = Math.max(...r.reads.map((read) => read.long.p50 / Math.max(read.short.p50, 0.001)));
+  const each = (pick: (read: (typeof r.reads)[number]) => { p50: number; p99: number }) => r.reads.map((read) => `${read.name}: p50 ${fmt(pick(read).p50, 3)} ms, p99 ${fmt(pick(read).p99, 3)} ms`).join('; ');
+  rows.push({ id: dialect === 'sqlite' ? '11a' : '11b', name: `Front reads with ${fmt(r.switches)} switches (${label}): ${r.reads.map((read) => read.name).join(', ')}`, measured: each((read) => read.long), baseline: `${each((read) => read.short)} (100 switches)`, ratio: `${fmt(worst, 2)} (worst p50)`, target: 'reported', met: undefined });
+}
+
 function table(): string {
   const lines = ['| # | Benchmark | switchboard | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.id} | ${row.name} | ${row.measured} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.met === undefined ? '–' : row.met ? 'yes' : '**no**'} |`);
@@ -451,6 +461,8 @@ async function main() {
     }
     await proxyEngineBenchmark();
     await botProxyBenchmark();
+    await frontBenchmark('sqlite');
+    if (postgresUrl) await frontBenchmark('postgres', postgresUrl);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });
@@ -463,7 +475,7 @@ async function main() {
     writeFileSync(
       join(root, 'bench', 'RESULTS.md'),
       `# Benchmark results\n\nCommand: \`npm run bench\` · date: ${new Date().toISOString()} · machine: ${machine}\n\n` +
-        `Each HTTP figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run; 8, 9 and 10 run in-process (bench/message-records.ts, bench/proxy-engine.ts, bench/bot-proxy.ts).\n\n${output}\n\n` +
+        `Each HTTP figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run; 8, 9, 10 and 11 run in-process (bench/message-records.ts, bench/proxy-engine.ts, bench/bot-proxy.ts, bench/front.ts).\n\n${output}\n\n` +
         readFileSync(join(root, 'bench', 'ANALYSIS.md'), 'utf8'),
     );
   }

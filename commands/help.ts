@@ -7,7 +7,7 @@ const LINES = [
   '`/system show [user]` a system profile and who is fronting · `/system edit` change yours',
   '`/alter create` · `/alter edit` · `/alter show` · `/alter list [user]`',
   '`/system privacy` · `/alter privacy alter` choose what others see (`all:public` shows everything; new systems and alters are private)',
-  '`/front alter` switch who is fronting',
+  '`/front set alter [alter-2 … alter-5]` switch who is fronting (the first is the primary) · `/front out` nobody is · `/front show [user]` · `/front history [user]`',
   '**Proxying**: `/proxy tag-add alter prefix suffix` then type `prefix hello suffix` to speak as the alter · `/proxy tags` · `/proxy tag-remove` · `/proxy server enabled` (on or off here)',
   '`/autoproxy set mode [alter] [where]` speak as an alter without tags (off, front, latch, alter; this server, this channel or everywhere) · `/autoproxy clear` · `/autoproxy show`',
   'Start a message with `\\` to skip autoproxy once, `\\\\` to end a latch, `\\\\\\` to turn autoproxy off',

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import type { Alter } from '../domain/alter.js';
 import type { Autoproxy, AutoproxyStateChange } from '../domain/autoproxy.js';
-import type { FrontEntry } from '../domain/front.js';
+import type { Front, FrontHistory, Switch } from '../domain/front.js';
 import type { MessageInfo, ProxiedMessage } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
@@ -226,8 +226,7 @@ export function createApiClient(options: ApiClientOptions) {
     }
   }
 
-  const getFront = (token: string, user: string) =>
-    api<{ data: { current: FrontEntry[]; history: FrontEntry[] } }>('GET', `${userPath(user)}/front?max=1`, { token }).then((r) => r.data);
+  const getFront = (token: string, user: string) => api<{ data: Front }>('GET', `${userPath(user)}/front`, { token }).then((r) => r.data);
 
   return {
     /** Starts a device flow; with `forUser`, only that Discord user can approve it (login_hint). */
@@ -277,7 +276,8 @@ export function createApiClient(options: ApiClientOptions) {
     getAlter: (token: string, user: string, alterId: number) => api<{ isSelf: boolean; data: Alter }>('GET', `${userPath(user)}/alters/${alterId}`, { token }),
     listAlters: (token: string, user: string, page: { skip: number; max: number }) =>
       api<Alter[]>('GET', `${userPath(user)}/system/list-alters?max=${page.max}&skip=${page.skip}`, { token }),
-    pushFront: (token: string, alterId: number) => api<{ success: boolean }>('POST', `${userPath('@me')}/front`, { token, json: { alter: String(alterId) } }),
+    /** A switch: these alters front from now on, the first as primary; none switches out. */
+    switchFront: (token: string, alterIds: number[]) => api<{ success: true; data: Switch }>('POST', `${userPath('@me')}/front`, { token, json: { alters: alterIds } }).then((r) => r.data),
     /** The proxy profile, revalidated: `notModified` when `etag` is still current. */
     async getProxyProfile(token: string, guildId: string, etag?: string): Promise<{ notModified: true } | { notModified: false; profile: ProxyProfile; etag: string }> {
       const path = `${userPath('@me')}/proxy-profile?guild=${encodeURIComponent(guildId)}`;
@@ -306,14 +306,20 @@ export function createApiClient(options: ApiClientOptions) {
       return (token ? await read(token) : await withClientToken(read)).data;
     },
     getFront,
+    frontHistory: (token: string, user: string, page: { skip: number; max: number }) =>
+      api<{ data: FrontHistory }>('GET', `${userPath(user)}/front/history?max=${page.max}&skip=${page.skip}`, { token }).then((r) => r.data),
     /**
      * Who is fronting now, as the viewer may see it: the one place the bot reads the front's shape
-     * (the cards only ever see this list). Today that is the newest push, whoever made it (what
-     * "front" autoproxy follows); a front of several alters is simply a longer list.
+     * (the cards only ever see this list): the newest switch, whoever made it, primary first.
      */
     async currentFront(token: string, user: string): Promise<Fronter[]> {
-      const { current } = await getFront(token, user);
-      return current.slice(0, 1).map((entry) => ({ alter: entry.alter, since: entry.pushedAt }));
+      const { current, alters } = await getFront(token, user);
+      if (!current) return [];
+      const byId = new Map(alters.map((alter) => [alter.alterId, alter]));
+      return current.alterIds.flatMap((alterId) => {
+        const alter = byId.get(alterId);
+        return alter ? [{ alter, since: current.switchedAt }] : [];
+      });
     },
     /** Runs `call` with the bot's own client-credentials token (public reads as nobody in particular). */
     withClientToken,

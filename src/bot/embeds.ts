@@ -2,6 +2,7 @@
 // (so other users' privacy is already applied: hidden fields are simply absent).
 import { EmbedBuilder } from 'discord.js';
 import type { Alter } from '../domain/alter.js';
+import type { Front, Switch } from '../domain/front.js';
 import type { System } from '../domain/system.js';
 import type { Fronter } from './api-client.js';
 import { alterPrivacyText, systemPrivacyText } from './privacy-settings.js';
@@ -71,6 +72,48 @@ export function systemEmbed(system: System, fronters: readonly Fronter[] = [], v
   embed.addFields({ name: 'Created', value: when(system.createdAt, 'D'), inline: true });
   if (view.owner) embed.addFields({ name: 'Privacy', value: cut(systemPrivacyText(system.public), 1024) });
   return embed;
+}
+
+/** Discord's relative time of a switch ("3 hours ago"). */
+const since = (entry: Switch) => `<t:${Math.floor(Date.parse(entry.switchedAt) / 1000)}:R>`;
+
+/** Who a switch names, the primary first; "Nobody" for a switch-out (or, for others, hidden alters only). */
+export function fronterNames(entry: Switch, alters: readonly Alter[]): string {
+  if (entry.alterIds.length === 0) return 'Nobody';
+  const byId = new Map(alters.map((alter) => [alter.alterId, alter]));
+  return entry.alterIds.map((id) => nameOf(id, byId)).join(', ');
+}
+
+const nameOf = (id: number, byId: ReadonlyMap<number, Alter>) => {
+  const alter = byId.get(id);
+  return alter ? alterName(alter) : `Alter ${id}`;
+};
+
+/** `/front show`: who is fronting now (the primary first), since when, and which app switched (own front only). */
+export function frontEmbed(front: Front, title: string): EmbedBuilder {
+  const embed = new EmbedBuilder().setTitle(cut(title, 256)).setColor(DEFAULT_COLOR);
+  const current = front.current;
+  if (!current) return embed.setDescription('Nobody has switched in yet.');
+  const byId = new Map(front.alters.map((alter) => [alter.alterId, alter]));
+  const lines = current.alterIds.map((id, index) => (index === 0 ? `**${nameOf(id, byId)}** (primary)` : nameOf(id, byId)));
+  embed.setDescription(cut(`${lines.length > 0 ? lines.join('\n') : 'Nobody is fronting.'}\n\nSince ${since(current)}`, 4096));
+  const primary = byId.get(current.alterIds[0] ?? -1);
+  if (primary?.color) embed.setColor(Number.parseInt(primary.color.slice(1), 16));
+  if (primary?.avatarUrl) embed.setThumbnail(primary.avatarUrl);
+  if (current.clientName ?? current.clientId) embed.setFooter({ text: cut(`Switched through ${current.clientName ?? current.clientId}`, 2048) });
+  return embed;
+}
+
+export const SWITCHES_PER_PAGE = 10;
+
+/** One page of the switch history, newest first. */
+export function frontHistoryEmbed(switches: Switch[], alters: readonly Alter[], title: string, page: { skip: number; hasMore: boolean }): EmbedBuilder {
+  const lines = switches.map((entry) => `${since(entry)} · ${entry.alterIds.length === 0 ? '*switched out*' : fronterNames(entry, alters)}`);
+  return new EmbedBuilder()
+    .setTitle(cut(title, 256))
+    .setColor(DEFAULT_COLOR)
+    .setDescription(lines.length > 0 ? cut(lines.join('\n'), 4096) : page.skip === 0 ? 'No switches yet.' : 'No more switches.')
+    .setFooter({ text: switches.length > 0 ? `Switches ${page.skip + 1}–${page.skip + switches.length}${page.hasMore ? ' · more on the next page' : ''}` : ' ' });
 }
 
 export const ALTERS_PER_PAGE = 10;

@@ -4,6 +4,7 @@
 import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import { ApiError } from './api-client.js';
 import { ALTER_PAGE_PREFIX, alterListPage, parseAlterPageId } from './alter-list.js';
+import { FRONT_PAGE_PREFIX, frontHistoryPage, parseFrontPageId } from './front-history.js';
 import type { BotLog } from './bot.js';
 import type { BotContext, Command, MessageMenuCommand, SlashCommand, UserMenuCommand } from './command.js';
 import { problemSentences, type FieldWords } from './error-wording.js';
@@ -61,12 +62,15 @@ export function createInteractionHandler(commands: readonly Command[], context: 
       await run(interaction, true, (reply) => context.linkFlow.start(interaction, reply));
       return;
     }
-    const page = interaction.customId.startsWith(ALTER_PAGE_PREFIX) ? parseAlterPageId(interaction.customId) : undefined;
+    const alterPage = interaction.customId.startsWith(ALTER_PAGE_PREFIX) ? parseAlterPageId(interaction.customId) : undefined;
+    const frontPage = interaction.customId.startsWith(FRONT_PAGE_PREFIX) ? parseFrontPageId(interaction.customId) : undefined;
+    const page = alterPage ?? frontPage;
     if (!page) return;
     const target = page.ownerId === interaction.user.id ? '@me' : page.ownerId;
-    const title = interaction.message.embeds[0]?.title ?? 'Alters';
+    const title = interaction.message.embeds[0]?.title ?? (alterPage ? 'Alters' : 'Switches');
     try {
-      await interaction.update(await alterListPage(context, interaction.user.id, target, page.skip, title));
+      const pager = alterPage ? alterListPage : frontHistoryPage;
+      await interaction.update(await pager(context, interaction.user.id, target, page.skip, title));
     } catch (error) {
       const { content, linkPrompt } = messageFor(error);
       const payload = { content, components: linkPrompt ? [linkPromptButton()] : [], flags: 64 as const };

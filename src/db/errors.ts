@@ -12,3 +12,9 @@ export function violatedConstraint(error: unknown): string | undefined {
   if (typeof e?.constraint === 'string') return e.constraint;
   return typeof e?.message === 'string' ? e.message : undefined;
 }
+
+/** A foreign key refused the write (SQLite SQLITE_CONSTRAINT_FOREIGNKEY, PostgreSQL 23503). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
+}

@@ -1,31 +1,95 @@
-// The front: which alter each integration last pushed, and the history of pushes. Each client
-// keeps its own record (as in the origin), so two integrations never overwrite each other.
+// The front as a list of switches. A switch names the alters fronting from its time on, in order
+// (the first is the primary fronter, whom "front" autoproxy speaks as); an empty switch is a
+// switch-out (nobody fronting). The system's current front is its newest switch, whichever app made
+// it; each app's own newest switch stays readable, because an autoproxy entry may follow one app's
+// pushes (the origin's AI/AP mode).
 import { z } from 'zod';
 import { Alter } from './alter.js';
 import { EntityId, EntityIdString, IsoDateTime } from './values.js';
 
-export const PushFrontBody = z.strictObject({
-  alter: z.union([EntityIdString, EntityId]).describe('The alter id, as a string (the origin’s form) or a number.'),
-});
+/** PluralKit's limit on the members of one switch. */
+export const MAX_ALTERS_PER_SWITCH = 150;
+export const MAX_FRONT_HISTORY_PAGE = 100;
+export const DEFAULT_FRONT_HISTORY_PAGE = 20;
 
-export const FrontEntry = z
+const AlterRef = z.union([EntityIdString, EntityId]);
+
+export const PushFrontBody = z
   .strictObject({
-    alterId: z.number().int(),
-    clientId: z.string().nullable().describe('The integration that pushed this alter to the front; null for other viewers (which apps someone uses is theirs to know).'),
-    clientName: z.string().nullable(),
-    pushedAt: IsoDateTime,
-    alter: Alter,
+    alter: AlterRef.optional().describe('One alter id, as a string (the origin’s form) or a number: a switch of that alter alone.'),
+    alters: z
+      .array(AlterRef)
+      .max(MAX_ALTERS_PER_SWITCH, `must have at most ${MAX_ALTERS_PER_SWITCH} alters`)
+      .optional()
+      .describe(`The alters fronting from now on, in order, the primary fronter first (ids as strings or numbers; at most ${MAX_ALTERS_PER_SWITCH}, no repeats). \`[]\` switches out: nobody is fronting.`),
+    timestamp: IsoDateTime.optional().describe('When the switch happened, to record one late (default: now). Never in the future.'),
   })
-  .meta({ id: 'FrontEntry' });
-export type FrontEntry = z.infer<typeof FrontEntry>;
+  .superRefine((body, context) => {
+    if ((body.alter === undefined) === (body.alters === undefined)) {
+      context.addIssue({ code: 'custom', path: ['alters'], message: 'give either alter (one alter) or alters (a list), not both and not neither' });
+    }
+    const seen = new Set<number>();
+    body.alters?.forEach((id, index) => {
+      if (seen.has(id)) context.addIssue({ code: 'custom', path: ['alters', index], message: 'names an alter already in the list' });
+      seen.add(id);
+    });
+  });
+export type PushFrontBody = z.infer<typeof PushFrontBody>;
 
-export interface FrontRecord {
-  id: number;
-  systemId: number;
-  alterId: number;
-  clientId: string;
-  clientName: string | null;
-  pushedAt: number;
+/** The switch a push body asks for: its alters in order. */
+export function requestedAlters(body: PushFrontBody): number[] {
+  return body.alters ?? (body.alter === undefined ? [] : [body.alter]);
 }
 
-export const MAX_FRONT_HISTORY_PAGE = 100;
+export const Switch = z
+  .strictObject({
+    switchId: z.number().int(),
+    switchedAt: IsoDateTime,
+    alterIds: z
+      .array(z.number().int())
+      .describe('The alters fronting from then on, the primary fronter first; details in the answer’s `alters`. Empty: nobody (a switch-out) or, for other users, only alters hidden from them.'),
+    clientId: z.string().nullable().describe('The app that made the switch; null for other users (which apps someone uses is theirs to know).'),
+    clientName: z.string().nullable(),
+  })
+  .meta({ id: 'Switch' });
+export type Switch = z.infer<typeof Switch>;
+
+export const Front = z
+  .strictObject({
+    current: Switch.nullable().describe('The newest switch, whichever app made it: who is fronting now. Null before the first switch.'),
+    byApp: z.array(Switch).describe('Each app’s own newest switch, newest first (what an autoproxy entry following that app speaks as). The owner’s alone: empty for others.'),
+    alters: z.array(Alter).describe('Each alter these switches name, once, in the order first named, as you may see it.'),
+    redacted: z.array(z.string()).describe('What is hidden from you: `byApp` for other users.'),
+  })
+  .meta({ id: 'Front' });
+export type Front = z.infer<typeof Front>;
+
+export const FrontHistory = z
+  .strictObject({
+    switches: z.array(Switch).describe('Newest first (by `switchedAt`, then by `switchId`).'),
+    alters: z.array(Alter).describe('Each alter these switches name, once, in the order first named, as you may see it.'),
+    next: z.number().int().nullable().describe('The `before` that asks for the next, older page; null on the last page.'),
+  })
+  .meta({ id: 'FrontHistory' });
+export type FrontHistory = z.infer<typeof FrontHistory>;
+
+export const PushFrontResponse = z.strictObject({
+  success: z.literal(true),
+  data: Switch.describe('The switch recorded.'),
+});
+
+/** A stored switch, before privacy. */
+export interface SwitchRecord {
+  id: number;
+  systemId: number;
+  clientId: string;
+  clientName: string | null;
+  switchedAt: number;
+  /** Position order: the primary first. */
+  alterIds: number[];
+}
+
+/** Whether two switches name the same alters in the same order (the primary fronter matters to autoproxy). */
+export function sameAlters(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, index) => id === b[index]);
+}

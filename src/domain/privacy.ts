@@ -6,12 +6,13 @@
 // - An alter exists for another viewer only when the system shows its alters (system bit 64) and
 //   the alter has its visible bit (1). Otherwise it is absent from lists and 404 on direct reads.
 // - Hidden fields come back null (maps and lists empty) and are named in `redacted`.
-// - Per-server maps, integration fields, flags, the system's settings and which apps pushed the front
+// - Per-server maps, integration fields, flags, the system's settings and which apps made a switch
 //   are the owner's alone. Proxy tags have their own bit (64: a tag like `alpha:` names the alter);
 //   the color goes with the avatar bit (32: how the alter looks).
 // - Integration fields are shown only to the client that wrote them, on the owner's reads.
 import type { Alter, AlterRecord } from './alter.js';
 import { toAutoproxy } from './autoproxy.js';
+import type { Switch, SwitchRecord } from './front.js';
 import { AlterPrivacy, SystemPrivacy } from './privacy-bits.js';
 import type { MessageInfo, ProxiedMessageRecord, SystemSummary } from './proxied-message.js';
 import { toProxiedMessage } from './proxied-message.js';
@@ -186,7 +187,23 @@ export function viewMessage(message: ProxiedMessageRecord, system: SystemRecord,
   };
 }
 
-/** Which app pushed an alter to the front: the owner's to know (it tells which apps they use). */
-export function viewFrontSource(record: { clientId: string; clientName: string | null }, system: Pick<SystemRecord, 'id'>, viewer: Viewer): { clientId: string | null; clientName: string | null } {
-  return isOwner(viewer, system.id) ? { clientId: record.clientId, clientName: record.clientName } : { clientId: null, clientName: null };
+/** Which apps made a system's switches (and each app's own front): the owner's to know, as it tells which apps they use. */
+export function seesFrontSources(system: Pick<SystemRecord, 'id'>, viewer: Viewer): boolean {
+  return isOwner(viewer, system.id);
+}
+
+/**
+ * A switch as this viewer may see it. `shown` holds the alters the viewer may see (loaded with
+ * alterLoadPolicy, passed through viewAlter); the others are left out, so a switch of hidden alters
+ * only looks like a switch-out and never tells who fronted.
+ */
+export function viewSwitch(record: SwitchRecord, shown: ReadonlySet<number>, system: Pick<SystemRecord, 'id'>, viewer: Viewer): Switch {
+  const sources = seesFrontSources(system, viewer);
+  return {
+    switchId: record.id,
+    switchedAt: new Date(record.switchedAt).toISOString(),
+    alterIds: record.alterIds.filter((id) => shown.has(id)),
+    clientId: sources ? record.clientId : null,
+    clientName: sources ? record.clientName : null,
+  };
 }

@@ -28,6 +28,7 @@ export const PROBLEM_TYPES = [
   'duplicate-field',
   'too-many-alters',
   'too-many-entries',
+  'same-front',
   'internal-error',
 ] as const;
 

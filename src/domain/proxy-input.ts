@@ -64,7 +64,7 @@ export function proxyInputFor(profile: ProxyProfile, message: MessageContext): {
     const stored = byLabel.get(labels[scope]);
     if (stored) entries[scope] = stored;
   }
-  // "front" means the entry in effect's front: the newest push, or the followed client's.
+  // "front" means the entry in effect's front: the primary of the newest switch, or of the followed client's.
   const inEffect = entries.channel ?? entries.server ?? entries.global;
   const frontClient = inEffect ? engineMode(inEffect.autoproxyMode).frontClient : null;
   const front = frontClient === null ? profile.front.latest : (profile.front.byClient[frontClient] ?? null);

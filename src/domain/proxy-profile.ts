@@ -42,10 +42,10 @@ export const ProxyProfile = z
     autoproxy: z.array(Autoproxy).describe('The global entry, this server’s, and its channels’.'),
     front: z
       .strictObject({
-        latest: z.number().int().nullable().describe('The alter of the newest front push, whoever made it: what `front` mode speaks as.'),
-        byClient: z.record(z.string(), z.number().int()).describe('For entries whose mode is an integration’s client id: that client’s newest push.'),
+        latest: z.number().int().nullable().describe('The primary fronter of the newest switch, whichever app made it: what `front` mode speaks as. Null when nobody fronts (no switch yet, or a switch-out).'),
+        byClient: z.record(z.string(), z.number().int()).describe('For entries whose mode is an integration’s client id: the primary fronter of that client’s newest switch (absent when it switched out or never switched).'),
       })
-      .describe('Front pushes (POST /front) that `front` autoproxy follows.'),
+      .describe('The switches (POST /front) that `front` autoproxy follows: only the primary fronter speaks.'),
     alters: z.array(ProxyAlter).describe('Every alter of the system, in id order.'),
   })
   .meta({ id: 'ProxyProfile' });

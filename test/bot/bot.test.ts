@@ -35,6 +35,10 @@ describe('the Discord bot', () => {
     expect(alter?.options?.map((o) => o.name)).toEqual(['create', 'edit', 'show', 'list', 'privacy']);
     const alterOption = alter?.options?.find((o) => o.name === 'edit')?.options?.find((o) => o.name === 'alter');
     expect(alterOption?.autocomplete).toBe(true);
+    const front = commands.find((c) => c.name === 'front');
+    expect(front?.options?.map((o) => o.name)).toEqual(['set', 'out', 'show', 'history']);
+    const fronters = front?.options?.find((o) => o.name === 'set')?.options ?? [];
+    expect(fronters.map((o) => [o.name, o.autocomplete])).toEqual(['alter', 'alter-2', 'alter-3', 'alter-4', 'alter-5'].map((name) => [name, true]));
     expect(commands.find((c) => c.name === 'View system')?.type).toBe(2);
     expect(commands.find((c) => c.name === 'Message info')?.type).toBe(3);
   });
@@ -93,7 +97,7 @@ describe('the Discord bot', () => {
       { type: 3, name: 'username', value: 'birch' },
       { type: 3, name: 'display-name', value: 'Birch' },
     ]);
-    const payload = h.fake.autocomplete({ name: 'front', user: ALICE, options: [{ type: 3, name: 'alter', value: 'bi', focused: true }] });
+    const payload = h.fake.autocomplete({ name: 'front', subcommand: 'set', user: ALICE, options: [{ type: 3, name: 'alter', value: 'ash' }, { type: 3, name: 'alter-2', value: 'bi', focused: true }] });
     const { response } = await h.run(payload, (r) => r.callbackType === 8);
     const choices = response.body.choices as Array<{ name: string; value: string }>;
     expect(choices.map((c) => c.name)).toEqual(['Birch (@birch)']);
@@ -107,14 +111,65 @@ describe('the Discord bot', () => {
     expect(String(unknown.response.body.content)).toMatch(/No alter called/);
   });
 
-  it('switches the front with /front and shows who is fronting in /system show', async () => {
-    const { response } = await slash('front', undefined, [{ type: 3, name: 'alter', value: 'ash' }]);
+  it('switches the front with /front set and shows who is fronting in /system show', async () => {
+    const { response } = await slash('front', 'set', [{ type: 3, name: 'alter', value: 'ash' }]);
     expect(response.body.flags ?? 0).toBe(0);
-    expect(response.body.content).toContain('Ash (@ash)');
+    expect(response.body.content).toBe('**Ash (@ash)** is now fronting.');
     expect(embedsOf(response)[0]?.title).toBe('Ash (@ash)');
     const { response: system } = await slash('system', 'show');
     const fields = embedsOf(system)[0]?.fields as Array<{ name: string; value: string }>;
-    expect(fields.find((f) => f.name === 'Fronting')?.value).toContain('Ash (@ash)');
+    expect(fields.find((f) => f.name === 'Fronting')?.value).toMatch(/^Ash \(@ash\) · <t:\d+:R>$/);
+  });
+
+  it('switches to co-fronters in order, refuses the same switch again, and shows the front with /front show', async () => {
+    const { response } = await slash('front', 'set', [{ type: 3, name: 'alter', value: 'birch' }, { type: 3, name: 'alter-3', value: 'Ash' }]);
+    expect(response.body.content).toBe('**Birch (@birch)** is now fronting, with **Ash (@ash)**.');
+    expect(embedsOf(response)[0]?.title).toBe('Birch (@birch)');
+
+    const again = await slash('front', 'set', [{ type: 3, name: 'alter', value: 'birch' }, { type: 3, name: 'alter-2', value: 'ash' }]);
+    expect(again.response.body.content).toBe('**Birch (@birch)** is already fronting, with **Ash (@ash)**.');
+    const twice = await slash('front', 'set', [{ type: 3, name: 'alter', value: 'birch' }, { type: 3, name: 'alter-2', value: 'Birch' }]);
+    expect(twice.response.body.flags).toBe(MessageFlags.Ephemeral);
+    expect(String(twice.response.body.content)).toMatch(/named Birch \(@birch\) twice/);
+
+    const { response: shown } = await slash('front', 'show');
+    const embed = embedsOf(shown)[0];
+    expect(embed?.title).toBe('Fronting now');
+    expect(String(embed?.description)).toMatch(/^\*\*Birch \(@birch\)\*\* \(primary\)\nAsh \(@ash\)\n\nSince <t:\d+:R>$/);
+    expect(embed?.footer).toMatchObject({ text: expect.stringMatching(/^Switched through /) });
+    const { response: system } = await slash('system', 'show');
+    const fields = embedsOf(system)[0]?.fields as Array<{ name: string; value: string }>;
+    expect(fields.find((f) => f.name === 'Fronting')?.value).toMatch(/^Birch \(@birch\), Ash \(@ash\) · /);
+  });
+
+  it('switches out with /front out, once', async () => {
+    const { response } = await slash('front', 'out');
+    expect(response.body.content).toBe('Switched out: nobody is fronting now.');
+    const again = await slash('front', 'out');
+    expect(again.response.body.content).toBe('Nobody is fronting already.');
+    const { response: shown } = await slash('front', 'show');
+    expect(String(embedsOf(shown)[0]?.description)).toMatch(/^Nobody is fronting\./);
+  });
+
+  it('pages /front history with buttons, newest first', async () => {
+    for (let i = 0; i < 9; i += 1) await slash('front', 'set', [{ type: 3, name: 'alter', value: i % 2 ? 'ash' : 'birch' }]);
+    // 12 switches: ash; birch+ash; out; then birch, ash, … (nine).
+    const { handle, response } = await slash('front', 'history');
+    const lines = String(embedsOf(response)[0]?.description).split('\n');
+    expect(lines).toHaveLength(10);
+    expect(lines[0]).toMatch(/^<t:\d+:R> · Birch \(@birch\)$/);
+    const [previous, next] = componentsOf(response);
+    expect(previous?.disabled).toBe(true);
+    expect(next?.disabled).toBe(false);
+    const message = handle.latestMessage();
+    if (!message) throw new Error('no message');
+    const page2 = await h.run(h.fake.button({ customId: String(next?.custom_id), user: ALICE, message }), (r) => r.callbackType === 7);
+    expect(embedsOf(page2.response)[0]?.title).toBe('Your switches');
+    expect(String(embedsOf(page2.response)[0]?.description).split('\n')).toEqual([
+      expect.stringMatching(/ · Birch \(@birch\), Ash \(@ash\)$/),
+      expect.stringMatching(/ · Ash \(@ash\)$/),
+    ]);
+    expect(componentsOf(page2.response)[1]?.disabled).toBe(true);
   });
 
   it('edits the system', async () => {

@@ -170,6 +170,11 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     expect((await proxied('front says hi')).execution.body.username).toBe('Wren');
     await tracker.call('POST', '/v1/users/@me/front', { alter: String(kestrel.alterId) });
     expect((await proxied('and now')).execution.body.username).toBe('Kestrel');
+    // Co-fronting through the bot: the primary (the first named) speaks; after a switch-out nobody does.
+    await slash('front', 'set', [{ name: 'alter', type: 3, value: String(wren.alterId) }, { name: 'alter-2', type: 3, value: String(kestrel.alterId) }]);
+    expect((await proxied('the primary speaks')).execution.body.username).toBe('Wren');
+    await slash('front', 'out');
+    await ignored(() => say('nobody fronting again'));
     await slash('autoproxy', 'clear', []);
   });
 
@@ -402,10 +407,10 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     const moth = (await alice.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'moth', displayName: 'Moth', alterMode: 'nickname', proxyTags: [{ prefix: 'm:' }] })).body;
     await alice.call('POST', '/v1/users/@me/system/edit', { nicknameFormat: '%display% (Flock)' });
     h.bot.context.alters.invalidate(ALICE.id); // made through the API, not the bot: drop its 30 s list
-    const refused = await slash('front', undefined, [{ name: 'alter', type: 3, value: String(moth.alterId) }]);
+    const refused = await slash('front', 'set', [{ name: 'alter', type: 3, value: String(moth.alterId) }]);
     expect(contentOf(refused.response)).toContain('Manage Nicknames');
     h.fake.setBotPermissions('guild', DEFAULT_BOT_PERMISSIONS | Permission.ManageNicknames);
-    const { response } = await slash('front', undefined, [{ name: 'alter', type: 3, value: String(moth.alterId) }]);
+    const { response } = await slash('front', 'set', [{ name: 'alter', type: 3, value: String(moth.alterId) }]);
     expect(contentOf(response)).toContain('Moth (Flock)');
     expect(h.fake.member(ALICE.id)?.nick).toBe('Moth (Flock)');
     h.fake.setBotPermissions('guild', null);

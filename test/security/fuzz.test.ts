@@ -41,7 +41,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Alter } from '../../src/domain/alter.js';
 import { Autoproxy } from '../../src/domain/autoproxy.js';
-import { FrontEntry } from '../../src/domain/front.js';
+import { Front, FrontHistory, PushFrontResponse } from '../../src/domain/front.js';
 import { PROBLEM_TYPES, type ProblemType } from '../../src/domain/problems.js';
 import { MessageInfo, ProxiedMessage, RecordMessageResponse } from '../../src/domain/proxied-message.js';
 import { ProxyProfile } from '../../src/domain/proxy-profile.js';
@@ -72,6 +72,7 @@ const RUNS = {
   fieldLookup: 700,
   listAlters: 800,
   readFront: 700,
+  readFrontHistory: 600,
   readAutoproxy: 400,
   setAutoproxy: 600,
   removeAutoproxy: 400,
@@ -724,6 +725,9 @@ interface Fixtures {
   anchorAlterId: number;
   otherShownId: number;
   otherHiddenId: number;
+  /** Switches of the owner and of the other user, for history cursors. */
+  ownerSwitchId: number;
+  otherSwitchId: number;
   fieldValue: string;
   /** The revision of the owner's latch entry (LATCH_SCOPE), which only engine state changes touch. */
   latchRevision: number;
@@ -775,11 +779,13 @@ async function setUp(server: TestServer): Promise<Fixtures> {
   const fieldValue = 'ext-anchor';
   const anchor = await owner.call<{ alterId: number }>('POST', '/v1/users/@me/system/create-alter', { username: 'anchor', displayName: 'Anchor', fields: { [app.id]: fieldValue } });
   expect(anchor.status).toBe(201);
-  expect((await owner.call('POST', '/v1/users/@me/front', { alter: String(created.body.alterId) })).status).toBe(200);
+  const ownerSwitch = await owner.call<{ data: { switchId: number } }>('POST', '/v1/users/@me/front', { alter: String(created.body.alterId) });
+  expect(ownerSwitch.status).toBe(200);
   expect((await other.call('POST', '/v1/users/@me/system/edit', { public: 64 | 1 })).status).toBe(200);
   const shown = await other.call<{ alterId: number }>('POST', '/v1/users/@me/system/create-alter', { username: 'shown', displayName: 'Shown', public: 1 | 2 | 512 });
   const hidden = await other.call<{ alterId: number }>('POST', '/v1/users/@me/system/create-alter', { username: 'hidden', displayName: 'Hidden' });
-  expect((await other.call('POST', '/v1/users/@me/front', { alter: shown.body.alterId })).status).toBe(200);
+  const otherSwitch = await other.call<{ data: { switchId: number } }>('POST', '/v1/users/@me/front', { alters: [shown.body.alterId, hidden.body.alterId] });
+  expect(otherSwitch.status).toBe(200);
 
   const latch = await owner.call<{ data: { revision: number } }>('POST', '/v1/users/@me/autoproxy', { serverId: LATCH_SCOPE, autoproxyMode: 'latch' });
   expect(latch.status).toBe(200);
@@ -819,6 +825,8 @@ async function setUp(server: TestServer): Promise<Fixtures> {
     anchorAlterId: anchor.body.alterId,
     otherShownId: shown.body.alterId,
     otherHiddenId: hidden.body.alterId,
+    ownerSwitchId: ownerSwitch.body.data.switchId,
+    otherSwitchId: otherSwitch.body.data.switchId,
     fieldValue,
     latchRevision: latch.body.data.revision,
     profileETag: profile.headers.get('etag') ?? '',
@@ -981,13 +989,36 @@ function plausibleSystem(): fc.Arbitrary<Record<string, unknown>> {
 
 function plausibleFront(fixtures: Fixtures): fc.Arbitrary<Record<string, unknown>> {
   const ids = [fixtures.ownerAlterId, fixtures.otherShownId, fixtures.otherHiddenId, 999_999];
-  return fc.record({
-    alter: fc.oneof(
-      fc.constantFrom(...ids),
-      fc.constantFrom(...ids).map(String),
-      fc.constantFrom(0, -1, 1.5, 2 ** 53, '01', '', ' 1', '1e3', '0x10', '9007199254740993', null, true, [1], { id: 1 }),
-    ),
-  });
+  const ref = fc.oneof(
+    fc.constantFrom(...ids),
+    fc.constantFrom(...ids).map(String),
+    fc.constantFrom(0, -1, 1.5, 2 ** 53, '01', '', ' 1', '1e3', '0x10', '9007199254740993', null, true, [1], { id: 1 }),
+  );
+  return fc.record(
+    {
+      alter: ref,
+      alters: fc.oneof(
+        w(4, fc.array(ref, { maxLength: 4 })),
+        // Repeats, and one over the limit of 150.
+        w(1, fc.constantFrom(fixtures.ownerAlterId, String(fixtures.ownerAlterId)).map((id) => [fixtures.ownerAlterId, id])),
+        w(1, fc.constant(Array.from({ length: 151 }, () => fixtures.ownerAlterId))),
+        w(1, fc.constantFrom<unknown>(null, '1,2', {}, 1)),
+      ),
+      timestamp: fc.oneof(time, fc.constant(new Date(Date.UTC(2100, 0, 1)).toISOString())),
+    },
+    { requiredKeys: [] },
+  );
+}
+
+/** Switches that are valid (some still refused: a switch identical to the current front changes nothing, 409). */
+function validFront(fixtures: Fixtures): fc.Arbitrary<Record<string, unknown>> {
+  const own = [fixtures.ownerAlterId, fixtures.anchorAlterId];
+  const past = fc.date({ min: new Date(Date.UTC(2000, 0, 1)), max: new Date(Date.UTC(2025, 0, 1)), noInvalidDate: true }).map((date) => date.toISOString());
+  return fc.oneof(
+    w(2, fc.constantFrom(...own).map((id) => ({ alter: String(id) }))),
+    w(3, fc.shuffledSubarray(own).map((alters) => ({ alters }))),
+    w(1, fc.tuple(fc.shuffledSubarray(own), past).map(([alters, timestamp]) => ({ alters: alters.map(String), timestamp }))),
+  );
 }
 
 /** The body fields of the proxying writes, and response-only ones a careless client echoes. */
@@ -995,6 +1026,8 @@ const AUTOPROXY_FIELDS = ['serverId', 'autoproxyMode', 'autoproxyAlter', 'lastLa
 const STATE_FIELDS = ['serverId', 'revision', 'at', 'latch', 'mode', 'applied'];
 const MESSAGE_FIELDS = ['messageId', 'originalMessageId', 'channelId', 'guildId', 'alterId', 'autoproxyState', 'senderId', 'timestamp', 'systemId'];
 const REPROXY_FIELDS = ['messageId', 'alterId', 'originalMessageId', 'senderId'];
+/** The switch's fields, and response-only ones a careless client echoes. */
+const FRONT_FIELDS = ['alter', 'alters', 'timestamp', 'switchId', 'switchedAt', 'clientId', 'alterIds'];
 
 /** Times as the API takes them: ISO 8601 with an offset, around the edges of what a date can be. */
 const isoTime = fc.oneof(
@@ -1299,10 +1332,18 @@ function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
   // Bases of adversarial bodies.
   const alterBase = (create: boolean) => fc.oneof(validAlter(fixtures, create), plausibleAlter(fixtures, create));
   const systemBase = fc.oneof(validSystem(), plausibleSystem());
-  const frontBody = fc.oneof(w(3, fc.constantFrom(ownerAlterId, anchorAlterId).map((id) => ({ alter: String(id) }))), w(1, plausibleFront(fixtures))).map((body) => JSON.stringify(body));
+  const frontBody = cleanBody(FRONT_FIELDS, validFront(fixtures), plausibleFront(fixtures));
+  const switchIds = [fixtures.ownerSwitchId, fixtures.otherSwitchId, 999_999].map(String);
+  const validHistoryPage = fc
+    .record({ max: fc.integer({ min: 1, max: 100 }), skip: fc.nat({ max: 5 }), before: fc.constantFrom(fixtures.ownerSwitchId, fixtures.ownerSwitchId + 1) }, { requiredKeys: [] })
+    .map((query) => {
+      const pairs = Object.entries(query).map(([name, value]) => `${name}=${value}`);
+      return pairs.length ? `?${pairs.join('&')}` : '';
+    });
   const alterRead = z.strictObject({ isSelf: z.boolean(), data: Alter });
-  const front = z.strictObject({ data: z.strictObject({ current: z.array(FrontEntry), history: z.array(FrontEntry) }) });
-  const pushed = z.strictObject({ success: z.literal(true) });
+  const front = z.strictObject({ data: Front });
+  const frontHistory = z.strictObject({ data: FrontHistory });
+  const pushed = PushFrontResponse;
   const at = (suffix: string) => (u: string) => `/v1/users/${u}${suffix}`;
   // Proxying.
   const entries = z.strictObject({ data: z.array(Autoproxy) });
@@ -1351,7 +1392,7 @@ function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
     },
     {
       name: 'pushFront', method: 'POST', success: 200, schema: pushed,
-      path: user.map(at('/front')), query: undefined, body: jsonBody(['alter', 'alterId', 'id'], plausibleFront(fixtures)),
+      path: user.map(at('/front')), query: undefined, body: jsonBody(FRONT_FIELDS, fc.oneof(validFront(fixtures), plausibleFront(fixtures))),
       clean: { path: own.map(at('/front')), body: frontBody },
       otherRoutes: { GET: { success: 200, schema: front, readOnly: true } },
     },
@@ -1377,9 +1418,14 @@ function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
     },
     {
       name: 'readFront', method: 'GET', success: 200, schema: front,
-      path: user.map(at('/front')), query: page, body: undefined,
-      clean: { path: fc.constantFrom('@me', OWNER, OTHER).map(at('/front')), query: validPage },
+      path: user.map(at('/front')), query: undefined, body: undefined,
+      clean: { path: fc.constantFrom('@me', OWNER, OTHER).map(at('/front')) },
       otherRoutes: { POST: { success: 200, schema: pushed, readOnly: false } },
+    },
+    {
+      name: 'readFrontHistory', method: 'GET', success: 200, schema: frontHistory,
+      path: user.map(at('/front/history')), query: { ...page, before: switchIds }, body: undefined,
+      clean: { path: fc.constantFrom('@me', OWNER, OTHER).map(at('/front/history')), query: validHistoryPage },
     },
     {
       name: 'readAutoproxy', method: 'GET', success: 200, schema: entries,
@@ -1467,12 +1513,12 @@ function v1Request(fixtures: Fixtures, endpoint: V1Endpoint): fc.Arbitrary<FuzzR
 }
 
 const ENDPOINT_PATH =
-  /^\/v1\/(users\/[^/]+\/(system|system\/edit|system\/create-alter|system\/list-alters|front|alters\/[^/]+|alters\/[^/]+\/edit|fields\/alters\/[^/]+|autoproxy|autoproxy\/remove|autoproxy\/state|proxy-profile|messages|messages\/[^/]+\/reproxy)|messages\/[^/]+)$/;
+  /^\/v1\/(users\/[^/]+\/(system|system\/edit|system\/create-alter|system\/list-alters|front|front\/history|alters\/[^/]+|alters\/[^/]+\/edit|fields\/alters\/[^/]+|autoproxy|autoproxy\/remove|autoproxy\/state|proxy-profile|messages|messages\/[^/]+\/reproxy)|messages\/[^/]+)$/;
 
 /** Paths under /v1 that are no endpoint, or almost one. */
 function otherV1Request(fixtures: Fixtures): fc.Arbitrary<FuzzRequest> {
   const segment = urlComponent([
-    ...['users', '@me', 'system', 'alters', 'fields', 'front', 'edit', 'create-alter', 'list-alters', String(fixtures.ownerAlterId)],
+    ...['users', '@me', 'system', 'alters', 'fields', 'front', 'history', 'edit', 'create-alter', 'list-alters', String(fixtures.ownerAlterId)],
     ...['autoproxy', 'remove', 'state', 'proxy-profile', 'messages', 'reproxy', fixtures.ownerMessage.messageId],
   ]);
   const path = fc.oneof(
@@ -1921,7 +1967,7 @@ describe.each(DIALECTS)('fuzzing every endpoint (%s)', (dialect) => {
 
   describe('/v1', () => {
     const names = [
-      ...['createAlter', 'editAlter', 'editSystem', 'pushFront', 'readSystem', 'readAlter', 'fieldLookup', 'listAlters', 'readFront'],
+      ...['createAlter', 'editAlter', 'editSystem', 'pushFront', 'readSystem', 'readAlter', 'fieldLookup', 'listAlters', 'readFront', 'readFrontHistory'],
       ...['readAutoproxy', 'setAutoproxy', 'removeAutoproxy', 'autoproxyState', 'proxyProfile', 'recordMessage', 'readMessage', 'reproxyMessage'],
     ] as const;
     it.each(names)('%s', async (name) => {

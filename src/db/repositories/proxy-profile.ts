@@ -1,5 +1,5 @@
 // The proxy profile of one system for one server: its alters, the autoproxy entries that can be in
-// effect there, and the front pushes "front" autoproxy follows.
+// effect there, and the primary fronters "front" autoproxy follows.
 import type { Kysely } from 'kysely';
 import { MAX_ALTERS_PER_SYSTEM } from '../../domain/alter.js';
 import { AUTOPROXY_MODES, GLOBAL_SCOPE } from '../../domain/autoproxy.js';

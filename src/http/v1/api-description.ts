@@ -41,6 +41,7 @@ Validation reports every problem at once.
 | duplicate-field | 409 | another alter already has this integration field value |
 | too-many-alters | 409 | the system has 2000 alters |
 | too-many-entries | 409 | the system has 1000 autoproxy entries |
+| same-front | 409 | a switch that would change nothing: these alters already front, in this order |
 | rate-limited | 429 | too many requests; see \`Retry-After\` |
 
 ## Decisions where the origin API left gaps
@@ -68,9 +69,16 @@ Validation reports every problem at once.
 - **Ids**: \`alterId\` is a safe integer that is never reused. \`systemId\` is the system's id as a string.
 - **Listing**: ordered by \`alterId\`; \`max\` 1–250 (default 250), \`skip\` ≥ 0 (default 0); anything else
   is a 400 naming the parameter.
-- **Front**: \`POST /front\` takes \`{"alter": "<id>"}\` (a number is accepted too) and keeps every push
-  as history, per integration. \`GET /front\` (an addition) returns each integration's current push
-  and the history.
+- **Front** (co-fronting): \`POST /front\` takes the origin's \`{"alter": "<id>"}\` (a number is accepted
+  too) or \`{"alters": [ids]}\`: the alters fronting from now on, in order, the first the primary fronter
+  (whom \`front\` autoproxy speaks as); \`[]\` switches out. At most 150 alters, each once. Every switch is
+  kept: the system's current front is its newest switch, whichever app made it, and each app's own
+  newest switch stays readable (autoproxy may follow one app, the origin's AI/AP mode). A switch that
+  changes nothing (the same alters in the same order as the front and as your app's own front) is 409
+  \`same-front\`. \`timestamp\` records a switch late (never in the future); the history is ordered by
+  time. \`GET /front\` (an addition) answers \`{current, byApp, alters, redacted}\`, \`GET /front/history\`
+  pages the switches newest first (\`max\`, \`before\` = the previous page's \`next\`, or \`skip\`). Switches
+  name alters by id; each answer's \`alters\` holds each named alter once.
 
 ## Proxying
 The bot re-sends a member's tagged message as an alter through a webhook. Its proxy engine decides
@@ -79,9 +87,9 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
   scope label, \`@global\`, \`<server>\` or \`<server>/<channel>\` (in a thread or forum post, its parent
   channel). The most specific entry present is in effect, even in \`off\` mode. Modes: \`off\`,
   \`alter\` (with \`autoproxyAlter\`), \`latch\` (the last alter proxied in that scope; it expires after
-  the system's \`latchExpiration\`, 0 never), \`front\` (the alter of the newest \`POST /front\` push,
-  whichever app made it), or an integration's client id (the origin's form: that app's own newest
-  push). A client id that no longer pushes leaves nobody to speak as, and still shadows broader
+  the system's \`latchExpiration\`, 0 never), \`front\` (the primary fronter of the newest switch,
+  whichever app made it), or an integration's client id (the origin's form: the primary of that
+  app's own newest switch). A client id that no longer pushes leaves nobody to speak as, and still shadows broader
   entries. Each entry has a \`revision\` that the owner's edits move on.
 - **Engine state changes** (\`POST /autoproxy/state\`, scope \`messages:write\`): the latch set or cleared,
   an entry turned off by \`\\\\\\\`. Conditional, never an error: \`applied\` is false when the entry's
@@ -90,7 +98,7 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
 - **The proxy profile** (\`GET /proxy-profile?guild=\`, scope \`messages:write\`, owner only): alters with
   their proxy tags and their name and avatar for that server (per-server entries first), the
   display tag, flags, whether proxying is off there, the autoproxy entries that can apply there
-  and the front pushes they follow. Its \`ETag\` carries the system's revision, which every write that
+  and the primary fronters they follow. Its \`ETag\` carries the system's revision, which every write that
   changes the profile moves on in its own transaction; \`If-None-Match\` gets 304.
 - **Proxied messages** (\`POST /messages\`, scope \`messages:write\`): the bot records each message it
   sent, with the original's id, channel, server and alter; the sender is the token's Discord
@@ -115,8 +123,9 @@ For other viewers, hidden fields are \`null\` (lists and maps empty) and named i
 addition: the origin sent \`{"redacted": true}\` in place of the value, which broke typed clients).
 An alter is visible to others only when its system shows alters (64) **and** the alter has bit 1;
 otherwise it is absent from lists and 404 on direct reads. Per-server maps, integration fields, an
-alter's \`flags\`, the system's settings and which apps pushed an alter to the front (\`clientId\`,
-\`clientName\` of front entries) are the owner's alone. \`isSelf\` on single reads says whether you are the owner.
+alter's \`flags\`, the system's settings and which apps made a switch (\`clientId\`,
+\`clientName\` of switches, and \`byApp\`) are the owner's alone. In another user's front, alters hidden
+from you are left out of each switch: a switch of hidden alters only looks like a switch-out. \`isSelf\` on single reads says whether you are the owner.
 
 ## Rate limits
 Per access token (600 requests per minute by default) and per client IP (1200 per minute), on

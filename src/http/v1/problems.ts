@@ -31,6 +31,7 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'duplicate-field': 409,
   'too-many-alters': 409,
   'too-many-entries': 409,
+  'same-front': 409,
   'internal-error': 500,
 };
 

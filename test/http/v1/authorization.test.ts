@@ -5,7 +5,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../../src/domain/alter.js';
 import type { Autoproxy } from '../../../src/domain/autoproxy.js';
-import type { FrontEntry } from '../../../src/domain/front.js';
+import type { Front, FrontHistory } from '../../../src/domain/front.js';
 import type { MessageInfo } from '../../../src/domain/proxied-message.js';
 import type { ProxyProfile } from '../../../src/domain/proxy-profile.js';
 import { isScope } from '../../../src/domain/scopes.js';
@@ -75,8 +75,16 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/v1/users/{user}/fields/alters/{id}', scope: 'alters:read', writes: false, ok: 200 },
   { method: 'GET', path: '/v1/users/{user}/system/list-alters', scope: 'alters:read', writes: false, ok: 200 },
   { method: 'GET', path: '/v1/users/{user}/alters/{alter}', scope: 'alters:read', writes: false, ok: 200 },
-  { method: 'POST', path: '/v1/users/{user}/front', scope: 'system:ai-ap', writes: true, ok: 200, body: (fixture) => ({ alter: String(fixture.alterId) }) },
+  {
+    method: 'POST', path: '/v1/users/{user}/front', scope: 'system:ai-ap', writes: true, ok: 200,
+    body: (fixture) => ({ alters: [String(fixture.alterId), fixture.secondAlterId] }),
+    // A switch identical to the current front changes nothing (409): make the front another one first.
+    prepare: async (owner) => {
+      expect([200, 409]).toContain((await owner.call('POST', '/v1/users/@me/front', { alters: [] })).status);
+    },
+  },
   { method: 'GET', path: '/v1/users/{user}/front', scope: 'system:read', writes: false, ok: 200 },
+  { method: 'GET', path: '/v1/users/{user}/front/history', scope: 'system:read', writes: false, ok: 200 },
   { method: 'GET', path: '/v1/users/{user}/autoproxy', scope: 'system:read', writes: false, ok: 200 },
   {
     method: 'POST', path: '/v1/users/{user}/autoproxy', scope: 'system:write', writes: true, ok: 200,
@@ -208,7 +216,7 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       '/v1/users/{user}/system/create-alter': ['/v1/users/@me/system/list-alters'],
       '/v1/users/{user}/alters/{alter}/edit': [`/v1/users/@me/alters/${fixture.alterId}`],
       '/v1/users/{user}/system/edit': ['/v1/users/@me/system'],
-      '/v1/users/{user}/front': ['/v1/users/@me/front?max=100'],
+      '/v1/users/{user}/front': ['/v1/users/@me/front', '/v1/users/@me/front/history?max=100'],
       '/v1/users/{user}/autoproxy': ['/v1/users/@me/autoproxy', profile],
       '/v1/users/{user}/autoproxy/remove': ['/v1/users/@me/autoproxy', profile],
       '/v1/users/{user}/autoproxy/state': ['/v1/users/@me/autoproxy', profile],
@@ -384,6 +392,7 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       { path: '/v1/users/{user}/system/list-alters', status: 403, type: 'alters-private' },
       { path: '/v1/users/{user}/alters/{alter}', status: 404, type: 'unknown-alter' },
       { path: '/v1/users/{user}/front', status: 403, type: 'alters-private' },
+      { path: '/v1/users/{user}/front/history', status: 403, type: 'alters-private' },
       { path: '/v1/users/{user}/fields/alters/{id}', status: 403, type: 'not-matching-oauth' },
       { path: '/v1/users/{user}/autoproxy', status: 403, type: 'not-matching-oauth' },
       { path: '/v1/users/{user}/proxy-profile', status: 403, type: 'not-matching-oauth' },
@@ -452,8 +461,9 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       expect(recorded.status).toBe(200);
       expect(recorded.body.data).toMatchObject({ messageId: sent.messageId, senderId: OWNER, alter: { alterId: fixture.alterId } });
     } else {
-      const front = (after as { data: { current: Array<{ alterId: number; clientId: string }> } }).data;
-      expect(front.current[0]).toMatchObject({ alterId: fixture.alterId, clientId: owner.client.id });
+      const [front, history] = (after as [{ data: Front }, { data: FrontHistory }]).map((snapshotted) => snapshotted.data) as [Front, FrontHistory];
+      expect(front.current).toMatchObject({ alterIds: [fixture.alterId, fixture.secondAlterId], clientId: owner.client.id });
+      expect(history.switches[0]).toEqual(front.current);
     }
   });
 
@@ -471,11 +481,14 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       const push = await owner.call('POST', '/v1/users/@me/front', { alter: String(theirs.alterId) });
       expectError(push, 404, 'unknown-alter');
       expect(errorFields(push)).toEqual(['alter']);
-      const ownFront = await owner.call<{ data: { history: FrontEntry[] } }>('GET', '/v1/users/@me/front?max=100');
-      expect(ownFront.body.data.history.map((entry) => entry.alterId)).not.toContain(theirs.alterId);
+      const coFront = await owner.call('POST', '/v1/users/@me/front', { alters: [fixture.alterId, String(theirs.alterId)] });
+      expectError(coFront, 404, 'unknown-alter');
+      expect(errorFields(coFront)).toEqual(['alters.1']);
+      const ownFront = await owner.call<{ data: FrontHistory }>('GET', '/v1/users/@me/front/history?max=100');
+      expect(ownFront.body.data.switches.flatMap((entry) => entry.alterIds)).not.toContain(theirs.alterId);
       const after = await other.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${theirs.alterId}`);
       expect(after.body.data).toEqual(theirs);
-      expect((await other.call<{ data: { history: FrontEntry[] } }>('GET', '/v1/users/@me/front')).body.data.history).toEqual([]);
+      expect((await other.call<{ data: FrontHistory }>('GET', '/v1/users/@me/front/history')).body.data.switches).toEqual([]);
     });
 
     it('is 404 unknown-alter to autoproxy as, latch onto, record or reproxy a message as, and nothing changes', async () => {

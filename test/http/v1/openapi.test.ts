@@ -47,6 +47,7 @@ const OPERATIONS = [
   { method: 'GET', path: '/v1/users/{user}/alters/{alter}', scope: 'alters:read', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/front', scope: 'system:ai-ap', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/front', scope: 'system:read', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/front/history', scope: 'system:read', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/autoproxy', scope: 'system:read', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/autoproxy', scope: 'system:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/autoproxy/remove', scope: 'system:write', success: 200 },
@@ -190,7 +191,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(await response.json()).toEqual(doc);
   });
 
-  it('describes exactly the seventeen /v1 operations, each with its scope and error responses', () => {
+  it('describes exactly the eighteen /v1 operations, each with its scope and error responses', () => {
     const described = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((key) => HTTP_METHODS.includes(key))
@@ -223,6 +224,8 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(Object.keys(doc.paths['/v1/users/{user}/system/create-alter']?.post?.responses ?? {})).toContain('409');
     expect(Object.keys(doc.paths['/v1/users/{user}/alters/{alter}/edit']?.post?.responses ?? {})).toContain('409');
     expect(Object.keys(doc.paths['/v1/users/{user}/autoproxy']?.post?.responses ?? {})).toContain('409');
+    // A switch identical to the current front changes nothing.
+    expect(Object.keys(doc.paths['/v1/users/{user}/front']?.post?.responses ?? {})).toContain('409');
     expect(Object.keys(doc.paths['/v1/users/{user}/messages']?.post?.responses ?? {})).toEqual(expect.arrayContaining(['200', '201', '409']));
     expect(Object.keys(doc.paths['/v1/users/{user}/messages/{message}/reproxy']?.post?.responses ?? {})).toContain('409');
     // The proxy profile revalidates: 304 without a body.
@@ -319,10 +322,18 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(byField.body).toMatchObject({ alterId, fields: { [owner.client.id]: 'external-ash' } });
 
     expect((await call('POST', '/v1/users/{user}/front', me, { token, body: { alter: String(alterId) } })).status).toBe(200);
-    expect((await call('POST', '/v1/users/{user}/front', me, { token, body: { alter: minimalId } })).status).toBe(200);
+    expect((await call('POST', '/v1/users/{user}/front', me, { token, body: { alters: [minimalId, String(alterId)] } })).status).toBe(200);
+    const same = await call('POST', '/v1/users/{user}/front', me, { token, body: { alters: [minimalId, alterId] } });
+    expect(same.status).toBe(409);
+    expect(errorTypes(same)).toEqual(['same-front']);
     const front = await call('GET', '/v1/users/{user}/front', me, { token });
     expect(front.status).toBe(200);
-    expect(front.body).toMatchObject({ data: { current: [{ alterId: minimalId, clientId: owner.client.id }], history: [{ alterId: minimalId }, { alterId }] } });
+    expect(front.body).toMatchObject({ data: { current: { alterIds: [minimalId, alterId], clientId: owner.client.id }, byApp: [{ alterIds: [minimalId, alterId] }] } });
+    const history = await call('GET', '/v1/users/{user}/front/history', me, { token, query: '?max=1' });
+    expect(history.status).toBe(200);
+    expect(history.body).toMatchObject({ data: { switches: [{ alterIds: [minimalId, alterId] }], next: expect.any(Number) } });
+    const older = await call('GET', '/v1/users/{user}/front/history', me, { token, query: `?before=${(history.body as { data: { next: number } }).data.next}` });
+    expect(older.body).toMatchObject({ data: { switches: [{ alterIds: [alterId] }], next: null } });
 
     // Read again once the system has alters, so alterIds is not just an empty list.
     expect((await call('GET', '/v1/users/{user}/system', me, { token })).body).toMatchObject({ data: { alterIds: [alterId, minimalId] } });
@@ -422,7 +433,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect((list.body as Array<{ alterId: number }>).map((a) => a.alterId)).toEqual([visible]);
     const front = await call('GET', '/v1/users/{user}/front', { user: shower.userId }, viewer);
     expect(front.status).toBe(200);
-    expect((front.body as { data: { history: Array<{ alterId: number }> } }).data.history.map((entry) => entry.alterId)).toEqual([visible]);
+    expect(front.body).toMatchObject({ data: { current: { alterIds: [], clientId: null }, byApp: [], alters: [], redacted: ['byApp'] } });
+    const history = await call('GET', '/v1/users/{user}/front/history', { user: shower.userId }, viewer);
+    expect((history.body as { data: { switches: Array<{ alterIds: number[] }> } }).data.switches.map((entry) => entry.alterIds)).toEqual([[], [visible]]);
     const hiddenRead = await call('GET', '/v1/users/{user}/alters/{alter}', { user: shower.userId, alter: hidden }, viewer);
     expect(hiddenRead.status).toBe(404);
     expect(errorTypes(hiddenRead)).toEqual(['unknown-alter']);
@@ -471,6 +484,8 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(errorTypes(tooHigh)).toEqual(['max-too-high']);
     const badQuery = await call('GET', '/v1/users/{user}/front', { user: '@me' }, { token, query: '?skip=-1&other=1' });
     expect(badQuery.status).toBe(400);
+    const badHistoryQuery = await call('GET', '/v1/users/{user}/front/history', { user: '@me' }, { token, query: '?skip=-1&before=x' });
+    expect(badHistoryQuery.status).toBe(400);
 
     const badAlterId = await call('GET', '/v1/users/{user}/alters/{alter}', { user: '@me', alter: 'abc' }, { token });
     expect(badAlterId.status).toBe(400);
@@ -587,7 +602,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(unknownField.status).toBe(404);
     expect(errorTypes(unknownField)).toEqual(['unknown-alter']);
 
-    for (const path of ['/v1/users/{user}/system', '/v1/users/{user}/system/list-alters', '/v1/users/{user}/front', '/v1/users/{user}/autoproxy', '/v1/users/{user}/proxy-profile']) {
+    for (const path of ['/v1/users/{user}/system', '/v1/users/{user}/system/list-alters', '/v1/users/{user}/front', '/v1/users/{user}/front/history', '/v1/users/{user}/autoproxy', '/v1/users/{user}/proxy-profile']) {
       const response = await call('GET', path, { user: NEVER_SIGNED_IN }, { token, query: path.endsWith('/proxy-profile') ? `?guild=${GUILD}` : '' });
       expect(response.status, path).toBe(404);
       expect(errorTypes(response)).toEqual(['no-system']);

@@ -5,7 +5,7 @@
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../../src/domain/alter.js';
-import type { FrontEntry } from '../../../src/domain/front.js';
+import type { Front, FrontHistory, Switch } from '../../../src/domain/front.js';
 import type { System } from '../../../src/domain/system.js';
 import { errorTypes, request, signIn, type ApiResponse, type ApiUser, type ErrorBody } from '../../support/api.js';
 import { DIALECTS } from '../../support/dialects.js';
@@ -403,46 +403,68 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
       invisible = await createFullAlter(owner, tagId, ALTER_ALL & ~1);
     });
 
-    const frontAs = async (reader: Viewer | ApiUser, query = '') => {
-      const path = `/v1/users/${owner.userId}/front${query}`;
-      const response = 'get' in reader ? await reader.get<{ data: { current: FrontEntry[]; history: FrontEntry[] } }>(path) : await reader.call<{ data: { current: FrontEntry[]; history: FrontEntry[] } }>('GET', path);
+    const read = async <T>(reader: Viewer | ApiUser, path: string): Promise<T> => {
+      const response = 'get' in reader ? await reader.get<{ data: T }>(path) : await reader.call<{ data: T }>('GET', path);
       expect(response.status).toBe(200);
       return response.body.data;
     };
-    const summary = (entries: FrontEntry[]) => entries.map((entry) => `${entry.clientId}:${entry.alterId}`);
+    const frontAs = (reader: Viewer | ApiUser) => read<Front>(reader, `/v1/users/${owner.userId}/front`);
+    const historyAs = (reader: Viewer | ApiUser, query = '') => read<FrontHistory>(reader, `/v1/users/${owner.userId}/front/history${query}`);
+    /** Who made each switch, and whom it names. */
+    const summary = (entries: Switch[]) => entries.map((entry) => `${entry.clientId}:${entry.alterIds.join('+')}`);
 
-    it('shows a visible alter at the front, redacted as its bits say', async () => {
+    it('shows a visible alter at the front, redacted as its bits say, without the app that switched', async () => {
       expect((await owner.call('POST', '/v1/users/@me/front', { alter: String(visible.alterId) })).status).toBe(200);
       for (const viewer of viewers) {
         const front = await frontAs(viewer);
-        // Which app pushed it is the owner's to know.
-        expect(summary(front.current)).toEqual([`null:${visible.alterId}`]);
-        expect(summary(front.history)).toEqual([`null:${visible.alterId}`]);
-        expect(front.current[0]?.clientName).toBeNull();
         const expected = await viewAs(viewer, owner, visible.alterId);
         expectAlterView(viewer, expected, visible, ['displayName', 'pronouns']);
-        expect(front.current[0]?.alter).toEqual(expected);
-        expect(front.history[0]?.alter).toEqual(expected);
+        // Which app made the switch, and each app's own front, are the owner's to know.
+        expect(front).toEqual({ current: { switchId: expect.any(Number), switchedAt: expect.any(String), alterIds: [visible.alterId], clientId: null, clientName: null }, byApp: [], alters: [expected], redacted: ['byApp'] });
+        const history = await historyAs(viewer);
+        expect(summary(history.switches)).toEqual([`null:${visible.alterId}`]);
+        expect(history.alters).toEqual([expected]);
       }
     });
 
-    it('drops a client\'s current entry when it pushes an invisible alter, rather than showing an older one', async () => {
-      expect((await ownerElsewhere.call('POST', '/v1/users/@me/front', { alter: visible.alterId })).status).toBe(200);
-      expect((await owner.call('POST', '/v1/users/@me/front', { alter: invisible.alterId })).status).toBe(200);
+    it('leaves hidden alters out of every switch (a switch of hidden alters looks like a switch-out), counting every switch in paging', async () => {
+      expect((await ownerElsewhere.call('POST', '/v1/users/@me/front', { alters: [invisible.alterId, visible.alterId] })).status).toBe(200);
+      expect((await owner.call('POST', '/v1/users/@me/front', { alters: [invisible.alterId] })).status).toBe(200);
       const other = ownerElsewhere.client.id;
       for (const viewer of viewers) {
         const front = await frontAs(viewer);
-        expect(summary(front.current)).toEqual([`null:${visible.alterId}`]);
-        expect(summary(front.history)).toEqual([`null:${visible.alterId}`, `null:${visible.alterId}`]);
-        // History pages count only what the viewer may see, as alter lists do.
-        expect((await frontAs(viewer, '?max=1')).history.map((entry) => Date.parse(entry.pushedAt))).toEqual([Date.parse(front.history[0]?.pushedAt ?? '')]);
-        expect((await frontAs(viewer, '?max=1&skip=1')).history.map((entry) => Date.parse(entry.pushedAt))).toEqual([Date.parse(front.history[1]?.pushedAt ?? '')]);
+        expect(summary(front.current ? [front.current] : [])).toEqual(['null:']);
+        expect(front.alters).toEqual([]);
+        const history = await historyAs(viewer);
+        expect(summary(history.switches)).toEqual(['null:', `null:${visible.alterId}`, `null:${visible.alterId}`]);
+        expect(history.alters.map((alter) => alter.alterId)).toEqual([visible.alterId]);
+        // Nothing anywhere names the hidden alter.
+        for (const body of [front, history]) expect(JSON.stringify(body)).not.toContain(invisible.username);
+        const [newest, middle] = history.switches;
+        expect((await historyAs(viewer, '?max=1')).switches).toEqual([newest]);
+        expect((await historyAs(viewer, '?max=1&skip=1')).switches).toEqual([middle]);
+        expect((await historyAs(viewer, `?max=1&before=${newest?.switchId}`)).switches).toEqual([middle]);
       }
       const mine = await frontAs(owner);
-      expect(summary(mine.current)).toEqual([`${app.id}:${invisible.alterId}`, `${other}:${visible.alterId}`]);
-      expect(summary(mine.history)).toEqual([`${app.id}:${invisible.alterId}`, `${other}:${visible.alterId}`, `${app.id}:${visible.alterId}`]);
-      expect(mine.current[0]?.alter).toEqual(invisible);
-      for (const entry of mine.history) expect(entry.alter.redacted).toEqual([]);
+      expect(summary(mine.current ? [mine.current] : [])).toEqual([`${app.id}:${invisible.alterId}`]);
+      expect(summary(mine.byApp)).toEqual([`${app.id}:${invisible.alterId}`, `${other}:${invisible.alterId}+${visible.alterId}`]);
+      expect(mine.redacted).toEqual([]);
+      expect(mine.alters).toEqual([invisible, visible]);
+      const history = await historyAs(owner);
+      expect(summary(history.switches)).toEqual([`${app.id}:${invisible.alterId}`, `${other}:${invisible.alterId}+${visible.alterId}`, `${app.id}:${visible.alterId}`]);
+      for (const alter of history.alters) expect(alter.redacted).toEqual([]);
+    });
+
+    it('refuses the front and its history of a system that hides its alters (403 alters-private)', async () => {
+      await setSystemPublic(owner, SYSTEM_ALL & ~SYSTEM_SHOWS_ALTERS);
+      try {
+        for (const viewer of viewers) {
+          for (const path of ['front', 'front/history']) expectError(await viewer.get(`/v1/users/${owner.userId}/${path}`), 403, 'alters-private');
+        }
+        expect((await frontAs(owner)).current).not.toBeNull();
+      } finally {
+        await setSystemPublic(owner, SYSTEM_SHOWS_ALTERS);
+      }
     });
   });
 });

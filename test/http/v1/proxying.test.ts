@@ -210,6 +210,26 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
       await owner.call('POST', '/v1/users/@me/front', { alter: String(kestrel.alterId) });
       const front = (await profile(owner)).body.front;
       expect(front).toEqual({ latest: kestrel.alterId, byClient: { [integration.id]: wren.alterId } });
+      // Co-fronting: only the primary (the first) speaks; a switch-out leaves nobody.
+      await tracker.call('POST', '/v1/users/@me/front', { alters: [String(kestrel.alterId), String(wren.alterId)] });
+      expect((await profile(owner)).body.front).toEqual({ latest: kestrel.alterId, byClient: { [integration.id]: kestrel.alterId } });
+      await owner.call('POST', '/v1/users/@me/front', { alters: [wren.alterId, kestrel.alterId] });
+      expect((await profile(owner)).body.front).toEqual({ latest: wren.alterId, byClient: { [integration.id]: kestrel.alterId } });
+      await tracker.call('POST', '/v1/users/@me/front', { alters: [] });
+      expect((await profile(owner)).body.front).toEqual({ latest: null, byClient: {} });
+    });
+
+    it('moves the profile’s ETag with every switch, and not with a refused one', async () => {
+      const before = await profile(owner);
+      const etag = before.headers.get('etag') ?? '';
+      const switched = await owner.call('POST', '/v1/users/@me/front', { alters: [kestrel.alterId] });
+      expect(switched.status).toBe(200);
+      const after = await profile(owner, GUILD, { 'if-none-match': etag });
+      expect(after.status).toBe(200);
+      const next = after.headers.get('etag') ?? '';
+      expect(next).not.toBe(etag);
+      expect((await owner.call('POST', '/v1/users/@me/front', { alters: [kestrel.alterId] })).status).toBe(409);
+      expect((await profile(owner, GUILD, { 'if-none-match': next })).status).toBe(304);
     });
 
     it('is refused to others, without the scope, and without a server', async () => {

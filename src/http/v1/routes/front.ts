@@ -1,19 +1,35 @@
-// The front: push an alter (per integration, with history) and read who is fronting.
+// The front: switch (one alter, several, or nobody), read who is fronting, and page the history.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { findAlters } from '../../../db/repositories/alters.js';
-import { currentFront, frontHistory, pushFront } from '../../../db/repositories/switches.js';
+import { currentSwitch, newestSwitchByClient, recordSwitch, switchHistory } from '../../../db/repositories/switches.js';
 import type { Schema } from '../../../db/tables.js';
-import { FrontEntry, MAX_FRONT_HISTORY_PAGE, PushFrontBody, type FrontRecord } from '../../../domain/front.js';
-import { alterLoadPolicy, viewAlter, viewFrontSource, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
+import type { Alter } from '../../../domain/alter.js';
+import {
+  DEFAULT_FRONT_HISTORY_PAGE,
+  Front,
+  FrontHistory,
+  MAX_ALTERS_PER_SWITCH,
+  MAX_FRONT_HISTORY_PAGE,
+  PushFrontBody,
+  PushFrontResponse,
+  requestedAlters,
+  type SwitchRecord,
+} from '../../../domain/front.js';
+import { alterLoadPolicy, seesFrontSources, viewAlter, viewSwitch, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import type { SystemRecord } from '../../../domain/system.js';
+import { EntityIdString } from '../../../domain/values.js';
 import { NoQuery, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
 import { resolveTarget } from '../target.js';
 
-const DEFAULT_HISTORY_PAGE = 20;
+const HistoryQuery = pageQuery(MAX_FRONT_HISTORY_PAGE, DEFAULT_FRONT_HISTORY_PAGE).extend({
+  before: EntityIdString.optional().describe('A switch id: only switches older than it (the `next` of the previous page).'),
+});
+
+const PRIVACY = 'Another user’s front follows their privacy: refused (403 `alters-private`) unless their system shows its alters; alters hidden from you are left out of each switch (a switch of hidden alters only looks like a switch-out), and which app made a switch is the owner’s alone.';
 
 export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
   app.post(
@@ -22,20 +38,30 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       config: { scope: 'system:ai-ap', writes: true },
       schema: {
         tags: ['Front'],
-        summary: 'Push an alter to the front',
-        description: 'Records that the calling integration put this alter at the front, now. Every push is kept as history; each integration has its own current record.',
+        summary: 'Switch who is fronting',
+        description: [
+          'Records a switch made by the calling app: `{"alter": id}` (the origin’s form: that alter alone) or `{"alters": [ids]}` (in order, the primary fronter first, whom `front` autoproxy speaks as; `[]` switches out).',
+          `At most ${MAX_ALTERS_PER_SWITCH} alters, each once and each of your system (404 \`unknown-alter\` naming it otherwise).`,
+          '`timestamp` records a switch that happened earlier (never in the future); the history is ordered by time, so a late switch takes its place there and becomes the current front only if nothing newer exists.',
+          'The switch becomes the system’s current front, whichever app made it, and the calling app’s own newest switch. A switch that would change nothing (the same alters in the same order as both the front in effect at its time and your app’s own front then) is refused with 409 `same-front`; order counts, because the primary fronter does.',
+        ].join('\n\n'),
         security: security('system:ai-ap'),
         params: UserParams,
         querystring: NoQuery,
         body: PushFrontBody,
-        response: { 200: z.strictObject({ success: z.boolean() }), ...errorResponses(404, 413, 415) },
+        response: { 200: PushFrontResponse, ...errorResponses(404, 409, 413, 415) },
       },
     },
     async (request) => {
       const { viewer, system } = await resolveTarget(db, request);
-      const pushed = await pushFront(db, system.id, request.body.alter, viewer.clientId, Date.now());
-      if (!pushed) throw new Problem('unknown-alter', 'your system has no such alter', 'alter');
-      return { success: true };
+      const now = Date.now();
+      const switchedAt = request.body.timestamp === undefined ? now : Date.parse(request.body.timestamp);
+      if (switchedAt > now) throw new Problem('validation', 'timestamp: must not be in the future', 'timestamp');
+      const single = request.body.alters === undefined;
+      const recorded = await recordSwitch(db, system.id, { clientId: viewer.clientId, alterIds: requestedAlters(request.body), switchedAt }, (index) =>
+        single ? 'alter' : `alters.${index}`,
+      );
+      return { success: true as const, data: viewSwitch(recorded, new Set(recorded.alterIds), system, viewer) };
     },
   );
 
@@ -46,41 +72,86 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       schema: {
         tags: ['Front'],
         summary: 'Who is fronting (an addition to the origin API)',
-        description: `\`current\`: the newest push of each integration, newest first. \`history\`: every push, newest first, paged with \`max\` (1..${MAX_FRONT_HISTORY_PAGE}, default ${DEFAULT_HISTORY_PAGE}) and \`skip\`. Another user’s front follows their privacy: refused unless their system shows its alters, and hidden alters are left out.`,
+        description: `\`current\`: the system’s newest switch, whichever app made it. \`byApp\`: each app’s own newest switch (the owner’s alone). Switches name alters by id; \`alters\` holds each of them once. ${PRIVACY}`,
         security: security('system:read'),
         params: UserParams,
-        querystring: pageQuery(MAX_FRONT_HISTORY_PAGE, DEFAULT_HISTORY_PAGE),
-        response: { 200: z.strictObject({ data: z.strictObject({ current: z.array(FrontEntry), history: z.array(FrontEntry) }) }), ...errorResponses(404) },
+        querystring: NoQuery,
+        response: { 200: z.strictObject({ data: Front }), ...errorResponses(404) },
       },
     },
     async (request) => {
       const { viewer, system } = await resolveTarget(db, request);
-      const policy = alterLoadPolicy(system, viewer);
-      if (!policy) throw new Problem('alters-private', 'this system does not show its alters, so its front is private');
-      const page = { skip: request.query.skip ?? 0, max: request.query.max ?? DEFAULT_HISTORY_PAGE };
-      const [current, history] = await Promise.all([
-        currentFront(db, system.id, policy.onlyVisible),
-        frontHistory(db, system.id, page, policy.onlyVisible),
-      ]);
-      const toEntries = (records: FrontRecord[]) => describeEntries(db, records, system, viewer, policy);
-      return { data: { current: await toEntries(current), history: await toEntries(history) } };
+      const policy = frontPolicy(system, viewer);
+      const sources = seesFrontSources(system, viewer);
+      const byApp = sources ? await newestSwitchByClient(db, system.id) : [];
+      const current = sources ? byApp[0] : await currentSwitch(db, system.id);
+      const records = current ? [current, ...byApp.slice(1)] : [];
+      const { alters, shown } = await altersOf(db, records, system, viewer, policy);
+      return {
+        data: {
+          current: current ? viewSwitch(current, shown, system, viewer) : null,
+          byApp: byApp.map((record) => viewSwitch(record, shown, system, viewer)),
+          alters,
+          redacted: sources ? [] : ['byApp'],
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/front/history',
+    {
+      config: { scope: 'system:read' },
+      schema: {
+        tags: ['Front'],
+        summary: 'The switch history (an addition to the origin API)',
+        description: `Every switch, newest first. Page with \`max\` (1..${MAX_FRONT_HISTORY_PAGE}, default ${DEFAULT_FRONT_HISTORY_PAGE}) and either \`before\` (a switch id; each page’s \`next\`: stable while switches are added) or \`skip\`. ${PRIVACY} Every switch counts in paging, shown with the alters you may see.`,
+        security: security('system:read'),
+        params: UserParams,
+        querystring: HistoryQuery,
+        response: { 200: z.strictObject({ data: FrontHistory }), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      const policy = frontPolicy(system, viewer);
+      const { max = DEFAULT_FRONT_HISTORY_PAGE, skip = 0, before } = request.query;
+      const page = await switchHistory(db, system.id, { max, skip, ...(before === undefined ? {} : { before }) });
+      if (!page) throw new Problem('validation', 'before: names no switch of this system', 'before');
+      const { alters, shown } = await altersOf(db, page.switches, system, viewer, policy);
+      const last = page.switches.at(-1);
+      return {
+        data: {
+          switches: page.switches.map((record) => viewSwitch(record, shown, system, viewer)),
+          alters,
+          next: page.more && last ? last.id : null,
+        },
+      };
     },
   );
 };
 
-/** Attaches each record's alter, as the viewer may see it; records of unseen alters are dropped. */
-async function describeEntries(
+function frontPolicy(system: SystemRecord, viewer: Viewer): AlterLoadPolicy {
+  const policy = alterLoadPolicy(system, viewer);
+  if (!policy) throw new Problem('alters-private', 'this system does not show its alters, so its front is private');
+  return policy;
+}
+
+/** The alters the switches name, once each in the order first named, as the viewer may see them. */
+async function altersOf(
   db: Kysely<Schema>,
-  records: FrontRecord[],
+  records: SwitchRecord[],
   system: SystemRecord,
   viewer: Viewer,
   policy: AlterLoadPolicy,
-): Promise<FrontEntry[]> {
-  const found = await findAlters(db, system.id, [...new Set(records.map((record) => record.alterId))], policy);
-  const alters = new Map(found.map((record) => [record.id, viewAlter(record, system, viewer)]));
-  return records.flatMap((record) => {
-    const alter = alters.get(record.alterId);
-    if (!alter) return [];
-    return [{ alterId: record.alterId, ...viewFrontSource(record, system, viewer), pushedAt: new Date(record.pushedAt).toISOString(), alter }];
-  });
+): Promise<{ alters: Alter[]; shown: Set<number> }> {
+  const named = [...new Set(records.flatMap((record) => record.alterIds))];
+  const found = new Map((await findAlters(db, system.id, named, policy)).map((record) => [record.id, record]));
+  const alters: Alter[] = [];
+  for (const id of named) {
+    const record = found.get(id);
+    const view = record && viewAlter(record, system, viewer);
+    if (view) alters.push(view);
+  }
+  return { alters, shown: new Set(alters.map((alter) => alter.alterId)) };
 }
