@@ -66,8 +66,9 @@ export function systemEmbed(system: System, fronters: readonly Fronter[] = [], v
   if (system.systemPronouns) embed.addFields({ name: 'Pronouns', value: cut(system.systemPronouns, 1024), inline: true });
   embed.addFields({ name: 'Alters', value: system.redacted.includes('alterIds') ? 'private' : String(system.alterIds.length), inline: true });
   if (fronters.length > 0) {
-    const lines = fronters.slice(0, 10).map((fronter) => `${alterName(fronter.alter)} · since ${when(fronter.since, 'R')}`);
-    embed.addFields({ name: 'Fronting', value: cut(lines.join('\n'), 1024) });
+    // Co-fronters share the switch's time: one line, the primary first.
+    const names = fronters.map((fronter) => alterName(fronter.alter)).join(', ');
+    embed.addFields({ name: 'Fronting', value: cut(`${names} · since ${when(fronters[0]?.since ?? '', 'R')}`, 1024) });
   }
   embed.addFields({ name: 'Created', value: when(system.createdAt, 'D'), inline: true });
   if (view.owner) embed.addFields({ name: 'Privacy', value: cut(systemPrivacyText(system.public), 1024) });

@@ -118,7 +118,7 @@ describe('the Discord bot', () => {
     expect(embedsOf(response)[0]?.title).toBe('Ash (@ash)');
     const { response: system } = await slash('system', 'show');
     const fields = embedsOf(system)[0]?.fields as Array<{ name: string; value: string }>;
-    expect(fields.find((f) => f.name === 'Fronting')?.value).toMatch(/^Ash \(@ash\) · <t:\d+:R>$/);
+    expect(fields.find((f) => f.name === 'Fronting')?.value).toMatch(/^Ash \(@ash\) · since <t:\d+:R>$/);
   });
 
   it('switches to co-fronters in order, refuses the same switch again, and shows the front with /front show', async () => {
@@ -139,7 +139,7 @@ describe('the Discord bot', () => {
     expect(embed?.footer).toMatchObject({ text: expect.stringMatching(/^Switched through /) });
     const { response: system } = await slash('system', 'show');
     const fields = embedsOf(system)[0]?.fields as Array<{ name: string; value: string }>;
-    expect(fields.find((f) => f.name === 'Fronting')?.value).toMatch(/^Birch \(@birch\), Ash \(@ash\) · /);
+    expect(fields.find((f) => f.name === 'Fronting')?.value).toMatch(/^Birch \(@birch\), Ash \(@ash\) · since <t:\d+:R>$/);
   });
 
   it('switches out with /front out, once', async () => {

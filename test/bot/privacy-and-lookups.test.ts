@@ -140,7 +140,7 @@ describe.each(DIALECTS)('privacy and lookups through the bot (%s)', (dialect) =>
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(h.fake.webhookExecutions().length).toBeGreaterThan(before);
-    await slash('front', undefined, [str('alter', 'ash')], OWNER);
+    await slash('front', 'set', [str('alter', 'ash')], OWNER);
 
     const card = embedsOf(await showAlter('ash'))[0];
     expect(card?.title).toBe('Ash (@ash)');
