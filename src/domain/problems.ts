@@ -24,9 +24,11 @@ export const PROBLEM_TYPES = [
   'unknown-tag',
   'unknown-message',
   'alters-private',
+  'tags-private',
   'duplicate',
   'duplicate-field',
   'too-many-alters',
+  'too-many-tags',
   'too-many-entries',
   'internal-error',
 ] as const;
