@@ -284,8 +284,10 @@ export async function editAlter(
  */
 export async function deleteAlter(db: Db, systemId: number, alterId: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const alter = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
-    if (!alter) return false;
+    // A write that changes nothing takes the row's lock: of concurrent deletes, the later ones
+    // wait here and then find no row, so exactly one answers true.
+    const locked = await trx.updateTable('alters').set({ message_count: sql`message_count` }).where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
+    if (Number(locked.numUpdatedRows) === 0) return false;
     await touchSystem(trx, systemId);
     await releaseAlter(trx, systemId, alterId);
     await trx.deleteFrom('alter_tags').where('alter_id', '=', alterId).execute();

@@ -148,8 +148,9 @@ export async function editTag(db: Db, systemId: number, tagId: number, input: Ed
 /** Deletes a tag and removes it from every alter, in one transaction. False when there is none. */
 export async function deleteTag(db: Db, systemId: number, tagId: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const tag = await trx.selectFrom('tags').select('id').where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
-    if (!tag) return false;
+    // A write that changes nothing takes the row's lock: of concurrent deletes, exactly one finds it.
+    const locked = await trx.updateTable('tags').set({ public: sql`public` }).where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
+    if (Number(locked.numUpdatedRows) === 0) return false;
     await trx.deleteFrom('alter_tags').where('tag_id', '=', tagId).execute();
     await trx.deleteFrom('tags').where('id', '=', tagId).execute();
     return true;

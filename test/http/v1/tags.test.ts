@@ -200,6 +200,12 @@ describe.each(DIALECTS)('tags (%s)', (dialect) => {
       expect((await createTag(owner, { name: tag.name })).status).toBe(201);
     });
 
+    it('gives one 200 to concurrent deletes of one tag', async () => {
+      const tag = (await createTag(owner, { name: unique() })).body;
+      const responses = await Promise.all(Array.from({ length: 4 }, () => owner.call('POST', `/v1/users/@me/tags/${tag.tagId}/delete`)));
+      expect(responses.map((r) => r.status).sort()).toEqual([200, 404, 404, 404]);
+    });
+
     it('refuses another system’s tag and a body with keys', async () => {
       const theirs = (await createTag(other, { name: unique() })).body;
       expectProblem(await owner.call('POST', `/v1/users/@me/tags/${theirs.tagId}/delete`), 404, 'unknown-tag');
