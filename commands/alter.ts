@@ -1,6 +1,17 @@
-// /alter create | edit | show | list.
-import { SlashCommandBuilder, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
-import type { BotContext, SlashCommand } from '../src/bot/command.js';
+// /alter create | edit | show | list | delete. Deleting asks first: a private message with Delete
+// and Cancel buttons that only the person who ran the command can press.
+import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  ButtonStyle,
+  MessageFlags,
+  SlashCommandBuilder,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type SlashCommandSubcommandBuilder,
+} from 'discord.js';
+import { ApiError } from '../src/bot/api-client.js';
+import type { BotContext, ButtonHandler, SlashCommand } from '../src/bot/command.js';
 import { alterEmbed, alterName } from '../src/bot/embeds.js';
 import { alterListPage } from '../src/bot/alter-list.js';
 import { requireAlter, targetOf } from '../src/bot/options.js';
@@ -59,12 +70,63 @@ async function edit(interaction: ChatInputCommandInteraction, { api, accounts, a
   await reply.send({ content: `Updated **${alterName(updated)}**.`, embeds: [alterEmbed(updated)] });
 }
 
-async function show(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+async function show(interaction: ChatInputCommandInteraction, { api, accounts, alters, tags }: BotContext, reply: Responder) {
   const target = targetOf(interaction);
   const chosen = await requireAlter(interaction, alters, 'alter', target);
   const { data } = await accounts.withToken(interaction.user.id, (token) => api.getAlter(token, target, chosen.alterId));
-  await reply.send({ embeds: [alterEmbed(data)] });
+  await reply.send({ embeds: [alterEmbed(data, await tags.names(interaction.user.id, data.tagIds, target))] });
 }
+
+const DELETE_PREFIX = 'alter-delete:';
+
+/** `alter-delete:<confirm|cancel>:<who ran the command>:<alter id>`. */
+function parseDeleteId(customId: string): { action: 'confirm' | 'cancel'; userId: string; alterId: number } | undefined {
+  const match = /^alter-delete:(confirm|cancel):(\d{17,20}):(\d{1,16})$/.exec(customId);
+  return match ? { action: match[1] as 'confirm' | 'cancel', userId: match[2] as string, alterId: Number(match[3]) } : undefined;
+}
+
+async function remove(interaction: ChatInputCommandInteraction, { alters, tags }: BotContext, reply: Responder) {
+  const chosen = await requireAlter(interaction, alters, 'alter');
+  const id = (action: string) => `${DELETE_PREFIX}${action}:${interaction.user.id}:${chosen.alterId}`;
+  const buttons = new ActionRowBuilder<ButtonBuilder>().addComponents(
+    new ButtonBuilder().setCustomId(id('confirm')).setLabel('Delete').setStyle(ButtonStyle.Danger),
+    new ButtonBuilder().setCustomId(id('cancel')).setLabel('Cancel').setStyle(ButtonStyle.Secondary),
+  );
+  await reply.send({
+    content: `Delete **${alterName(chosen)}** for good? It leaves its tags, the front and autoproxy; messages it sent keep saying which system sent them. This cannot be undone.`,
+    embeds: [alterEmbed(chosen, await tags.names(interaction.user.id, chosen.tagIds))],
+    components: [buttons],
+  });
+}
+
+/** The Delete and Cancel buttons of /alter delete. */
+const deleteButtons: ButtonHandler = {
+  prefix: DELETE_PREFIX,
+  async press(interaction: ButtonInteraction, { api, accounts, alters, tags }: BotContext) {
+    const parsed = parseDeleteId(interaction.customId);
+    if (!parsed) return;
+    if (parsed.userId !== interaction.user.id) {
+      await interaction.reply({ content: 'Only the person who ran /alter delete can answer this.', flags: MessageFlags.Ephemeral });
+      return;
+    }
+    const name = interaction.message.embeds[0]?.title ?? `alter ${parsed.alterId}`;
+    if (parsed.action === 'cancel') {
+      await interaction.update({ content: `Kept **${name}**.`, embeds: [], components: [] });
+      return;
+    }
+    try {
+      await accounts.withToken(interaction.user.id, (token) => api.deleteAlter(token, parsed.alterId));
+    } catch (error) {
+      // A second press (or a delete from elsewhere) finds nothing left to delete: say so, harmlessly.
+      if (!(error instanceof ApiError && error.type === 'unknown-alter')) throw error;
+      await interaction.update({ content: `**${name}** was already deleted.`, embeds: [], components: [] });
+      return;
+    }
+    alters.invalidate(interaction.user.id);
+    tags.invalidate(interaction.user.id);
+    await interaction.update({ content: `Deleted **${name}**.`, embeds: [], components: [] });
+  },
+};
 
 async function list(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
   const target = targetOf(interaction);
@@ -75,7 +137,7 @@ async function list(interaction: ChatInputCommandInteraction, context: BotContex
 export const alter = {
   data: new SlashCommandBuilder()
     .setName('alter')
-    .setDescription('Create, edit, show or list alters')
+    .setDescription('Create, edit, show, list or delete alters')
     .addSubcommand((sub) =>
       addFieldOptions(
         sub
@@ -109,12 +171,19 @@ export const alter = {
         .setName('list')
         .setDescription('List alters')
         .addUserOption((o) => o.setName('user').setDescription('Whose alters (default: yours)')),
+    )
+    .addSubcommand((sub) =>
+      sub
+        .setName('delete')
+        .setDescription('Delete one of your alters (asks first)')
+        .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true)),
     ),
-  ephemeral: (interaction) => ['create', 'edit'].includes(interaction.options.getSubcommand()),
+  ephemeral: (interaction) => ['create', 'edit', 'delete'].includes(interaction.options.getSubcommand()),
   async execute(interaction, context, reply) {
-    const run = { create, edit, show, list }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list'];
+    const run = { create, edit, show, list, delete: remove }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list' | 'delete'];
     await run(interaction, context, reply);
   },
+  buttons: [deleteButtons],
   async autocomplete(interaction, { alters }) {
     const user = interaction.options.get('user')?.value;
     const target = typeof user === 'string' && user !== interaction.user.id ? user : '@me';

@@ -4,6 +4,7 @@ import { EmbedBuilder } from 'discord.js';
 import type { Alter } from '../domain/alter.js';
 import type { FrontEntry } from '../domain/front.js';
 import type { System } from '../domain/system.js';
+import type { Tag } from '../domain/tag.js';
 
 const DEFAULT_COLOR = 0x5865f2;
 
@@ -15,7 +16,8 @@ export function alterName(alter: Pick<Alter, 'displayName' | 'username' | 'alter
   return alter.displayName ?? (alter.username ? `@${alter.username}` : `Alter ${alter.alterId}`);
 }
 
-export function alterEmbed(alter: Alter): EmbedBuilder {
+/** `tagNames`: the names of the alter's tags the viewer may see, when the caller looked them up. */
+export function alterEmbed(alter: Alter, tagNames: string[] = []): EmbedBuilder {
   const embed = new EmbedBuilder()
     .setTitle(cut(alterName(alter), 256))
     .setColor(alter.color ? Number.parseInt(alter.color.slice(1), 16) : DEFAULT_COLOR)
@@ -25,8 +27,49 @@ export function alterEmbed(alter: Alter): EmbedBuilder {
   if (alter.description) embed.setDescription(cut(alter.description, 4096));
   if (alter.pronouns) embed.addFields({ name: 'Pronouns', value: cut(alter.pronouns, 1024), inline: true });
   if (alter.messageCount !== null) embed.addFields({ name: 'Messages', value: String(alter.messageCount), inline: true });
+  if (tagNames.length > 0) embed.addFields({ name: 'Tags', value: cut(tagNames.join(', '), 1024) });
   embed.addFields({ name: 'Created', value: `<t:${Math.floor(Date.parse(alter.created) / 1000)}:D>`, inline: true });
   return embed;
+}
+
+export function tagName(tag: Pick<Tag, 'name' | 'displayName' | 'tagId'>): string {
+  if (tag.displayName && tag.name && tag.displayName !== tag.name) return `${tag.displayName} (${tag.name})`;
+  return tag.displayName ?? tag.name ?? `Tag ${tag.tagId}`;
+}
+
+/** A tag's profile; `members` are the names of the members the viewer may see, in id order. */
+export function tagEmbed(tag: Tag, members: string[]): EmbedBuilder {
+  const embed = new EmbedBuilder()
+    .setTitle(cut(tagName(tag), 256))
+    .setColor(tag.color ? Number.parseInt(tag.color.slice(1), 16) : DEFAULT_COLOR)
+    .setFooter({ text: `Tag ${tag.tagId}` });
+  if (tag.icon) embed.setThumbnail(tag.icon);
+  if (tag.description) embed.setDescription(cut(tag.description, 4096));
+  if (!tag.redacted.includes('alterIds')) {
+    const shown = members.length > 0 ? members.join(', ') : 'No members.';
+    embed.addFields({ name: `Members (${tag.alterIds.length})`, value: cut(shown, 1024) });
+  }
+  embed.addFields({ name: 'Created', value: `<t:${Math.floor(Date.parse(tag.created) / 1000)}:D>`, inline: true });
+  return embed;
+}
+
+/** One line per tag: its id, name and member count (where shown). */
+export function tagListEmbed(tags: Tag[], title: string): EmbedBuilder {
+  const lines = tags.map((tag) => cut(`\`${tag.tagId}\` ${tagName(tag)}${tag.redacted.includes('alterIds') ? '' : ` · ${tag.alterIds.length} ${tag.alterIds.length === 1 ? 'member' : 'members'}`}`, 200));
+  // Whole lines only, as many as fit in the description, then how many were left out.
+  let description = '';
+  let shown = 0;
+  for (const line of lines) {
+    const more = `\n…and ${lines.length - shown - 1} more`;
+    if (description.length + line.length + 1 + (shown < lines.length - 1 ? more.length : 0) > 4096) break;
+    description += (shown > 0 ? '\n' : '') + line;
+    shown++;
+  }
+  if (shown < lines.length) description += `\n…and ${lines.length - shown} more`;
+  return new EmbedBuilder()
+    .setTitle(cut(title, 256))
+    .setColor(DEFAULT_COLOR)
+    .setDescription(lines.length > 0 ? description : 'No tags yet.');
 }
 
 export function systemEmbed(system: System, fronting: FrontEntry | undefined): EmbedBuilder {
