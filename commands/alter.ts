@@ -119,7 +119,7 @@ const deleteButtons: ButtonHandler = {
     } catch (error) {
       // A second press (or a delete from elsewhere) finds nothing left to delete: say so, harmlessly.
       if (!(error instanceof ApiError && error.type === 'unknown-alter')) throw error;
-      await interaction.update({ content: `**${name}** was already deleted.`, embeds: [], components: [] });
+      await interaction.update({ content: 'That alter was already deleted.', embeds: [], components: [] });
       return;
     }
     alters.invalidate(interaction.user.id);
