@@ -3,6 +3,7 @@
 // stored once (alter_tags) and changes either from the alter (`tagIds`) or from the tag.
 import { z } from 'zod';
 import { TAG_PRIVACY_MASK } from './privacy-bits.js';
+import { usernameKey } from './username-key.js';
 import { EntityId, HexColor, HttpUrl, IsoDateTime, bitmask, readOnly, text } from './values.js';
 
 export const MAX_TAGS_PER_SYSTEM = 500;
@@ -19,6 +20,8 @@ export const TagName = z
   .min(1, 'must not be empty')
   .max(100, 'must be at most 100 characters')
   .refine((value) => value.isWellFormed() && !value.includes('\u0000'), 'must be valid Unicode text without NUL characters')
+  // A name of only invisible characters has an empty key: it could not be told apart, nor typed.
+  .refine((value) => !value.isWellFormed() || usernameKey(value).trim() !== '', 'must contain a visible character')
   .describe('1 to 100 characters, trimmed. Unique within the system ignoring case and look-alike forms (as usernames).');
 
 const editable = {

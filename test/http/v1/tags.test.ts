@@ -73,6 +73,7 @@ describe.each(DIALECTS)('tags (%s)', (dialect) => {
       expect(errorFields(response).sort()).toEqual(['color', 'description', 'displayName', 'icon', 'name', 'public']);
       expectProblem(await createTag(owner, {}), 400, 'validation', 'name');
       expectProblem(await createTag(owner, { name: 'n'.repeat(101) }), 400, 'validation', 'name');
+      expectProblem(await createTag(owner, { name: '\u200b\u2060' }), 400, 'validation', 'name');
       expectProblem(await createTag(owner, { name: unique(), alterIds: [1] }), 400, 'read-only-field', 'alterIds');
       expectProblem(await createTag(owner, { name: unique(), tagId: 5 }), 400, 'read-only-field', 'tagId');
       expectProblem(await createTag(owner, { name: unique(), members: [] }), 400, 'validation', 'members');
