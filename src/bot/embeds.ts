@@ -53,23 +53,17 @@ export function tagEmbed(tag: Tag, members: string[]): EmbedBuilder {
   return embed;
 }
 
-/** One line per tag: its id, name and member count (where shown). */
-export function tagListEmbed(tags: Tag[], title: string): EmbedBuilder {
+export const TAGS_PER_PAGE = 20;
+
+/** One page of tags, a line each: its id, name and member count (where shown). */
+export function tagListEmbed(tags: Tag[], title: string, page: { skip: number; hasMore: boolean }): EmbedBuilder {
   const lines = tags.map((tag) => cut(`\`${tag.tagId}\` ${tagName(tag)}${tag.redacted.includes('alterIds') ? '' : ` · ${tag.alterIds.length} ${tag.alterIds.length === 1 ? 'member' : 'members'}`}`, 200));
-  // Whole lines only, as many as fit in the description, then how many were left out.
-  let description = '';
-  let shown = 0;
-  for (const line of lines) {
-    const more = `\n…and ${lines.length - shown - 1} more`;
-    if (description.length + line.length + 1 + (shown < lines.length - 1 ? more.length : 0) > 4096) break;
-    description += (shown > 0 ? '\n' : '') + line;
-    shown++;
-  }
-  if (shown < lines.length) description += `\n…and ${lines.length - shown} more`;
+  const first = page.skip + 1;
   return new EmbedBuilder()
     .setTitle(cut(title, 256))
     .setColor(DEFAULT_COLOR)
-    .setDescription(lines.length > 0 ? description : 'No tags yet.');
+    .setDescription(lines.length > 0 ? cut(lines.join('\n'), 4096) : page.skip === 0 ? 'No tags yet.' : 'No more tags.')
+    .setFooter({ text: tags.length > 0 ? `Tags ${first}–${page.skip + tags.length}${page.hasMore ? ' · more on the next page' : ''}` : ' ' });
 }
 
 export function systemEmbed(system: System, fronting: FrontEntry | undefined): EmbedBuilder {

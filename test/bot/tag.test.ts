@@ -109,6 +109,22 @@ describe('the bot’s tags and alter deletion', () => {
     expect(String(hidden.response.body.content)).toMatch(/No tag called/);
   });
 
+  it('pages /tag list with buttons', async () => {
+    for (let i = 0; i < 20; i++) await own(ALICE.id, (token) => h.bot.context.api.createTag(token, { name: `page ${i}` }));
+    const { handle, response } = await slash('tag', 'list');
+    expect(String(embedsOf(response)[0]?.description).split('\n')).toHaveLength(20);
+    const [previous, next] = componentsOf(response);
+    expect([previous?.disabled, next?.disabled]).toEqual([true, false]);
+    const message = handle.latestMessage();
+    if (!message) throw new Error('no message');
+    const page2 = await h.run(h.fake.button({ customId: String(next?.custom_id), user: ALICE, message }), (r) => r.callbackType === 7);
+    expect(String(embedsOf(page2.response)[0]?.description).split('\n')).toHaveLength(2); // 22 tags: Sleep crew, secret, page 0..19
+    expect(embedsOf(page2.response)[0]?.footer).toMatchObject({ text: 'Tags 21–22' });
+    expect(componentsOf(page2.response)[1]?.disabled).toBe(true);
+    for (const tag of await aliceTags()) if (tag.name?.startsWith('page ')) await own(ALICE.id, (token) => h.bot.context.api.deleteTag(token, tag.tagId));
+    h.bot.context.tags.invalidate(ALICE.id);
+  });
+
   it('deletes a tag; its alters stay', async () => {
     const { response } = await slash('tag', 'delete', [text('tag', 'Sleep crew')]);
     expect(response.body.flags).toBe(MessageFlags.Ephemeral);
