@@ -1,6 +1,17 @@
-// /alter create | edit | show | list | privacy.
-import { SlashCommandBuilder, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
-import type { BotContext, SlashCommand } from '../src/bot/command.js';
+// /alter create | edit | show | list | privacy | delete. Deleting asks first: a private message with Delete
+// and Cancel buttons that only the person who ran the command can press.
+import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  ButtonStyle,
+  MessageFlags,
+  SlashCommandBuilder,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type SlashCommandSubcommandBuilder,
+} from 'discord.js';
+import { ApiError } from '../src/bot/api-client.js';
+import type { BotContext, ButtonHandler, SlashCommand } from '../src/bot/command.js';
 import { alterEmbed, alterName } from '../src/bot/embeds.js';
 import { alterListPage } from '../src/bot/alter-list.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
@@ -80,11 +91,11 @@ async function edit(interaction: ChatInputCommandInteraction, { api, accounts, a
 }
 
 /** Another user's alter needs no link (public data through the bot's own client); one's own does. */
-async function show(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+async function show(interaction: ChatInputCommandInteraction, { api, accounts, alters, tags }: BotContext, reply: Responder) {
   const target = targetOf(interaction);
   const chosen = await requireAlter(interaction, alters, 'alter', target);
   const { isSelf, data } = await accounts.asViewer(interaction.user.id, target, (token) => api.getAlter(token, target, chosen.alterId));
-  await reply.send({ embeds: [alterEmbed(data, { owner: isSelf })] });
+  await reply.send({ embeds: [alterEmbed(data, { owner: isSelf, tagNames: await tags.names(interaction.user.id, data.tagIds, target) })] });
 }
 
 /** Shows or changes what others see of one alter; without options, just shows it. */
@@ -103,6 +114,57 @@ async function privacy(interaction: ChatInputCommandInteraction, context: BotCon
   await reply.send({ content, embeds: [alterEmbed(shown, { owner: true, systemShowsAlters: await systemShowsAlters(context, interaction.user.id) })] });
 }
 
+const DELETE_PREFIX = 'alter-delete:';
+
+/** `alter-delete:<confirm|cancel>:<who ran the command>:<alter id>`. */
+function parseDeleteId(customId: string): { action: 'confirm' | 'cancel'; userId: string; alterId: number } | undefined {
+  const match = /^alter-delete:(confirm|cancel):(\d{17,20}):(\d{1,16})$/.exec(customId);
+  return match ? { action: match[1] as 'confirm' | 'cancel', userId: match[2] as string, alterId: Number(match[3]) } : undefined;
+}
+
+async function remove(interaction: ChatInputCommandInteraction, { alters, tags }: BotContext, reply: Responder) {
+  const chosen = await requireAlter(interaction, alters, 'alter');
+  const id = (action: string) => `${DELETE_PREFIX}${action}:${interaction.user.id}:${chosen.alterId}`;
+  const buttons = new ActionRowBuilder<ButtonBuilder>().addComponents(
+    new ButtonBuilder().setCustomId(id('confirm')).setLabel('Delete').setStyle(ButtonStyle.Danger),
+    new ButtonBuilder().setCustomId(id('cancel')).setLabel('Cancel').setStyle(ButtonStyle.Secondary),
+  );
+  await reply.send({
+    content: `Delete **${alterName(chosen)}** for good? It leaves its tags, the front and autoproxy; messages it sent keep saying which system sent them. This cannot be undone.`,
+    embeds: [alterEmbed(chosen, { owner: true, tagNames: await tags.names(interaction.user.id, chosen.tagIds) })],
+    components: [buttons],
+  });
+}
+
+/** The Delete and Cancel buttons of /alter delete. */
+const deleteButtons: ButtonHandler = {
+  prefix: DELETE_PREFIX,
+  async press(interaction: ButtonInteraction, { api, accounts, alters, tags }: BotContext) {
+    const parsed = parseDeleteId(interaction.customId);
+    if (!parsed) return;
+    if (parsed.userId !== interaction.user.id) {
+      await interaction.reply({ content: 'Only the person who ran /alter delete can answer this.', flags: MessageFlags.Ephemeral });
+      return;
+    }
+    const name = interaction.message.embeds[0]?.title ?? `alter ${parsed.alterId}`;
+    if (parsed.action === 'cancel') {
+      await interaction.update({ content: `Kept **${name}**.`, embeds: [], components: [] });
+      return;
+    }
+    try {
+      await accounts.withToken(interaction.user.id, (token) => api.deleteAlter(token, parsed.alterId));
+    } catch (error) {
+      // A second press (or a delete from elsewhere) finds nothing left to delete: say so, harmlessly.
+      if (!(error instanceof ApiError && error.type === 'unknown-alter')) throw error;
+      await interaction.update({ content: 'That alter was already deleted.', embeds: [], components: [] });
+      return;
+    }
+    alters.invalidate(interaction.user.id);
+    tags.invalidate(interaction.user.id);
+    await interaction.update({ content: `Deleted **${name}**.`, embeds: [], components: [] });
+  },
+};
+
 async function list(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
   const target = targetOf(interaction);
   const label = target === '@me' ? 'Your alters' : `Alters of ${interaction.options.getUser('user')?.username ?? 'that user'}`;
@@ -112,7 +174,7 @@ async function list(interaction: ChatInputCommandInteraction, context: BotContex
 export const alter = {
   data: new SlashCommandBuilder()
     .setName('alter')
-    .setDescription('Create, edit, show or list alters')
+    .setDescription('Create, edit, show, list or delete alters')
     .addSubcommand((sub) =>
       addFieldOptions(
         sub
@@ -155,13 +217,20 @@ export const alter = {
           .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true)),
         ALTER_PRIVACY,
       ),
+    )
+    .addSubcommand((sub) =>
+      sub
+        .setName('delete')
+        .setDescription('Delete one of your alters (asks first)')
+        .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true)),
     ),
-  ephemeral: (interaction) => ['create', 'edit', 'privacy'].includes(interaction.options.getSubcommand()),
+  ephemeral: (interaction) => ['create', 'edit', 'privacy', 'delete'].includes(interaction.options.getSubcommand()),
   fieldWords: FIELD_WORDS,
   async execute(interaction, context, reply) {
-    const run = { create, edit, show, list, privacy }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list' | 'privacy'];
+    const run = { create, edit, show, list, privacy, delete: remove }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list' | 'privacy' | 'delete'];
     await run(interaction, context, reply);
   },
+  buttons: [deleteButtons],
   async autocomplete(interaction, { alters }) {
     const user = interaction.options.get('user')?.value;
     const target = typeof user === 'string' && user !== interaction.user.id ? user : '@me';

@@ -10,6 +10,7 @@ import type { Front, FrontHistory, Switch } from '../domain/front.js';
 import type { MessageInfo, ProxiedMessage } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
+import type { Tag } from '../domain/tag.js';
 
 /** `misconfigured`: the service refused the bot's own client credentials (not the user's grant). */
 export type ApiErrorKind = 'problem' | 'unavailable' | 'timeout' | 'rate-limited' | 'unauthorized' | 'oauth' | 'misconfigured';
@@ -278,6 +279,16 @@ export function createApiClient(options: ApiClientOptions) {
       api<Alter[]>('GET', `${userPath(user)}/system/list-alters?max=${page.max}&skip=${page.skip}`, { token }),
     /** A switch: these alters front from now on, the first as primary; none switches out. */
     switchFront: (token: string, alterIds: number[]) => api<{ success: true; data: Switch }>('POST', `${userPath('@me')}/front`, { token, json: { alters: alterIds } }).then((r) => r.data),
+    deleteAlter: (token: string, alterId: number) => api<{ deleted: true }>('POST', `${userPath('@me')}/alters/${alterId}/delete`, { token, json: {} }),
+    createTag: (token: string, body: Record<string, unknown>) => api<Tag>('POST', `${userPath('@me')}/system/create-tag`, { token, json: body }),
+    editTag: (token: string, tagId: number, patch: Record<string, unknown>) => api<Tag>('POST', `${userPath('@me')}/tags/${tagId}/edit`, { token, json: patch }),
+    getTag: (token: string, user: string, tagId: number) => api<{ isSelf: boolean; data: Tag }>('GET', `${userPath(user)}/tags/${tagId}`, { token }),
+    listTags: (token: string, user: string, page: { skip: number; max: number }) =>
+      api<Tag[]>('GET', `${userPath(user)}/system/list-tags?max=${page.max}&skip=${page.skip}`, { token }),
+    /** Adds and removes members in one call (one transaction at the service). */
+    changeTagMembers: (token: string, tagId: number, change: { add?: number[]; remove?: number[] }) =>
+      api<Tag>('POST', `${userPath('@me')}/tags/${tagId}/alters`, { token, json: change }),
+    deleteTag: (token: string, tagId: number) => api<{ deleted: true }>('POST', `${userPath('@me')}/tags/${tagId}/delete`, { token, json: {} }),
     /** The proxy profile, revalidated: `notModified` when `etag` is still current. */
     async getProxyProfile(token: string, guildId: string, etag?: string): Promise<{ notModified: true } | { notModified: false; profile: ProxyProfile; etag: string }> {
       const path = `${userPath('@me')}/proxy-profile?guild=${encodeURIComponent(guildId)}`;

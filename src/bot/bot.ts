@@ -11,6 +11,7 @@ import { createLinkFlow } from './link-flow.js';
 import { openLinkStore, type LinkStore } from './link-store.js';
 import { createLinkedAccounts } from './linked-accounts.js';
 import { createProxying } from './proxy/index.js';
+import { createTagDirectory } from './tag-directory.js';
 
 /** The part of a pino logger the bot uses. */
 export interface BotLog {
@@ -55,7 +56,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     ...(options.shardCount === undefined ? {} : { shardCount: options.shardCount }),
   });
   const proxying = createProxying(client, api, accounts, log);
-  const context: BotContext = { api, accounts, alters: createAlterDirectory(api, accounts), linkFlow: createLinkFlow(api, accounts), proxying };
+  const context: BotContext = { api, accounts, alters: createAlterDirectory(api, accounts), tags: createTagDirectory(api, accounts), linkFlow: createLinkFlow(api, accounts), proxying };
   const handle = createInteractionHandler(COMMANDS, context, log);
   client.on(Events.InteractionCreate, (interaction) => void handle(interaction));
   client.on(Events.MessageCreate, (message) => {

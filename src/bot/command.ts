@@ -2,6 +2,7 @@
 // what handlers get to work with. Commands live in commands/, one file each.
 import type {
   AutocompleteInteraction,
+  ButtonInteraction,
   ChatInputCommandInteraction,
   ContextMenuCommandBuilder,
   MessageContextMenuCommandInteraction,
@@ -19,11 +20,13 @@ import type { LinkFlow } from './link-flow.js';
 import type { LinkedAccounts } from './linked-accounts.js';
 import type { Proxying } from './proxy/index.js';
 import type { Responder } from './responder.js';
+import type { TagDirectory } from './tag-directory.js';
 
 export interface BotContext {
   api: ApiClient;
   accounts: LinkedAccounts;
   alters: AlterDirectory;
+  tags: TagDirectory;
   linkFlow: LinkFlow;
   proxying: Proxying;
 }
@@ -41,6 +44,14 @@ export interface SlashCommand {
   autocomplete?(interaction: AutocompleteInteraction, context: BotContext): Promise<void>;
   /** The service's field names → this command's options, so errors name what the user typed (declared beside the options). */
   fieldWords?: FieldWords;
+  /** Buttons this command puts on its answers: presses whose custom id starts with `prefix` come back here. */
+  buttons?: ButtonHandler[];
+}
+
+export interface ButtonHandler {
+  prefix: string;
+  /** Answers the press itself (typically by updating the message the button is on). */
+  press(interaction: ButtonInteraction, context: BotContext): Promise<void>;
 }
 
 export interface UserMenuCommand {

@@ -6,6 +6,7 @@ import type { Front, Switch } from '../domain/front.js';
 import type { System } from '../domain/system.js';
 import type { Fronter } from './api-client.js';
 import { alterPrivacyText, systemPrivacyText } from './privacy-settings.js';
+import type { Tag } from '../domain/tag.js';
 
 const DEFAULT_COLOR = 0x5865f2;
 
@@ -22,6 +23,8 @@ export interface CardView {
   owner?: boolean;
   /** The system's own "alters" setting, when known: an owner's alter card warns when it hides every alter. */
   systemShowsAlters?: boolean;
+  /** The names of the alter's tags the viewer may see, when the caller looked them up. */
+  tagNames?: readonly string[];
 }
 
 const when = (iso: string, style: 'D' | 'R') => `<t:${Math.floor(Date.parse(iso) / 1000)}:${style}>`;
@@ -46,10 +49,45 @@ export function alterEmbed(alter: Alter, view: CardView = {}): EmbedBuilder {
     const last = alter.lastMessageTimestamp ? ` · last ${when(alter.lastMessageTimestamp, 'R')}` : '';
     embed.addFields({ name: 'Messages', value: `${alter.messageCount}${last}`, inline: true });
   }
+  if (view.tagNames && view.tagNames.length > 0) embed.addFields({ name: 'Tags', value: cut(view.tagNames.join(', '), 1024) });
   if (alter.proxyTags.length > 0) embed.addFields({ name: 'Proxy tags', value: cut(alter.proxyTags.map(proxyTagText).join(' '), 1024), inline: true });
   embed.addFields({ name: 'Created', value: when(alter.created, 'D'), inline: true });
   if (view.owner) embed.addFields({ name: 'Privacy', value: cut(alterPrivacyText(alter.public, alter.username, view.systemShowsAlters), 1024) });
   return embed;
+}
+
+export function tagName(tag: Pick<Tag, 'name' | 'displayName' | 'tagId'>): string {
+  if (tag.displayName && tag.name && tag.displayName !== tag.name) return `${tag.displayName} (${tag.name})`;
+  return tag.displayName ?? tag.name ?? `Tag ${tag.tagId}`;
+}
+
+/** A tag's profile; `members` are the names of the members the viewer may see, in id order. */
+export function tagEmbed(tag: Tag, members: string[]): EmbedBuilder {
+  const embed = new EmbedBuilder()
+    .setTitle(cut(tagName(tag), 256))
+    .setColor(tag.color ? Number.parseInt(tag.color.slice(1), 16) : DEFAULT_COLOR)
+    .setFooter({ text: `Tag ${tag.tagId}` });
+  if (tag.icon) embed.setThumbnail(tag.icon);
+  if (tag.description) embed.setDescription(cut(tag.description, 4096));
+  if (!tag.redacted.includes('alterIds')) {
+    const shown = members.length > 0 ? members.join(', ') : 'No members.';
+    embed.addFields({ name: `Members (${tag.alterIds.length})`, value: cut(shown, 1024) });
+  }
+  embed.addFields({ name: 'Created', value: when(tag.created, 'D'), inline: true });
+  return embed;
+}
+
+export const TAGS_PER_PAGE = 20;
+
+/** One page of tags, a line each: its id, name and member count (where shown). */
+export function tagListEmbed(tags: Tag[], title: string, page: { skip: number; hasMore: boolean }): EmbedBuilder {
+  const lines = tags.map((tag) => cut(`\`${tag.tagId}\` ${tagName(tag)}${tag.redacted.includes('alterIds') ? '' : ` · ${tag.alterIds.length} ${tag.alterIds.length === 1 ? 'member' : 'members'}`}`, 200));
+  const first = page.skip + 1;
+  return new EmbedBuilder()
+    .setTitle(cut(title, 256))
+    .setColor(DEFAULT_COLOR)
+    .setDescription(lines.length > 0 ? cut(lines.join('\n'), 4096) : page.skip === 0 ? 'No tags yet.' : 'No more tags.')
+    .setFooter({ text: tags.length > 0 ? `Tags ${first}–${page.skip + tags.length}${page.hasMore ? ' · more on the next page' : ''}` : ' ' });
 }
 
 /** `fronters`: who is fronting now, as far as the viewer may see (empty when unknown or private). */

@@ -36,6 +36,7 @@ export function messageFor(error: unknown, words: FieldWords = {}): { content: s
 export function createInteractionHandler(commands: readonly Command[], context: BotContext, log: BotLog) {
   const byName = new Map(commands.map((command) => [command.data.name, command]));
   const modals = commands.flatMap((command) => ('kind' in command && command.modal ? [command.modal] : []));
+  const buttons = commands.flatMap((command) => ('buttons' in command && command.buttons ? command.buttons : []));
 
   async function fail(reply: Responder, error: unknown, interaction: Interaction): Promise<void> {
     if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'interaction failed');
@@ -62,16 +63,27 @@ export function createInteractionHandler(commands: readonly Command[], context: 
       await run(interaction, true, (reply) => context.linkFlow.start(interaction, reply));
       return;
     }
+    const handler = buttons.find((candidate) => interaction.customId.startsWith(candidate.prefix));
+    if (handler) {
+      await pressed(interaction, () => handler.press(interaction, context));
+      return;
+    }
     const alterPage = interaction.customId.startsWith(ALTER_PAGE_PREFIX) ? parseAlterPageId(interaction.customId) : undefined;
     const frontPage = interaction.customId.startsWith(FRONT_PAGE_PREFIX) ? parseFrontPageId(interaction.customId) : undefined;
     const page = alterPage ?? frontPage;
     if (!page) return;
     const target = page.ownerId === interaction.user.id ? '@me' : page.ownerId;
     const title = interaction.message.embeds[0]?.title ?? (alterPage ? 'Alters' : 'Switches');
+    const pager = alterPage ? alterListPage : frontHistoryPage;
+    await pressed(interaction, async () => interaction.update(await pager(context, interaction.user.id, target, page.skip, title)));
+  }
+
+  /** Runs a button's work; what it throws becomes a private message to whoever pressed it. */
+  async function pressed(interaction: ButtonInteraction, work: () => Promise<unknown>) {
     try {
-      const pager = alterPage ? alterListPage : frontHistoryPage;
-      await interaction.update(await pager(context, interaction.user.id, target, page.skip, title));
+      await work();
     } catch (error) {
+      if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'button failed');
       const { content, linkPrompt } = messageFor(error);
       const payload = { content, components: linkPrompt ? [linkPromptButton()] : [], flags: 64 as const };
       await (interaction.replied || interaction.deferred ? interaction.followUp(payload) : interaction.reply(payload)).catch(() => undefined);

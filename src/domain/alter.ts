@@ -175,6 +175,8 @@ export interface AlterRecord {
   lastMessageAt: number | null;
   createdAt: number;
   tagIds: number[];
+  /** The same tags with their privacy bits (whether others may see the membership depends on both). */
+  tags: Array<{ id: number; public: number }>;
   /** Integration fields loaded for the request, keyed by client id. */
   fields: Record<string, string>;
 }

@@ -25,10 +25,21 @@ export const SystemPrivacy = {
   tags: 128,
 } as const;
 
+/** A tag's bitmask (PluralKit's group privacy, as bits). */
+export const TagPrivacy = {
+  visible: 1,
+  name: 2,
+  description: 4,
+  icon: 8,
+  color: 16,
+  members: 32,
+} as const;
+
 const union = (bits: Record<string, number>) => Object.values(bits).reduce((all, bit) => all | bit, 0);
 
 export const ALTER_PRIVACY_MASK = union(AlterPrivacy);
 export const SYSTEM_PRIVACY_MASK = union(SystemPrivacy);
+export const TAG_PRIVACY_MASK = union(TagPrivacy);
 
 /**
  * System flags: 1 keeps proxy tags in the sent text, 2 appends pronouns to the proxied name,

@@ -10,13 +10,20 @@
 //   are the owner's alone. Proxy tags have their own bit (64: a tag like `alpha:` names the alter);
 //   the color goes with the avatar bit (32: how the alter looks).
 // - Integration fields are shown only to the client that wrote them, on the owner's reads.
+// - A tag exists for another viewer only when the system shows its tags (system bit 128) and the
+//   tag has its visible bit (1); its fields follow its own bits.
+// - That an alter is in a tag is shown to others only when both sides show it: the system shows
+//   its alters and its tags (64, 128), the alter is visible and shows its tags (1, 128), and the
+//   tag is visible and shows its members (1, 32). The alter's `tagIds` and the tag's `alterIds`
+//   are the same pairs seen from either end.
 import type { Alter, AlterRecord } from './alter.js';
 import { toAutoproxy } from './autoproxy.js';
 import type { Switch, SwitchRecord } from './front.js';
-import { AlterPrivacy, SystemPrivacy } from './privacy-bits.js';
+import { AlterPrivacy, SystemPrivacy, TagPrivacy } from './privacy-bits.js';
 import type { MessageInfo, ProxiedMessageRecord, SystemSummary } from './proxied-message.js';
 import { toProxiedMessage } from './proxied-message.js';
 import type { System, SystemDetails, SystemRecord } from './system.js';
+import type { Tag, TagRecord } from './tag.js';
 
 /** Who is reading: the token's user (null for a client acting as itself) and client. */
 export interface Viewer {
@@ -92,7 +99,11 @@ export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 
     messageCount: pick(['messageCount'], AlterPrivacy.messageStats, alter.messageCount, null),
     alterMode: alter.alterMode,
     proxyTags: pick(['proxyTags'], AlterPrivacy.proxyTags, alter.proxyTags, []),
-    tagIds: pick(['tagIds'], AlterPrivacy.tags, alter.tagIds, []),
+    tagIds: owner
+      ? alter.tagIds
+      : has(alter.public, AlterPrivacy.tags) && has(system.public, SystemPrivacy.tags)
+        ? alter.tags.filter((tag) => membershipShown(system, alter.public, tag.public, viewer)).map((tag) => tag.id)
+        : (redacted.push('tagIds'), []),
     public: alter.public,
     flags: pick(['flags'], null, alter.flags, null),
     fields: ownFields,
@@ -102,19 +113,78 @@ export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 
   return view;
 }
 
+/**
+ * Whether another viewer may see that this alter is in this tag (both sides must show it). The
+ * owner sees every membership.
+ */
+export function membershipShown(system: Pick<SystemRecord, 'id' | 'public'>, alterPublic: number, tagPublic: number, viewer: Viewer): boolean {
+  if (isOwner(viewer, system.id)) return true;
+  return (
+    has(system.public, SystemPrivacy.alters | SystemPrivacy.tags) &&
+    has(alterPublic, AlterPrivacy.visible | AlterPrivacy.tags) &&
+    has(tagPublic, TagPrivacy.visible | TagPrivacy.members)
+  );
+}
+
+/** Whether another viewer may see the system's tags at all (lists, tag reads). */
+export function showsTags(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): boolean {
+  return isOwner(viewer, system.id) || has(system.public, SystemPrivacy.tags);
+}
+
+export interface TagLoadPolicy {
+  /** Only tags with the visible bit: the query filters them, so paging counts only those. */
+  onlyVisible: boolean;
+}
+
+/** What to load for reads of a system's tags, or undefined when the viewer may not see them. */
+export function tagLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): TagLoadPolicy | undefined {
+  if (isOwner(viewer, system.id)) return { onlyVisible: false };
+  return has(system.public, SystemPrivacy.tags) ? { onlyVisible: true } : undefined;
+}
+
+/** The bit a query filters on for a tag's `onlyVisible` (and the system's `tagIds`). */
+export const TAG_VISIBLE_BIT = TagPrivacy.visible;
+
+/** The tag as this viewer may see it, or undefined when it does not exist for them. */
+export function viewTag(tag: TagRecord, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): Tag | undefined {
+  const owner = isOwner(viewer, system.id);
+  if (!owner && !(showsTags(system, viewer) && has(tag.public, TagPrivacy.visible))) return undefined;
+  const redacted: string[] = [];
+  function pick<T>(fields: string[], bit: number, value: T): T | null {
+    if (owner || has(tag.public, bit)) return value;
+    redacted.push(...fields);
+    return null;
+  }
+  const members = owner || has(tag.public, TagPrivacy.members) ? tag.members.filter((alter) => membershipShown(system, alter.public, tag.public, viewer)) : (redacted.push('alterIds'), []);
+  return {
+    tagId: tag.id,
+    systemId: String(tag.systemId),
+    name: pick(['name'], TagPrivacy.name, tag.name),
+    displayName: pick(['displayName'], TagPrivacy.name, tag.displayName),
+    description: pick(['description'], TagPrivacy.description, tag.description),
+    color: pick(['color'], TagPrivacy.color, tag.color),
+    icon: pick(['icon'], TagPrivacy.icon, tag.icon),
+    public: tag.public,
+    alterIds: members.map((alter) => alter.id),
+    created: new Date(tag.createdAt).toISOString(),
+    redacted,
+  };
+}
+
 export interface SystemLoadPolicy {
   /** Which alter ids to list: all (owner), only visible ones, or none. */
   alterIds: 'all' | 'visible' | 'none';
-  tagIds: boolean;
+  /** Which tag ids to list, the same way. */
+  tagIds: 'all' | 'visible' | 'none';
   /** Autoproxy and sub-accounts are the owner's. */
   ownerDetails: boolean;
 }
 
 export function systemLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): SystemLoadPolicy {
-  if (isOwner(viewer, system.id)) return { alterIds: 'all', tagIds: true, ownerDetails: true };
+  if (isOwner(viewer, system.id)) return { alterIds: 'all', tagIds: 'all', ownerDetails: true };
   return {
     alterIds: has(system.public, SystemPrivacy.alters) ? 'visible' : 'none',
-    tagIds: has(system.public, SystemPrivacy.tags),
+    tagIds: has(system.public, SystemPrivacy.tags) ? 'visible' : 'none',
     ownerDetails: false,
   };
 }
@@ -140,7 +210,7 @@ export function viewSystem(system: SystemRecord, details: SystemDetails, viewer:
     systemPronouns: pick('systemPronouns', SystemPrivacy.pronouns, system.pronouns, null),
     nicknameFormat: pick('nicknameFormat', null, system.nicknameFormat, null),
     alterIds: policy.alterIds === 'none' ? (redacted.push('alterIds'), []) : details.alterIds,
-    tagIds: policy.tagIds ? details.tagIds : (redacted.push('tagIds'), []),
+    tagIds: policy.tagIds === 'none' ? (redacted.push('tagIds'), []) : details.tagIds,
     createdAt: new Date(system.createdAt).toISOString(),
     systemAutoproxy: pick('systemAutoproxy', null, details.autoproxy.map(toAutoproxy), []),
     systemOperationDM: pick('systemOperationDM', null, system.operationDm, null),

@@ -20,6 +20,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       tags: [
         { name: 'System', description: 'The system: one Discord user’s profile record.' },
         { name: 'Alters', description: 'The members of a system.' },
+        { name: 'Tags', description: 'Named sets of a system’s alters (PluralKit’s groups).' },
         { name: 'Front', description: 'Who is fronting, as pushed by integrations.' },
         { name: 'Autoproxy', description: 'Which alter speaks for untagged messages, per scope.' },
         { name: 'Proxying', description: 'What the bot reads and records when it re-sends messages as alters; message info.' },

@@ -46,6 +46,7 @@ import { PROBLEM_TYPES, type ProblemType } from '../../src/domain/problems.js';
 import { MessageInfo, ProxiedMessage, RecordMessageResponse } from '../../src/domain/proxied-message.js';
 import { ProxyProfile } from '../../src/domain/proxy-profile.js';
 import { System } from '../../src/domain/system.js';
+import { Tag } from '../../src/domain/tag.js';
 import { STATUS_OF } from '../../src/http/v1/problems.js';
 import { signIn, type ApiUser } from '../support/api.js';
 import { DIALECTS, type TestDialect } from '../support/dialects.js';
@@ -81,6 +82,13 @@ const RUNS = {
   recordMessage: 600,
   readMessage: 400,
   reproxyMessage: 400,
+  deleteAlter: 400,
+  createTag: 600,
+  readTag: 400,
+  listTags: 400,
+  editTag: 600,
+  tagMembers: 600,
+  deleteTag: 400,
   otherV1Paths: 600,
   token: 1600,
   introspectForm: 600,
@@ -739,6 +747,13 @@ interface Fixtures {
   otherMessage: RecordedMessage;
   /** Messages the owner recorded to re-send (reproxy), each with an id to move it to and back. */
   reproxyPairs: Array<[string, string]>;
+  /** Alters and tags of the owner that only the delete properties name (the others never vanish). */
+  doomedAlterIds: number[];
+  doomedTagIds: number[];
+  /** A tag of the owner that edits and membership changes aim at, and the other system's shown and hidden tags. */
+  ownerTagId: number;
+  otherShownTagId: number;
+  otherHiddenTagId: number;
   fuzzClient: TestClient;
   bot: TestClient;
   publicClient: TestClient;
@@ -801,6 +816,25 @@ async function setUp(server: TestServer): Promise<Fixtures> {
     expect((await owner.call('POST', '/v1/users/@me/messages', message)).status).toBe(201);
     reproxyPairs.push([message.messageId, snowflakeAt(now, 30 + i)]);
   }
+  // Tags: the other system shows its tags too, one visible with its members, one hidden.
+  expect((await other.call('POST', '/v1/users/@me/system/edit', { public: 64 | 128 | 1 })).status).toBe(200);
+  const tagOf = async (user: ApiUser, body: Record<string, unknown>) => {
+    const tag = await user.call<{ tagId: number }>('POST', '/v1/users/@me/system/create-tag', body);
+    expect(tag.status).toBe(201);
+    return tag.body.tagId;
+  };
+  const ownerTagId = await tagOf(owner, { name: 'steady crew' });
+  const otherShownTagId = await tagOf(other, { name: 'shown crew', public: 63 });
+  const otherHiddenTagId = await tagOf(other, { name: 'hidden crew' });
+  expect((await other.call('POST', `/v1/users/@me/tags/${otherShownTagId}/alters`, { add: [shown.body.alterId, hidden.body.alterId] })).status).toBe(200);
+  const doomedAlterIds: number[] = [];
+  const doomedTagIds: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const doomed = await owner.call<{ alterId: number }>('POST', '/v1/users/@me/system/create-alter', { username: `doomed${i}`, displayName: 'Doomed' });
+    expect(doomed.status).toBe(201);
+    doomedAlterIds.push(doomed.body.alterId);
+    doomedTagIds.push(await tagOf(owner, { name: `doomed ${i}` }));
+  }
   const profile = await owner.call('GET', `/v1/users/@me/proxy-profile?guild=${GUILD}`);
   expect(profile.status).toBe(200);
 
@@ -833,6 +867,11 @@ async function setUp(server: TestServer): Promise<Fixtures> {
     ownerMessage,
     otherMessage,
     reproxyPairs,
+    doomedAlterIds,
+    doomedTagIds,
+    ownerTagId,
+    otherShownTagId,
+    otherHiddenTagId,
     fuzzClient,
     bot,
     publicClient,
@@ -1019,6 +1058,49 @@ function validFront(fixtures: Fixtures): fc.Arbitrary<Record<string, unknown>> {
     w(3, fc.shuffledSubarray(own).map((alters) => ({ alters }))),
     w(1, fc.tuple(fc.shuffledSubarray(own), past).map(([alters, timestamp]) => ({ alters: alters.map(String), timestamp }))),
   );
+}
+
+/** The body fields of tags (editable, read-only, response-only) and of a membership change. */
+const TAG_FIELDS = ['name', 'displayName', 'description', 'color', 'icon', 'public', 'tagId', 'systemId', 'created', 'alterIds', 'redacted'];
+const MEMBERSHIP_FIELDS = ['add', 'remove', 'alterIds'];
+
+/** Tag bodies every field of which is valid. */
+function validTag(create: boolean): fc.Arbitrary<Record<string, unknown>> {
+  return fc.record(
+    {
+      name: fc.oneof(w(3, fc.stringMatching(/^[a-z][a-z0-9 ]{0,11}$/)), w(1, validText(100))),
+      displayName: nullable(validText(100)),
+      description: nullable(validText(1000)),
+      color: nullable(fc.stringMatching(/^#[0-9a-fA-F]{6}$/)),
+      icon: nullable(fc.webUrl()),
+      public: fc.integer({ min: 0, max: 63 }),
+    },
+    { requiredKeys: create ? ['name'] : [] },
+  );
+}
+
+/** Tag bodies near the valid ones. */
+function plausibleTag(create: boolean): fc.Arbitrary<Record<string, unknown>> {
+  return fc.record(
+    {
+      name: fc.oneof(w(4, shortText), w(1, fc.constantFrom('steady crew', 'STEADY CREW', '  ', '', ' padded ', 'n'.repeat(100), 'n'.repeat(101))), w(1, edgeString)),
+      displayName: nullable(fc.oneof(shortText, fc.constantFrom('', 'd'.repeat(101)))),
+      description: nullable(fc.oneof(shortText, fc.constantFrom(...LENGTHS).map((count) => 'd'.repeat(count)))),
+      color: nullable(color),
+      icon: nullable(url),
+      public: fc.oneof(fc.integer({ min: 0, max: 63 }), fc.constantFrom(64, 128, -1, 1.5)),
+    },
+    { requiredKeys: create ? ['name'] : [] },
+  );
+}
+
+/** Membership changes: the owner's alters mostly, others' and ones that are no alter sometimes. */
+function plausibleMembership(fixtures: Fixtures): fc.Arbitrary<Record<string, unknown>> {
+  const id = fc.oneof(
+    w(6, fc.constantFrom(fixtures.ownerAlterId, fixtures.anchorAlterId)),
+    w(1, fc.constantFrom<unknown>(fixtures.otherShownId, fixtures.otherHiddenId, 999_999, 0, -1, 1.5, 2 ** 53, String(fixtures.ownerAlterId), null)),
+  );
+  return fc.record({ add: fc.array(id, { maxLength: 3 }), remove: fc.array(id, { maxLength: 3 }) }, { requiredKeys: [] });
 }
 
 /** The body fields of the proxying writes, and response-only ones a careless client echoes. */
@@ -1374,7 +1456,60 @@ function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
         .map((value): Array<[string, string]> => [['if-none-match', value]]),
     },
   );
+  // Tags. Only the delete properties name the doomed alters and tags, so nothing the others need vanishes.
+  const tagRead = z.strictObject({ isSelf: z.boolean(), data: Tag });
+  const deleted = z.strictObject({ deleted: z.literal(true) });
+  const tagBody = (create: boolean) => cleanBody(TAG_FIELDS, validTag(create), plausibleTag(create));
+  const tagBase = (create: boolean) => fc.oneof(validTag(create), plausibleTag(create));
+  const ownTags = [fixtures.ownerTagId, fixtures.otherShownTagId, fixtures.otherHiddenTagId, 999_999, 0].map(String);
+  const tagId = urlComponent([...ownTags, '9007199254740993']);
+  // Delete paths never hold another id that could be one of the owner's (not even `1` among the
+  // edge strings, nor its percent-encoding): that would delete a fixture the other properties need.
+  const notAnId = edgeString.filter((value) => value.isWellFormed() && !/\d/.test(value)).map(encodeURIComponent);
+  const deletable = (ids: number[]) => fc.oneof(w(8, fc.constantFrom(...ids.map(String))), w(2, notAnId), w(1, fc.constantFrom('-1', '1.5', '1e3', '0x1', '9007199254740993')));
+  const doomedAlter = deletable([...fixtures.doomedAlterIds, otherShownId, otherHiddenId, 999_999, 0]);
+  const doomedTag = deletable([...fixtures.doomedTagIds, fixtures.otherShownTagId, 999_999, 0]);
+  const membershipBody = cleanBody(MEMBERSHIP_FIELDS, plausibleMembership(fixtures), plausibleMembership(fixtures));
+  const emptyBody = fc.oneof(w(4, fc.constant('{}')), w(1, withWrongFields(['confirm', 'force', 'alterId'], fc.constant({}))));
+  const tagEndpoints: V1Endpoint[] = [
+    {
+      name: 'deleteAlter', method: 'POST', success: 200, schema: deleted,
+      path: fc.tuple(user, doomedAlter).map(([u, a]) => `/v1/users/${u}/alters/${a}/delete`), query: undefined, body: jsonBody(['confirm'], fc.constant({})),
+      clean: { path: fc.tuple(own, fc.constantFrom(...fixtures.doomedAlterIds, 999_999)).map(([u, a]) => `/v1/users/${u}/alters/${a}/delete`), body: emptyBody },
+    },
+    {
+      name: 'createTag', method: 'POST', success: 201, schema: Tag,
+      path: user.map(at('/system/create-tag')), query: undefined, body: jsonBody(TAG_FIELDS, tagBase(true)),
+      clean: { path: own.map(at('/system/create-tag')), body: tagBody(true) },
+    },
+    {
+      name: 'readTag', method: 'GET', success: 200, schema: tagRead,
+      path: fc.tuple(user, tagId).map(([u, t]) => `/v1/users/${u}/tags/${t}`), query: undefined, body: undefined,
+      clean: { path: fc.constantFrom(`@me/tags/${fixtures.ownerTagId}`, `${OTHER}/tags/${fixtures.otherShownTagId}`, `${OTHER}/tags/${fixtures.otherHiddenTagId}`, `${OWNER}/tags/${fixtures.ownerTagId}`).map((rest) => `/v1/users/${rest}`) },
+    },
+    {
+      name: 'listTags', method: 'GET', success: 200, schema: z.array(Tag),
+      path: user.map(at('/system/list-tags')), query: page, body: undefined,
+      clean: { path: fc.constantFrom('@me', OWNER, OTHER).map(at('/system/list-tags')), query: validPage },
+    },
+    {
+      name: 'editTag', method: 'POST', success: 200, schema: Tag,
+      path: fc.tuple(user, tagId).map(([u, t]) => `/v1/users/${u}/tags/${t}/edit`), query: undefined, body: jsonBody(TAG_FIELDS, tagBase(false)),
+      clean: { path: own.map((u) => `/v1/users/${u}/tags/${fixtures.ownerTagId}/edit`), body: tagBody(false) },
+    },
+    {
+      name: 'tagMembers', method: 'POST', success: 200, schema: Tag,
+      path: fc.tuple(user, tagId).map(([u, t]) => `/v1/users/${u}/tags/${t}/alters`), query: undefined, body: jsonBody(MEMBERSHIP_FIELDS, plausibleMembership(fixtures)),
+      clean: { path: own.map((u) => `/v1/users/${u}/tags/${fixtures.ownerTagId}/alters`), body: membershipBody },
+    },
+    {
+      name: 'deleteTag', method: 'POST', success: 200, schema: deleted,
+      path: fc.tuple(user, doomedTag).map(([u, t]) => `/v1/users/${u}/tags/${t}/delete`), query: undefined, body: jsonBody(['confirm'], fc.constant({})),
+      clean: { path: fc.tuple(own, fc.constantFrom(...fixtures.doomedTagIds, 999_999)).map(([u, t]) => `/v1/users/${u}/tags/${t}/delete`), body: emptyBody },
+    },
+  ];
   return [
+    ...tagEndpoints,
     {
       name: 'createAlter', method: 'POST', success: 201, schema: Alter,
       path: user.map(at('/system/create-alter')), query: undefined, body: jsonBody(ALTER_FIELDS, alterBase(true)),
@@ -1513,12 +1648,13 @@ function v1Request(fixtures: Fixtures, endpoint: V1Endpoint): fc.Arbitrary<FuzzR
 }
 
 const ENDPOINT_PATH =
-  /^\/v1\/(users\/[^/]+\/(system|system\/edit|system\/create-alter|system\/list-alters|front|front\/history|alters\/[^/]+|alters\/[^/]+\/edit|fields\/alters\/[^/]+|autoproxy|autoproxy\/remove|autoproxy\/state|proxy-profile|messages|messages\/[^/]+\/reproxy)|messages\/[^/]+)$/;
+  /^\/v1\/(users\/[^/]+\/(system|system\/edit|system\/create-alter|system\/list-alters|front|front\/history|alters\/[^/]+|alters\/[^/]+\/edit|alters\/[^/]+\/delete|system\/create-tag|system\/list-tags|tags\/[^/]+|tags\/[^/]+\/(edit|alters|delete)|fields\/alters\/[^/]+|autoproxy|autoproxy\/remove|autoproxy\/state|proxy-profile|messages|messages\/[^/]+\/reproxy)|messages\/[^/]+)$/;
 
 /** Paths under /v1 that are no endpoint, or almost one. */
 function otherV1Request(fixtures: Fixtures): fc.Arbitrary<FuzzRequest> {
   const segment = urlComponent([
     ...['users', '@me', 'system', 'alters', 'fields', 'front', 'history', 'edit', 'create-alter', 'list-alters', String(fixtures.ownerAlterId)],
+    ...['tags', 'create-tag', 'list-tags', 'delete', String(fixtures.ownerTagId)],
     ...['autoproxy', 'remove', 'state', 'proxy-profile', 'messages', 'reproxy', fixtures.ownerMessage.messageId],
   ]);
   const path = fc.oneof(
@@ -1969,6 +2105,7 @@ describe.each(DIALECTS)('fuzzing every endpoint (%s)', (dialect) => {
     const names = [
       ...['createAlter', 'editAlter', 'editSystem', 'pushFront', 'readSystem', 'readAlter', 'fieldLookup', 'listAlters', 'readFront', 'readFrontHistory'],
       ...['readAutoproxy', 'setAutoproxy', 'removeAutoproxy', 'autoproxyState', 'proxyProfile', 'recordMessage', 'readMessage', 'reproxyMessage'],
+      ...['deleteAlter', 'createTag', 'readTag', 'listTags', 'editTag', 'tagMembers', 'deleteTag'],
     ] as const;
     it.each(names)('%s', async (name) => {
       const endpoint = v1Endpoints(fixtures).find((candidate) => candidate.name === name);

@@ -9,7 +9,8 @@ export function messageInfoEmbed(info: MessageInfo): APIEmbed {
     ? `${alter.displayName ?? alter.username ?? `#${alter.alterId}`}${alter.username && alter.displayName ? ` (\`${alter.username}\`)` : ''}`
     : info.alterDeleted
       ? '*(deleted)*'
-      : '*(private)*';
+      : // Only the owner learns whether an alter is gone; to others a hidden and a deleted one look alike.
+        '*(private or deleted)*';
   const system = info.system.systemName ?? '*(private)*';
   return {
     title: 'Proxied message',

@@ -10,6 +10,7 @@ import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation, violatedConstraint } from '../errors.js';
 import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
+import { releaseAlter } from './autoproxy.js';
 import { touchSystem } from './systems.js';
 
 type Db = Kysely<Schema>;
@@ -17,7 +18,9 @@ type Executor = Db | Transaction<Schema>;
 
 const onlyVisible = sql<boolean>`(alters.public & ${sql.lit(ALTER_VISIBLE_BIT)}) = ${sql.lit(ALTER_VISIBLE_BIT)}`;
 
-function toRecord(row: AlterRow, tagIds: number[], fields: Record<string, string>): AlterRecord {
+type TagRef = AlterRecord['tags'][number];
+
+function toRecord(row: AlterRow, tags: TagRef[], fields: Record<string, string>): AlterRecord {
   return {
     id: row.id,
     systemId: row.system_id,
@@ -38,44 +41,48 @@ function toRecord(row: AlterRow, tagIds: number[], fields: Record<string, string
     messageCount: row.message_count,
     lastMessageAt: row.last_message_at,
     createdAt: row.created_at,
-    tagIds,
+    tagIds: tags.map((tag) => tag.id),
+    tags,
     fields,
   };
 }
 
 /**
- * Attaches tags and (for one client) integration fields to alter rows, in one query: both lists
- * come back as (alter, kind, value) rows, the tag ids cast to text so one column holds both.
+ * Attaches tags (with their privacy bits) and (for one client) integration fields to alter rows,
+ * in one query: both lists come back as (alter, kind, value, bits) rows, the tag ids cast to text
+ * so one column holds both.
  */
 async function hydrate(db: Executor, rows: AlterRow[], fieldsFor: string | null): Promise<AlterRecord[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
   const tagsQuery = db
     .selectFrom('alter_tags')
-    .select(['alter_id', sql<string>`'tag'`.as('kind'), sql<string>`cast(tag_id as text)`.as('value')])
-    .where('alter_id', 'in', ids);
+    .innerJoin('tags', 'tags.id', 'alter_tags.tag_id')
+    .select(['alter_tags.alter_id', sql<string>`'tag'`.as('kind'), sql<string>`cast(alter_tags.tag_id as text)`.as('value'), 'tags.public as bits'])
+    .where('alter_tags.alter_id', 'in', ids);
   const related = await (fieldsFor === null
     ? tagsQuery
     : tagsQuery.unionAll(
         db
           .selectFrom('alter_fields')
-          .select(['alter_id', sql<string>`'field'`.as('kind'), 'value'])
+          .select(['alter_id', sql<string>`'field'`.as('kind'), 'value', sql<number>`0`.as('bits')])
           .where('client_id', '=', fieldsFor)
           .where('alter_id', 'in', ids),
       )
   ).execute();
-  const tags = new Map<number, number[]>();
+  const tags = new Map<number, TagRef[]>();
   const fields = new Map<number, string>();
-  for (const { alter_id, kind, value } of related) {
+  for (const { alter_id, kind, value, bits } of related) {
     if (kind === 'field') {
       fields.set(alter_id, value);
       continue;
     }
+    const tag = { id: Number(value), public: Number(bits) };
     const list = tags.get(alter_id);
-    if (list) list.push(Number(value));
-    else tags.set(alter_id, [Number(value)]);
+    if (list) list.push(tag);
+    else tags.set(alter_id, [tag]);
   }
-  for (const list of tags.values()) list.sort((a, b) => a - b);
+  for (const list of tags.values()) list.sort((a, b) => a.id - b.id);
   return rows.map((row) => {
     const value = fieldsFor === null ? undefined : fields.get(row.id);
     return toRecord(row, tags.get(row.id) ?? [], value === undefined || fieldsFor === null ? {} : { [fieldsFor]: value });
@@ -180,17 +187,17 @@ function conflictProblem(error: unknown): Problem | undefined {
   return new Problem('duplicate', 'the system already has an alter with this username (usernames are compared ignoring case and look-alike forms: ß = SS, Ａ = A)', 'username');
 }
 
-async function replaceTags(trx: Transaction<Schema>, systemId: number, alterId: number, tagIds: number[]): Promise<void> {
-  if (tagIds.length > 0) {
-    const owned = await trx.selectFrom('tags').select('id').where('system_id', '=', systemId).where('id', 'in', tagIds).execute();
-    if (owned.length !== tagIds.length) {
-      const known = new Set(owned.map((row) => row.id));
-      const missing = tagIds.find((id) => !known.has(id));
-      throw new Problem('unknown-tag', `tagIds: the system has no tag ${missing}`, 'tagIds');
-    }
+/** Makes the alter's tags exactly `tagIds`; the tags as stored, in id order. */
+async function replaceTags(trx: Transaction<Schema>, systemId: number, alterId: number, tagIds: number[]): Promise<TagRef[]> {
+  const owned = tagIds.length > 0 ? await trx.selectFrom('tags').select(['id', 'public']).where('system_id', '=', systemId).where('id', 'in', tagIds).orderBy('id').execute() : [];
+  if (owned.length !== tagIds.length) {
+    const known = new Set(owned.map((row) => row.id));
+    const missing = tagIds.find((id) => !known.has(id));
+    throw new Problem('unknown-tag', `tagIds: the system has no tag ${missing}`, 'tagIds');
   }
   await trx.deleteFrom('alter_tags').where('alter_id', '=', alterId).execute();
   if (tagIds.length > 0) await trx.insertInto('alter_tags').values(tagIds.map((tagId) => ({ alter_id: alterId, tag_id: tagId }))).execute();
+  return owned.map((row) => ({ id: row.id, public: row.public }));
 }
 
 async function setField(trx: Transaction<Schema>, systemId: number, alterId: number, clientId: string, value: string | null): Promise<void> {
@@ -231,11 +238,11 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
         .returningAll()
         .executeTakeFirstOrThrow();
       const tagIds = input.tagIds ?? [];
-      if (tagIds.length > 0) await replaceTags(trx, systemId, inserted.id, tagIds);
+      const tags = tagIds.length > 0 ? await replaceTags(trx, systemId, inserted.id, tagIds) : [];
       if (related.field !== undefined) await setField(trx, systemId, inserted.id, related.clientId, related.field);
       // A new alter has exactly what this request gave it: no need to read it back.
       const fields = typeof related.field === 'string' ? { [related.clientId]: related.field } : {};
-      return toRecord(inserted, [...tagIds].sort((a, b) => a - b), fields);
+      return toRecord(inserted, tags, fields);
     });
   } catch (error) {
     throw conflictProblem(error) ?? error;
@@ -267,4 +274,25 @@ export async function editAlter(
   } catch (error) {
     throw conflictProblem(error) ?? error;
   }
+}
+
+/**
+ * Deletes an alter and everything that names it, in one transaction: its tag memberships and
+ * integration fields (explicitly, and by cascade), its place in switches (cascade), and its
+ * autoproxy entries (`releaseAlter`). Proxied-message records keep its id as a tombstone, so
+ * message info still names the system. False when the system has no such alter.
+ */
+export async function deleteAlter(db: Db, systemId: number, alterId: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    // A write that changes nothing takes the row's lock: of concurrent deletes, the later ones
+    // wait here and then find no row, so exactly one answers true.
+    const locked = await trx.updateTable('alters').set({ message_count: sql`message_count` }).where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
+    if (Number(locked.numUpdatedRows) === 0) return false;
+    await touchSystem(trx, systemId);
+    await releaseAlter(trx, systemId, alterId);
+    await trx.deleteFrom('alter_tags').where('alter_id', '=', alterId).execute();
+    await trx.deleteFrom('alter_fields').where('alter_id', '=', alterId).execute();
+    await trx.deleteFrom('alters').where('id', '=', alterId).execute();
+    return true;
+  });
 }

@@ -133,3 +133,18 @@ export async function applyAutoproxyState(trx: Transaction<Schema>, systemId: nu
   if (applied) await touchSystem(trx, systemId);
   return applied;
 }
+
+/**
+ * Before an alter is deleted, in the caller's transaction: an entry in `alter` mode for it turns
+ * `off` (the scope keeps shadowing broader entries, so deleting an alter never makes the bot start
+ * speaking as someone else there), and a latch on it is cleared. Both are owner changes: the
+ * entry's revision moves on, so an engine decision taken before the delete no longer applies.
+ */
+export async function releaseAlter(trx: Transaction<Schema>, systemId: number, alterId: number): Promise<void> {
+  await trx
+    .updateTable('autoproxy')
+    .set({ mode: sql`case when mode = 'alter' then 'off' else mode end`, alter_id: null, last_latch_at: null, revision: sql`revision + 1` })
+    .where('system_id', '=', systemId)
+    .where('alter_id', '=', alterId)
+    .execute();
+}

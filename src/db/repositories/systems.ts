@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { EditSystemInput, SystemDetails, SystemRecord } from '../../domain/system.js';
 import type { SystemLoadPolicy } from '../../domain/privacy.js';
-import { ALTER_VISIBLE_BIT } from '../../domain/privacy.js';
+import { ALTER_VISIBLE_BIT, TAG_VISIBLE_BIT } from '../../domain/privacy.js';
 import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
 import { toAutoproxyRecord } from './autoproxy.js';
 
@@ -61,7 +61,16 @@ export async function loadSystemDetails(db: Db, systemId: number, policy: System
           .$if(policy.alterIds === 'visible', (q) => q.where(sql<boolean>`(public & ${sql.lit(ALTER_VISIBLE_BIT)}) = ${sql.lit(ALTER_VISIBLE_BIT)}`))
           .orderBy('id')
           .execute();
-  const tagIds = policy.tagIds ? await db.selectFrom('tags').select('id').where('system_id', '=', systemId).orderBy('id').execute() : [];
+  const tagIds =
+    policy.tagIds === 'none'
+      ? []
+      : await db
+          .selectFrom('tags')
+          .select('id')
+          .where('system_id', '=', systemId)
+          .$if(policy.tagIds === 'visible', (q) => q.where(sql<boolean>`(public & ${sql.lit(TAG_VISIBLE_BIT)}) = ${sql.lit(TAG_VISIBLE_BIT)}`))
+          .orderBy('id')
+          .execute();
   const autoproxy = policy.ownerDetails
     ? await db.selectFrom('autoproxy').selectAll().where('system_id', '=', systemId).orderBy('scope').execute()
     : [];

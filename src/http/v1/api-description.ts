@@ -33,13 +33,15 @@ Validation reports every problem at once.
 | body-too-large | 413 | a body over 256 KiB |
 | not-found | 404 | no such endpoint |
 | no-system | 404 | the user has never signed in, so has no system |
-| unknown-alter | 404 | no such alter in that system, or hidden from you |
-| unknown-tag | 400 | \`tagIds\` names a tag the system does not have |
+| unknown-alter | 404 | no such alter in that system, or hidden from you (also an alter named in a body) |
+| unknown-tag | 404 | no such tag in that system, or hidden from you; \`tagIds\` names a tag the system does not have |
 | unknown-message | 404 | no proxied message has this id |
 | alters-private | 403 | listing (or reading the front of) a system that hides its alters |
-| duplicate | 409 | the username is taken in this system (ignoring case and look-alike forms); a different record already names this message |
+| tags-private | 403 | listing the tags of a system that hides its tags |
+| duplicate | 409 | the username or tag name is taken in this system (ignoring case and look-alike forms); a different record already names this message |
 | duplicate-field | 409 | another alter already has this integration field value |
 | too-many-alters | 409 | the system has 2000 alters |
+| too-many-tags | 409 | the system has 500 tags |
 | too-many-entries | 409 | the system has 1000 autoproxy entries |
 | same-front | 409 | a switch that would change nothing: these alters already front, in this order |
 | rate-limited | 429 | too many requests; see \`Retry-After\` |
@@ -69,6 +71,22 @@ Validation reports every problem at once.
 - **Ids**: \`alterId\` is a safe integer that is never reused. \`systemId\` is the system's id as a string.
 - **Listing**: ordered by \`alterId\`; \`max\` 1–250 (default 250), \`skip\` ≥ 0 (default 0); anything else
   is a 400 naming the parameter.
+- **Deletes** are POSTs (\`POST /alters/{alter}/delete\`, \`POST /tags/{tag}/delete\`, with an empty body), like
+  every other write of this API (\`/system/edit\`, \`/autoproxy/remove\`), and answer \`{"deleted": true}\`;
+  a second delete is 404. Deleting an alter removes, in the same transaction, its tag memberships,
+  integration fields and place in the front's switches; an autoproxy entry in \`alter\` mode for it turns
+  \`off\` (so the bot never starts speaking as someone else in that scope) and a latch on it is cleared,
+  both as owner changes (the entry's \`revision\` moves on). Its proxied-message records stay: message
+  info still names the system, and tells the owner \`alterDeleted: true\`. Ids are never reused.
+- **Tags** (PluralKit's groups; \`POST /system/create-tag\`, \`GET /tags/{tag}\`, \`GET /system/list-tags\`,
+  \`POST /tags/{tag}/edit\`, \`POST /tags/{tag}/alters\`, \`POST /tags/{tag}/delete\`): \`name\` (1–100
+  characters, trimmed, any text; unique per system ignoring case and look-alike forms, as usernames),
+  \`displayName\` (≤ 100), \`description\` (≤ 1000), \`color\` (\`#rrggbb\`), \`icon\` (an http(s) URL),
+  \`public\` (privacy bits, below). At most 500 per system. Members change from either end: an alter's
+  \`tagIds\` (its whole list), or \`POST /tags/{tag}/alters {"add": [ids], "remove": [ids]}\` (one
+  transaction; every id must be an alter of the system or nothing changes). Deleting a tag removes it from
+  every alter in the same transaction. Tags use the alters scopes (\`alters:read\`, \`alters:write\`): a new
+  scope would make every linked app ask its users again. Lists page like list-alters, by \`tagId\`.
 - **Front** (co-fronting): \`POST /front\` takes the origin's \`{"alter": "<id>"}\` (a number is accepted
   too) or \`{"alters": [ids]}\`: the alters fronting from now on, in order, the first the primary fronter
   (whom \`front\` autoproxy speaks as); \`[]\` switches out. At most 150 alters, each once. Every switch is
@@ -117,12 +135,19 @@ Alter: 1 visible at all, 2 display name, 4 description, 8 banner, 16 pronouns, 3
 64 proxy tags (an addition: the origin left 64 unused, and a tag like \`alpha:\` names its alter), 128 tags,
 256 message count and last message time, 512 username. System: 1 name, 2 display tag,
 4 description, 8 avatar, 16 banner, 32 pronouns, 64 alters (list them, read them, see the front),
-128 tags. The default, 0, is private.
+128 tags. Tag: 1 visible at all, 2 name and display name, 4 description, 8 icon, 16 color, 32 member list.
+The default, 0, is private.
 
 For other viewers, hidden fields are \`null\` (lists and maps empty) and named in \`redacted\` (an
 addition: the origin sent \`{"redacted": true}\` in place of the value, which broke typed clients).
 An alter is visible to others only when its system shows alters (64) **and** the alter has bit 1;
-otherwise it is absent from lists and 404 on direct reads. Per-server maps, integration fields, an
+otherwise it is absent from lists and 404 on direct reads. A tag is visible to others only when its
+system shows tags (128) **and** the tag has bit 1 (absent from lists and the system's \`tagIds\`, 404
+otherwise). That an alter is in a tag is shown only where both ends agree: the system shows alters and
+tags (64, 128), the alter is visible and shows its tags (1, 128), and the tag is visible and shows its
+members (1, 32); an alter's \`tagIds\` and a tag's \`alterIds\` are those pairs seen from either end.
+Message info's \`alterDeleted\` is the owner's to know (others get \`null\` whenever \`alter\` is null, so a
+deleted alter and a hidden one look alike). Per-server maps, integration fields, an
 alter's \`flags\`, the system's settings and which apps made a switch (\`clientId\`,
 \`clientName\` of switches, and \`byApp\`) are the owner's alone. In another user's front, alters hidden
 from you are left out of each switch: a switch of hidden alters only looks like a switch-out. \`isSelf\` on single reads says whether you are the owner.

@@ -17,6 +17,7 @@ import { messageLookupRoutes, messageRecordRoutes, messageReproxyRoutes } from '
 import { proxyProfileRoutes } from './routes/proxy-profile.js';
 import { frontRoutes } from './routes/front.js';
 import { systemRoutes } from './routes/system.js';
+import { tagRoutes } from './routes/tags.js';
 
 export interface V1Dependencies {
   db: Kysely<Schema>;
@@ -63,6 +64,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken }: V
       await users.register(proxyProfileRoutes, { db });
       await users.register(messageRecordRoutes, { db });
       await users.register(messageReproxyRoutes, { db });
+      await users.register(tagRoutes, { db });
     },
     { prefix: '/users/:user' },
   );

@@ -332,7 +332,7 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
 
     it('refuses tag ids the system does not have, changing nothing', async () => {
       const response = await edit(owner, alter.alterId, { tagIds: [999999], pronouns: 'not applied' });
-      expect(response.status).toBe(400);
+      expect(response.status).toBe(404);
       expect(errorTypes(response)).toEqual(['unknown-tag']);
       expect((await read(owner, alter.alterId)).pronouns).not.toBe('not applied');
     });

@@ -10,6 +10,7 @@ import type { MessageInfo } from '../../../src/domain/proxied-message.js';
 import type { ProxyProfile } from '../../../src/domain/proxy-profile.js';
 import { isScope } from '../../../src/domain/scopes.js';
 import type { System } from '../../../src/domain/system.js';
+import type { Tag } from '../../../src/domain/tag.js';
 import { ALL_API_SCOPES, errorFields, errorTypes, request, signIn, type ApiResponse, type ApiUser, type ErrorBody } from '../../support/api.js';
 import { DIALECTS } from '../../support/dialects.js';
 import { createTestClient, obtainTokens } from '../../support/oauth.js';
@@ -39,6 +40,10 @@ interface Fixture {
   latchRevision: number;
   messageId: string;
   reproxy: { from: string; original: string; to: string };
+  /** The owner's tag, and the alter and tag the delete cases delete next (`prepare` makes fresh ones). */
+  tagId: number;
+  doomedAlterId: number;
+  doomedTagId: number;
 }
 
 interface Endpoint {
@@ -116,7 +121,44 @@ const ENDPOINTS: Endpoint[] = [
     },
   },
   { method: 'GET', path: '/v1/messages/{message}', scope: 'messages:read', writes: false, userless: true, ok: 200 },
+  {
+    method: 'POST', path: '/v1/users/{user}/alters/{alter}/delete', scope: 'alters:write', writes: true, ok: 200,
+    prepare: async (owner, fixture) => {
+      fixture.doomedAlterId = await freshAlter(owner);
+    },
+  },
+  { method: 'POST', path: '/v1/users/{user}/system/create-tag', scope: 'alters:write', writes: true, ok: 201, body: () => ({ name: `probe ${next()}` }) },
+  { method: 'GET', path: '/v1/users/{user}/tags/{tag}', scope: 'alters:read', writes: false, ok: 200 },
+  { method: 'GET', path: '/v1/users/{user}/system/list-tags', scope: 'alters:read', writes: false, ok: 200 },
+  { method: 'POST', path: '/v1/users/{user}/tags/{tag}/edit', scope: 'alters:write', writes: true, ok: 200, body: () => ({ description: `edited ${next()}` }) },
+  {
+    method: 'POST', path: '/v1/users/{user}/tags/{tag}/alters', scope: 'alters:write', writes: true, ok: 200,
+    body: (fixture) => ({ add: [fixture.secondAlterId] }),
+    prepare: async (owner, fixture) => {
+      expect((await owner.call('POST', `/v1/users/@me/tags/${fixture.tagId}/alters`, { remove: [fixture.secondAlterId] })).status).toBe(200);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/users/{user}/tags/{tag}/delete', scope: 'alters:write', writes: true, ok: 200,
+    prepare: async (owner, fixture) => {
+      fixture.doomedTagId = await freshTag(owner);
+    },
+  },
 ];
+
+/** A new alter of `owner`, for a case that deletes one. */
+async function freshAlter(owner: ApiUser): Promise<number> {
+  const created = await owner.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: `doomed-${next()}`, displayName: 'Doomed' });
+  expect(created.status).toBe(201);
+  return created.body.alterId;
+}
+
+/** A new tag of `owner`, for a case that deletes one. */
+async function freshTag(owner: ApiUser): Promise<number> {
+  const created = await owner.call<Tag>('POST', '/v1/users/@me/system/create-tag', { name: `doomed ${next()}` });
+  expect(created.status).toBe(201);
+  return created.body.tagId;
+}
 const WRITES = ENDPOINTS.filter((endpoint) => endpoint.writes);
 const READS = ENDPOINTS.filter((endpoint) => !endpoint.writes);
 /** The endpoints under /v1/users/{user}, and the rest. */
@@ -128,6 +170,9 @@ const USERLESS = ENDPOINTS.filter((endpoint) => endpoint.userless);
 function pathOf(endpoint: Endpoint, user: string, fixture: Fixture): string {
   const path = endpoint.path
     .replace('{user}', user)
+    .replace('{alter}/delete', `${fixture.doomedAlterId}/delete`)
+    .replace('{tag}/delete', `${fixture.doomedTagId}/delete`)
+    .replace('{tag}', String(fixture.tagId))
     .replace('{alter}', String(fixture.alterId))
     .replace('{id}', encodeURIComponent(fixture.fieldValue))
     .replace('{message}/reproxy', `${fixture.reproxy.from}/reproxy`)
@@ -223,6 +268,11 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       '/v1/users/{user}/messages': [`/v1/users/@me/alters/${fixture.alterId}`, profile],
       // The record as found by its original message's id, which a reproxy keeps.
       '/v1/users/{user}/messages/{message}/reproxy': [`/v1/messages/${fixture.reproxy.original}`, `/v1/users/@me/alters/${fixture.secondAlterId}`],
+      '/v1/users/{user}/alters/{alter}/delete': ['/v1/users/@me/system/list-alters', profile],
+      '/v1/users/{user}/system/create-tag': ['/v1/users/@me/system/list-tags'],
+      '/v1/users/{user}/tags/{tag}/edit': [`/v1/users/@me/tags/${fixture.tagId}`],
+      '/v1/users/{user}/tags/{tag}/alters': [`/v1/users/@me/tags/${fixture.tagId}`, `/v1/users/@me/alters/${fixture.secondAlterId}`],
+      '/v1/users/{user}/tags/{tag}/delete': ['/v1/users/@me/system/list-tags'],
     }[endpoint.path];
     if (!paths) throw new Error(`no snapshot for ${endpoint.path}`);
     const bodies: unknown[] = [];
@@ -260,7 +310,12 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
     expect(second.status).toBe(201);
     // Until a case prepares one, the reproxy cases name a message never recorded (they are refused before looking).
     const reproxy = { from: snowflake(Date.now()), original: message.originalMessageId, to: snowflake(Date.now()) };
-    fixture = { alterId, secondAlterId: second.body.alterId, fieldValue, latchRevision: latch.body.data.revision, messageId: message.messageId, reproxy };
+    const tag = await owner.call<Tag>('POST', '/v1/users/@me/system/create-tag', { name: 'fixture' });
+    expect(tag.status).toBe(201);
+    fixture = {
+      alterId, secondAlterId: second.body.alterId, fieldValue, latchRevision: latch.body.data.revision, messageId: message.messageId, reproxy,
+      tagId: tag.body.tagId, doomedAlterId: await freshAlter(owner), doomedTagId: await freshTag(owner),
+    };
   });
   afterAll(async () => {
     await shortLived?.stop();
@@ -397,6 +452,8 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       { path: '/v1/users/{user}/autoproxy', status: 403, type: 'not-matching-oauth' },
       { path: '/v1/users/{user}/proxy-profile', status: 403, type: 'not-matching-oauth' },
       { path: '/v1/messages/{message}', status: 200 },
+      { path: '/v1/users/{user}/tags/{tag}', status: 404, type: 'unknown-tag' },
+      { path: '/v1/users/{user}/system/list-tags', status: 403, type: 'tags-private' },
     ];
     it('covers every read endpoint', () => {
       expect(reads.map((read) => read.path).sort()).toEqual(READS.map((endpoint) => endpoint.path).sort());
@@ -434,7 +491,24 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
     const sent = body as Record<string, unknown>;
     type Entries = [{ data: Autoproxy[] }, ProxyProfile];
     const entry = (snapshotted: unknown) => (snapshotted as Entries)[0].data.find((found) => found.serverId === sent.serverId);
-    if (endpoint.path.endsWith('/create-alter')) {
+    if (endpoint.path.endsWith('/alters/{alter}/delete')) {
+      expect(response.body).toEqual({ deleted: true });
+      type Listed = [Alter[], ProxyProfile];
+      expect((before as Listed)[0].map((alter) => alter.alterId)).toContain(fixture.doomedAlterId);
+      expect((after as Listed)[0].map((alter) => alter.alterId)).not.toContain(fixture.doomedAlterId);
+      expect((after as Listed)[1].revision).toBeGreaterThan((before as Listed)[1].revision);
+    } else if (endpoint.path.endsWith('/create-tag')) {
+      expect((after as Tag[]).map((tag) => tag.name)).toContain(sent.name);
+    } else if (endpoint.path.endsWith('/tags/{tag}/edit')) {
+      expect((after as { data: Tag }).data.description).toBe(sent.description);
+    } else if (endpoint.path.endsWith('/tags/{tag}/alters')) {
+      const [tag, alter] = after as [{ data: Tag }, { data: Alter }];
+      expect(tag.data.alterIds).toContain(fixture.secondAlterId);
+      expect(alter.data.tagIds).toContain(fixture.tagId);
+    } else if (endpoint.path.endsWith('/tags/{tag}/delete')) {
+      expect(response.body).toEqual({ deleted: true });
+      expect((after as Tag[]).map((tag) => tag.tagId)).not.toContain(fixture.doomedTagId);
+    } else if (endpoint.path.endsWith('/create-alter')) {
       expect((after as Alter[]).map((alter) => alter.username)).toContain(sent.username);
     } else if (endpoint.path.endsWith('/alters/{alter}/edit')) {
       expect((after as { data: Alter }).data.description).toBe(sent.description);

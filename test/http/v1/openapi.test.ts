@@ -56,6 +56,13 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/users/{user}/messages', scope: 'messages:write', success: 201 },
   { method: 'POST', path: '/v1/users/{user}/messages/{message}/reproxy', scope: 'messages:write', success: 200 },
   { method: 'GET', path: '/v1/messages/{message}', scope: 'messages:read', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/alters/{alter}/delete', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/create-tag', scope: 'alters:write', success: 201 },
+  { method: 'GET', path: '/v1/users/{user}/tags/{tag}', scope: 'alters:read', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/system/list-tags', scope: 'alters:read', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/tags/{tag}/edit', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/tags/{tag}/alters', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/tags/{tag}/delete', scope: 'alters:write', success: 200 },
 ] as const;
 
 /** The proxying schemas of components, with the fields the domain's zod schemas give them. */
@@ -191,7 +198,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(await response.json()).toEqual(doc);
   });
 
-  it('describes exactly the eighteen /v1 operations, each with its scope and error responses', () => {
+  it('describes exactly the twenty-five /v1 operations, each with its scope and error responses', () => {
     const described = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((key) => HTTP_METHODS.includes(key))
@@ -223,6 +230,8 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     // autoproxy entry can be one too many, and a message record can conflict with another.
     expect(Object.keys(doc.paths['/v1/users/{user}/system/create-alter']?.post?.responses ?? {})).toContain('409');
     expect(Object.keys(doc.paths['/v1/users/{user}/alters/{alter}/edit']?.post?.responses ?? {})).toContain('409');
+    expect(Object.keys(doc.paths['/v1/users/{user}/system/create-tag']?.post?.responses ?? {})).toContain('409');
+    expect(Object.keys(doc.paths['/v1/users/{user}/tags/{tag}/edit']?.post?.responses ?? {})).toContain('409');
     expect(Object.keys(doc.paths['/v1/users/{user}/autoproxy']?.post?.responses ?? {})).toContain('409');
     // A switch identical to the current front changes nothing.
     expect(Object.keys(doc.paths['/v1/users/{user}/front']?.post?.responses ?? {})).toContain('409');
@@ -409,6 +418,30 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect((await call('GET', '/v1/users/{user}/alters/{alter}', { user: '@me', alter: alterId }, { token })).body).toMatchObject({ data: { messageCount: 1 } });
     expect((await call('GET', '/v1/users/{user}/system', me, { token })).body).toMatchObject({ data: { systemAutoproxy: expect.any(Array) } });
 
+    // Tags: create with every field, read, list, edit, members, delete.
+    const tag = await call('POST', '/v1/users/{user}/system/create-tag', me, {
+      token,
+      body: { name: 'Sleep crew', displayName: 'Sleepers', description: 'd', color: '#123456', icon: 'https://example.com/t.png', public: 63 },
+    });
+    expect(tag.status).toBe(201);
+    const tagId = (tag.body as { tagId: number }).tagId;
+    const minimalTag = await call('POST', '/v1/users/{user}/system/create-tag', me, { token, body: { name: 'plain' } });
+    expect(minimalTag.body).toMatchObject({ displayName: null, icon: null, alterIds: [] });
+    const membership = await call('POST', '/v1/users/{user}/tags/{tag}/alters', { user: '@me', tag: tagId }, { token, body: { add: [alterId, minimalId] } });
+    expect(membership.body).toMatchObject({ tagId, alterIds: [alterId, minimalId] });
+    expect((await call('GET', '/v1/users/{user}/tags/{tag}', { user: OWNER, tag: tagId }, { token })).body).toMatchObject({ isSelf: true, data: { name: 'Sleep crew' } });
+    expect((await call('GET', '/v1/users/{user}/system/list-tags', me, { token, query: '?max=1' })).body).toMatchObject([{ tagId }]);
+    expect((await call('POST', '/v1/users/{user}/tags/{tag}/edit', { user: '@me', tag: tagId }, { token, body: { description: null } })).body).toMatchObject({ description: null });
+    expect((await call('GET', '/v1/users/{user}/alters/{alter}', { user: '@me', alter: alterId }, { token })).body).toMatchObject({ data: { tagIds: [tagId] } });
+    expect((await call('POST', '/v1/users/{user}/tags/{tag}/delete', { user: '@me', tag: (minimalTag.body as { tagId: number }).tagId }, { token })).body).toEqual({ deleted: true });
+
+    // Deleting an alter: its messages still name the system, and tell the owner the alter is gone.
+    const doomed = await createAlter(owner, { username: 'doomed', displayName: 'Doomed' });
+    const last = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: doomed };
+    expect((await call('POST', '/v1/users/{user}/messages', me, { token, body: last })).status).toBe(201);
+    expect((await call('POST', '/v1/users/{user}/alters/{alter}/delete', { user: '@me', alter: doomed }, { token })).body).toEqual({ deleted: true });
+    expect((await call('GET', '/v1/messages/{message}', { message: last.messageId }, { token })).body).toMatchObject({ data: { alter: null, alterDeleted: true, system: { associatedUserId: OWNER } } });
+
     expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);
     for (const { method, path, success } of OPERATIONS) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
   });
@@ -524,7 +557,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 401s: no token, a malformed header, an unknown token', async () => {
     for (const { method, path } of OPERATIONS) {
-      const params = { user: '@me', alter: 1, id: 'x', message: snowflake() };
+      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1 };
       const none = await call(method, path, params, method === 'POST' ? { body: {} } : {});
       expect(none.status, `${method} ${path}`).toBe(401);
       expect(errorTypes(none)).toEqual(['no-access-token']);
@@ -707,7 +740,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 413 and 415 on every write', async () => {
     const writes = OPERATIONS.filter(({ method }) => method === 'POST');
-    const params = { user: '@me', alter: 1, message: snowflake() };
+    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1 };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
     for (const { method, path } of writes) {

@@ -15,6 +15,7 @@ import { startTestServer, type TestServer } from '../../support/server.js';
 const ALTER_ALL = 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512;
 const SYSTEM_ALL = 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128;
 const SYSTEM_SHOWS_ALTERS = 64;
+const SYSTEM_SHOWS_TAGS = 128;
 const GUILD = '300000000000000001';
 
 /** Alter bits and the fields each shows to others, with the value a hidden field has. */
@@ -104,15 +105,12 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
   const systemIdOf = async (userId: string): Promise<number> =>
     (await server.database.db.selectFrom('systems').select('id').where('user_id', '=', userId).executeTakeFirstOrThrow()).id;
 
-  /** A tag row: the API has no tag endpoints yet, so tags are put in the database directly. */
-  const addTag = async (userId: string): Promise<number> =>
-    (
-      await server.database.db
-        .insertInto('tags')
-        .values({ system_id: await systemIdOf(userId), name: `tag ${++unique}`, name_key: `tag ${unique}`, created_at: Date.now() })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
+  /** A tag that shows itself and its members (bits 1 and 32), so only the alter's bits decide its tagIds. */
+  const addTag = async (owner: ApiUser): Promise<number> => {
+    const created = await owner.call<{ tagId: number }>('POST', '/v1/users/@me/system/create-tag', { name: `tag ${++unique}`, public: 1 | 32 });
+    expect(created.status).toBe(201);
+    return created.body.tagId;
+  };
 
   /**
    * An alter with every field filled, through the API; message statistics have no write path
@@ -207,8 +205,9 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
     let tagId: number;
     beforeAll(async () => {
       owner = await signIn(server, '200000000000000001', { client: app });
-      await setSystemPublic(owner, SYSTEM_SHOWS_ALTERS);
-      tagId = await addTag(owner.userId);
+      // Shows its alters, and its tags so that an alter's tag bit (128) alone decides its tagIds.
+      await setSystemPublic(owner, SYSTEM_SHOWS_ALTERS | SYSTEM_SHOWS_TAGS);
+      tagId = await addTag(owner);
     });
 
     it.each(ALTER_BITS)('bit $bit shows $fields', async ({ bit, fields }) => {
@@ -266,7 +265,7 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
 
   it('hides every alter of a system without bit 64, whatever the alters\' bits', async () => {
     const owner = await signIn(server, '200000000000000003', { client: app });
-    const tagId = await addTag(owner.userId);
+    const tagId = await addTag(owner);
     const alter = await createFullAlter(owner, tagId, ALTER_ALL);
     await setSystemPublic(owner, SYSTEM_ALL & ~SYSTEM_SHOWS_ALTERS);
     const ownFront = await owner.call('POST', '/v1/users/@me/front', { alter: alter.alterId });
@@ -333,7 +332,7 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
         disabledGuilds: [GUILD],
       });
       expect(edit.status).toBe(200);
-      await addTag(owner.userId);
+      await addTag(owner);
       const systemId = await systemIdOf(owner.userId);
       visibleAlter = (await owner.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'shown', displayName: 'Shown', public: 1 })).body.alterId;
       await owner.call('POST', '/v1/users/@me/system/create-alter', { username: 'unshown', displayName: 'Unshown', public: 0 });
@@ -398,7 +397,7 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
       owner = await signIn(server, '200000000000000006', { client: app });
       ownerElsewhere = await signIn(server, '200000000000000006');
       await setSystemPublic(owner, SYSTEM_SHOWS_ALTERS);
-      const tagId = await addTag(owner.userId);
+      const tagId = await addTag(owner);
       visible = await createFullAlter(owner, tagId, 1 | 2 | 16);
       invisible = await createFullAlter(owner, tagId, ALTER_ALL & ~1);
     });

@@ -1,8 +1,8 @@
-// Alter endpoints: create, edit, read one, list, and look up by integration field.
+// Alter endpoints: create, edit, delete, read one, list, and look up by integration field.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { createAlter, editAlter, findAlter, findAlterByField, listAlters } from '../../../db/repositories/alters.js';
+import { createAlter, deleteAlter, editAlter, findAlter, findAlterByField, listAlters } from '../../../db/repositories/alters.js';
 import type { Schema } from '../../../db/tables.js';
 import { Alter, CreateAlterBody, EditAlterBody } from '../../../domain/alter.js';
 import { alterLoadPolicy, isOwner, viewAlter } from '../../../domain/privacy.js';
@@ -80,6 +80,29 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       const record = await editAlter(db, system.id, request.params.alter, request.body, { clientId: viewer.clientId, field });
       if (!record) throw notFound();
       return ownView(record, system, viewer);
+    },
+  );
+
+  app.post(
+    '/alters/:alter/delete',
+    {
+      config: { scope: 'alters:write', writes: true },
+      schema: {
+        tags: ['Alters'],
+        summary: 'Delete an alter',
+        description:
+          'Deletes the alter for good, in one transaction with everything that names it: its tag memberships, integration fields and place in the front history (a switch keeps its other alters), and its autoproxy entries (an entry in `alter` mode for it turns `off`, so the bot never starts speaking as someone else there; a latch on it is cleared). Its proxied messages keep their records: message info still names the system, and tells the owner the alter was deleted (`alterDeleted`). The id is never reused. A POST, like every write of this API.',
+        security: security('alters:write'),
+        params: AlterParams,
+        querystring: NoQuery,
+        body: z.strictObject({}),
+        response: { 200: z.strictObject({ deleted: z.literal(true) }), ...errorResponses(404, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { system } = await resolveTarget(db, request);
+      if (!(await deleteAlter(db, system.id, request.params.alter))) throw notFound();
+      return { deleted: true as const };
     },
   );
 

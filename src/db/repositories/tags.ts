@@ -1,0 +1,194 @@
+// Tags (PluralKit's groups) and their members. Names are unique per system by `name_key` (the
+// usernameKey of the name) under a unique index, so concurrent creates of one name give one tag.
+// Membership lives in alter_tags, shared with the alter's `tagIds`; every change to it that spans
+// rows runs in one transaction. Tags are not part of the proxy profile, so these writes leave the
+// system's revision alone.
+import { sql, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
+import { TAG_VISIBLE_BIT, type TagLoadPolicy } from '../../domain/privacy.js';
+import { Problem } from '../../domain/problems.js';
+import { MAX_TAGS_PER_SYSTEM, type CreateTagInput, type EditTagInput, type TagMembershipInput, type TagRecord } from '../../domain/tag.js';
+import { usernameKey } from '../../domain/username-key.js';
+import { isUniqueViolation } from '../errors.js';
+import type { Schema, TagsTable } from '../tables.js';
+
+type Db = Kysely<Schema>;
+type Executor = Db | Transaction<Schema>;
+type TagRow = Selectable<TagsTable>;
+
+const onlyVisible = sql<boolean>`(tags.public & ${sql.lit(TAG_VISIBLE_BIT)}) = ${sql.lit(TAG_VISIBLE_BIT)}`;
+
+function toRecord(row: TagRow, members: TagRecord['members']): TagRecord {
+  return {
+    id: Number(row.id),
+    systemId: Number(row.system_id),
+    name: row.name,
+    displayName: row.display_name,
+    description: row.description,
+    color: row.color,
+    icon: row.icon,
+    public: row.public,
+    createdAt: Number(row.created_at),
+    members,
+  };
+}
+
+/** Attaches each tag's members (with their privacy bits), in id order, in one query. */
+async function hydrate(db: Executor, rows: TagRow[]): Promise<TagRecord[]> {
+  if (rows.length === 0) return [];
+  const members = await db
+    .selectFrom('alter_tags')
+    .innerJoin('alters', 'alters.id', 'alter_tags.alter_id')
+    .select(['alter_tags.tag_id', 'alters.id', 'alters.public'])
+    .where('alter_tags.tag_id', 'in', rows.map((row) => row.id))
+    .orderBy('alters.id')
+    .execute();
+  const byTag = new Map<number, TagRecord['members']>();
+  for (const member of members) {
+    const list = byTag.get(Number(member.tag_id)) ?? [];
+    list.push({ id: Number(member.id), public: member.public });
+    byTag.set(Number(member.tag_id), list);
+  }
+  return rows.map((row) => toRecord(row, byTag.get(Number(row.id)) ?? []));
+}
+
+export async function findTag(db: Executor, systemId: number, tagId: number, policy: TagLoadPolicy): Promise<TagRecord | undefined> {
+  const row = await db
+    .selectFrom('tags')
+    .selectAll()
+    .where('system_id', '=', systemId)
+    .where('id', '=', tagId)
+    .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const [record] = await hydrate(db, [row]);
+  return record;
+}
+
+/** A page of the system's tags in id order; with `onlyVisible`, paging counts visible ones only. */
+export async function listTags(db: Db, systemId: number, page: { skip: number; max: number }, policy: TagLoadPolicy): Promise<TagRecord[]> {
+  const rows = await db
+    .selectFrom('tags')
+    .selectAll()
+    .where('system_id', '=', systemId)
+    .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
+    .orderBy('id')
+    .limit(page.max)
+    .offset(page.skip)
+    .execute();
+  return hydrate(db, rows);
+}
+
+/** Column values for the fields present in `input`; the name always with its key. */
+function columnsOf(input: EditTagInput): Updateable<TagsTable> {
+  const update: Updateable<TagsTable> = {};
+  if (input.name !== undefined) {
+    update.name = input.name;
+    update.name_key = usernameKey(input.name);
+  }
+  if (input.displayName !== undefined) update.display_name = input.displayName;
+  if (input.description !== undefined) update.description = input.description;
+  if (input.color !== undefined) update.color = input.color;
+  if (input.icon !== undefined) update.icon = input.icon;
+  if (input.public !== undefined) update.public = input.public;
+  return update;
+}
+
+function conflictProblem(error: unknown): Problem | undefined {
+  if (!isUniqueViolation(error)) return undefined;
+  return new Problem('duplicate', 'the system already has a tag with this name (names are compared ignoring case and look-alike forms)', 'name');
+}
+
+/**
+ * Holds the system's row lock for the rest of the transaction without changing it (PostgreSQL;
+ * SQLite has one writer), so the tag cap is checked and kept under concurrent creates.
+ */
+async function lockSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
+  await trx.updateTable('systems').set({ revision: sql`revision` }).where('id', '=', systemId).execute();
+}
+
+export async function createTag(db: Db, systemId: number, input: CreateTagInput, now: number): Promise<TagRecord> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await lockSystem(trx, systemId);
+      const { count } = await trx
+        .selectFrom('tags')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('system_id', '=', systemId)
+        .executeTakeFirstOrThrow();
+      if (Number(count) >= MAX_TAGS_PER_SYSTEM) throw new Problem('too-many-tags', `a system can have at most ${MAX_TAGS_PER_SYSTEM} tags`);
+      const row = await trx
+        .insertInto('tags')
+        .values({ ...columnsOf(input), system_id: systemId, name: input.name, name_key: usernameKey(input.name), created_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toRecord(row, []);
+    });
+  } catch (error) {
+    throw conflictProblem(error) ?? error;
+  }
+}
+
+/** Applies a partial edit; undefined when the system has no such tag. */
+export async function editTag(db: Db, systemId: number, tagId: number, input: EditTagInput): Promise<TagRecord | undefined> {
+  const columns = columnsOf(input);
+  try {
+    // One statement (and one read of the members): atomic without a transaction.
+    const row =
+      Object.keys(columns).length > 0
+        ? await db.updateTable('tags').set(columns).where('system_id', '=', systemId).where('id', '=', tagId).returningAll().executeTakeFirst()
+        : await db.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
+    if (!row) return undefined;
+    const [record] = await hydrate(db, [row]);
+    return record;
+  } catch (error) {
+    throw conflictProblem(error) ?? error;
+  }
+}
+
+/** Deletes a tag and removes it from every alter, in one transaction. False when there is none. */
+export async function deleteTag(db: Db, systemId: number, tagId: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    // A write that changes nothing takes the row's lock: of concurrent deletes, exactly one finds it.
+    const locked = await trx.updateTable('tags').set({ public: sql`public` }).where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
+    if (Number(locked.numUpdatedRows) === 0) return false;
+    await trx.deleteFrom('alter_tags').where('tag_id', '=', tagId).execute();
+    await trx.deleteFrom('tags').where('id', '=', tagId).execute();
+    return true;
+  });
+}
+
+/** The ids among `alterIds` that are not alters of the system. */
+async function foreignAlters(trx: Transaction<Schema>, systemId: number, alterIds: number[]): Promise<number[]> {
+  if (alterIds.length === 0) return [];
+  const owned = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', 'in', alterIds).execute();
+  const known = new Set(owned.map((row) => Number(row.id)));
+  return alterIds.filter((id) => !known.has(id));
+}
+
+/**
+ * Adds and removes members in one transaction: every named alter must be the system's, or nothing
+ * changes. Adding a member or removing a non-member is not an error. Undefined when there is no
+ * such tag.
+ */
+export async function changeTagMembers(db: Db, systemId: number, tagId: number, change: TagMembershipInput): Promise<TagRecord | undefined> {
+  const add = change.add ?? [];
+  const remove = change.remove ?? [];
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
+    if (!row) return undefined;
+    for (const [field, ids] of [['add', add], ['remove', remove]] as const) {
+      const [missing] = await foreignAlters(trx, systemId, ids);
+      if (missing !== undefined) throw new Problem('unknown-alter', `${field}: the system has no alter ${missing}`, field);
+    }
+    if (remove.length > 0) await trx.deleteFrom('alter_tags').where('tag_id', '=', tagId).where('alter_id', 'in', remove).execute();
+    if (add.length > 0) {
+      await trx
+        .insertInto('alter_tags')
+        .values(add.map((alterId) => ({ alter_id: alterId, tag_id: tagId })))
+        .onConflict((oc) => oc.columns(['alter_id', 'tag_id']).doNothing())
+        .execute();
+    }
+    const [record] = await hydrate(trx, [row]);
+    return record;
+  });
+}
