@@ -19,7 +19,7 @@ function directory(fail = false) {
       return TAGS.slice(page.skip, page.skip + page.max);
     },
   };
-  const accounts = { withToken: <T>(_user: string, call: (token: string) => Promise<T>) => call('token') };
+  const accounts = { asViewer: <T>(_user: string, _target: string, call: (token: string) => Promise<T>) => call('token') };
   return { tags: createTagDirectory(api as unknown as ApiClient, accounts as unknown as LinkedAccounts), calls: () => calls };
 }
 
