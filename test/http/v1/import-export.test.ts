@@ -367,12 +367,13 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       const fresh = await signIn(server, newUserId());
       const file = {
         tuppers: [
-          { id: 98765432109876543210, name: 'Same', brackets: ['a:', '', 'b:'], description: 'd'.repeat(1500) },
+          { id: 'HUGE', name: 'Same', brackets: ['a:', '', 'b:'], description: 'd'.repeat(1500) },
           { id: 2, name: 'same', brackets: ['c:', ''] },
         ],
         groups: [],
       };
-      const text = JSON.stringify(file).replace('98765432109876540000', '98765432109876543210');
+      // A bare integer above 2^53 in the text, as a file would have it.
+      const text = JSON.stringify(file).replace('"HUGE"', '98765432109876543210');
       const report = ok(await importFile(fresh, text));
       expect(report.counts.alters.created).toBe(2);
       expect(report.renames).toEqual([{ source: 'tupperbox', id: '2', name: 'same', to: 'same-2' }]);
