@@ -12,6 +12,7 @@ import { usernameKey } from '../../domain/username-key.js';
 import type { Schema } from '../tables.js';
 import { listAlters } from './alters.js';
 import { findSystemById, touchSystem } from './systems.js';
+import { DEFAULT_SYSTEM_NAME } from './users.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -404,4 +405,30 @@ export async function loadExportData(db: Db, systemId: number): Promise<ExportDa
     pluralKit: { systemId: pkSystem === '' ? null : pkSystem, alterHids, tagHids, uuids },
     newUuid: randomUUID,
   };
+}
+
+/**
+ * The system of a Discord user for an import from the command line: a self-hoster may migrate
+ * people before they ever sign in, so the user and an empty system are created when missing (as
+ * a first sign-in would, without recording one).
+ */
+export async function systemForImport(db: Db, userId: string, now: number): Promise<{ systemId: number; created: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    const existing = await findSystemByUserIn(trx, userId);
+    if (existing !== undefined) return { systemId: existing, created: false };
+    await trx.insertInto('users').values({ id: userId, username: null, created_at: now, last_sign_in_at: null }).onConflict((oc) => oc.column('id').doNothing()).execute();
+    const row = await trx
+      .insertInto('systems')
+      .values({ user_id: userId, name: DEFAULT_SYSTEM_NAME, display_tag: null, description: null, avatar: null, banner: null, pronouns: null, created_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return { systemId: Number(row.id), created: true };
+  });
+}
+
+async function findSystemByUserIn(trx: Transaction<Schema>, userId: string): Promise<number | undefined> {
+  const owned = await trx.selectFrom('systems').select('id').where('user_id', '=', userId).executeTakeFirst();
+  if (owned) return Number(owned.id);
+  const sub = await trx.selectFrom('system_sub_accounts').select('system_id').where('user_id', '=', userId).executeTakeFirst();
+  return sub ? Number(sub.system_id) : undefined;
 }
