@@ -10,7 +10,7 @@ import type { Schema } from '../db/tables.js';
 import { readImportFile } from '../domain/import/detect.js';
 import { buildExport } from '../domain/import/export.js';
 import { decodeImportText, parseImportJson } from '../domain/import/json.js';
-import { IMPORT_MODES, MAX_IMPORT_BYTES, type ImportMode, type ImportReport } from '../domain/import/model.js';
+import { IMPORT_MODES, MAX_CLI_IMPORT_BYTES, type ImportMode, type ImportReport } from '../domain/import/model.js';
 import { Problem } from '../domain/problems.js';
 import { UserId } from '../domain/values.js';
 
@@ -93,7 +93,7 @@ export function registerImportExport(program: Command, context: CliContext): voi
       } catch {
         throw fail(`cannot read ${file}`, 2);
       }
-      if (size > MAX_IMPORT_BYTES) throw fail(`${file} is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MiB, the most an import takes`, 2);
+      if (size > MAX_CLI_IMPORT_BYTES) throw fail(`${file} is larger than ${MAX_CLI_IMPORT_BYTES / 1024 / 1024} MiB, the most an import takes`, 2);
       let source;
       try {
         source = readImportFile(parseImportJson(decodeImportText(readFileSync(file))));

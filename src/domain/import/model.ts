@@ -14,8 +14,14 @@ export type ImportSourceKind = (typeof IMPORT_SOURCES)[number];
 export const IMPORT_MODES = ['merge', 'add', 'replace'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];
 
-/** The largest import body: a PluralKit file of 2,000 members and 100,000 switches is about 7 MiB. */
+/**
+ * The largest import body over the API: a PluralKit file of 2,000 members and 10,000 switches is
+ * about 2.4 MiB, one of 1,000 members (PluralKit's limit) and 100,000 switches (its cap) about
+ * 7.6 MiB, and Discord attachments stop at 10 MiB. Larger files go through the command line.
+ */
 export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
+/** The command line's cap: an administrator's tool, for the largest histories. */
+export const MAX_CLI_IMPORT_BYTES = 64 * 1024 * 1024;
 /** PluralKit's own cap on switches in one file (since 2025-07). */
 export const MAX_IMPORT_SWITCHES = 100_000;
 /** PluralKit's cap on members in one switch. */
