@@ -34,7 +34,9 @@ export function readImportFile(file: unknown): ImportSource {
   const lists = format === 'tupperbox' ? ['tuppers', 'groups'] : ['members', 'groups'];
   for (const key of lists) {
     if (key in json && json[key] !== null && !Array.isArray(json[key])) throw new Problem('invalid-import', `"${key}" must be a list`);
-    if (count(json[key]) > MAX_FILE_ENTITIES) throw new Problem('too-many-alters', `the file has ${count(json[key])} ${key}; no system can hold more than ${MAX_FILE_ENTITIES}`);
+    if (count(json[key]) > MAX_FILE_ENTITIES) {
+      throw new Problem(key === 'groups' ? 'too-many-entries' : 'too-many-alters', `the file has ${count(json[key])} ${key}; no system can hold more than ${MAX_FILE_ENTITIES}`);
+    }
   }
   if (count(json.switches) > MAX_IMPORT_SWITCHES) {
     throw new Problem('too-many-entries', `the file has ${count(json.switches)} switches; at most ${MAX_IMPORT_SWITCHES.toLocaleString('en-US')} can be imported`);

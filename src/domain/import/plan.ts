@@ -277,7 +277,8 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
       `the import would leave the system with ${keptAlterCount + alterCreateCount} alters (${keptAlterCount} kept, ${alterCreateCount} new); a system can have at most ${MAX_ALTERS_PER_SYSTEM}. Nothing was imported`,
     );
   }
-  const altersTaken = new Set(target.alters.filter((alter) => !matchedAlterIds.has(alter.id) && !alterDeletes.includes(alter.id)).map((alter) => usernameKey(alter.username)));
+  const deletedAlters = new Set(alterDeletes);
+  const altersTaken = new Set(target.alters.filter((alter) => !matchedAlterIds.has(alter.id) && !deletedAlters.has(alter.id)).map((alter) => usernameKey(alter.username)));
   const alterNames = assignNames(
     source.alters.map((alter) => ({ id: alter.id, desired: alter.username })),
     alterMatches,
@@ -304,7 +305,8 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
       `the import would leave the system with ${keptTagCount + tagCreateCount} tags (${keptTagCount} kept, ${tagCreateCount} new); a system can have at most ${MAX_TAGS_PER_SYSTEM}. Nothing was imported`,
     );
   }
-  const tagsTaken = new Set(target.tags.filter((tag) => !matchedTagIds.has(tag.id) && !tagDeletes.includes(tag.id)).map((tag) => usernameKey(tag.name)));
+  const deletedTags = new Set(tagDeletes);
+  const tagsTaken = new Set(target.tags.filter((tag) => !matchedTagIds.has(tag.id) && !deletedTags.has(tag.id)).map((tag) => usernameKey(tag.name)));
   const tagNames = assignNames(
     source.tags.map((tag) => ({ id: tag.id, desired: tag.name })),
     tagMatches,
