@@ -158,6 +158,10 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       notes.once('the latch timeout was not a number of seconds and was ignored');
     }
   }
+  if (typeof file.color === 'string' && file.color.trim() !== '') notes.once('the system colour was not imported: systems have no colour here');
+  if (isObject(file.config) && typeof file.config.name_format === 'string' && file.config.name_format.trim() !== '') {
+    notes.once('the proxy name format (name_format) was not imported: its placeholders differ from the nickname format here');
+  }
   if (Array.isArray(file.accounts) && file.accounts.length > 0) {
     notes.once('linked Discord accounts are never imported from a file; add sub-accounts in your settings');
   }

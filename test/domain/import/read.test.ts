@@ -119,8 +119,9 @@ describe('the PluralKit sample', () => {
     ]);
   });
 
-  it('warns about what it leaves: accounts, birthdays', () => {
+  it('warns about what it leaves: the system colour, accounts, birthdays', () => {
     expect(source.warnings).toEqual([
+      'the system colour was not imported: systems have no colour here',
       'linked Discord accounts are never imported from a file; add sub-accounts in your settings',
       '3 birthdays were not imported: alters have no birthday field here',
     ]);

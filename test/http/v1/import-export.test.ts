@@ -95,6 +95,7 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         renames: [],
         skipped: [],
         warnings: [
+          'the system colour was not imported: systems have no colour here',
           'linked Discord accounts are never imported from a file; add sub-accounts in your settings',
           '3 birthdays were not imported: alters have no birthday field here',
           '1 of 5 alters kept their proxy tags in sent messages (keep_proxy / show_brackets); here that is one setting for the whole system, which was left off',
