@@ -184,11 +184,10 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
     if (Object.keys(columns).length > 0) await trx.updateTable('tags').set(columns).where('id', '=', update.tagId).execute();
   }
   step('tags', plan.tagUpdates.length);
-  const now = Date.now();
   for (const batch of chunks(plan.tagCreates)) {
     const rows = await trx
       .insertInto('tags')
-      .values(batch.map((create) => ({ ...tagColumns(create.values), system_id: systemId, created_at: now }) as never))
+      .values(batch.map((create) => ({ ...tagColumns(create.values), system_id: systemId, created_at: create.createdAt }) as never))
       .returning(['id', 'name_key'])
       .execute();
     const byKey = new Map(rows.map((row) => [row.name_key, Number(row.id)]));

@@ -108,6 +108,8 @@ export interface SourceTag {
   color?: string | null;
   icon?: string | null;
   public?: number;
+  /** When the group was made (PluralKit), or null. */
+  createdAt?: number | null;
   /** Ids of alters of the same file. */
   memberIds: string[];
 }

@@ -111,7 +111,7 @@ export interface ImportPlan {
   /** Matched alters: only the columns that change (possibly none, when only links or tags do). */
   alterUpdates: Array<{ sourceId: string; uuid: string | null; alterId: number; values: Partial<AlterValues> }>;
   alterDeletes: number[];
-  tagCreates: Array<{ sourceId: string; uuid: string | null; values: TagValues }>;
+  tagCreates: Array<{ sourceId: string; uuid: string | null; values: TagValues; createdAt: number }>;
   tagUpdates: Array<{ sourceId: string; uuid: string | null; tagId: number; values: Partial<TagValues> }>;
   tagDeletes: number[];
   /** Pairs of file ids (alter, tag) to add; existing pairs are left. */
@@ -374,6 +374,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
         sourceId: tag.id,
         uuid: tag.uuid,
         values: { name, displayName: values.displayName ?? null, description: values.description ?? null, color: values.color ?? null, icon: values.icon ?? null, public: values.public ?? 0 },
+        createdAt: tag.createdAt ?? options.now,
       });
       counts.tags.created++;
       continue;

@@ -308,6 +308,7 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       color: normaliseColor(group.color, 'group colour', notes, groupName),
       icon: normaliseUrl(group.icon, 'group icon', notes, groupName),
       public: privacy ? groupPublicBits(privacy) : 0,
+      createdAt: parseInstant(group.created),
       memberIds: members,
     };
     const own = extensionPart(extension?.tags, id, ExtensionTag, notes, 'tag');

@@ -108,8 +108,8 @@ describe('the PluralKit sample', () => {
 
   it('maps groups to tags with their privacy and members, and switches oldest first', () => {
     expect(source.tags).toEqual([
-      { id: 'gkaret', uuid: '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e01', name: 'Night Shift', displayName: '🌃 Night Shift', description: 'Members active after dark.', color: '#2B2D42', icon: null, public: 63, memberIds: ['hazrow', 'cuvtey'] },
-      { id: 'tunrow', uuid: '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e02', name: 'Garden Crew', displayName: null, description: 'Keeps the inner garden tidy.', color: null, icon: null, public: 1 | 2 | 8 | 16, memberIds: ['fobnap', 'sejkut', 'bmdql'] },
+      { id: 'gkaret', uuid: '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e01', name: 'Night Shift', displayName: '🌃 Night Shift', description: 'Members active after dark.', color: '#2B2D42', icon: null, public: 63, createdAt: Date.UTC(2023, 8, 1, 20), memberIds: ['hazrow', 'cuvtey'] },
+      { id: 'tunrow', uuid: '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e02', name: 'Garden Crew', displayName: null, description: 'Keeps the inner garden tidy.', color: null, icon: null, public: 1 | 2 | 8 | 16, createdAt: Date.UTC(2024, 1, 14, 8, 30, 0, 250), memberIds: ['fobnap', 'sejkut', 'bmdql'] },
     ]);
     expect(source.switches).toEqual([
       { at: Date.UTC(2025, 1, 28, 9), memberIds: ['cuvtey'] },

@@ -453,7 +453,7 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       const systemFields = ({ associatedUserId: _u, alterIds: _a, tagIds: _t, ...rest }: System) => rest;
       expect(systemFields(await readSystem(fresh))).toEqual(systemFields(await readSystem(user)));
 
-      const tagRows = async (u: ApiUser) => (await tagsOf(u)).map(({ id: _id, system_id: _s, created_at: _c, ...rest }) => rest);
+      const tagRows = async (u: ApiUser) => (await tagsOf(u)).map(({ id: _id, system_id: _s, ...rest }) => rest);
       expect(await tagRows(fresh)).toEqual(await tagRows(user));
       const history = async (u: ApiUser) => (await switchesOf(u)).map(({ at, members }) => ({ at, members }));
       expect(await history(fresh)).toEqual(await history(user));
