@@ -31,10 +31,10 @@ export function readImportFile(file: unknown): ImportSource {
     );
   }
   const json = file as Json;
-  const lists = format === 'tupperbox' ? ['tuppers', 'groups'] : ['members', 'groups'];
+  const lists = format === 'tupperbox' ? ['tuppers', 'groups'] : ['members', 'groups', 'switches'];
   for (const key of lists) {
     if (key in json && json[key] !== null && !Array.isArray(json[key])) throw new Problem('invalid-import', `"${key}" must be a list`);
-    if (count(json[key]) > MAX_FILE_ENTITIES) {
+    if (key !== 'switches' && count(json[key]) > MAX_FILE_ENTITIES) {
       throw new Problem(key === 'groups' ? 'too-many-entries' : 'too-many-alters', `the file has ${count(json[key])} ${key}; no system can hold more than ${MAX_FILE_ENTITIES}`);
     }
   }

@@ -169,6 +169,7 @@ describe('broken files', () => {
     ['not an object', [], 'invalid-import', /JSON object/],
     ['of no known format', { system: {}, alters: [] }, 'invalid-import', /"switches" key.*"tuppers" key/],
     ['members not a list', { switches: [], members: {} }, 'invalid-import', /"members" must be a list/],
+    ['switches not a list', { version: 2, switches: { a: 1 } }, 'invalid-import', /"switches" must be a list/],
     ['more members than any system holds', { switches: [], members: Array.from({ length: 10_001 }, () => ({})) }, 'too-many-alters', /10001 members/],
     ['more switches than PluralKit allows', { switches: Array.from({ length: 100_001 }, () => ({})) }, 'too-many-entries', /100001 switches/],
     ['nothing usable', { switches: [], members: [{ id: 'aaaaa', name: '' }, { name: 'no id' }] }, 'invalid-import', /nothing in the file can be imported: aaaaa: no name/],
