@@ -457,6 +457,14 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       expect(await tagRows(fresh)).toEqual(await tagRows(user));
       const history = async (u: ApiUser) => (await switchesOf(u)).map(({ at, members }) => ({ at, members }));
       expect(await history(fresh)).toEqual(await history(user));
+
+      // The export imported back into the system it came from changes nothing.
+      const back = ok(await importFile(user, JSON.stringify(exported.body), '?history=true'));
+      expect(back.counts).toEqual({
+        alters: { created: 0, updated: 0, unchanged: 5, deleted: 0 },
+        tags: { created: 0, updated: 0, unchanged: 2, deleted: 0 },
+        switches: { created: 0, unchanged: 4, deleted: 0 },
+      });
     });
   });
 });
