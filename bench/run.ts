@@ -22,6 +22,7 @@ import { freePort, type TestServer } from '../test/support/server.js';
 import { runLoad, type LoadResult } from './load.js';
 import { benchBotProxy } from './bot-proxy.js';
 import { benchFront } from './front.js';
+import { benchImport } from './import.js';
 import { benchMessageRecords } from './message-records.js';
 import { benchProxyEngine } from './proxy-engine.js';
 
@@ -376,6 +377,21 @@ async function messageRecordBenchmarks(dialect: 'sqlite' | 'postgres', postgresU
   rows.push({ id: lookupId, name: `Message lookup at ${stored} (${label}): \`findProxiedMessage\`, either id, ${fmt(r.lookups)} lookups`, measured: `p50 ${fmt(r.lookupP50Ms, 3)} ms, p99 ${fmt(r.lookupP99Ms, 3)} ms`, baseline: `– (seeded in ${fmt(r.seedSeconds, 1)} s)`, ratio: '–', target: 'p99 <= 5 ms', met: r.lookupP99Ms <= 5 });
 }
 
+/** 12. A large import (2,000 alters, 10,000 switches) next to a bare bulk insert of its rows, per dialect (bench/import.ts). */
+async function importBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: string) {
+  const label = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const r = await benchImport({ quick, dialect, ...(postgresUrl ? { postgresUrl } : {}) });
+  rows.push({
+    id: dialect === 'sqlite' ? '12a' : '12b',
+    name: `Import (${label}): PluralKit file of ${fmt(r.alters)} alters and ${fmt(r.switches)} switches (${fmt(r.fileBytes / 2 ** 20, 1)} MiB), history included, one transaction; median of ${r.rounds}`,
+    measured: `${fmt(r.importSeconds, 2)} s (reading the file ${fmt(r.readSeconds, 2)} s); again, nothing changing: ${fmt(r.reimportSeconds, 2)} s`,
+    baseline: `${fmt(r.bareSeconds, 2)} s (bare bulk insert of the same rows)`,
+    ratio: fmt(r.importSeconds / r.bareSeconds, 1),
+    target: '< 5 s',
+    met: r.importSeconds < 5,
+  });
+}
+
 /** 9. The proxy engine's decisions per second on a large system (bench/proxy-engine.ts). */
 async function proxyEngineBenchmark() {
   const r = await benchProxyEngine({ quick });
@@ -463,6 +479,9 @@ async function main() {
     await botProxyBenchmark();
     await frontBenchmark('sqlite');
     if (postgresUrl) await frontBenchmark('postgres', postgresUrl);
+    await importBenchmark('sqlite');
+    if (postgresUrl) await importBenchmark('postgres', postgresUrl);
+    else rows.push({ id: '12b', name: 'Import, PostgreSQL', measured: 'skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL', baseline: '–', ratio: '–', target: '< 5 s', met: undefined });
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });
@@ -475,7 +494,7 @@ async function main() {
     writeFileSync(
       join(root, 'bench', 'RESULTS.md'),
       `# Benchmark results\n\nCommand: \`npm run bench\` · date: ${new Date().toISOString()} · machine: ${machine}\n\n` +
-        `Each HTTP figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run; 8, 9, 10 and 11 run in-process (bench/message-records.ts, bench/proxy-engine.ts, bench/bot-proxy.ts, bench/front.ts).\n\n${output}\n\n` +
+        `Each HTTP figure is measured with autocannon in a separate process, ${DURATION} s per run, next to a baseline measured in the same run; 8 to 12 run in-process (bench/message-records.ts, bench/proxy-engine.ts, bench/bot-proxy.ts, bench/front.ts, bench/import.ts).\n\n${output}\n\n` +
         readFileSync(join(root, 'bench', 'ANALYSIS.md'), 'utf8'),
     );
   }

@@ -20,6 +20,7 @@ import { migrateToLatest, openDatabase } from '../db/database.js';
 import type { OauthClientRecord } from '../db/repositories/oauth-clients.js';
 import type { Schema } from '../db/tables.js';
 import type { Scope } from '../domain/scopes.js';
+import { registerImportExport } from './import-export.js';
 
 export interface Io {
   out(text: string): void;
@@ -211,6 +212,8 @@ function buildProgram(io: Io): Command {
       });
       await bot.stop();
     });
+
+  registerImportExport(program, { io, progressStream: process.stderr, withDatabase, fail: (message, exitCode) => new CliError(message, exitCode) });
 
   return program;
 }

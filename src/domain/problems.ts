@@ -31,6 +31,8 @@ export const PROBLEM_TYPES = [
   'too-many-tags',
   'too-many-entries',
   'same-front',
+  'invalid-import',
+  'idempotency-key-reused',
   'internal-error',
 ] as const;
 

@@ -30,7 +30,7 @@ Validation reports every problem at once.
 | max-too-high | 400 | \`max\` above the page limit |
 | invalid-json | 400 | the body is not JSON |
 | unsupported-media-type | 415 | a body that is not \`application/json\` |
-| body-too-large | 413 | a body over 256 KiB |
+| body-too-large | 413 | a body over 256 KiB (8 MiB for an import) |
 | not-found | 404 | no such endpoint |
 | no-system | 404 | the user has never signed in, so has no system |
 | unknown-alter | 404 | no such alter in that system, or hidden from you (also an alter named in a body) |
@@ -40,10 +40,12 @@ Validation reports every problem at once.
 | tags-private | 403 | listing the tags of a system that hides its tags |
 | duplicate | 409 | the username or tag name is taken in this system (ignoring case and look-alike forms); a different record already names this message |
 | duplicate-field | 409 | another alter already has this integration field value |
-| too-many-alters | 409 | the system has 2000 alters |
-| too-many-tags | 409 | the system has 500 tags |
-| too-many-entries | 409 | the system has 1000 autoproxy entries |
+| too-many-alters | 409 | the system has 2000 alters, or an import would pass that |
+| too-many-tags | 409 | the system has 500 tags, or an import would pass that |
+| too-many-entries | 409 | the system has 1000 autoproxy entries; an import has over 100,000 switches |
 | same-front | 409 | a switch that would change nothing: these alters already front, in this order |
+| invalid-import | 422 | the import body is JSON but not an export we read (or nothing in it is usable, or it is not UTF-8) |
+| idempotency-key-reused | 409 | an import's Idempotency-Key was used for another file or options |
 | rate-limited | 429 | too many requests; see \`Retry-After\` |
 
 ## Decisions where the origin API left gaps
@@ -151,6 +153,17 @@ deleted alter and a hidden one look alike). Per-server maps, integration fields,
 alter's \`flags\`, the system's settings and which apps made a switch (\`clientId\`,
 \`clientName\` of switches, and \`byApp\`) are the owner's alone. In another user's front, alters hidden
 from you are left out of each switch: a switch of hidden alters only looks like a switch-out. \`isSelf\` on single reads says whether you are the owner.
+
+## Import and export
+\`POST /system/import\` takes a PluralKit or Tupperbox export as the body (any JSON media type, read as
+UTF-8, up to 8 MiB) and answers \`{"data": ImportReport}\`: the format, per kind how many were
+created, updated, unchanged and deleted, \`renames\`, \`skipped\` (by id and name in the file) and
+\`warnings\`. \`dryRun=true\` previews with the same report and writes nothing; an applied import is
+one transaction. Modes \`merge\` (default), \`add\`, \`replace\`; front history with \`history=true\`.
+It needs both \`alters:write\` and \`system:write\`. Send an \`Idempotency-Key\` to make a retried
+import (a double-clicked Confirm) answer the first report instead of importing twice.
+\`GET /system/export\` (both \`system:read\` and \`alters:read\`, owner only) answers a PluralKit v2 file
+with this service's own fields under \`switchboard\`, which the import reads back losslessly.
 
 ## Rate limits
 Per access token (600 requests per minute by default) and per client IP (1200 per minute), on

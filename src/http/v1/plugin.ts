@@ -16,6 +16,7 @@ import { autoproxyRoutes } from './routes/autoproxy.js';
 import { messageLookupRoutes, messageRecordRoutes, messageReproxyRoutes } from './routes/messages.js';
 import { proxyProfileRoutes } from './routes/proxy-profile.js';
 import { frontRoutes } from './routes/front.js';
+import { importExportRoutes } from './routes/import-export.js';
 import { systemRoutes } from './routes/system.js';
 import { tagRoutes } from './routes/tags.js';
 
@@ -65,6 +66,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken }: V
       await users.register(messageRecordRoutes, { db });
       await users.register(messageReproxyRoutes, { db });
       await users.register(tagRoutes, { db });
+      await users.register(importExportRoutes, { db });
     },
     { prefix: '/users/:user' },
   );

@@ -34,6 +34,8 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'too-many-tags': 409,
   'too-many-entries': 409,
   'same-front': 409,
+  'invalid-import': 422,
+  'idempotency-key-reused': 409,
   'internal-error': 500,
 };
 

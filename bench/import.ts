@@ -1,0 +1,174 @@
+// A large import (issue 12): a PluralKit file of 2,000 members (3 proxy tags each), 50 groups
+// and 10,000 switches (200 members and 1,000 switches with --quick), imported with its history
+// into a fresh system through the whole path the API takes: bytes → JSON → source model → plan →
+// one transaction of bulk writes (importSystem). Next to it, in the same run and database: a bare
+// bulk insert of the same rows (alters, tags, memberships, switches, switch members) in one
+// transaction, with nothing read, checked or planned. Then the same file again (everything
+// matches: nothing but reads and the plan).
+//
+// Run alone: node --import tsx bench/import.ts [--quick] [--postgres]
+// (--postgres uses BENCH_DATABASE_URL or TEST_DATABASE_URL). bench/run.ts runs it too.
+import { pathToFileURL } from 'node:url';
+import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
+import { importSystem, systemForImport } from '../src/db/repositories/imports.js';
+import { readImportFile } from '../src/domain/import/detect.js';
+import { decodeImportText, parseImportJson } from '../src/domain/import/json.js';
+import { usernameKey } from '../src/domain/username-key.js';
+import { createTestDatabase } from '../test/support/dialects.js';
+
+export interface ImportBenchOptions {
+  quick: boolean;
+  dialect: 'sqlite' | 'postgres';
+  postgresUrl?: string;
+}
+
+export interface ImportBenchResult {
+  alters: number;
+  switches: number;
+  fileBytes: number;
+  /** Median seconds of the whole import (parse, plan, apply with history). */
+  importSeconds: number;
+  /** Of which reading the file into the source model. */
+  readSeconds: number;
+  /** Median seconds of the bare bulk insert of the same rows. */
+  bareSeconds: number;
+  /** Median seconds of importing the same file again (nothing changes). */
+  reimportSeconds: number;
+  rounds: number;
+}
+
+const ALPHABET = 'abcefghjknoprstuvwxyz';
+const hid = (n: number) => Array.from({ length: 6 }, (_, i) => ALPHABET[Math.floor(n / ALPHABET.length ** i) % ALPHABET.length]).join('');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A PluralKit v2 export as PluralKit writes it: every key present, switches newest first. */
+export function largePluralKitFile(members: number, switches: number, groups = 50): string {
+  const base = Date.UTC(2022, 0, 1);
+  const privacy = { visibility: 'public', name_privacy: 'public', description_privacy: 'private', banner_privacy: 'public', birthday_privacy: 'private', pronoun_privacy: 'public', avatar_privacy: 'public', metadata_privacy: 'private', proxy_privacy: 'public' };
+  const memberList = Array.from({ length: members }, (_, i) => ({
+    id: hid(i + 1000), uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `Member ${i} of the house`, display_name: `Member ${i}`,
+    color: (0x100000 + i * 97).toString(16).slice(-6), birthday: null, pronouns: i % 2 ? 'she/her' : 'they/them',
+    avatar_url: `https://cdn.example.invalid/av/${i}.png`, webhook_avatar_url: null, banner: null, description: `Member number ${i}.\nA second line of description.`,
+    created: iso(base + i * 60_000), keep_proxy: false, tts: false, autoproxy_enabled: true, message_count: i * 7, last_message_timestamp: iso(base + i * 3_600_000),
+    proxy_tags: [{ prefix: `m${i}:`, suffix: null }, { prefix: `[${i}`, suffix: ']' }, { prefix: null, suffix: `-m${i}` }], privacy,
+  }));
+  const groupList = Array.from({ length: groups }, (_, g) => ({
+    id: hid(g + 900_000), uuid: `10000000-0000-4000-8000-${String(g).padStart(12, '0')}`, name: `Group ${g}`, display_name: null, description: `Group number ${g}`,
+    icon: null, banner: null, color: '2b2d42', created: iso(base), members: memberList.filter((_, i) => i % groups === g).map((member) => member.id),
+    privacy: { name_privacy: 'public', description_privacy: 'public', banner_privacy: 'public', icon_privacy: 'public', list_privacy: 'public', metadata_privacy: 'public', visibility: 'public' },
+  }));
+  const switchList = Array.from({ length: switches }, (_, s) => ({
+    timestamp: iso(base + (switches - s) * 600_000 + 123),
+    members: s % 25 === 0 ? [] : Array.from({ length: 1 + (s % 3) }, (_, k) => memberList[(s * 7 + k * 13) % members]?.id),
+  }));
+  return JSON.stringify({
+    version: 2, id: 'benchs', uuid: '20000000-0000-4000-8000-000000000000', name: 'Bench house', description: null, tag: '| bench', pronouns: null, avatar_url: null,
+    banner: null, color: null, created: iso(base), webhook_url: null,
+    privacy: { name_privacy: 'public', avatar_privacy: 'public', description_privacy: 'public', banner_privacy: 'public', pronoun_privacy: 'public', member_list_privacy: 'public', group_list_privacy: 'public', front_privacy: 'private', front_history_privacy: 'private' },
+    config: { timezone: 'UTC', latch_timeout: null }, accounts: ['ACCOUNT'], members: memberList, groups: groupList, switches: switchList,
+    // A Discord id above 2^53, bare, as PluralKit writes it.
+  }).replace('"ACCOUNT"', '412345678901234567');
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const seconds = (started: number) => (performance.now() - started) / 1000;
+
+/** The same rows the import writes, inserted as they are: one transaction, multi-row INSERTs. */
+async function bareInsert(database: Database, systemId: number, text: string): Promise<number> {
+  const source = readImportFile(parseImportJson(text));
+  const now = Date.now();
+  const alterRows = source.alters.map((alter) => ({
+    system_id: systemId, username: alter.username, username_key: usernameKey(alter.username), display_name: alter.displayName, color: alter.color ?? null,
+    description: alter.description, pronouns: alter.pronouns ?? null, avatar_url: alter.avatarUrl, webhook_avatar_url: alter.webhookAvatarUrl ?? null, banner: alter.banner,
+    proxy_tags: JSON.stringify(alter.proxyTags.map((tag, i) => ({ id: `t${i}`, ...tag }))), public: alter.public ?? 0, message_count: alter.messageCount,
+    last_message_at: alter.lastMessageAt, created_at: alter.createdAt ?? now,
+  }));
+  const started = performance.now();
+  await database.db.transaction().execute(async (trx) => {
+    const alterIds = new Map<string, number>();
+    for (let i = 0; i < alterRows.length; i += 400) {
+      const batch = alterRows.slice(i, i + 400);
+      const rows = await trx.insertInto('alters').values(batch).returning(['id']).execute();
+      rows.forEach((row, k) => alterIds.set(source.alters[i + k]?.id ?? '', Number(row.id)));
+    }
+    const tagRows = await trx
+      .insertInto('tags')
+      .values(source.tags.map((tag) => ({ system_id: systemId, name: tag.name, name_key: usernameKey(tag.name), description: tag.description, color: tag.color ?? null, public: tag.public ?? 0, created_at: now })))
+      .returning(['id'])
+      .execute();
+    const pairs = source.tags.flatMap((tag, t) => tag.memberIds.map((member) => ({ alter_id: alterIds.get(member) ?? 0, tag_id: Number(tagRows[t]?.id) })));
+    for (let i = 0; i < pairs.length; i += 2000) await trx.insertInto('alter_tags').values(pairs.slice(i, i + 2000)).execute();
+    for (let i = 0; i < source.switches.length; i += 1000) {
+      const batch = source.switches.slice(i, i + 1000);
+      const rows = await trx.insertInto('switches').values(batch.map((entry) => ({ system_id: systemId, client_id: 'bench', switched_at: entry.at }))).returning(['id']).execute();
+      const members = batch.flatMap((entry, k) => entry.memberIds.map((member, position) => ({ switch_id: Number(rows[k]?.id), alter_id: alterIds.get(member) ?? 0, position })));
+      for (let j = 0; j < members.length; j += 3000) await trx.insertInto('switch_members').values(members.slice(j, j + 3000)).execute();
+    }
+  });
+  return seconds(started);
+}
+
+export async function benchImport(opts: ImportBenchOptions): Promise<ImportBenchResult> {
+  const members = opts.quick ? 200 : 2000;
+  const switchCount = opts.quick ? 1000 : 10_000;
+  const rounds = opts.quick ? 1 : 3;
+  const text = largePluralKitFile(members, switchCount);
+  const bytes = new TextEncoder().encode(text);
+  const target = await createTestDatabase(opts.dialect, opts.postgresUrl ?? process.env.TEST_DATABASE_URL);
+  const database = openDatabase(target.url);
+  try {
+    await migrateToLatest(database.db);
+    const imports: number[] = [];
+    const reads: number[] = [];
+    const bare: number[] = [];
+    const again: number[] = [];
+    let user = 600_000_000_000_000_000n;
+    for (let round = 0; round < rounds; round++) {
+      // The baseline and the import alternate, each into a fresh system of the same database.
+      const bareSystem = await systemForImport(database.db, String(user++), Date.now());
+      bare.push(await bareInsert(database, bareSystem.systemId, text));
+
+      const { systemId } = await systemForImport(database.db, String(user++), Date.now());
+      const started = performance.now();
+      const source = readImportFile(parseImportJson(decodeImportText(bytes)));
+      reads.push(seconds(started));
+      const { report } = await importSystem(database.db, systemId, { source, options: { mode: 'merge', dryRun: false, history: true }, clientId: 'bench', now: Date.now() });
+      imports.push(seconds(started));
+      if (report.counts.alters.created !== members || report.counts.switches.created !== switchCount) throw new Error(`the import created ${JSON.stringify(report.counts)}`);
+
+      const second = performance.now();
+      const repeated = await importSystem(database.db, systemId, { source: readImportFile(parseImportJson(decodeImportText(bytes))), options: { mode: 'merge', dryRun: false, history: true }, clientId: 'bench', now: Date.now() });
+      again.push(seconds(second));
+      if (repeated.report.counts.alters.unchanged !== members || repeated.report.counts.switches.unchanged !== switchCount) throw new Error(`the re-import changed ${JSON.stringify(repeated.report.counts)}`);
+    }
+    return { alters: members, switches: switchCount, fileBytes: bytes.length, importSeconds: median(imports), readSeconds: median(reads), bareSeconds: median(bare), reimportSeconds: median(again), rounds };
+  } finally {
+    await database.close();
+    await target.drop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const dialect = args.includes('--postgres') ? 'postgres' : 'sqlite';
+  const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (dialect === 'postgres' && !postgresUrl) {
+    console.error('--postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
+    process.exit(2);
+  }
+  benchImport({ quick, dialect, ...(postgresUrl ? { postgresUrl } : {}) }).then(
+    (r) => {
+      const f = (n: number, digits = 2) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+      console.log(`${dialect}: ${r.alters} alters, ${r.switches} switches, ${f(r.fileBytes / 2 ** 20)} MiB, median of ${r.rounds}`);
+      console.log(`  import:    ${f(r.importSeconds)} s (reading the file ${f(r.readSeconds)} s)`);
+      console.log(`  bare:      ${f(r.bareSeconds)} s (the same rows, bulk INSERTs in one transaction)`);
+      console.log(`  re-import: ${f(r.reimportSeconds)} s (nothing changes)`);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

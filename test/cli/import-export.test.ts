@@ -1,0 +1,161 @@
+// `switchboard import` and `switchboard export`, run for real as child processes against a fresh
+// database of each dialect: what they print, their exit codes, and what ends up in the database.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_IMPORT_CLIENT } from '../../src/cli/import-export.js';
+import { openDatabase } from '../../src/db/database.js';
+import type { ImportReport } from '../../src/domain/import/model.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { snapshotDatabase } from '../support/snapshot.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const PK = '/work/shared/samples/pluralkit-v2.json';
+const TB = '/work/shared/samples/tupperbox.json';
+const USER = '300000000000000071';
+const OTHER = '300000000000000072';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(databaseUrl: string, dataDir: string, ...args: string[]): Promise<Result> {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
+  let database: TestDatabase;
+  let dataDir: string;
+  const run = (...args: string[]) => cli(database.url, dataDir, ...args);
+  async function withDb<T>(action: (db: ReturnType<typeof openDatabase>['db']) => Promise<T>): Promise<T> {
+    const opened = openDatabase(database.url);
+    try {
+      return await action(opened.db);
+    } finally {
+      await opened.close();
+    }
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-import-'));
+  });
+  afterAll(async () => {
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('imports a file for a user who never signed in, creating their system, with a progress bar', async () => {
+    const result = await run('import', '--user', USER, '--history', '--progress', PK);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 5)).toEqual([
+      `created a system for user ${USER}`,
+      'imported (pluralkit, mode merge, with front history)',
+      '  alters:   5 created, 0 updated, 0 unchanged',
+      '  tags:     2 created, 0 updated, 0 unchanged',
+      '  switches: 4 created, 0 already there',
+    ]);
+    expect(result.stdout).toContain('warning: 3 birthdays were not imported');
+    // The bar is redrawn in place on standard error and ends full.
+    expect(result.stderr).toMatch(/\rswitches \[#{30}\] 11\/11\n$/);
+    const rows = await withDb(async (db) => {
+      const system = await db.selectFrom('systems').selectAll().where('user_id', '=', USER).executeTakeFirstOrThrow();
+      const user = await db.selectFrom('users').selectAll().where('id', '=', USER).executeTakeFirstOrThrow();
+      const alters = await db.selectFrom('alters').select(['username', 'display_name']).where('system_id', '=', system.id).orderBy('id').execute();
+      const switches = await db.selectFrom('switches').select('client_id').where('system_id', '=', system.id).execute();
+      return { system, user, alters, switches };
+    });
+    expect(rows.system).toMatchObject({ name: 'The Lanternhouse', display_tag: '| 🏮 LH' });
+    expect(rows.user).toMatchObject({ id: USER, last_sign_in_at: null });
+    expect(rows.alters.map((alter) => alter.username)).toEqual(['RenKōsaka', 'ミナ', 'ÉlodieNight', '🌙Luna', "SamO'Neil"]);
+    expect(rows.switches.map((row) => row.client_id)).toEqual(Array(4).fill(CLI_IMPORT_CLIENT));
+  });
+
+  it('imports the same file again without duplicates; --json prints the report', async () => {
+    const result = await run('import', '--user', USER, '--history', '--json', PK);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as ImportReport;
+    expect(report.counts).toEqual({
+      alters: { created: 0, updated: 0, unchanged: 5, deleted: 0 },
+      tags: { created: 0, updated: 0, unchanged: 2, deleted: 0 },
+      switches: { created: 0, unchanged: 4, deleted: 0 },
+    });
+    expect(result.stderr).toBe('');
+  });
+
+  it('a dry run prints the preview and writes nothing', async () => {
+    const before = await withDb((db) => snapshotDatabase(db));
+    const result = await run('import', '--user', USER, '--dry-run', '--mode', 'add', TB);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('preview of an import (tupperbox, mode add)');
+    expect(result.stdout).toContain('  alters:   6 created, 0 updated, 0 unchanged');
+    expect((await withDb((db) => snapshotDatabase(db))).digest).toBe(before.digest);
+    const nobody = await run('import', '--user', OTHER, '--dry-run', TB);
+    expect(nobody).toMatchObject({ code: 1, stderr: `error: user ${OTHER} has no system yet; a dry run creates nothing (the import itself creates the system)\n` });
+  });
+
+  it('refuses bad input with exit code 2, writing nothing', async () => {
+    const before = await withDb((db) => snapshotDatabase(db));
+    const broken = join(dataDir, 'broken.json');
+    const unknown = join(dataDir, 'unknown.json');
+    writeFileSync(broken, '{"tuppers": [');
+    writeFileSync(unknown, '{"alters": []}');
+    const cases: Array<[string[], RegExp]> = [
+      [['import', '--user', USER, broken], /^error: .*broken\.json: the file is not valid JSON/],
+      [['import', '--user', USER, unknown], /^error: .*unknown\.json: this is not a file we can import/],
+      [['import', '--user', USER, join(dataDir, 'missing.json')], /^error: cannot read .*missing\.json/],
+      [['import', '--user', USER, '--mode', 'wipe', TB], /^error: --mode must be one of merge, add, replace/],
+      [['import', '--user', 'me', TB], /^error: --user must be a Discord user id/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run(...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    expect((await withDb((db) => snapshotDatabase(db))).digest).toBe(before.digest);
+  });
+
+  it('exports to standard output or a file, and the export imports into another user losslessly', async () => {
+    const printed = await run('export', '--user', USER);
+    expect(printed.code, printed.stderr).toBe(0);
+    const file = JSON.parse(printed.stdout) as { id: string; members: Array<{ id: string; name: string }>; switches: unknown[]; switchboard: { version: number } };
+    expect(file).toMatchObject({ id: 'xkrtbw', switchboard: { version: 1 } });
+    expect(file.members.map((member) => member.id)).toEqual(['fobnap', 'sejkut', 'hazrow', 'cuvtey', 'bmdql']);
+    expect(file.switches).toHaveLength(4);
+
+    const output = join(dataDir, 'export.json');
+    const written = await run('export', '--user', USER, '--output', output);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr).toContain(`wrote ${output} (5 alters, 2 tags, 4 switches)`);
+    const again = await run('import', '--user', OTHER, '--history', output);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('  alters:   5 created, 0 updated, 0 unchanged');
+    const columns = await withDb(async (db) => {
+      const read = async (userId: string) => {
+        const system = await db.selectFrom('systems').select('id').where('user_id', '=', userId).executeTakeFirstOrThrow();
+        return db
+          .selectFrom('alters')
+          .select(['username', 'display_name', 'color', 'description', 'pronouns', 'avatar_url', 'webhook_avatar_url', 'banner', 'public', 'flags', 'message_count', 'last_message_at', 'created_at', 'alter_mode', 'name_map', 'avatar_url_map'])
+          .where('system_id', '=', system.id)
+          .orderBy('id')
+          .execute();
+      };
+      return [await read(USER), await read(OTHER)];
+    });
+    expect(columns[1]).toEqual(columns[0]);
+    expect(JSON.parse(readFileSync(output, 'utf8'))).toMatchObject({ version: 2 });
+
+    const none = await run('export', '--user', '300000000000000079');
+    expect(none).toMatchObject({ code: 1, stderr: 'error: user 300000000000000079 has no system\n' });
+  });
+});
