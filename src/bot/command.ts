@@ -2,6 +2,7 @@
 // what handlers get to work with. Commands live in commands/, one file each.
 import type {
   AutocompleteInteraction,
+  ButtonInteraction,
   ChatInputCommandInteraction,
   ContextMenuCommandBuilder,
   MessageContextMenuCommandInteraction,
@@ -14,6 +15,7 @@ import type {
 } from 'discord.js';
 import type { ApiClient } from './api-client.js';
 import type { AlterDirectory } from './alter-directory.js';
+import type { ImportSessions } from './import-session.js';
 import type { LinkFlow } from './link-flow.js';
 import type { LinkedAccounts } from './linked-accounts.js';
 import type { Proxying } from './proxy/index.js';
@@ -25,11 +27,25 @@ export interface BotContext {
   alters: AlterDirectory;
   linkFlow: LinkFlow;
   proxying: Proxying;
+  /** Import previews waiting for Confirm. */
+  imports: ImportSessions;
+  /** Where files given to the bot may be downloaded from (Discord's CDN). */
+  attachmentOrigins: readonly string[];
 }
 
 interface Definition {
   toJSON(): RESTPostAPIApplicationCommandsJSONBody;
   name: string;
+}
+
+/**
+ * Buttons a command puts on its messages: presses whose custom id starts with `prefix` come back
+ * to `press`, which answers the interaction itself (usually by updating the message the button is
+ * on). What it throws becomes a private message.
+ */
+export interface ButtonHandler {
+  prefix: string;
+  press(interaction: ButtonInteraction, context: BotContext): Promise<void>;
 }
 
 export interface SlashCommand {
@@ -38,6 +54,7 @@ export interface SlashCommand {
   ephemeral: boolean | ((interaction: ChatInputCommandInteraction) => boolean);
   execute(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder): Promise<void>;
   autocomplete?(interaction: AutocompleteInteraction, context: BotContext): Promise<void>;
+  buttons?: ButtonHandler;
 }
 
 export interface UserMenuCommand {

@@ -28,6 +28,7 @@ export function messageFor(error: unknown): { content: string; linkPrompt: boole
 export function createInteractionHandler(commands: readonly Command[], context: BotContext, log: BotLog) {
   const byName = new Map(commands.map((command) => [command.data.name, command]));
   const modals = commands.flatMap((command) => ('kind' in command && command.modal ? [command.modal] : []));
+  const buttons = commands.flatMap((command) => ('buttons' in command && command.buttons ? [command.buttons] : []));
 
   async function fail(reply: Responder, error: unknown, interaction: Interaction): Promise<void> {
     if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'interaction failed');
@@ -48,9 +49,22 @@ export function createInteractionHandler(commands: readonly Command[], context: 
     }
   }
 
+  /** A button's failure, said privately beside the message the button is on. */
+  async function failButton(interaction: ButtonInteraction, error: unknown): Promise<void> {
+    if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'button failed');
+    const { content, linkPrompt } = messageFor(error);
+    const payload = { content, components: linkPrompt ? [linkPromptButton()] : [], flags: 64 as const };
+    await (interaction.replied || interaction.deferred ? interaction.followUp(payload) : interaction.reply(payload)).catch(() => undefined);
+  }
+
   async function onButton(interaction: ButtonInteraction) {
     if (interaction.customId === LINK_BUTTON_ID) {
       await run(interaction, true, (reply) => context.linkFlow.start(interaction, reply));
+      return;
+    }
+    const owner = buttons.find((candidate) => interaction.customId.startsWith(candidate.prefix));
+    if (owner) {
+      await owner.press(interaction, context).catch((error: unknown) => failButton(interaction, error));
       return;
     }
     const page = interaction.customId.startsWith(ALTER_PAGE_PREFIX) ? parseAlterPageId(interaction.customId) : undefined;
@@ -60,9 +74,7 @@ export function createInteractionHandler(commands: readonly Command[], context: 
     try {
       await interaction.update(await alterListPage(context, interaction.user.id, target, page.skip, title));
     } catch (error) {
-      const { content, linkPrompt } = messageFor(error);
-      const payload = { content, components: linkPrompt ? [linkPromptButton()] : [], flags: 64 as const };
-      await (interaction.replied || interaction.deferred ? interaction.followUp(payload) : interaction.reply(payload)).catch(() => undefined);
+      await failButton(interaction, error);
     }
   }
 
