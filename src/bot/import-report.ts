@@ -23,19 +23,23 @@ export const MODES: Record<ImportMode, string> = {
 
 const number = (value: number) => value.toLocaleString('en-US');
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
-const plain = (text: string) => escapeMarkdown(text.replace(/\s+/g, ' '));
+/** Untrusted text on one line, markdown shown as typed (cut first: escaping is the slow part). */
+const plain = (text: string) => escapeMarkdown(cut(text, LINE_MAX).replace(/\s+/g, ' '));
 
-/** `lines` joined within `max` characters; what does not fit becomes "…and N more". Pure. */
-export function listWithin(lines: readonly string[], max = FIELD_MAX): string {
+/**
+ * `items` as lines (`format` runs only on the lines shown) joined within `max` characters; what
+ * does not fit becomes "…and N more". Pure.
+ */
+export function listWithin<T>(items: readonly T[], format: (item: T) => string, max = FIELD_MAX): string {
   const shown: string[] = [];
   let length = 0;
-  for (const [index, raw] of lines.entries()) {
-    const line = cut(raw, LINE_MAX);
-    const rest = lines.length - index - 1;
+  for (const [index, item] of items.entries()) {
+    const line = cut(format(item), LINE_MAX);
+    const rest = items.length - index - 1;
     // Room for this line, and for the "more" line should anything follow it.
     const more = rest > 0 ? `\n…and ${number(rest)} more`.length : 0;
     if (length + (shown.length > 0 ? 1 : 0) + line.length + more > max) {
-      shown.push(`…and ${number(lines.length - index)} more`);
+      shown.push(`…and ${number(items.length - index)} more`);
       return shown.join('\n');
     }
     shown.push(line);
@@ -80,16 +84,16 @@ export function importReportEmbed(report: ImportReport, stage: ReportStage): Emb
     embed.addFields({ name: 'Front history', value: countLine(report.counts.switches, { new: 'new switches', unchanged: 'already there' }), inline: true });
   }
   if (report.renames.length > 0) {
-    const lines = report.renames.map((rename) => `“${plain(rename.name)}” (${rename.source} ${plain(rename.id)}) → **${plain(rename.to)}**`);
-    embed.addFields({ name: `Renamed (${number(report.renames.length)})`, value: listWithin(lines) });
+    const line = (rename: ImportReport['renames'][number]) => `“${plain(rename.name)}” (${rename.source} ${plain(rename.id)}) → **${plain(rename.to)}**`;
+    embed.addFields({ name: `Renamed (${number(report.renames.length)})`, value: listWithin(report.renames, line) });
   }
   if (report.skipped.length > 0) {
-    const lines = report.skipped.map((entry) => `“${plain(entry.name)}” (${entry.source} ${plain(entry.id)}): ${plain(entry.reason)}`);
-    embed.addFields({ name: `Skipped (${number(report.skipped.length)})`, value: listWithin(lines) });
+    const line = (entry: ImportReport['skipped'][number]) => `“${plain(entry.name)}” (${entry.source} ${plain(entry.id)}): ${plain(entry.reason)}`;
+    embed.addFields({ name: `Skipped (${number(report.skipped.length)})`, value: listWithin(report.skipped, line) });
   }
   const warnings = groupWarnings(report.warnings);
   if (warnings.length > 0) {
-    embed.addFields({ name: `Warnings (${number(report.warnings.length)})`, value: listWithin(warnings.map(plain)) });
+    embed.addFields({ name: `Warnings (${number(report.warnings.length)})`, value: listWithin(warnings, plain) });
   }
   return embed;
 }
