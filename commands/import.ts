@@ -13,7 +13,7 @@ import {
 } from 'discord.js';
 import { ApiError, type ImportMode, type ImportReport } from '../src/bot/api-client.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
-import { downloadAttachment, formatBytes } from '../src/bot/discord-attachment.js';
+import { checkAttachmentLink, downloadAttachment, formatBytes } from '../src/bot/discord-attachment.js';
 import { IMPORT_MAX_BYTES } from '../src/bot/import-session.js';
 import { altersInFile, altersNoun, importReportEmbed } from '../src/bot/import-report.js';
 import { messageFor } from '../src/bot/interactions.js';
@@ -71,9 +71,14 @@ async function execute(interaction: ChatInputCommandInteraction, { api, accounts
     await reply.send({ content: TOO_BIG });
     return;
   }
+  const source = checkAttachmentLink(attachment?.url ?? link ?? '', attachmentOrigins);
+  if (!source.ok) {
+    await reply.send({ content: source.reason });
+    return;
+  }
 
   await reply.send({ content: 'Downloading the file…' });
-  const file = await downloadAttachment(attachment?.url ?? link ?? '', { origins: attachmentOrigins, maxBytes: IMPORT_MAX_BYTES, timeoutMs: DOWNLOAD_TIMEOUT_MS });
+  const file = await downloadAttachment(source.url.href, { origins: attachmentOrigins, maxBytes: IMPORT_MAX_BYTES, timeoutMs: DOWNLOAD_TIMEOUT_MS });
   const alters = altersInFile(file);
   const checking = alters === undefined ? 'Checking the file…' : `Checking ${altersNoun(alters)}…`;
   await reply.send({ content: checking });
