@@ -121,8 +121,8 @@ async function confirm(interaction: ButtonInteraction, { api, accounts, imports 
 
   const count = altersInFile(claim.file);
   const importing = count === undefined ? 'Importing…' : `Importing ${altersNoun(count)}…`;
-  await interaction.update({ content: importing, components: [] });
   try {
+    await interaction.update({ content: importing, components: [] });
     const report = await withProgress(
       (content) => interaction.editReply({ content }),
       importing,

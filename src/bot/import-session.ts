@@ -6,11 +6,13 @@
 // Kept in this process's memory: a restart forgets previews (users run /import again; a file
 // imported in merge mode twice creates nothing twice), and all waiting files together are bounded.
 import { randomBytes } from 'node:crypto';
-import { ApiError, type ImportMode, type ImportReport } from './api-client.js';
+import { ApiError, IMPORT_TIMEOUT_MS, type ImportMode, type ImportReport } from './api-client.js';
 
 export const PREVIEW_TTL_MS = 15 * 60_000;
 /** The service's cap on an import body: larger files are refused before they are downloaded. */
 export const IMPORT_MAX_BYTES = 8 * 1024 * 1024;
+/** A running import outlives its preview by this much at least: the service call's own limit, and a margin. */
+const RUNNING_GRACE_MS = IMPORT_TIMEOUT_MS + 60_000;
 /** All waiting files together; past it, new imports are asked to wait. */
 export const MAX_WAITING_BYTES = 128 * 1024 * 1024;
 
@@ -49,8 +51,7 @@ export function createImportSessions(options: { ttlMs?: number; maxWaitingBytes?
   function live(id: string): Pending | undefined {
     const entry = pending.get(id);
     if (!entry) return undefined;
-    // A running import finishes even past the expiry; its result is what the user waits for.
-    if (entry.expiresAt <= now() && entry.state !== 'importing') {
+    if (entry.expiresAt <= now()) {
       pending.delete(id);
       return undefined;
     }
@@ -87,6 +88,8 @@ export function createImportSessions(options: { ttlMs?: number; maxWaitingBytes?
       if (entry.state === 'done' && entry.report) return { status: 'done', report: entry.report };
       if (!entry.file) return { status: 'expired' };
       entry.state = 'importing';
+      // A running import finishes even past the preview's expiry: its result is what the user waits for.
+      entry.expiresAt = Math.max(entry.expiresAt, now() + RUNNING_GRACE_MS);
       return { status: 'claimed', file: entry.file, choice: entry.choice, idempotencyKey: entry.idempotencyKey };
     },
 

@@ -81,7 +81,19 @@ describe('import sessions', () => {
     expect(sessions.claim(waiting.id, ALICE)).toEqual({ status: 'expired' });
     expect(sessions.claim(running.id, BOB)).toEqual({ status: 'running' });
     sessions.complete(running.id, report());
+    expect(sessions.claim(running.id, BOB)).toEqual({ status: 'done', report: report() });
+    // Not forever: a press long after shows the preview expired, and nothing is kept.
+    now += 10 * 60_000;
     expect(sessions.claim(running.id, BOB)).toEqual({ status: 'expired' });
+  });
+
+  it('lets go of an import whose press never finished (the entry cannot stay running forever)', () => {
+    open();
+    const { id } = sessions.open(ALICE, file(), choice);
+    sessions.claim(id, ALICE);
+    now += 60 * 60_000;
+    expect(sessions.claim(id, ALICE)).toEqual({ status: 'expired' });
+    expect(sessions.waitingBytes()).toBe(0);
   });
 
   it('keeps one waiting preview per user: a new /import replaces the old one', () => {
