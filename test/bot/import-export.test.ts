@@ -10,7 +10,7 @@ import { IMPORT_MAX_BYTES } from '../../src/bot/import-session.js';
 import type { Alter } from '../../src/domain/alter.js';
 import { startBotHarness, type BotHarness } from '../support/bot.js';
 import { DIALECTS } from '../support/dialects.js';
-import { resolvedAttachments, user, type InteractionHandle, type RecordedResponse } from '../support/fake-discord.js';
+import { resolvedAttachments, user, type ApiMessage, type InteractionHandle, type RecordedResponse } from '../support/fake-discord.js';
 import { startScriptedProxy, type ScriptedProxy } from '../support/scripted-proxy.js';
 
 const ALICE = user('420000000000000001', 'alice');
@@ -65,7 +65,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
   afterAll(async () => h?.stop());
 
   const altersOf = (userId: string): Promise<Alter[]> =>
-    h.bot.context.accounts.withToken(userId, (token) => h.bot.context.api.listAlters(token, '@me', { skip: 0, max: 1000 }));
+    h.bot.context.accounts.withToken(userId, (token) => h.bot.context.api.listAlters(token, '@me', { skip: 0, max: 250 }));
 
   /** Runs /import with a file as its attachment; the handle and the first answer `until` accepts. */
   function importFile(who: typeof ALICE, file: Buffer, until: (response: RecordedResponse) => boolean, options: Json[] = []) {
@@ -78,9 +78,12 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     return h.run(h.fake.slashCommand({ name: 'import', user: who, options: [{ type: 3, name: 'link', value: link }] }), until, 20_000);
   }
 
-  /** Presses a button of the preview `handle` shows; the press's handle and its first answer `until` accepts. */
-  function press(handle: InteractionHandle, which: 'confirm' | 'cancel', who: typeof ALICE, until: (response: RecordedResponse) => boolean) {
-    const message = handle.latestMessage();
+  /**
+   * Presses a button of the preview `on` shows (or showed: a stale copy of the message stands for a
+   * late or retried press); the press's handle and its first answer `until` accepts.
+   */
+  function press(on: InteractionHandle | ApiMessage, which: 'confirm' | 'cancel', who: typeof ALICE, until: (response: RecordedResponse) => boolean) {
+    const message = 'latestMessage' in on ? on.latestMessage() : on;
     if (!message) throw new Error('no preview message');
     const button = (message.components as Array<{ components: Json[] }>).flatMap((row) => row.components).find((c) => String(c.custom_id).startsWith(`import:${which}:`));
     if (!button) throw new Error(`no ${which} button on the preview`);
@@ -162,6 +165,8 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
 
   it('lets nobody else press Confirm or Cancel; Cancel writes nothing and drops the preview', async () => {
     const { handle } = await importFile(DAVE, pluralKitFile(['Oak']), titled('Import preview'));
+    const preview = handle.latestMessage();
+    if (!preview) throw new Error('no preview');
     const { response: refused } = await press(handle, 'confirm', ALICE, (r) => r.kind === 'callback');
     expect(refused).toMatchObject({ callbackType: 4, body: { content: 'Only the person who ran `/import` can confirm it.', flags: MessageFlags.Ephemeral } });
     const { response: notCancelled } = await press(handle, 'cancel', ALICE, (r) => r.kind === 'callback');
@@ -170,7 +175,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
 
     const { response: cancelled } = await press(handle, 'cancel', DAVE, (r) => r.kind === 'callback');
     expect(cancelled).toMatchObject({ callbackType: 7, body: { content: 'Import cancelled: nothing was changed.', components: [], embeds: [] } });
-    const { response: late } = await press(handle, 'confirm', DAVE, (r) => r.kind === 'callback');
+    const { response: late } = await press(preview, 'confirm', DAVE, (r) => r.kind === 'callback');
     expect(String(late.body.content)).toMatch(/expired/);
     expect(await altersOf(DAVE.id)).toEqual([]);
   });
