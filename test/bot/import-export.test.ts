@@ -83,7 +83,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
    * late or retried press); the press's handle and its first answer `until` accepts.
    */
   function press(on: InteractionHandle | ApiMessage, which: 'confirm' | 'cancel', who: typeof ALICE, until: (response: RecordedResponse) => boolean) {
-    const message = 'latestMessage' in on ? on.latestMessage() : on;
+    const message = typeof (on as InteractionHandle).latestMessage === 'function' ? (on as InteractionHandle).latestMessage() : (on as ApiMessage);
     if (!message) throw new Error('no preview message');
     const button = (message.components as Array<{ components: Json[] }>).flatMap((row) => row.components).find((c) => String(c.custom_id).startsWith(`import:${which}:`));
     if (!button) throw new Error(`no ${which} button on the preview`);
