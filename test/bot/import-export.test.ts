@@ -131,7 +131,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     expect((await altersOf(BOB.id)).map((a) => a.displayName).sort()).toEqual(['Ash', 'Birch']);
   });
 
-  describe('when the answer of the applied import is lost', () => {
+  describe('with a slow or lossy connection to the service', () => {
     let scripted: ScriptedProxy;
     afterEach(async () => {
       h.proxy.target = h.server.address;
@@ -160,6 +160,14 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
       expect(embedsOf(done)[0]?.fields?.find((f) => f.name === 'Alters')?.value).toMatch(/^2 new/);
       expect(await altersOf(CAROL.id)).toHaveLength(2);
       expect(scripted.log.filter((r) => r.path.includes('dryRun=false')).map((r) => r.action)).toEqual(['lose-answer', 'pass']);
+    });
+
+    it('says every few seconds that a long step is still running', async () => {
+      scripted = await startScriptedProxy(h.server.address);
+      h.proxy.target = scripted.url;
+      scripted.play(({ path }) => (path.includes('/system/import') ? { delayMs: 5600, then: 'pass' } : 'pass'));
+      const { handle } = await importFile(ERIN, pluralKitFile(['Slow']), titled('Import preview'));
+      expect(handle.responses.map((r) => String(r.body.content ?? ''))).toEqual(expect.arrayContaining(['Checking 1 alter…', 'Checking 1 alter… (5 s)']));
     });
   });
 
