@@ -127,6 +127,40 @@ export interface SwitchMembersTable {
   position: number;
 }
 
+/** Where an imported alter came from (issue 12): a re-import of the same source updates it. */
+export interface ImportAlterLinksTable {
+  system_id: number;
+  /** 'pluralkit' or 'tupperbox'. */
+  source: string;
+  /** The source system's id ('' where the source has none, as Tupperbox). */
+  source_system_id: string;
+  /** PluralKit member short id, Tupperbox tupper id. */
+  source_entity_id: string;
+  source_uuid: string | null;
+  alter_id: number;
+}
+
+/** Where an imported tag came from: a PluralKit group or a Tupperbox group. */
+export interface ImportTagLinksTable {
+  system_id: number;
+  source: string;
+  source_system_id: string;
+  source_entity_id: string;
+  source_uuid: string | null;
+  tag_id: number;
+}
+
+/** The report of an applied import sent with an Idempotency-Key: a retry answers it again. */
+export interface AppliedImportsTable {
+  system_id: number;
+  idempotency_key: string;
+  /** SHA-256 of the body and options: the same key with another request is refused. */
+  request_hash: string;
+  /** The ImportReport as JSON. */
+  report: string;
+  created_at: number;
+}
+
 export interface OauthClientsTable {
   id: string;
   name: string;
@@ -176,6 +210,9 @@ export interface Schema {
   autoproxy: AutoproxyTable;
   switches: SwitchesTable;
   switch_members: SwitchMembersTable;
+  import_alter_links: ImportAlterLinksTable;
+  import_tag_links: ImportTagLinksTable;
+  applied_imports: AppliedImportsTable;
   proxied_messages: ProxiedMessagesTable;
   oauth_clients: OauthClientsTable;
   oidc_payloads: OidcPayloadsTable;

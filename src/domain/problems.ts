@@ -28,6 +28,8 @@ export const PROBLEM_TYPES = [
   'duplicate-field',
   'too-many-alters',
   'too-many-entries',
+  'invalid-import',
+  'idempotency-key-reused',
   'internal-error',
 ] as const;
 

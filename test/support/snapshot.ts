@@ -23,6 +23,9 @@ export const TABLES = [
   'oauth_clients',
   'oidc_payloads',
   'login_links',
+  'import_alter_links',
+  'import_tag_links',
+  'applied_imports',
 ] as const satisfies readonly TableName[];
 
 type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;

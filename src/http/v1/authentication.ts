@@ -8,8 +8,8 @@ import type { Scope } from '../../domain/scopes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The scope a token must hold for this /v1 route. */
-    scope?: Scope;
+    /** The scope a token must hold for this /v1 route; a list means all of them. */
+    scope?: Scope | Scope[];
     /** The route writes to `{user}`, which must then be the token's own user. */
     writes?: boolean;
   }
@@ -28,6 +28,7 @@ export function createAuthenticator(verifyBearerToken: BearerVerifier) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const scope = request.routeOptions.config.scope;
     if (!scope) return; // not an API route (e.g. the 404 handler)
+    const scopes = Array.isArray(scope) ? scope : [scope];
 
     // RFC 9700 §4.3.2 / OAuth 2.1: tokens in URLs leak into logs and histories; refuse them.
     const query = request.query as Record<string, unknown> | undefined;
@@ -50,9 +51,15 @@ export function createAuthenticator(verifyBearerToken: BearerVerifier) {
       challenge(reply, ['error="invalid_token"', 'error_description="the access token is invalid, expired or revoked"']);
       throw new Problem('invalid-auth', 'the access token is invalid, expired or revoked');
     }
-    if (!grant.scopes.has(scope)) {
-      challenge(reply, ['error="insufficient_scope"', `scope="${scope}"`]);
-      throw new Problem('invalid-scopes', `this endpoint needs the ${scope} scope, which the token does not have`);
+    const missing = scopes.filter((needed) => !grant.scopes.has(needed));
+    if (missing.length > 0) {
+      challenge(reply, ['error="insufficient_scope"', `scope="${scopes.join(' ')}"`]);
+      throw new Problem(
+        'invalid-scopes',
+        scopes.length === 1
+          ? `this endpoint needs the ${scopes[0]} scope, which the token does not have`
+          : `this endpoint needs the scopes ${scopes.join(' and ')}; the token does not have ${missing.join(' or ')}`,
+      );
     }
     request.grant = grant;
 

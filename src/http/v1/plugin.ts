@@ -16,6 +16,7 @@ import { autoproxyRoutes } from './routes/autoproxy.js';
 import { messageLookupRoutes, messageRecordRoutes, messageReproxyRoutes } from './routes/messages.js';
 import { proxyProfileRoutes } from './routes/proxy-profile.js';
 import { frontRoutes } from './routes/front.js';
+import { importExportRoutes } from './routes/import-export.js';
 import { systemRoutes } from './routes/system.js';
 
 export interface V1Dependencies {
@@ -63,6 +64,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken }: V
       await users.register(proxyProfileRoutes, { db });
       await users.register(messageRecordRoutes, { db });
       await users.register(messageReproxyRoutes, { db });
+      await users.register(importExportRoutes, { db });
     },
     { prefix: '/users/:user' },
   );

@@ -31,6 +31,8 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'duplicate-field': 409,
   'too-many-alters': 409,
   'too-many-entries': 409,
+  'invalid-import': 422,
+  'idempotency-key-reused': 409,
   'internal-error': 500,
 };
 

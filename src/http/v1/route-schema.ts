@@ -10,6 +10,7 @@ export function errorResponses(...statuses: number[]) {
   return Object.fromEntries(all.map((status) => [status, ProblemBody])) as Record<number, typeof ProblemBody>;
 }
 
-export function security(scope: Scope) {
-  return [{ oauth2: [scope] }];
+/** The scopes an operation needs (all of them). */
+export function security(scope: Scope, ...more: Scope[]) {
+  return [{ oauth2: [scope, ...more] }];
 }

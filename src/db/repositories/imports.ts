@@ -1,0 +1,390 @@
+// Imports and exports of a whole system. An import is planned by the pure planner
+// (src/domain/import/plan.ts) against the system as read inside the transaction that then applies
+// it, so the plan and the writes see the same state: all of it is written, in bulk, or nothing.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { MAX_ALTERS_PER_SYSTEM } from '../../domain/alter.js';
+import type { ExportData } from '../../domain/import/export.js';
+import type { ImportReport, ImportSource } from '../../domain/import/model.js';
+import { planImport, type AlterValues, type ImportOptions, type ImportPlan, type ImportTarget, type TagValues, type TargetTag } from '../../domain/import/plan.js';
+import { Problem } from '../../domain/problems.js';
+import { usernameKey } from '../../domain/username-key.js';
+import type { Schema } from '../tables.js';
+import { listAlters } from './alters.js';
+import { findSystemById, touchSystem } from './systems.js';
+
+type Db = Kysely<Schema>;
+type Executor = Db | Transaction<Schema>;
+
+/** Rows per multi-row INSERT: ~20 columns × 400 stays under SQLite's 32,766 bound parameters. */
+const BATCH = 400;
+
+export interface ImportProgress {
+  /** What is being written, e.g. "alters", and how far along. */
+  (step: string, done: number, total: number): void;
+}
+
+export function newProxyTagId(): string {
+  return randomBytes(6).toString('base64url');
+}
+
+/** The system as an import sees it: alters with their tags, tags, this source's links, switch times. */
+export async function loadImportTarget(db: Executor, systemId: number, source: string, sourceSystemId: string): Promise<ImportTarget> {
+  const system = await findSystemById(db, systemId);
+  if (!system) throw new Problem('no-system', 'the system no longer exists');
+  const [alters, tags, alterLinks, tagLinks, switches] = await Promise.all([
+    listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null }),
+    db.selectFrom('tags').select(['id', 'name', 'display_name', 'description', 'color', 'icon', 'public']).where('system_id', '=', systemId).orderBy('id').execute(),
+    db
+      .selectFrom('import_alter_links')
+      .select(['source_entity_id', 'alter_id'])
+      .where('system_id', '=', systemId)
+      .where('source', '=', source)
+      .where('source_system_id', '=', sourceSystemId)
+      .execute(),
+    db
+      .selectFrom('import_tag_links')
+      .select(['source_entity_id', 'tag_id'])
+      .where('system_id', '=', systemId)
+      .where('source', '=', source)
+      .where('source_system_id', '=', sourceSystemId)
+      .execute(),
+    db.selectFrom('switches').select('switched_at').where('system_id', '=', systemId).execute(),
+  ]);
+  return {
+    system,
+    alters: alters.map((alter) => ({
+      id: alter.id,
+      username: alter.username,
+      displayName: alter.displayName,
+      nameMap: alter.nameMap,
+      color: alter.color,
+      description: alter.description,
+      pronouns: alter.pronouns,
+      avatarUrl: alter.avatarUrl,
+      avatarUrlMap: alter.avatarUrlMap,
+      webhookAvatarUrl: alter.webhookAvatarUrl,
+      banner: alter.banner,
+      alterMode: alter.alterMode,
+      proxyTags: alter.proxyTags,
+      public: alter.public,
+      flags: alter.flags,
+      messageCount: alter.messageCount,
+      lastMessageAt: alter.lastMessageAt,
+      createdAt: alter.createdAt,
+      tagIds: alter.tagIds,
+    })),
+    tags: tags.map(
+      (tag): TargetTag => ({ id: Number(tag.id), name: tag.name, displayName: tag.display_name, description: tag.description, color: tag.color, icon: tag.icon, public: tag.public }),
+    ),
+    alterLinks: new Map(alterLinks.map((link) => [link.source_entity_id, Number(link.alter_id)])),
+    tagLinks: new Map(tagLinks.map((link) => [link.source_entity_id, Number(link.tag_id)])),
+    switchTimes: new Set(switches.map((row) => Number(row.switched_at))),
+  };
+}
+
+/** Column values of an alter. */
+function alterColumns(values: Partial<AlterValues>) {
+  const columns: Record<string, unknown> = {};
+  if (values.username !== undefined) {
+    columns.username = values.username;
+    columns.username_key = usernameKey(values.username);
+  }
+  if (values.displayName !== undefined) columns.display_name = values.displayName;
+  if (values.nameMap !== undefined) columns.name_map = JSON.stringify(values.nameMap);
+  if (values.color !== undefined) columns.color = values.color;
+  if (values.description !== undefined) columns.description = values.description;
+  if (values.pronouns !== undefined) columns.pronouns = values.pronouns;
+  if (values.avatarUrl !== undefined) columns.avatar_url = values.avatarUrl;
+  if (values.avatarUrlMap !== undefined) columns.avatar_url_map = JSON.stringify(values.avatarUrlMap);
+  if (values.webhookAvatarUrl !== undefined) columns.webhook_avatar_url = values.webhookAvatarUrl;
+  if (values.banner !== undefined) columns.banner = values.banner;
+  if (values.alterMode !== undefined) columns.alter_mode = values.alterMode;
+  if (values.proxyTags !== undefined) columns.proxy_tags = JSON.stringify(values.proxyTags);
+  if (values.public !== undefined) columns.public = values.public;
+  if (values.flags !== undefined) columns.flags = values.flags;
+  if (values.messageCount !== undefined) columns.message_count = values.messageCount;
+  if (values.lastMessageAt !== undefined) columns.last_message_at = values.lastMessageAt;
+  if (values.createdAt !== undefined) columns.created_at = values.createdAt;
+  return columns;
+}
+
+function tagColumns(values: Partial<TagValues>) {
+  const columns: Record<string, unknown> = {};
+  if (values.name !== undefined) {
+    columns.name = values.name;
+    columns.name_key = usernameKey(values.name);
+  }
+  if (values.displayName !== undefined) columns.display_name = values.displayName;
+  if (values.description !== undefined) columns.description = values.description;
+  if (values.color !== undefined) columns.color = values.color;
+  if (values.icon !== undefined) columns.icon = values.icon;
+  if (values.public !== undefined) columns.public = values.public;
+  return columns;
+}
+
+function chunks<T>(items: T[], size = BATCH): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
+  return result;
+}
+
+/**
+ * Writes a plan. Renames go through temporary names first: a matched alter may take the name
+ * another one gives up in the same import, and the unique index checks every statement.
+ */
+export async function applyImportPlan(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, clientId: string, progress?: ImportProgress): Promise<void> {
+  const total = plan.alterCreates.length + plan.alterUpdates.length + plan.tagCreates.length + plan.tagUpdates.length + plan.switches.length;
+  let done = 0;
+  const step = (what: string, count: number) => {
+    done += count;
+    progress?.(what, done, total);
+  };
+
+  // Deletions first (replace mode): they free names and room.
+  for (const ids of chunks(plan.alterDeletes)) await trx.deleteFrom('alters').where('system_id', '=', systemId).where('id', 'in', ids).execute();
+  for (const ids of chunks(plan.tagDeletes)) await trx.deleteFrom('tags').where('system_id', '=', systemId).where('id', 'in', ids).execute();
+  for (const times of chunks(plan.switchDeletes)) await trx.deleteFrom('switches').where('system_id', '=', systemId).where('switched_at', 'in', times).execute();
+
+  // Renamed matches step aside under a name no import can produce (usernames cannot hold spaces).
+  const renamed = plan.alterUpdates.filter((update) => update.values.username !== undefined);
+  for (const update of renamed) {
+    await trx.updateTable('alters').set({ username_key: ` import ${update.alterId}` }).where('id', '=', update.alterId).execute();
+  }
+  const renamedTags = plan.tagUpdates.filter((update) => update.values.name !== undefined);
+  for (const update of renamedTags) {
+    await trx.updateTable('tags').set({ name_key: ` import ${update.tagId}` }).where('id', '=', update.tagId).execute();
+  }
+
+  const alterIds = new Map(plan.matchedAlters);
+  for (const update of plan.alterUpdates) {
+    const columns = alterColumns(update.values);
+    if (Object.keys(columns).length > 0) await trx.updateTable('alters').set(columns).where('id', '=', update.alterId).execute();
+  }
+  step('alters', plan.alterUpdates.length);
+  for (const batch of chunks(plan.alterCreates)) {
+    const rows = await trx
+      .insertInto('alters')
+      .values(batch.map((create) => ({ ...alterColumns(create.values), system_id: systemId }) as never))
+      .returning(['id', 'username_key'])
+      .execute();
+    const byKey = new Map(rows.map((row) => [row.username_key, Number(row.id)]));
+    for (const create of batch) {
+      const id = byKey.get(usernameKey(create.values.username));
+      if (id === undefined) throw new Error('an inserted alter was not returned');
+      alterIds.set(create.sourceId, id);
+    }
+    step('alters', batch.length);
+  }
+
+  const tagIds = new Map(plan.matchedTags);
+  for (const update of plan.tagUpdates) {
+    const columns = tagColumns(update.values);
+    if (Object.keys(columns).length > 0) await trx.updateTable('tags').set(columns).where('id', '=', update.tagId).execute();
+  }
+  step('tags', plan.tagUpdates.length);
+  const now = Date.now();
+  for (const batch of chunks(plan.tagCreates)) {
+    const rows = await trx
+      .insertInto('tags')
+      .values(batch.map((create) => ({ ...tagColumns(create.values), system_id: systemId, created_at: now }) as never))
+      .returning(['id', 'name_key'])
+      .execute();
+    const byKey = new Map(rows.map((row) => [row.name_key, Number(row.id)]));
+    for (const create of batch) {
+      const id = byKey.get(usernameKey(create.values.name));
+      if (id === undefined) throw new Error('an inserted tag was not returned');
+      tagIds.set(create.sourceId, id);
+    }
+    step('tags', batch.length);
+  }
+
+  // Memberships: replace mode starts matched alters from none; then the file's pairs are added.
+  for (const ids of chunks(plan.clearMemberships)) await trx.deleteFrom('alter_tags').where('alter_id', 'in', ids).execute();
+  const pairs = plan.memberships.flatMap(([alter, tag]) => {
+    const alterId = alterIds.get(alter);
+    const tagId = tagIds.get(tag);
+    return alterId === undefined || tagId === undefined ? [] : [{ alter_id: alterId, tag_id: tagId }];
+  });
+  for (const batch of chunks(pairs, 2000)) {
+    await trx.insertInto('alter_tags').values(batch).onConflict((oc) => oc.columns(['alter_id', 'tag_id']).doNothing()).execute();
+  }
+
+  // Links: every imported entity now points at its alter or tag (an add-mode copy takes it over).
+  const links = (created: ImportPlan['alterCreates'] | ImportPlan['tagCreates'], updated: Array<{ sourceId: string; uuid: string | null }>, ids: Map<string, number>) =>
+    [...created, ...updated].flatMap(({ sourceId, uuid }) => {
+      const id = ids.get(sourceId);
+      return id === undefined ? [] : [{ system_id: systemId, source: plan.source, source_system_id: plan.sourceSystemId, source_entity_id: sourceId, source_uuid: uuid, id }];
+    });
+  for (const batch of chunks(links(plan.alterCreates, plan.alterUpdates, alterIds), 1000)) {
+    await trx
+      .insertInto('import_alter_links')
+      .values(batch.map(({ id, ...link }) => ({ ...link, alter_id: id })))
+      .onConflict((oc) => oc.columns(['system_id', 'source', 'source_system_id', 'source_entity_id']).doUpdateSet({ alter_id: sql.ref('excluded.alter_id'), source_uuid: sql.ref('excluded.source_uuid') }))
+      .execute();
+  }
+  for (const batch of chunks(links(plan.tagCreates, plan.tagUpdates, tagIds), 1000)) {
+    await trx
+      .insertInto('import_tag_links')
+      .values(batch.map(({ id, ...link }) => ({ ...link, tag_id: id })))
+      .onConflict((oc) => oc.columns(['system_id', 'source', 'source_system_id', 'source_entity_id']).doUpdateSet({ tag_id: sql.ref('excluded.tag_id'), source_uuid: sql.ref('excluded.source_uuid') }))
+      .execute();
+  }
+
+  // Switches: the rows, then their members by position.
+  for (const batch of chunks(plan.switches, 1000)) {
+    const rows = await trx
+      .insertInto('switches')
+      .values(batch.map((entry) => ({ system_id: systemId, client_id: clientId, switched_at: entry.at })))
+      .returning(['id', 'switched_at'])
+      .execute();
+    const byTime = new Map(rows.map((row) => [Number(row.switched_at), Number(row.id)]));
+    const members = batch.flatMap((entry) => {
+      const switchId = byTime.get(entry.at);
+      if (switchId === undefined) throw new Error('an inserted switch was not returned');
+      return entry.memberIds.flatMap((memberId, position) => {
+        const alterId = alterIds.get(memberId);
+        return alterId === undefined ? [] : [{ switch_id: switchId, alter_id: alterId, position }];
+      });
+    });
+    for (const part of chunks(members, 3000)) await trx.insertInto('switch_members').values(part).execute();
+    step('switches', batch.length);
+  }
+
+  const system = plan.system;
+  const update: Record<string, unknown> = {};
+  if (system.name !== undefined) update.name = system.name;
+  if (system.displayTag !== undefined) update.display_tag = system.displayTag;
+  if (system.displayTagMap !== undefined) update.display_tag_map = JSON.stringify(system.displayTagMap);
+  if (system.description !== undefined) update.description = system.description;
+  if (system.avatar !== undefined) update.avatar = system.avatar;
+  if (system.banner !== undefined) update.banner = system.banner;
+  if (system.pronouns !== undefined) update.pronouns = system.pronouns;
+  if (system.nicknameFormat !== undefined) update.nickname_format = system.nicknameFormat;
+  if (system.operationDm !== undefined) update.operation_dm = system.operationDm ? 1 : 0;
+  if (system.latchExpiration !== undefined) update.latch_expiration = system.latchExpiration;
+  if (system.public !== undefined) update.public = system.public;
+  if (system.flags !== undefined) update.flags = system.flags;
+  if (system.disabledGuilds !== undefined) update.disabled_guilds = JSON.stringify(system.disabledGuilds);
+  if (system.disabled !== undefined) update.disabled = system.disabled ? 1 : 0;
+  if (system.createdAt !== undefined) update.created_at = system.createdAt;
+  if (Object.keys(update).length > 0) await trx.updateTable('systems').set(update).where('id', '=', systemId).execute();
+}
+
+export interface ImportRequest {
+  source: ImportSource;
+  options: Omit<ImportOptions, 'newProxyTagId' | 'now'>;
+  /** The client the switches are recorded as made by. */
+  clientId: string;
+  /** With a key, a repeated applied import answers the first report instead of importing again. */
+  idempotency?: { key: string; requestHash: string };
+  now: number;
+  progress?: ImportProgress;
+}
+
+/** SHA-256 of what makes two import requests the same: the body (by its digest) and the options. */
+export function importRequestHash(bodyDigest: string, options: ImportRequest['options']): string {
+  return createHash('sha256').update(JSON.stringify([options.mode, options.history, bodyDigest])).digest('hex');
+}
+
+/** What an import answered: the report, and whether it is a replay of an earlier one. */
+export interface ImportOutcome {
+  report: ImportReport;
+  replayed: boolean;
+}
+
+async function storedReport(db: Executor, systemId: number, idempotency: NonNullable<ImportRequest['idempotency']>): Promise<ImportReport | undefined> {
+  const row = await db
+    .selectFrom('applied_imports')
+    .select(['request_hash', 'report'])
+    .where('system_id', '=', systemId)
+    .where('idempotency_key', '=', idempotency.key)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  if (row.request_hash !== idempotency.requestHash) {
+    throw new Problem('idempotency-key-reused', 'this Idempotency-Key was already used for another import (a different file or options); use a new key');
+  }
+  return JSON.parse(row.report) as ImportReport;
+}
+
+/**
+ * Plans and (unless a dry run) applies an import. The applied import runs in one transaction that
+ * first takes the system's lock, so concurrent imports of one system run one after the other, and
+ * a repeated Idempotency-Key finds the first one's report.
+ */
+export async function importSystem(db: Db, systemId: number, request: ImportRequest): Promise<ImportOutcome> {
+  const options: ImportOptions = { ...request.options, newProxyTagId, now: request.now };
+  if (request.options.dryRun) {
+    const target = await loadImportTarget(db, systemId, request.source.source, request.source.sourceSystemId);
+    return { report: planImport(request.source, target, options).report, replayed: false };
+  }
+  const { idempotency } = request;
+  return db.transaction().execute(async (trx) => {
+    await touchSystem(trx, systemId);
+    if (idempotency) {
+      const report = await storedReport(trx, systemId, idempotency);
+      if (report) return { report, replayed: true };
+    }
+    const target = await loadImportTarget(trx, systemId, request.source.source, request.source.sourceSystemId);
+    const plan = planImport(request.source, target, options);
+    await applyImportPlan(trx, systemId, plan, request.clientId, request.progress);
+    if (idempotency) {
+      await trx
+        .insertInto('applied_imports')
+        .values({ system_id: systemId, idempotency_key: idempotency.key, request_hash: idempotency.requestHash, report: JSON.stringify(plan.report), created_at: request.now })
+        .execute();
+    }
+    return { report: plan.report, replayed: false };
+  });
+}
+
+/** Everything an export writes: the system, its alters and tags, its switches, its PluralKit ids. */
+export async function loadExportData(db: Db, systemId: number): Promise<ExportData> {
+  const target = await loadImportTarget(db, systemId, 'pluralkit', '');
+  const [tagRows, links, tagLinks, switchRows, memberRows] = await Promise.all([
+    db.selectFrom('tags').select(['id', 'created_at']).where('system_id', '=', systemId).execute(),
+    db.selectFrom('import_alter_links').select(['source_system_id', 'source_entity_id', 'source_uuid', 'alter_id']).where('system_id', '=', systemId).where('source', '=', 'pluralkit').execute(),
+    db.selectFrom('import_tag_links').select(['source_system_id', 'source_entity_id', 'source_uuid', 'tag_id']).where('system_id', '=', systemId).where('source', '=', 'pluralkit').execute(),
+    db.selectFrom('switches').select(['id', 'switched_at']).where('system_id', '=', systemId).orderBy('switched_at').orderBy('id').execute(),
+    db
+      .selectFrom('switch_members as m')
+      .innerJoin('switches as s', 's.id', 'm.switch_id')
+      .select(['m.switch_id', 'm.alter_id'])
+      .where('s.system_id', '=', systemId)
+      .orderBy('m.switch_id')
+      .orderBy('m.position')
+      .execute(),
+  ]);
+  // The PluralKit system most of the links came from: its short ids are reused for the export.
+  const systems = new Map<string, number>();
+  for (const link of [...links, ...tagLinks]) systems.set(link.source_system_id, (systems.get(link.source_system_id) ?? 0) + 1);
+  const pkSystem = [...systems.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  const alterHids = new Map<number, string>();
+  const tagHids = new Map<number, string>();
+  const uuids = new Map<string, string>();
+  for (const link of links) {
+    if (link.source_system_id !== pkSystem) continue;
+    alterHids.set(Number(link.alter_id), link.source_entity_id);
+    if (link.source_uuid) uuids.set(`m:${link.source_entity_id}`, link.source_uuid);
+  }
+  for (const link of tagLinks) {
+    if (link.source_system_id !== pkSystem) continue;
+    tagHids.set(Number(link.tag_id), link.source_entity_id);
+    if (link.source_uuid) uuids.set(`g:${link.source_entity_id}`, link.source_uuid);
+  }
+  const createdAt = new Map(tagRows.map((row) => [Number(row.id), Number(row.created_at)]));
+  const members = new Map<number, number[]>();
+  for (const row of memberRows) {
+    const list = members.get(Number(row.switch_id)) ?? [];
+    list.push(Number(row.alter_id));
+    members.set(Number(row.switch_id), list);
+  }
+  return {
+    system: target.system,
+    alters: target.alters,
+    tags: target.tags.map((tag) => ({ ...tag, createdAt: createdAt.get(tag.id) ?? 0 })),
+    switches: switchRows.map((row) => ({ at: Number(row.switched_at), alterIds: members.get(Number(row.id)) ?? [] })),
+    pluralKit: { systemId: pkSystem === '' ? null : pkSystem, alterHids, tagHids, uuids },
+    newUuid: randomUUID,
+  };
+}

@@ -1,0 +1,48 @@
+// Which format a file is, by its keys, in PluralKit's order (§4.2): `tuppers` is Tupperbox,
+// `switches` is PluralKit. We also take a PluralKit file whose `switches` key went missing when
+// it plainly is one (members and a version or id), which PluralKit itself refuses.
+import { Problem } from '../problems.js';
+import { MAX_FILE_ENTITIES, MAX_IMPORT_SWITCHES, type ImportFormat, type ImportSource } from './model.js';
+import { isObject, readPluralKit, type Json } from './pluralkit.js';
+import { readTupperbox } from './tupperbox.js';
+
+export function detectFormat(file: unknown): ImportFormat | undefined {
+  if (!isObject(file)) return undefined;
+  if ('tuppers' in file) return 'tupperbox';
+  if ('switches' in file || ('members' in file && ('version' in file || 'id' in file))) {
+    return file.version === 2 ? 'pluralkit' : 'pluralkit-legacy';
+  }
+  return undefined;
+}
+
+const count = (value: unknown) => (Array.isArray(value) ? value.length : 0);
+
+/**
+ * Reads a parsed file into the source model, or refuses the whole file: not an object, of no
+ * known format, more entities than any system can hold, or nothing usable in it.
+ */
+export function readImportFile(file: unknown): ImportSource {
+  if (!isObject(file)) throw new Problem('invalid-import', 'the file is JSON but not an export: it must be a JSON object');
+  const format = detectFormat(file);
+  if (format === undefined) {
+    throw new Problem(
+      'invalid-import',
+      'this is not a file we can import: a PluralKit export has a "switches" key and a Tupperbox export a "tuppers" key (export again with pk;export or tul!export)',
+    );
+  }
+  const json = file as Json;
+  const lists = format === 'tupperbox' ? ['tuppers', 'groups'] : ['members', 'groups'];
+  for (const key of lists) {
+    if (key in json && json[key] !== null && !Array.isArray(json[key])) throw new Problem('invalid-import', `"${key}" must be a list`);
+    if (count(json[key]) > MAX_FILE_ENTITIES) throw new Problem('too-many-alters', `the file has ${count(json[key])} ${key}; no system can hold more than ${MAX_FILE_ENTITIES}`);
+  }
+  if (count(json.switches) > MAX_IMPORT_SWITCHES) {
+    throw new Problem('too-many-entries', `the file has ${count(json.switches)} switches; at most ${MAX_IMPORT_SWITCHES.toLocaleString('en-US')} can be imported`);
+  }
+  const source = format === 'tupperbox' ? readTupperbox(json) : readPluralKit(json, format);
+  const entities = count(json[format === 'tupperbox' ? 'tuppers' : 'members']) + count(json.groups);
+  if (source.alters.length === 0 && source.tags.length === 0 && entities > 0) {
+    throw new Problem('invalid-import', `nothing in the file can be imported: ${source.skipped.slice(0, 3).map((s) => `${s.id || '(no id)'} ${s.name ? JSON.stringify(s.name) : ''}: ${s.reason}`.replace('  ', ' ')).join('; ')}`);
+  }
+  return source;
+}

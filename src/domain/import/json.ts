@@ -1,0 +1,69 @@
+// Reading an import file's bytes: UTF-8 whatever the sender claimed (Discord's CDN has sent wrong
+// charsets), a byte-order mark dropped, and integers too large for a double kept exactly, as
+// strings: `JSON.parse` would silently round a Discord id such as 412345678901234567.
+import { Problem } from '../problems.js';
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** The text of an import file; a BOM is removed. Refuses bytes that are not UTF-8. */
+export function decodeImportText(bytes: Uint8Array): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new Problem('invalid-import', 'the file is not UTF-8 text: export it again from PluralKit or Tupperbox and send the file as it is');
+  }
+}
+
+/** Integers with more digits than a double holds exactly (2^53 has 16 digits: play safe from 16). */
+const LONG_INTEGER = /\d{16}/;
+
+/**
+ * Wraps every integer literal of 16 or more digits outside strings in quotes, so it parses to its
+ * exact digits. Only called when such a run of digits exists anywhere in the text.
+ */
+function quoteLongIntegers(text: string): string {
+  let out = '';
+  let last = 0;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // a string: skip to its closing quote
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i += 2;
+        else if (d === 0x22) break;
+        else i++;
+      }
+      i++;
+      continue;
+    }
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      const start = i;
+      i++;
+      while (i < n && /[0-9eE.+-]/.test(text[i] as string)) i++;
+      const token = text.slice(start, i);
+      if (/^-?\d{16,}$/.test(token)) {
+        out += `${text.slice(last, start)}"${token}"`;
+        last = i;
+      }
+      continue;
+    }
+    i++;
+  }
+  return last === 0 ? text : out + text.slice(last);
+}
+
+/** Parses an import file's text; refuses text that is not JSON, naming where it breaks. */
+export function parseImportJson(text: string): unknown {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (source.trim() === '') throw new Problem('invalid-json', 'the file is empty');
+  try {
+    return JSON.parse(LONG_INTEGER.test(source) ? quoteLongIntegers(source) : source);
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? `: ${error.message.replace(/^.*?JSON[^:]*: ?/, '')}` : '';
+    throw new Problem('invalid-json', `the file is not valid JSON${detail}. Export it again; on a phone, Discord can damage files, so send the link to the file instead`);
+  }
+}

@@ -1,0 +1,215 @@
+// What an import works with: the file read into one source model whatever its format, the report
+// both a preview and an applied import answer, the limits, and the schema of our own namespaced
+// key in exports (`switchboard`), which makes export → import lossless.
+import { z } from 'zod';
+import { CreateAlterBody } from '../alter.js';
+import { EditSystemBody } from '../system.js';
+import { HexColor, HttpUrl, bitmask, text } from '../values.js';
+import type { ProxyTagPair } from './normalise.js';
+
+export const IMPORT_FORMATS = ['pluralkit', 'pluralkit-legacy', 'tupperbox'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export const IMPORT_SOURCES = ['pluralkit', 'tupperbox'] as const;
+export type ImportSourceKind = (typeof IMPORT_SOURCES)[number];
+export const IMPORT_MODES = ['merge', 'add', 'replace'] as const;
+export type ImportMode = (typeof IMPORT_MODES)[number];
+
+/** The largest import body: a PluralKit file of 2,000 members and 100,000 switches is about 7 MiB. */
+export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
+/** PluralKit's own cap on switches in one file (since 2025-07). */
+export const MAX_IMPORT_SWITCHES = 100_000;
+/** PluralKit's cap on members in one switch. */
+export const MAX_SWITCH_MEMBERS = 150;
+/** Tags per system (the origin's limit). */
+export const MAX_TAGS_PER_SYSTEM = 500;
+/** Entities a file may hold at all, whatever the mode: above this it cannot fit any system. */
+export const MAX_FILE_ENTITIES = 10_000;
+
+/** What the tag privacy bits mean (decided with the tags design): 1 visible, 2 name, 4 description, 8 icon, 16 colour, 32 member list. */
+export const TagPrivacy = { visible: 1, name: 2, description: 4, icon: 8, color: 16, members: 32 } as const;
+export const TAG_PRIVACY_MASK = 63;
+
+// ---------------------------------------------------------------------------------------------
+// The report
+
+const SourceKind = z.enum(IMPORT_SOURCES);
+const Counts = z.strictObject({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), deleted: z.number().int() });
+
+export const ImportReport = z
+  .strictObject({
+    format: z.enum(IMPORT_FORMATS).describe('The format detected from the file’s keys.'),
+    mode: z.enum(IMPORT_MODES),
+    dryRun: z.boolean().describe('true: a preview; nothing was written.'),
+    history: z.boolean().describe('Whether front history (switches) was imported.'),
+    counts: z.strictObject({
+      alters: Counts,
+      tags: Counts,
+      switches: z.strictObject({ created: z.number().int(), unchanged: z.number().int(), deleted: z.number().int() }),
+    }),
+    renames: z
+      .array(z.strictObject({ source: SourceKind, id: z.string(), name: z.string(), to: z.string() }))
+      .describe('Alters and tags whose name was taken (or not a valid username) and that got another: `"alex" (pluralkit abcdef) → alex-2`.'),
+    skipped: z
+      .array(z.strictObject({ source: SourceKind, id: z.string(), name: z.string(), reason: z.string() }))
+      .describe('Entities left out, by their id and name in the file.'),
+    warnings: z.array(z.string()).describe('Fields dropped or clamped, grouped.'),
+  })
+  .meta({ id: 'ImportReport' });
+export type ImportReport = z.infer<typeof ImportReport>;
+
+// ---------------------------------------------------------------------------------------------
+// The file, read
+
+/** An alter as the file describes it, normalised. Undefined fields are not in the file (left as they are on a merge). */
+export interface SourceAlter {
+  /** PluralKit short id or Tupperbox tupper id, as text. */
+  id: string;
+  uuid: string | null;
+  /** The name in the file, for reports. */
+  name: string;
+  /** The username derived from the name (before collisions), or the exact one from our own key. */
+  username: string;
+  displayName: string;
+  /** Undefined: the format has no such field (Tupperbox), so a merge leaves it. */
+  color?: string | null;
+  description: string | null;
+  pronouns?: string | null;
+  avatarUrl: string | null;
+  webhookAvatarUrl?: string | null;
+  banner: string | null;
+  createdAt: number | null;
+  lastMessageAt: number | null;
+  messageCount: number;
+  proxyTags: ProxyTagPair[];
+  /** Undefined for Tupperbox (no privacy): new alters start private, a merge leaves existing bits. */
+  public?: number;
+  /** keep_proxy / show_brackets; null when the file does not say. */
+  keepProxy: boolean | null;
+  /** Only from our own key: fields PluralKit has no place for. */
+  nameMap?: Array<{ server: string; name: string }>;
+  avatarUrlMap?: Record<string, string>;
+  alterMode?: 'webhook' | 'nickname' | 'both';
+  flags?: number;
+}
+
+export interface SourceTag {
+  id: string;
+  uuid: string | null;
+  name: string;
+  /** Undefined: the format has no such field (Tupperbox groups), so a merge leaves it. */
+  displayName?: string | null;
+  description: string | null;
+  color?: string | null;
+  icon?: string | null;
+  public?: number;
+  /** Ids of alters of the same file. */
+  memberIds: string[];
+}
+
+export interface SourceSwitch {
+  /** Epoch milliseconds. */
+  at: number;
+  /** Ids of alters of the same file, primary first. */
+  memberIds: string[];
+}
+
+/** The system fields the file sets; absent keys leave the system as it is. */
+export interface SourceSystem {
+  name?: string | null;
+  displayTag?: string | null;
+  description?: string | null;
+  pronouns?: string | null;
+  avatar?: string | null;
+  banner?: string | null;
+  public?: number;
+  latchExpiration?: number;
+  createdAt?: number;
+  /** From our own key only. */
+  displayTagMap?: Record<string, string>;
+  nicknameFormat?: string;
+  operationDm?: boolean;
+  flags?: number;
+  disabledGuilds?: string[];
+  disabled?: boolean;
+}
+
+export interface SkippedEntity {
+  source: ImportSourceKind;
+  id: string;
+  name: string;
+  reason: string;
+}
+
+/** A whole file read into our model, with what was dropped on the way. */
+export interface ImportSource {
+  format: ImportFormat;
+  source: ImportSourceKind;
+  /** The source system's id ('' when the format has none). */
+  sourceSystemId: string;
+  system: SourceSystem;
+  alters: SourceAlter[];
+  tags: SourceTag[];
+  switches: SourceSwitch[];
+  skipped: SkippedEntity[];
+  warnings: string[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Our namespaced key in exports
+
+export const EXTENSION_KEY = 'switchboard';
+export const EXTENSION_VERSION = 1;
+
+export const ExtensionAlter = CreateAlterBody.pick({
+  username: true,
+  displayName: true,
+  nameMap: true,
+  color: true,
+  description: true,
+  pronouns: true,
+  avatarUrl: true,
+  avatarUrlMap: true,
+  webhookAvatarUrl: true,
+  banner: true,
+  alterMode: true,
+  proxyTags: true,
+  public: true,
+  flags: true,
+}).required();
+
+export const ExtensionTag = z.strictObject({
+  name: text(100, 1),
+  displayName: text(100).nullable(),
+  description: text(1000).nullable(),
+  color: HexColor.nullable(),
+  icon: HttpUrl.nullable(),
+  public: bitmask(TAG_PRIVACY_MASK, 'the tag privacy settings'),
+});
+
+export const ExtensionSystem = EditSystemBody.pick({
+  systemName: true,
+  systemDisplayTag: true,
+  displayTagMap: true,
+  systemDescription: true,
+  systemAvatar: true,
+  systemBanner: true,
+  systemPronouns: true,
+  nicknameFormat: true,
+  systemOperationDM: true,
+  latchExpiration: true,
+  public: true,
+  flags: true,
+  disabledGuilds: true,
+  disabled: true,
+}).required();
+
+/** Each part is checked on its own: one bad alter does not void the rest. */
+export const Extension = z.object({
+  version: z.literal(EXTENSION_VERSION),
+  system: z.unknown().optional(),
+  alters: z.record(z.string(), z.unknown()).optional(),
+  tags: z.record(z.string(), z.unknown()).optional(),
+});
+export type ExtensionAlter = z.infer<typeof ExtensionAlter>;
+export type ExtensionTag = z.infer<typeof ExtensionTag>;
+export type ExtensionSystem = z.infer<typeof ExtensionSystem>;

@@ -1,0 +1,490 @@
+// The import plan: what applying a file to a system would create, update, leave and delete, and the
+// report that describes it, computed in memory from the file and the system's current state. The
+// repository applies a plan in one transaction; a dry run only returns its report.
+//
+// Modes:
+// - merge (default): a file alter matches an existing alter by its import link (the same source
+//   entity imported before), else by username (compared as the unique index compares them); a
+//   match is updated with the fields the file carries, everything else is created.
+// - add: every file alter and tag is created; names already taken get `-2`, `-3`, …
+// - replace: as merge, then every alter and tag of the system that the file did not match is
+//   deleted, matched alters' tag memberships are set to exactly the file's, and with history the
+//   switches whose time is not in the file are deleted: the system becomes the file.
+import { MAX_ALTERS_PER_SYSTEM } from '../alter.js';
+import { SystemFlags } from '../privacy-bits.js';
+import { Problem } from '../problems.js';
+import type { SystemRecord } from '../system.js';
+import { usernameKey } from '../username-key.js';
+import {
+  MAX_TAGS_PER_SYSTEM,
+  type ImportMode,
+  type ImportReport,
+  type ImportSource,
+  type ImportSourceKind,
+  type SourceAlter,
+  type SourceTag,
+} from './model.js';
+import { Notes, freeName, plural } from './normalise.js';
+
+/** An alter as stored, as far as an import reads and writes it. */
+export interface TargetAlter {
+  id: number;
+  username: string;
+  displayName: string;
+  nameMap: Array<{ server: string; name: string }>;
+  color: string | null;
+  description: string | null;
+  pronouns: string | null;
+  avatarUrl: string | null;
+  avatarUrlMap: Record<string, string>;
+  webhookAvatarUrl: string | null;
+  banner: string | null;
+  alterMode: 'webhook' | 'nickname' | 'both';
+  proxyTags: Array<{ id: string; prefix: string | null; suffix: string | null }>;
+  public: number;
+  flags: number;
+  messageCount: number;
+  lastMessageAt: number | null;
+  createdAt: number;
+  tagIds: number[];
+}
+
+export interface TargetTag {
+  id: number;
+  name: string;
+  displayName: string | null;
+  description: string | null;
+  color: string | null;
+  icon: string | null;
+  public: number;
+}
+
+/** The system as an import finds it. */
+export interface ImportTarget {
+  system: SystemRecord;
+  alters: TargetAlter[];
+  tags: TargetTag[];
+  /** Source entity id → alter id, for this file's source and source system. */
+  alterLinks: ReadonlyMap<string, number>;
+  tagLinks: ReadonlyMap<string, number>;
+  /** Times (ms) of the system's switches. */
+  switchTimes: ReadonlySet<number>;
+}
+
+export interface ImportOptions {
+  mode: ImportMode;
+  dryRun: boolean;
+  history: boolean;
+  /** A fresh proxy tag id (random; passed in to keep the planner pure). */
+  newProxyTagId: () => string;
+  now: number;
+}
+
+export type AlterValues = Omit<TargetAlter, 'id' | 'tagIds'>;
+export type TagValues = Omit<TargetTag, 'id'>;
+
+export interface SystemChanges {
+  name?: string;
+  displayTag?: string | null;
+  displayTagMap?: Record<string, string>;
+  description?: string | null;
+  avatar?: string | null;
+  banner?: string | null;
+  pronouns?: string | null;
+  nicknameFormat?: string;
+  operationDm?: boolean;
+  latchExpiration?: number;
+  public?: number;
+  flags?: number;
+  disabledGuilds?: string[];
+  disabled?: boolean;
+  createdAt?: number;
+}
+
+export interface ImportPlan {
+  report: ImportReport;
+  source: ImportSourceKind;
+  sourceSystemId: string;
+  system: SystemChanges;
+  /** New alters, by their file id, with every column. */
+  alterCreates: Array<{ sourceId: string; uuid: string | null; values: AlterValues }>;
+  /** Matched alters: only the columns that change (possibly none, when only links or tags do). */
+  alterUpdates: Array<{ sourceId: string; uuid: string | null; alterId: number; values: Partial<AlterValues> }>;
+  alterDeletes: number[];
+  tagCreates: Array<{ sourceId: string; uuid: string | null; values: TagValues }>;
+  tagUpdates: Array<{ sourceId: string; uuid: string | null; tagId: number; values: Partial<TagValues> }>;
+  tagDeletes: number[];
+  /** Pairs of file ids (alter, tag) to add; existing pairs are left. */
+  memberships: Array<[string, string]>;
+  /** Existing alters whose tag memberships are cleared first (replace mode). */
+  clearMemberships: number[];
+  /** New switches, oldest first, members by file id. */
+  switches: Array<{ at: number; memberIds: string[] }>;
+  /** Times of switches to delete (replace mode with history). */
+  switchDeletes: number[];
+  /** File alter id → existing alter id, for matched alters. */
+  matchedAlters: Map<string, number>;
+  matchedTags: Map<string, number>;
+}
+
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+/** Columns of `next` that differ from `current`. */
+function changed<T extends object>(current: T, next: Partial<T>): Partial<T> {
+  const diff: Partial<T> = {};
+  for (const key of Object.keys(next) as Array<keyof T>) {
+    if (next[key] !== undefined && !same(current[key], next[key])) diff[key] = next[key];
+  }
+  return diff;
+}
+
+/** Proxy tags with ids: a pair the alter already has keeps its id. */
+function withIds(pairs: SourceAlter['proxyTags'], current: TargetAlter['proxyTags'], newId: () => string): TargetAlter['proxyTags'] {
+  const byPair = new Map(current.map((tag) => [JSON.stringify([tag.prefix, tag.suffix]), tag.id]));
+  const used = new Set<string>();
+  return pairs.map((pair) => {
+    let id = byPair.get(JSON.stringify([pair.prefix, pair.suffix]));
+    if (id === undefined || used.has(id)) id = newId();
+    used.add(id);
+    return { id, prefix: pair.prefix, suffix: pair.suffix };
+  });
+}
+
+/** The alter columns a file alter sets on a new alter. */
+function newAlterValues(alter: SourceAlter, username: string, options: ImportOptions): AlterValues {
+  return {
+    username,
+    displayName: alter.displayName,
+    nameMap: alter.nameMap ?? [],
+    color: alter.color ?? null,
+    description: alter.description,
+    pronouns: alter.pronouns ?? null,
+    avatarUrl: alter.avatarUrl,
+    avatarUrlMap: alter.avatarUrlMap ?? {},
+    webhookAvatarUrl: alter.webhookAvatarUrl ?? null,
+    banner: alter.banner,
+    alterMode: alter.alterMode ?? 'webhook',
+    proxyTags: withIds(alter.proxyTags, [], options.newProxyTagId),
+    public: alter.public ?? 0,
+    flags: alter.flags ?? 0,
+    messageCount: alter.messageCount,
+    lastMessageAt: alter.lastMessageAt,
+    createdAt: alter.createdAt ?? options.now,
+  };
+}
+
+/**
+ * The columns a file alter sets on an existing one: what the file carries, message counts only
+ * growing, the newest last-message time, the creation time kept.
+ */
+function updatedAlterValues(alter: SourceAlter, username: string, current: TargetAlter, options: ImportOptions): Partial<AlterValues> {
+  const values: Partial<AlterValues> = {
+    username,
+    displayName: alter.displayName,
+    nameMap: alter.nameMap,
+    color: alter.color,
+    description: alter.description,
+    pronouns: alter.pronouns,
+    avatarUrl: alter.avatarUrl,
+    avatarUrlMap: alter.avatarUrlMap,
+    webhookAvatarUrl: alter.webhookAvatarUrl,
+    banner: alter.banner,
+    alterMode: alter.alterMode,
+    proxyTags: withIds(alter.proxyTags, current.proxyTags, options.newProxyTagId),
+    public: alter.public,
+    flags: alter.flags,
+    messageCount: Math.max(current.messageCount, alter.messageCount),
+    lastMessageAt: alter.lastMessageAt === null ? current.lastMessageAt : Math.max(current.lastMessageAt ?? 0, alter.lastMessageAt),
+  };
+  return changed(current, values);
+}
+
+function tagValues(tag: SourceTag, name: string): Partial<TagValues> {
+  return { name, displayName: tag.displayName, description: tag.description, color: tag.color, icon: tag.icon, public: tag.public };
+}
+
+interface Matchable {
+  id: number;
+  key: string;
+}
+
+/**
+ * Matches file entities to existing ones: by import link first, then (merge and replace) by the
+ * folded name. Each existing entity matches at most one file entity, the first in file order.
+ */
+function match(fileItems: Array<{ id: string; key: string }>, existing: Matchable[], links: ReadonlyMap<string, number>, byName: boolean): Map<string, number> {
+  const matches = new Map<string, number>();
+  const claimed = new Set<number>();
+  const ids = new Set(existing.map((item) => item.id));
+  for (const item of fileItems) {
+    const linked = links.get(item.id);
+    if (linked !== undefined && ids.has(linked) && !claimed.has(linked)) {
+      matches.set(item.id, linked);
+      claimed.add(linked);
+    }
+  }
+  if (!byName) return matches;
+  const byKey = new Map<string, number>();
+  for (const item of existing) if (!byKey.has(item.key)) byKey.set(item.key, item.id);
+  for (const item of fileItems) {
+    if (matches.has(item.id)) continue;
+    const found = byKey.get(item.key);
+    if (found !== undefined && !claimed.has(found)) {
+      matches.set(item.id, found);
+      claimed.add(found);
+    }
+  }
+  return matches;
+}
+
+/**
+ * Names for file entities in file order, matched ones first (they keep their name when they can):
+ * `taken` holds the keys of existing entities that stay under their own name.
+ */
+function assignNames<T extends { id: string; desired: string }>(items: T[], matched: ReadonlyMap<string, number>, currentName: (id: number) => string, taken: Set<string>, max: number): Map<string, string> {
+  const names = new Map<string, string>();
+  const ordered = [...items.filter((item) => matched.has(item.id)), ...items.filter((item) => !matched.has(item.id))];
+  for (const item of ordered) {
+    const matchedId = matched.get(item.id);
+    let name = freeName(item.desired, taken, max);
+    if (name !== item.desired && matchedId !== undefined && !taken.has(usernameKey(currentName(matchedId)))) name = currentName(matchedId);
+    taken.add(usernameKey(name));
+    names.set(item.id, name);
+  }
+  return names;
+}
+
+export function planImport(source: ImportSource, target: ImportTarget, options: ImportOptions): ImportPlan {
+  const notes = new Notes();
+  const { mode } = options;
+  const byName = mode !== 'add';
+
+  // Alters
+  const existingAlters = new Map(target.alters.map((alter) => [alter.id, alter]));
+  const alterMatches = mode === 'add' ? new Map<string, number>() : match(
+    source.alters.map((alter) => ({ id: alter.id, key: usernameKey(alter.username) })),
+    target.alters.map((alter) => ({ id: alter.id, key: usernameKey(alter.username) })),
+    target.alterLinks,
+    byName,
+  );
+  const matchedAlterIds = new Set(alterMatches.values());
+  const alterDeletes = mode === 'replace' ? target.alters.filter((alter) => !matchedAlterIds.has(alter.id)).map((alter) => alter.id) : [];
+  const keptAlterCount = target.alters.length - alterDeletes.length;
+  const alterCreateCount = source.alters.length - alterMatches.size;
+  if (keptAlterCount + alterCreateCount > MAX_ALTERS_PER_SYSTEM) {
+    throw new Problem(
+      'too-many-alters',
+      `the import would leave the system with ${keptAlterCount + alterCreateCount} alters (${keptAlterCount} kept, ${alterCreateCount} new); a system can have at most ${MAX_ALTERS_PER_SYSTEM}. Nothing was imported`,
+    );
+  }
+  const altersTaken = new Set(target.alters.filter((alter) => !matchedAlterIds.has(alter.id) && !alterDeletes.includes(alter.id)).map((alter) => usernameKey(alter.username)));
+  const alterNames = assignNames(
+    source.alters.map((alter) => ({ id: alter.id, desired: alter.username })),
+    alterMatches,
+    (id) => existingAlters.get(id)?.username ?? '',
+    altersTaken,
+    100,
+  );
+
+  // Tags
+  const existingTags = new Map(target.tags.map((tag) => [tag.id, tag]));
+  const tagMatches = mode === 'add' ? new Map<string, number>() : match(
+    source.tags.map((tag) => ({ id: tag.id, key: usernameKey(tag.name) })),
+    target.tags.map((tag) => ({ id: tag.id, key: usernameKey(tag.name) })),
+    target.tagLinks,
+    byName,
+  );
+  const matchedTagIds = new Set(tagMatches.values());
+  const tagDeletes = mode === 'replace' ? target.tags.filter((tag) => !matchedTagIds.has(tag.id)).map((tag) => tag.id) : [];
+  const keptTagCount = target.tags.length - tagDeletes.length;
+  const tagCreateCount = source.tags.length - tagMatches.size;
+  if (keptTagCount + tagCreateCount > MAX_TAGS_PER_SYSTEM) {
+    throw new Problem(
+      'too-many-entries',
+      `the import would leave the system with ${keptTagCount + tagCreateCount} tags (${keptTagCount} kept, ${tagCreateCount} new); a system can have at most ${MAX_TAGS_PER_SYSTEM}. Nothing was imported`,
+    );
+  }
+  const tagsTaken = new Set(target.tags.filter((tag) => !matchedTagIds.has(tag.id) && !tagDeletes.includes(tag.id)).map((tag) => usernameKey(tag.name)));
+  const tagNames = assignNames(
+    source.tags.map((tag) => ({ id: tag.id, desired: tag.name })),
+    tagMatches,
+    (id) => existingTags.get(id)?.name ?? '',
+    tagsTaken,
+    100,
+  );
+
+  const renames: ImportReport['renames'] = [];
+  const counts: ImportReport['counts'] = {
+    alters: { created: 0, updated: 0, unchanged: 0, deleted: alterDeletes.length },
+    tags: { created: 0, updated: 0, unchanged: 0, deleted: tagDeletes.length },
+    switches: { created: 0, unchanged: 0, deleted: 0 },
+  };
+
+  // Memberships, by file alter id.
+  const tagsOfAlter = new Map<string, string[]>();
+  for (const tag of source.tags) {
+    for (const alterId of tag.memberIds) {
+      const list = tagsOfAlter.get(alterId);
+      if (list) list.push(tag.id);
+      else tagsOfAlter.set(alterId, [tag.id]);
+    }
+  }
+  const memberships: Array<[string, string]> = [];
+  const clearMemberships: number[] = [];
+
+  const alterCreates: ImportPlan['alterCreates'] = [];
+  const alterUpdates: ImportPlan['alterUpdates'] = [];
+  for (const alter of source.alters) {
+    const username = alterNames.get(alter.id) ?? alter.username;
+    if (username !== alter.username) renames.push({ source: source.source, id: alter.id, name: alter.name, to: username });
+    const fileTags = tagsOfAlter.get(alter.id) ?? [];
+    for (const tagId of fileTags) memberships.push([alter.id, tagId]);
+    const matchedId = alterMatches.get(alter.id);
+    const current = matchedId === undefined ? undefined : existingAlters.get(matchedId);
+    if (matchedId === undefined || !current) {
+      alterCreates.push({ sourceId: alter.id, uuid: alter.uuid, values: newAlterValues(alter, username, options) });
+      counts.alters.created++;
+      continue;
+    }
+    const values = updatedAlterValues(alter, username, current, options);
+    // Tag membership changes count as an update of the alter.
+    const wantedTagIds = fileTags.map((tagId) => tagMatches.get(tagId));
+    const currentTagIds = new Set(current.tagIds);
+    const tagsChange =
+      wantedTagIds.some((id) => id === undefined || !currentTagIds.has(id)) ||
+      (mode === 'replace' && current.tagIds.some((id) => !wantedTagIds.includes(id)));
+    if (mode === 'replace' && current.tagIds.length > 0) clearMemberships.push(current.id);
+    alterUpdates.push({ sourceId: alter.id, uuid: alter.uuid, alterId: current.id, values });
+    if (Object.keys(values).length > 0 || tagsChange) counts.alters.updated++;
+    else counts.alters.unchanged++;
+  }
+
+  const tagCreates: ImportPlan['tagCreates'] = [];
+  const tagUpdates: ImportPlan['tagUpdates'] = [];
+  for (const tag of source.tags) {
+    const name = tagNames.get(tag.id) ?? tag.name;
+    if (name !== tag.name) renames.push({ source: source.source, id: tag.id, name: tag.name, to: name });
+    const matchedId = tagMatches.get(tag.id);
+    const current = matchedId === undefined ? undefined : existingTags.get(matchedId);
+    if (matchedId === undefined || !current) {
+      const values = tagValues(tag, name);
+      tagCreates.push({
+        sourceId: tag.id,
+        uuid: tag.uuid,
+        values: { name, displayName: values.displayName ?? null, description: values.description ?? null, color: values.color ?? null, icon: values.icon ?? null, public: values.public ?? 0 },
+      });
+      counts.tags.created++;
+      continue;
+    }
+    const values = changed(current, tagValues(tag, name));
+    tagUpdates.push({ sourceId: tag.id, uuid: tag.uuid, tagId: current.id, values });
+    if (Object.keys(values).length > 0) counts.tags.updated++;
+    else counts.tags.unchanged++;
+  }
+
+  // Switches: one per time; a time the system already has is left as it is.
+  const switches: ImportPlan['switches'] = [];
+  const switchDeletes: number[] = [];
+  if (options.history) {
+    const fileTimes = new Set<number>();
+    for (const entry of source.switches) {
+      fileTimes.add(entry.at);
+      if (target.switchTimes.has(entry.at)) counts.switches.unchanged++;
+      else {
+        switches.push(entry);
+        counts.switches.created++;
+      }
+    }
+    if (mode === 'replace') for (const time of target.switchTimes) if (!fileTimes.has(time)) switchDeletes.push(time);
+    counts.switches.deleted = switchDeletes.length;
+  } else if (source.switches.length > 0) {
+    notes.once(`${plural(source.switches.length, 'switch', 'switches')} of front history ${source.switches.length === 1 ? 'was' : 'were'} not imported (import with history=true to include them)`);
+  }
+
+  const system = mode === 'add' ? {} : systemChanges(source, target, notes);
+  if (mode === 'add' && Object.keys(source.system).length > 0) notes.once('the system profile was left as it is (add mode imports alters and tags only)');
+
+  const report: ImportReport = {
+    format: source.format,
+    mode,
+    dryRun: options.dryRun,
+    history: options.history,
+    counts,
+    renames,
+    skipped: source.skipped,
+    warnings: [...source.warnings, ...notes.list()],
+  };
+  return {
+    report,
+    source: source.source,
+    sourceSystemId: source.sourceSystemId,
+    system,
+    alterCreates,
+    alterUpdates,
+    alterDeletes,
+    tagCreates,
+    tagUpdates,
+    tagDeletes,
+    memberships,
+    clearMemberships,
+    switches,
+    switchDeletes,
+    matchedAlters: alterMatches,
+    matchedTags: tagMatches,
+  };
+}
+
+/** The system fields the file sets (merge and replace), and the keep-proxy flag from the alters. */
+function systemChanges(source: ImportSource, target: ImportTarget, notes: Notes): SystemChanges {
+  const { system: file } = source;
+  const current = target.system;
+  const changes: SystemChanges = {};
+  if (file.name) changes.name = file.name;
+  if (file.displayTag !== undefined) changes.displayTag = file.displayTag;
+  if (file.displayTagMap !== undefined) changes.displayTagMap = file.displayTagMap;
+  if (file.description !== undefined) changes.description = file.description;
+  if (file.avatar !== undefined) changes.avatar = file.avatar;
+  if (file.banner !== undefined) changes.banner = file.banner;
+  if (file.pronouns !== undefined) changes.pronouns = file.pronouns;
+  if (file.nicknameFormat !== undefined) changes.nicknameFormat = file.nicknameFormat;
+  if (file.operationDm !== undefined) changes.operationDm = file.operationDm;
+  if (file.latchExpiration !== undefined) changes.latchExpiration = file.latchExpiration;
+  if (file.public !== undefined) changes.public = file.public;
+  if (file.disabledGuilds !== undefined) changes.disabledGuilds = file.disabledGuilds;
+  if (file.disabled !== undefined) changes.disabled = file.disabled;
+  if (file.flags !== undefined) {
+    changes.flags = file.flags;
+  } else {
+    // PluralKit keeps proxy tags per member, we per system: follow the file when its alters agree.
+    const keep = source.alters.map((alter) => alter.keepProxy).filter((value): value is boolean => value !== null);
+    const kept = keep.filter(Boolean).length;
+    if (keep.length > 0 && kept === keep.length) changes.flags = current.flags | SystemFlags.keepProxy;
+    else if (kept === 0 && keep.length > 0) changes.flags = current.flags & ~SystemFlags.keepProxy;
+    else if (kept > 0) {
+      notes.once(
+        `${kept} of ${plural(keep.length, 'alter')} kept their proxy tags in sent messages (keep_proxy / show_brackets); here that is one setting for the whole system, which was left ${current.flags & SystemFlags.keepProxy ? 'on' : 'off'}`,
+      );
+    }
+  }
+  // A fresh system (nothing in it yet) takes the file's creation time.
+  if (file.createdAt !== undefined && target.alters.length === 0 && target.tags.length === 0) changes.createdAt = file.createdAt;
+  // Only what differs is written.
+  const currentValues: SystemChanges = {
+    name: current.name,
+    displayTag: current.displayTag,
+    displayTagMap: current.displayTagMap,
+    description: current.description,
+    avatar: current.avatar,
+    banner: current.banner,
+    pronouns: current.pronouns,
+    nicknameFormat: current.nicknameFormat,
+    operationDm: current.operationDm,
+    latchExpiration: current.latchExpiration,
+    public: current.public,
+    flags: current.flags,
+    disabledGuilds: current.disabledGuilds,
+    disabled: current.disabled,
+    createdAt: current.createdAt,
+  };
+  return changed(currentValues, changes);
+}

@@ -1,0 +1,143 @@
+// Import a PluralKit or Tupperbox export into your system; export your system as a PluralKit
+// file. Thin: the file is read and planned by src/domain/import/, applied by the imports
+// repository in one transaction.
+import { createHash } from 'node:crypto';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { importRequestHash, importSystem, loadExportData } from '../../../db/repositories/imports.js';
+import type { Schema } from '../../../db/tables.js';
+import { readImportFile } from '../../../domain/import/detect.js';
+import { buildExport } from '../../../domain/import/export.js';
+import { decodeImportText, parseImportJson } from '../../../domain/import/json.js';
+import { IMPORT_MODES, ImportReport, MAX_IMPORT_BYTES } from '../../../domain/import/model.js';
+import { isOwner } from '../../../domain/privacy.js';
+import { Problem } from '../../../domain/problems.js';
+import { NoQuery, UserParams } from '../params.js';
+import { sendProblem, v1ErrorHandler } from '../problems.js';
+import { errorResponses, security } from '../route-schema.js';
+import { resolveTarget } from '../target.js';
+
+const MIB = MAX_IMPORT_BYTES / (1024 * 1024);
+
+const flag = (what: string) =>
+  z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false')
+    .transform((value) => value === 'true')
+    .describe(what);
+
+export const ImportQuery = z.strictObject({
+  mode: z
+    .enum(IMPORT_MODES, { error: `must be one of ${IMPORT_MODES.join(', ')}` })
+    .default('merge')
+    .describe('merge (default): update the alters and tags the file matches (by an earlier import of the same entity, else by name), create the rest. add: create everything, renaming taken names. replace: as merge, then delete the alters and tags the file does not have (and, with history, the switches whose time is not in it).'),
+  dryRun: flag('true: answer the report without writing anything (a preview).'),
+  history: flag('true: also import the front history (PluralKit switches), skipping times the system already has.'),
+});
+
+const ImportHeaders = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x20-\x7e]{1,100}$/, 'must be 1 to 100 visible ASCII characters')
+    .optional()
+    .describe('Makes a retried applied import safe: a second import of the same system with the same key and request answers the first report (200) without importing again; with another file or options it is refused (409). Ignored on dry runs.'),
+});
+
+const ImportBody = z
+  .unknown()
+  .describe(`The export file as it is: a PluralKit export (\`pk;export\`, version 2 or older) or a Tupperbox export (\`tul!export\`). Sent as JSON (any JSON media type; read as UTF-8 whatever the charset says, a byte-order mark is ignored), at most ${MIB} MiB. Integers too large for a double (Discord ids in \`accounts\`) are read exactly, and accounts are never linked from a file.`);
+
+/** JSON media types: application/json, text/json, application/<anything>+json, with any parameters. */
+const JSON_MEDIA_TYPE = /^\s*(?:application|text)\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
+/** SHA-256 of each request's raw body, for the Idempotency-Key check. */
+const bodyDigests = new WeakMap<FastifyRequest, string>();
+
+function tooLarge(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return sendProblem(reply, new Problem('body-too-large', `the file is larger than ${MIB} MiB, the most an import takes`));
+  }
+  return v1ErrorHandler(error, request, reply);
+}
+
+export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
+  // The import has its own body parser: a larger cap, any JSON media type, exact big integers.
+  await app.register(async (imports) => {
+    imports.setErrorHandler(tooLarge);
+    imports.removeAllContentTypeParsers();
+    imports.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (request, body, done) => {
+      try {
+        const bytes = body as Buffer;
+        bodyDigests.set(request, createHash('sha256').update(bytes).digest('hex'));
+        done(null, parseImportJson(decodeImportText(bytes)));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+
+    imports.withTypeProvider<ZodTypeProvider>().post(
+      '/system/import',
+      {
+        config: { scope: ['alters:write', 'system:write'], writes: true },
+        schema: {
+          tags: ['Import and export'],
+          summary: 'Import a PluralKit or Tupperbox export',
+          description: [
+            'Reads the file, plans the import against your system and, unless `dryRun=true`, applies it in one transaction: all of it or nothing. A preview and an applied import answer the same report.',
+            '',
+            '- **Per field, per entity**: a bad field (a colour that is not hex, a non-https link, text over our limits) is dropped or shortened and named in `warnings`; an entity without a usable id or name is listed in `skipped` by its id and name in the file. Only the whole file is refused (422 `invalid-import`, 400 `invalid-json`, 413, or 409 when the alters (2,000) or tags (500) would not fit, or over 100,000 switches), and then nothing is written.',
+            '- **Matching** (merge, replace): an alter imported before from the same source entity (PluralKit member id, Tupperbox tupper id) is that alter again, even renamed on either side; otherwise a username equal ignoring case and look-alike forms. Names become usernames by dropping spaces, `@`, `\\`, `/` and invisible characters; a taken name gets `-2`, `-3`, … (listed in `renames`).',
+            '- **Re-importing** the same file creates nothing new: alters and tags match, switches are skipped by their exact time, message counts only grow.',
+            '- **Mapping**: PluralKit privacy maps to the privacy bits, groups to tags, per-member keep_proxy to the system flag when all members agree. Birthdays, `tts`, `autoproxy_enabled`, colours of systems, `config` other than the latch timeout, Tupperbox group tags and differing per-tupper tags are not imported (a warning says so). `accounts` and `webhook_url` are never read. A file we exported carries our own fields under `switchboard` and imports losslessly.',
+            '- **Switches** are recorded as made by the calling client.',
+          ].join('\n'),
+          security: security('alters:write', 'system:write'),
+          params: UserParams,
+          querystring: ImportQuery,
+          headers: ImportHeaders,
+          body: ImportBody,
+          response: { 200: z.strictObject({ data: ImportReport }), ...errorResponses(404, 409, 413, 415, 422) },
+        },
+      },
+      async (request, reply) => {
+        const { viewer, system } = await resolveTarget(db, request);
+        const source = readImportFile(request.body);
+        const options = { mode: request.query.mode, dryRun: request.query.dryRun, history: request.query.history };
+        const key = request.headers['idempotency-key'];
+        const idempotency = key === undefined || options.dryRun ? undefined : { key, requestHash: importRequestHash(bodyDigests.get(request) ?? '', options) };
+        const outcome = await importSystem(db, system.id, { source, options, clientId: viewer.clientId, idempotency, now: Date.now() });
+        if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+        return { data: outcome.report };
+      },
+    );
+  });
+
+  app.get(
+    '/system/export',
+    {
+      config: { scope: ['system:read', 'alters:read'] },
+      schema: {
+        tags: ['Import and export'],
+        summary: 'Export your system as a PluralKit file',
+        description: [
+          'Your whole system as a PluralKit version 2 export that PluralKit’s importer accepts (`pk;import`): colours without `#`, only https links of at most 256 characters, proxy tags that fit PluralKit’s 100 characters with the text, the system tag cut to 79, `switches` always present (newest first); no `config` and no `accounts`, so an import into PluralKit never resets its settings. Alters keep the PluralKit ids they were imported with.',
+          '',
+          'Everything PluralKit has no place for (usernames and display names apart, per-server names and avatars, alter mode, flags, the exact privacy bits, the system’s per-server tags and settings, links PluralKit refuses) is under the `switchboard` key, which this service’s import reads back: export, then import into a fresh system, and nothing is lost. What PluralKit cannot take is listed in `switchboard.warnings`. Owner only; sent as a download (`system.json`).',
+        ].join('\n'),
+        security: security('system:read', 'alters:read'),
+        params: UserParams,
+        querystring: NoQuery,
+        response: { 200: z.record(z.string(), z.unknown()).describe('A PluralKit v2 export with a `switchboard` key.'), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const { viewer, system } = await resolveTarget(db, request);
+      if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'only the owner can export a system; use @me');
+      const { file } = buildExport(await loadExportData(db, system.id));
+      reply.header('content-disposition', 'attachment; filename="system.json"');
+      return file;
+    },
+  );
+};
