@@ -7,6 +7,7 @@ import { request } from 'undici';
 import type { Alter } from '../domain/alter.js';
 import type { Autoproxy, AutoproxyStateChange } from '../domain/autoproxy.js';
 import type { FrontEntry } from '../domain/front.js';
+import type { ImportMode, ImportReport } from '../domain/import/model.js';
 import type { MessageInfo, ProxiedMessage } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
@@ -71,7 +72,7 @@ interface CallOptions {
   timeoutMs?: number;
 }
 
-export type ImportMode = 'merge' | 'add' | 'replace';
+export type { ImportMode, ImportReport };
 
 export interface ImportOptions {
   mode: ImportMode;
@@ -80,25 +81,6 @@ export interface ImportOptions {
   history: boolean;
   /** One key per confirmed preview: the service applies a key's import once, then repeats its report. */
   idempotencyKey?: string;
-}
-
-interface Counts {
-  created: number;
-  updated: number;
-  unchanged: number;
-  deleted: number;
-}
-
-/** What an import did (or, in a dry run, would do): the same report either way. */
-export interface ImportReport {
-  format: string;
-  mode: ImportMode;
-  dryRun: boolean;
-  history: boolean;
-  counts: { alters: Counts; tags: Counts; switches: Omit<Counts, 'updated'> };
-  renames: Array<{ source: string; id: string; name: string; to: string }>;
-  skipped: Array<{ source: string; id: string; name: string; reason: string }>;
-  warnings: string[];
 }
 
 /** Imports and exports read, check and write whole systems: they get more time than other calls. */

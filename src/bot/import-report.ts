@@ -16,9 +16,9 @@ const FORMATS: Record<string, string> = {
 };
 
 export const MODES: Record<ImportMode, string> = {
-  merge: 'merge: alters and tags that match one you have are updated, the others are added',
-  add: 'add: everything in the file is added beside what you have',
-  replace: 'replace: your system becomes what the file holds; alters and tags not in it are deleted',
+  merge: '**merge**: alters and tags that match one you have are updated, the others are added',
+  add: '**add**: everything in the file is added beside what you have',
+  replace: '**replace**: your system becomes what the file holds; alters and tags not in it are deleted',
 };
 
 const number = (value: number) => value.toLocaleString('en-US');
@@ -84,16 +84,16 @@ export function importReportEmbed(report: ImportReport, stage: ReportStage): Emb
     embed.addFields({ name: 'Front history', value: countLine(report.counts.switches, { new: 'new switches', unchanged: 'already there' }), inline: true });
   }
   if (report.renames.length > 0) {
-    const line = (rename: ImportReport['renames'][number]) => `“${plain(rename.name)}” (${rename.source} ${plain(rename.id)}) → **${plain(rename.to)}**`;
+    const line = (rename: ImportReport['renames'][number]) => `• “${plain(rename.name)}” (${rename.source} ${plain(rename.id)}) → **${plain(rename.to)}**`;
     embed.addFields({ name: `Renamed (${number(report.renames.length)})`, value: listWithin(report.renames, line) });
   }
   if (report.skipped.length > 0) {
-    const line = (entry: ImportReport['skipped'][number]) => `“${plain(entry.name)}” (${entry.source} ${plain(entry.id)}): ${plain(entry.reason)}`;
+    const line = (entry: ImportReport['skipped'][number]) => `• “${plain(entry.name)}” (${entry.source} ${plain(entry.id)}): ${plain(entry.reason)}`;
     embed.addFields({ name: `Skipped (${number(report.skipped.length)})`, value: listWithin(report.skipped, line) });
   }
   const warnings = groupWarnings(report.warnings);
   if (warnings.length > 0) {
-    embed.addFields({ name: `Warnings (${number(report.warnings.length)})`, value: listWithin(warnings, plain) });
+    embed.addFields({ name: `Warnings (${number(report.warnings.length)})`, value: listWithin(warnings, (warning) => `• ${plain(warning)}`) });
   }
   return embed;
 }

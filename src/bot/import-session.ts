@@ -6,11 +6,12 @@
 // Kept in this process's memory: a restart forgets previews (users run /import again; a file
 // imported in merge mode twice creates nothing twice), and all waiting files together are bounded.
 import { randomBytes } from 'node:crypto';
+import { MAX_IMPORT_BYTES } from '../domain/import/model.js';
 import { ApiError, IMPORT_TIMEOUT_MS, type ImportMode, type ImportReport } from './api-client.js';
 
 export const PREVIEW_TTL_MS = 15 * 60_000;
 /** The service's cap on an import body: larger files are refused before they are downloaded. */
-export const IMPORT_MAX_BYTES = 8 * 1024 * 1024;
+export const IMPORT_MAX_BYTES = MAX_IMPORT_BYTES;
 /** A running import outlives its preview by this much at least: the service call's own limit, and a margin. */
 const RUNNING_GRACE_MS = IMPORT_TIMEOUT_MS + 60_000;
 /** All waiting files together; past it, new imports are asked to wait. */

@@ -2,6 +2,7 @@
 // Discord, which serves the uploaded files the way Discord's CDN does. A file goes in as an
 // attachment or a pasted link, comes back as a private preview, and only Confirm writes; a double
 // press, or a press after a lost answer, imports once.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MessageFlags } from 'discord.js';
@@ -19,6 +20,11 @@ const CAROL = user('420000000000000003', 'carol');
 const DAVE = user('420000000000000004', 'dave');
 const ERIN = user('420000000000000005', 'erin');
 const FRANK = user('420000000000000006', 'frank');
+const GRACE = user('420000000000000007', 'grace');
+const HEIDI = user('420000000000000008', 'heidi');
+
+/** The shared sample exports (import-formats.md, section 5), as the service's own tests read them. */
+const SAMPLES = '/work/shared/samples';
 
 type Json = Record<string, unknown>;
 const embedsOf = (response: RecordedResponse) => (response.body.embeds ?? []) as Array<{ title?: string; description?: string; fields?: Array<{ name: string; value: string }> }>;
@@ -60,7 +66,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
 
   beforeAll(async () => {
     h = await startBotHarness({ dialect });
-    for (const who of [ALICE, BOB, CAROL, DAVE, ERIN]) await h.link(who.id);
+    for (const who of [ALICE, BOB, CAROL, DAVE, ERIN, GRACE, HEIDI]) await h.link(who.id);
   });
   afterAll(async () => h?.stop());
 
@@ -99,6 +105,8 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     expect(String(preview.body.content)).toMatch(/Nothing is imported until you press \*\*Confirm\*\*/);
     expect(buttonsOf(preview).map((b) => b.label)).toEqual(['Confirm', 'Cancel']);
     expect(await altersOf(ALICE.id)).toEqual([]);
+    const shown = handle.latestMessage();
+    if (!shown) throw new Error('no preview');
 
     const { handle: pressed, response: started } = await press(handle, 'confirm', ALICE, (r) => r.kind === 'callback');
     expect(started.callbackType).toBe(7);
@@ -110,10 +118,31 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     expect(alters.map((a) => a.displayName).sort()).toEqual(['Luna', 'Mina', 'Ren']);
     expect(alters.find((a) => a.displayName === 'Ren')).toMatchObject({ color: '#FF8800', pronouns: 'they/them', description: 'About Ren' });
 
-    // A later press of the same preview shows what was done, and does nothing again.
-    const { response: again } = await press(handle, 'confirm', ALICE, (r) => r.kind === 'callback');
+    // A later press of the same preview (a retried interaction) shows what was done, and does nothing again.
+    const { response: again } = await press(shown, 'confirm', ALICE, (r) => r.kind === 'callback');
     expect(String(again.body.content)).toMatch(/Already imported/);
     expect(await altersOf(ALICE.id)).toHaveLength(3);
+  });
+
+  it('imports the PluralKit sample with its front history, and the Tupperbox sample from a pasted link', async () => {
+    const pk = readFileSync(`${SAMPLES}/pluralkit-v2.json`);
+    const { handle, response: preview } = await importFile(GRACE, pk, titled('Import preview'), [{ type: 5, name: 'history', value: true }]);
+    const fields = embedsOf(preview)[0]?.fields ?? [];
+    expect(fields.find((f) => f.name === 'Alters')?.value).toMatch(/^5 new/);
+    expect(fields.find((f) => f.name === 'Tags')?.value).toMatch(/^2 new/);
+    expect(fields.find((f) => f.name === 'Front history')?.value).toMatch(/^4 new switches/);
+    const { handle: pressed } = await press(handle, 'confirm', GRACE, (r) => r.kind === 'callback');
+    await pressed.waitForResponse(titled('Imported from PluralKit'), 20_000);
+    expect(await altersOf(GRACE.id)).toHaveLength(5);
+
+    const tb = h.fake.uploadAttachment({ filename: 'tuppers.json', data: readFileSync(`${SAMPLES}/tupperbox.json`) });
+    const { handle: tbHandle, response: tbPreview } = await importLink(HEIDI, String(tb.url), titled('Import preview'));
+    expect(embedsOf(tbPreview)[0]?.title).toBe('Import preview: Tupperbox');
+    expect(embedsOf(tbPreview)[0]?.fields?.find((f) => f.name === 'Alters')?.value).toMatch(/^6 new/);
+    expect(embedsOf(tbPreview)[0]?.fields?.some((f) => f.name.startsWith('Warnings'))).toBe(true);
+    const { handle: tbPressed } = await press(tbHandle, 'confirm', HEIDI, (r) => r.kind === 'callback');
+    await tbPressed.waitForResponse(titled('Imported from Tupperbox'), 20_000);
+    expect(await altersOf(HEIDI.id)).toHaveLength(6);
   });
 
   it('imports once when Confirm is pressed twice at the same time (mode add, where a second import would duplicate)', async () => {
