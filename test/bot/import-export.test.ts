@@ -9,6 +9,7 @@ import { MessageFlags } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IMPORT_MAX_BYTES } from '../../src/bot/import-session.js';
 import type { Alter } from '../../src/domain/alter.js';
+import { signIn } from '../support/api.js';
 import { startBotHarness, type BotHarness } from '../support/bot.js';
 import { DIALECTS } from '../support/dialects.js';
 import { resolvedAttachments, user, type ApiMessage, type InteractionHandle, type RecordedResponse } from '../support/fake-discord.js';
@@ -22,6 +23,7 @@ const ERIN = user('420000000000000005', 'erin');
 const FRANK = user('420000000000000006', 'frank');
 const GRACE = user('420000000000000007', 'grace');
 const HEIDI = user('420000000000000008', 'heidi');
+const IVAN = user('420000000000000009', 'ivan');
 
 /** The shared sample exports (import-formats.md, section 5), as the service's own tests read them. */
 const SAMPLES = '/work/shared/samples';
@@ -268,6 +270,15 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
       const { response: unknown } = await importFile(ERIN, Buffer.from('{"hello": "world"}'), contentMatches(/cannot be imported/));
       expect(String(unknown.body.content)).toMatch(/^That file cannot be imported: .+/);
       expect((await altersOf(ERIN.id)).length).toBe(before);
+    });
+
+    it('asks a member whose link lacks the import scopes to link again', async () => {
+      const narrow = await signIn(h.server, IVAN.id, { scope: 'openid offline_access alters:read alters:write system:read' });
+      await h.bot.context.accounts.save(IVAN.id, { accessToken: narrow.token, refreshToken: narrow.refreshToken, expiresAt: Date.now() + 3_600_000, scope: 'alters:read alters:write system:read', linkedAt: Date.now() });
+      const { response } = await importFile(IVAN, pluralKitFile(['Quill']), contentMatches(/link/));
+      expect(String(response.body.content)).toMatch(/run `\/link` again/);
+      expect(buttonsOf(response).map((b) => b.label)).toEqual(['Link again']);
+      expect(await altersOf(IVAN.id)).toEqual([]);
     });
 
     it('wants exactly one of file and link', async () => {
