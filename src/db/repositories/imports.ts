@@ -319,23 +319,40 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
     return { report: planImport(request.source, target, options).report, replayed: false };
   }
   const { idempotency } = request;
-  return db.transaction().execute(async (trx) => {
-    await touchSystem(trx, systemId);
-    if (idempotency) {
-      const report = await storedReport(trx, systemId, idempotency);
-      if (report) return { report, replayed: true };
-    }
-    const target = await loadImportTarget(trx, systemId, request.source.source, request.source.sourceSystemId);
-    const plan = planImport(request.source, target, options);
-    await applyImportPlan(trx, systemId, plan, request.clientId, request.progress);
-    if (idempotency) {
-      await trx
-        .insertInto('applied_imports')
-        .values({ system_id: systemId, idempotency_key: idempotency.key, request_hash: idempotency.requestHash, report: JSON.stringify(plan.report), created_at: request.now })
-        .execute();
-    }
-    return { report: plan.report, replayed: false };
-  });
+  if (idempotency) {
+    const report = await storedReport(db, systemId, idempotency);
+    if (report) return { report, replayed: true };
+  }
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await touchSystem(trx, systemId);
+      if (idempotency) {
+        // A concurrent request with the same key committed while this one waited for the lock:
+        // answer its report and roll back, so the replay writes nothing (not even the revision).
+        const report = await storedReport(trx, systemId, idempotency);
+        if (report) throw new Replay(report);
+      }
+      const target = await loadImportTarget(trx, systemId, request.source.source, request.source.sourceSystemId);
+      const plan = planImport(request.source, target, options);
+      await applyImportPlan(trx, systemId, plan, request.clientId, request.progress);
+      if (idempotency) {
+        await trx
+          .insertInto('applied_imports')
+          .values({ system_id: systemId, idempotency_key: idempotency.key, request_hash: idempotency.requestHash, report: JSON.stringify(plan.report), created_at: request.now })
+          .execute();
+      }
+      return { report: plan.report, replayed: false };
+    });
+  } catch (error) {
+    if (error instanceof Replay) return { report: error.report, replayed: true };
+    throw error;
+  }
+}
+
+class Replay extends Error {
+  constructor(readonly report: ImportReport) {
+    super('replayed import');
+  }
 }
 
 /** Everything an export writes: the system, its alters and tags, its switches, its PluralKit ids. */

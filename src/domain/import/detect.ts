@@ -42,7 +42,7 @@ export function readImportFile(file: unknown): ImportSource {
   const source = format === 'tupperbox' ? readTupperbox(json) : readPluralKit(json, format);
   const entities = count(json[format === 'tupperbox' ? 'tuppers' : 'members']) + count(json.groups);
   if (source.alters.length === 0 && source.tags.length === 0 && entities > 0) {
-    throw new Problem('invalid-import', `nothing in the file can be imported: ${source.skipped.slice(0, 3).map((s) => `${s.id || '(no id)'} ${s.name ? JSON.stringify(s.name) : ''}: ${s.reason}`.replace('  ', ' ')).join('; ')}`);
+    throw new Problem('invalid-import', `nothing in the file can be imported: ${source.skipped.slice(0, 3).map((s) => `${s.id || '(no id)'}${s.name.trim() ? ` ${JSON.stringify(s.name)}` : ''}: ${s.reason}`).join('; ')}`);
   }
   return source;
 }

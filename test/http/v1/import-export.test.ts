@@ -1,22 +1,25 @@
 // Import and export over HTTP (issue 12), on every dialect: the two sample files with their
 // documented mapping, broken files of every kind, dry runs, idempotency, re-imports, the modes,
-// the limits and the export → import round trip.
+// the limits and the export → import round trip, field by field.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../../src/domain/alter.js';
 import type { ImportReport } from '../../../src/domain/import/model.js';
 import type { System } from '../../../src/domain/system.js';
-import { errorTypes, request, signIn, type ApiResponse, type ApiUser } from '../../support/api.js';
+import { errorTypes, request, signIn, type ApiResponse, type ApiUser, type ErrorBody } from '../../support/api.js';
 import { DIALECTS } from '../../support/dialects.js';
-import { snapshotDatabase } from '../../support/snapshot.js';
+import { describeDifference, snapshotDatabase } from '../../support/snapshot.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
 const SAMPLES = '/work/shared/samples';
 const pkText = readFileSync(`${SAMPLES}/pluralkit-v2.json`, 'utf8');
 const tbText = readFileSync(`${SAMPLES}/tupperbox.json`, 'utf8');
+const pkFile = () => JSON.parse(pkText) as Record<string, unknown> & { members: Array<Record<string, unknown>> };
 
 let nextUser = 0;
-const userId = () => `20000000000000${String(4000 + ++nextUser).padStart(4, '0')}`;
+const newUserId = () => `2000000000000${String(40000 + ++nextUser)}`;
+
+type Report = ImportReport;
 
 describe.each(DIALECTS)('import and export (%s)', (dialect) => {
   let server: TestServer;
@@ -27,34 +30,432 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
   afterAll(async () => server?.stop());
 
   const importFile = (user: ApiUser, body: string | Uint8Array, query = '', headers: Record<string, string> = {}) =>
-    request<{ data: ImportReport }>(server, 'POST', `/v1/users/@me/system/import${query}`, {
-      token: user.token,
-      raw: body,
-      headers: { 'content-type': 'application/json', ...headers },
-    });
-  const alters = async (user: ApiUser) => (await user.call<Alter[]>('GET', '/v1/users/@me/system/list-alters')).body;
-  const system = async (user: ApiUser) => (await user.call<{ data: System }>('GET', '/v1/users/@me/system')).body.data;
-  const ok = (response: ApiResponse<{ data: ImportReport }>) => {
+    request<{ data: Report }>(server, 'POST', `/v1/users/@me/system/import${query}`, { token: user.token, raw: body, headers: { 'content-type': 'application/json', ...headers } });
+  const listAlters = async (user: ApiUser) => {
+    const response = await user.call<Alter[]>('GET', '/v1/users/@me/system/list-alters');
+    expect(response.status).toBe(200);
+    return response.body;
+  };
+  const readSystem = async (user: ApiUser) => (await user.call<{ data: System }>('GET', '/v1/users/@me/system')).body.data;
+  const ok = (response: ApiResponse<{ data: Report }>) => {
     expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(Object.keys(response.body)).toEqual(['data']);
     return response.body.data;
   };
+  const systemIdOf = async (user: ApiUser) => Number((await listAlters(user))[0]?.systemId ?? (await server.database.db.selectFrom('systems').select('id').where('user_id', '=', user.userId).executeTakeFirstOrThrow()).id);
+  const tagsOf = async (user: ApiUser) => {
+    const systemId = await systemIdOf(user);
+    return server.database.db.selectFrom('tags').selectAll().where('system_id', '=', systemId).orderBy('id').execute();
+  };
+  const switchesOf = async (user: ApiUser) => {
+    const systemId = await systemIdOf(user);
+    const rows = await server.database.db
+      .selectFrom('switches as s')
+      .leftJoin('switch_members as m', 'm.switch_id', 's.id')
+      .leftJoin('alters as a', 'a.id', 'm.alter_id')
+      .select(['s.id', 's.switched_at', 's.client_id', 'a.username', 'm.position'])
+      .where('s.system_id', '=', systemId)
+      .orderBy('s.switched_at')
+      .orderBy('m.position')
+      .execute();
+    const byId = new Map<number, { at: number; clientId: string; members: string[] }>();
+    for (const row of rows) {
+      const entry = byId.get(Number(row.id)) ?? { at: Number(row.switched_at), clientId: row.client_id, members: [] };
+      if (row.username) entry.members.push(row.username);
+      byId.set(Number(row.id), entry);
+    }
+    return [...byId.values()];
+  };
+  /** The whole database, for "changed nothing" (token bookkeeping aside). */
+  const snapshot = () => snapshotDatabase(server.database.db, { exclude: ['oidc_payloads'] });
+  const expectUnchanged = async (before: Awaited<ReturnType<typeof snapshot>>) => {
+    const after = await snapshot();
+    expect(after.digest, describeDifference(before, after)).toBe(before.digest);
+  };
 
-  it('imports the PluralKit sample', async () => {
-    const user = await signIn(server, userId());
-    const report = ok(await importFile(user, pkText, '?history=true'));
-    console.log(JSON.stringify(report, null, 1));
-    console.log(JSON.stringify(await alters(user), null, 1).slice(0, 3000));
-    console.log(JSON.stringify(await system(user), null, 1));
-    const exported = await user.call('GET', '/v1/users/@me/system/export');
-    console.log(exported.status, JSON.stringify(exported.body).slice(0, 3000));
+  describe('the PluralKit sample', () => {
+    let user: ApiUser;
+    let report: Report;
+    beforeAll(async () => {
+      user = await signIn(server, newUserId());
+      report = ok(await importFile(user, pkText, '?history=true'));
+    });
+
+    it('answers the report', () => {
+      expect(report).toEqual({
+        format: 'pluralkit',
+        mode: 'merge',
+        dryRun: false,
+        history: true,
+        counts: {
+          alters: { created: 5, updated: 0, unchanged: 0, deleted: 0 },
+          tags: { created: 2, updated: 0, unchanged: 0, deleted: 0 },
+          switches: { created: 4, unchanged: 0, deleted: 0 },
+        },
+        renames: [],
+        skipped: [],
+        warnings: [
+          'linked Discord accounts are never imported from a file; add sub-accounts in your settings',
+          '3 birthdays were not imported: alters have no birthday field here',
+          '1 of 5 alters kept their proxy tags in sent messages (keep_proxy / show_brackets); here that is one setting for the whole system, which was left off',
+        ],
+      });
+    });
+
+    it('creates the alters with the documented mapping', async () => {
+      const alters = await listAlters(user);
+      const tags = await tagsOf(user);
+      const tagId = (name: string) => tags.find((tag) => tag.name === name)?.id;
+      const pick = (alter: Alter) => ({
+        username: alter.username, displayName: alter.displayName, color: alter.color, pronouns: alter.pronouns, avatarUrl: alter.avatarUrl,
+        webhookAvatarUrl: alter.webhookAvatarUrl, banner: alter.banner, created: alter.created, lastMessageTimestamp: alter.lastMessageTimestamp,
+        messageCount: alter.messageCount, alterMode: alter.alterMode, proxyTags: alter.proxyTags.map(({ prefix, suffix }) => [prefix, suffix]),
+        public: alter.public, flags: alter.flags, tagIds: alter.tagIds,
+      });
+      expect(alters.map(pick)).toEqual([
+        {
+          username: 'RenKōsaka', displayName: 'Ren 🌸', color: '#FF6F91', pronouns: 'he/they', avatarUrl: 'https://cdn.example.invalid/av/ren.png', webhookAvatarUrl: null,
+          banner: null, created: '2023-06-10T14:25:02.004Z', lastMessageTimestamp: '2025-03-02T08:16:41.551Z', messageCount: 1532, alterMode: 'webhook',
+          proxyTags: [['ren:', null], ['[', ']']], public: 1023, flags: 0, tagIds: [tagId('Garden Crew')],
+        },
+        {
+          username: 'ミナ', displayName: 'ミナ', color: '#7FC8F8', pronouns: 'she/her', avatarUrl: 'https://cdn.example.invalid/av/mina.webp', webhookAvatarUrl: null,
+          banner: null, created: '2023-06-10T14:26:10.000Z', lastMessageTimestamp: '2025-03-01T18:07:00.200Z', messageCount: 87, alterMode: 'webhook',
+          proxyTags: [[null, '-mi'], ['ミ:', null]], public: 249, flags: 0, tagIds: [tagId('Garden Crew')],
+        },
+        {
+          username: 'ÉlodieNight', displayName: 'Élodie', color: null, pronouns: null, avatarUrl: 'https://cdn.example.invalid/av/elodie.png',
+          webhookAvatarUrl: 'https://cdn.example.invalid/av/elodie-proxy.png', banner: 'https://cdn.example.invalid/banner/elodie.png', created: '2023-08-19T21:40:55.900Z',
+          lastMessageTimestamp: '2025-02-27T23:59:59.999Z', messageCount: 410, alterMode: 'webhook', proxyTags: [['{{', '}}'], ['é>', null], ['"', '"']], public: 128, flags: 0,
+          tagIds: [tagId('Night Shift')],
+        },
+        {
+          username: '🌙Luna', displayName: 'Luna 🌙', color: '#C0A0FF', pronouns: 'it/its', avatarUrl: null, webhookAvatarUrl: null, banner: null, created: '2024-01-05T03:03:03.000Z',
+          lastMessageTimestamp: null, messageCount: 0, alterMode: 'webhook', proxyTags: [], public: 2 | 4 | 8 | 16 | 32 | 128 | 256 | 512, flags: 0, tagIds: [tagId('Night Shift')],
+        },
+        {
+          username: "SamO'Neil", displayName: "Sam O'Neil", color: '#00AA55', pronouns: 'any', avatarUrl: 'https://cdn.example.invalid/av/sam.jpg', webhookAvatarUrl: null,
+          banner: null, created: '2019-11-20T12:00:00.000Z', lastMessageTimestamp: '2024-12-31T23:00:00.000Z', messageCount: 20044, alterMode: 'webhook',
+          proxyTags: [['s;', null], ['sam:', null], ['<', '>']], public: 1 | 2 | 4 | 8 | 16 | 64 | 128 | 512, flags: 0, tagIds: [tagId('Garden Crew')],
+        },
+      ]);
+    });
+
+    it('updates the system, never its sub-accounts', async () => {
+      const system = await readSystem(user);
+      expect(system).toMatchObject({
+        systemName: 'The Lanternhouse', systemDisplayTag: '| 🏮 LH', systemDescription: 'A synthetic test system.\nNothing here describes real people.',
+        systemPronouns: 'we/us', systemAvatar: 'https://cdn.example.invalid/sys/lanternhouse.png', systemBanner: null, createdAt: '2023-06-10T14:22:31.481Z',
+        public: 1 | 2 | 8 | 16 | 32 | 128, flags: 0, latchExpiration: 0, subAccounts: [],
+      });
+    });
+
+    it('creates the groups as tags and the switches as front history, by the importing client', async () => {
+      expect((await tagsOf(user)).map((tag) => [tag.name, tag.display_name, tag.color, tag.public])).toEqual([
+        ['Night Shift', '🌃 Night Shift', '#2B2D42', 63],
+        ['Garden Crew', null, null, 1 | 2 | 8 | 16],
+      ]);
+      expect(await switchesOf(user)).toEqual([
+        { at: Date.UTC(2025, 1, 28, 9), clientId: user.client.id, members: ['🌙Luna'] },
+        { at: Date.UTC(2025, 2, 1, 18, 5, 33, 123), clientId: user.client.id, members: ['ÉlodieNight', 'ミナ'] },
+        { at: Date.UTC(2025, 2, 1, 22, 40, 12, 500), clientId: user.client.id, members: [] },
+        { at: Date.UTC(2025, 2, 2, 8, 15), clientId: user.client.id, members: ['RenKōsaka'] },
+      ]);
+      // The newest switch is the front the API shows.
+      const front = await user.call<{ data: { current: Array<{ alterId: number }> } }>('GET', '/v1/users/@me/front');
+      expect(front.status).toBe(200);
+    });
+
+    it('imports again without duplicates: everything matches, switches are skipped by time', async () => {
+      const again = ok(await importFile(user, pkText, '?history=true'));
+      expect(again.counts).toEqual({
+        alters: { created: 0, updated: 0, unchanged: 5, deleted: 0 },
+        tags: { created: 0, updated: 0, unchanged: 2, deleted: 0 },
+        switches: { created: 0, unchanged: 4, deleted: 0 },
+      });
+      expect(await listAlters(user)).toHaveLength(5);
+      expect(await switchesOf(user)).toHaveLength(4);
+    });
+
+    it('follows a member renamed in PluralKit (matched by its id), and message counts only grow', async () => {
+      const file = pkFile();
+      Object.assign(file.members[0] as object, { name: 'Ren Renamed', message_count: 5 });
+      const renamed = ok(await importFile(user, JSON.stringify(file)));
+      expect(renamed.counts.alters).toEqual({ created: 0, updated: 1, unchanged: 4, deleted: 0 });
+      const ren = (await listAlters(user)).find((alter) => alter.username === 'RenRenamed');
+      expect(ren).toMatchObject({ messageCount: 1532, displayName: 'Ren 🌸' });
+    });
   });
 
-  it('imports the Tupperbox sample', async () => {
-    const user = await signIn(server, userId());
+  it('imports the Tupperbox sample with the documented mapping', async () => {
+    const user = await signIn(server, newUserId());
     const report = ok(await importFile(user, tbText));
-    console.log(JSON.stringify(report, null, 1));
-    console.log(JSON.stringify(await alters(user), null, 1).slice(0, 2000));
-    void snapshotDatabase;
-    void errorTypes;
+    expect(report).toMatchObject({ format: 'tupperbox', counts: { alters: { created: 6 }, tags: { created: 2 }, switches: { created: 0 } }, skipped: [], renames: [] });
+    const alters = await listAlters(user);
+    expect(alters.map((alter) => [alter.username, alter.displayName, alter.proxyTags.map(({ prefix, suffix }) => [prefix, suffix]), alter.messageCount, alter.public, alter.color])).toEqual([
+      ['Kit', 'Kit', [['k:', null]], 312, 0, null],
+      ['MiraVale', 'Mira', [['[', ']'], ['mv;', null]], 4051, 0, null],
+      ['Ösa-Linnea', 'Ösa-Linnea', [[null, '-os']], 58, 0, null],
+      ['Doc', 'Doc', [['((', '))'], ['«', '»'], ['"', '"']], 990, 0, null],
+      ['PiptheSmall', 'Pip', [['🐾', '🐾']], 7, 0, null],
+      ['JuniperNight', 'Juniper@Night', [['j!', null], ['J!', null]], 12500, 0, null],
+    ]);
+    expect((await tagsOf(user)).map((tag) => tag.name)).toEqual(['Forest Folk', 'Tiny Crew']);
+    const forest = (await tagsOf(user))[0]?.id;
+    expect(alters.filter((alter) => alter.tagIds.includes(Number(forest))).map((alter) => alter.username)).toEqual(['MiraVale', 'Ösa-Linnea']);
+    // A second import changes nothing.
+    expect(ok(await importFile(user, tbText)).counts.alters).toEqual({ created: 0, updated: 0, unchanged: 6, deleted: 0 });
+  });
+
+  it('a dry run answers the same report and writes nothing', async () => {
+    const user = await signIn(server, newUserId());
+    const before = await snapshot();
+    const preview = ok(await importFile(user, pkText, '?dryRun=true&history=true'));
+    await expectUnchanged(before);
+    const applied = ok(await importFile(user, pkText, '?history=true'));
+    expect({ ...preview, dryRun: false }).toEqual(applied);
+  });
+
+  describe('Idempotency-Key', () => {
+    it('a repeated applied import answers the first report without importing again', async () => {
+      const user = await signIn(server, newUserId());
+      const first = await importFile(user, tbText, '', { 'idempotency-key': 'confirm-1' });
+      expect(ok(first).counts.alters.created).toBe(6);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      const before = await snapshot();
+      const second = await importFile(user, tbText, '', { 'idempotency-key': 'confirm-1' });
+      expect(ok(second)).toEqual(ok(first));
+      expect(second.headers.get('idempotent-replayed')).toBe('true');
+      await expectUnchanged(before);
+    });
+
+    it('concurrent requests with one key import once', async () => {
+      const user = await signIn(server, newUserId());
+      const responses = await Promise.all([1, 2, 3].map(() => importFile(user, pkText, '?history=true', { 'idempotency-key': 'double-click' })));
+      const reports = responses.map(ok);
+      expect(reports.every((report) => JSON.stringify(report) === JSON.stringify(reports[0]))).toBe(true);
+      expect(reports[0]?.counts.alters.created).toBe(5);
+      expect(responses.filter((response) => response.headers.get('idempotent-replayed') === 'true')).toHaveLength(2);
+      expect(await listAlters(user)).toHaveLength(5);
+      expect(await switchesOf(user)).toHaveLength(4);
+    });
+
+    it('the same key with another file or options is refused (409) and changes nothing', async () => {
+      const user = await signIn(server, newUserId());
+      ok(await importFile(user, tbText, '', { 'idempotency-key': 'k' }));
+      const before = await snapshot();
+      for (const [body, query] of [[pkText, ''], [tbText, '?mode=add']] as const) {
+        const response = await importFile(user, body, query, { 'idempotency-key': 'k' });
+        expect(response.status).toBe(409);
+        expect(errorTypes(response)).toEqual(['idempotency-key-reused']);
+      }
+      await expectUnchanged(before);
+      // Keys are per system: another user may use the same one.
+      const other = await signIn(server, newUserId());
+      expect(ok(await importFile(other, pkText, '', { 'idempotency-key': 'k' })).counts.alters.created).toBe(5);
+    });
+
+    it('refuses a malformed key', async () => {
+      const user = await signIn(server, newUserId());
+      const response = await importFile(user, tbText, '', { 'idempotency-key': 'x'.repeat(101) });
+      expect(response.status).toBe(400);
+      expect(errorTypes(response)).toEqual(['validation']);
+    });
+  });
+
+  describe('modes', () => {
+    it('add creates everything again under new names', async () => {
+      const user = await signIn(server, newUserId());
+      ok(await importFile(user, tbText));
+      const added = ok(await importFile(user, tbText, '?mode=add'));
+      expect(added.counts.alters).toEqual({ created: 6, updated: 0, unchanged: 0, deleted: 0 });
+      expect(added.renames.map((rename) => [rename.source, rename.id, rename.name, rename.to])).toEqual([
+        ['tupperbox', '5100201', 'Kit', 'Kit-2'],
+        ['tupperbox', '5100202', 'Mira Vale', 'MiraVale-2'],
+        ['tupperbox', '5100203', 'Ösa-Linnea', 'Ösa-Linnea-2'],
+        ['tupperbox', '5100204', 'Doc', 'Doc-2'],
+        ['tupperbox', '5100205', 'Pip the Small', 'PiptheSmall-2'],
+        ['tupperbox', '5100206', 'Juniper@Night', 'JuniperNight-2'],
+        ['tupperbox', '9101', 'Forest Folk', 'Forest Folk-2'],
+        ['tupperbox', '9102', 'Tiny Crew', 'Tiny Crew-2'],
+      ]);
+      expect(await listAlters(user)).toHaveLength(12);
+    });
+
+    it('merge matches alters created by hand by their username, and keeps the rest', async () => {
+      const user = await signIn(server, newUserId());
+      const kit = await user.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'KIT', displayName: 'Kitty', color: '#123456', public: 1 });
+      await user.call('POST', '/v1/users/@me/system/create-alter', { username: 'keeper', displayName: 'Keeper' });
+      const report = ok(await importFile(user, tbText));
+      expect(report.counts.alters).toEqual({ created: 5, updated: 1, unchanged: 0, deleted: 0 });
+      const alters = await listAlters(user);
+      expect(alters.find((alter) => alter.alterId === kit.body.alterId)).toMatchObject({ username: 'Kit', displayName: 'Kit', color: '#123456', public: 1, messageCount: 312 });
+      expect(alters.map((alter) => alter.username)).toContain('keeper');
+    });
+
+    it('replace makes the system the file: others deleted, matched ones kept by id', async () => {
+      const user = await signIn(server, newUserId());
+      ok(await importFile(user, pkText, '?history=true'));
+      const ren = (await listAlters(user)).find((alter) => alter.username === 'RenKōsaka');
+      await user.call('POST', '/v1/users/@me/system/create-alter', { username: 'extra', displayName: 'Extra' });
+      const file = pkFile();
+      file.members = file.members.filter((member) => member.id === 'fobnap' || member.id === 'sejkut');
+      file.groups = [];
+      file.switches = [{ timestamp: '2025-03-02T08:15:00Z', members: ['fobnap'] }];
+      const report = ok(await importFile(user, JSON.stringify(file), '?mode=replace&history=true'));
+      expect(report.counts).toEqual({
+        alters: { created: 0, updated: 2, unchanged: 0, deleted: 4 },
+        tags: { created: 0, updated: 0, unchanged: 0, deleted: 2 },
+        switches: { created: 0, unchanged: 1, deleted: 3 },
+      });
+      const alters = await listAlters(user);
+      expect(alters.map((alter) => [alter.alterId, alter.username, alter.tagIds])).toEqual([[ren?.alterId, 'RenKōsaka', []], [expect.any(Number), 'ミナ', []]]);
+      expect(await switchesOf(user)).toEqual([{ at: Date.UTC(2025, 2, 2, 8, 15), clientId: user.client.id, members: ['RenKōsaka'] }]);
+    });
+  });
+
+  describe('broken files', () => {
+    let user: ApiUser;
+    beforeAll(async () => {
+      user = await signIn(server, newUserId());
+      ok(await importFile(user, tbText));
+    });
+
+    const refused = async (body: string | Uint8Array, status: number, type: string, message: RegExp, query = '', headers: Record<string, string> = {}) => {
+      const before = await snapshot();
+      const response = await importFile(user, body, query, headers);
+      expect({ status: response.status, types: errorTypes(response) }, JSON.stringify(response.body)).toEqual({ status, types: [type] });
+      expect((response.body as unknown as ErrorBody).errors[0]?.friendly).toMatch(message);
+      await expectUnchanged(before);
+    };
+
+    it.each([
+      ['not JSON', 'this is not json', 400, 'invalid-json', /not valid JSON/],
+      ['empty', '', 400, 'invalid-json', /the file is empty/],
+      ['a JSON array', '[]', 422, 'invalid-import', /must be a JSON object/],
+      ['of no known format', '{"alters": [], "system": {}}', 422, 'invalid-import', /"switches" key.*"tuppers" key/],
+      ['nothing usable', '{"tuppers": [{"id": 1, "name": ""}, {"name": "no id"}]}', 422, 'invalid-import', /nothing in the file can be imported: 1: no name; \(no id\) "no id": no usable id/],
+      ['more members than a system holds', JSON.stringify({ switches: [], members: Array.from({ length: 2001 }, (_, i) => ({ id: `m${i}`, name: `member ${i}` })) }), 409, 'too-many-alters', /2007 alters \(6 kept, 2001 new\).*at most 2000/],
+      ['more switches than allowed', JSON.stringify({ switches: Array.from({ length: 100_001 }, () => ({})) }), 409, 'too-many-entries', /100001 switches/],
+      ['an invalid mode', tbText, 400, 'validation', /mode: must be one of merge, add, replace/, '?mode=overwrite'],
+      ['an unknown query parameter', tbText, 400, 'validation', /unknown query parameter/, '?force=true'],
+    ])('%s: refused, nothing written', async (_name, body, status, type, message, query = '') => {
+      await refused(body, status, type, message, query);
+    });
+
+    it('a body over 8 MiB is 413', async () => {
+      await refused(`{"tuppers": [], "pad": "${'x'.repeat(8 * 1024 * 1024)}"}`, 413, 'body-too-large', /larger than 8 MiB/);
+    });
+
+    it('a body that is not JSON by its media type is 415', async () => {
+      await refused(tbText, 415, 'unsupported-media-type', /JSON/, '', { 'content-type': 'text/plain' });
+    });
+
+    it('bytes that are not UTF-8 are 422', async () => {
+      await refused(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d]), 422, 'invalid-import', /not UTF-8/);
+    });
+
+    it('reads UTF-8 with a BOM whatever charset or JSON media type is claimed', async () => {
+      const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(tbText)]);
+      for (const contentType of ['application/json; charset=iso-8859-1', 'text/json', 'application/vnd.pluralkit+json']) {
+        const response = await importFile(user, bom, '?dryRun=true', { 'content-type': contentType });
+        expect(ok(response).counts.alters.unchanged).toBe(6);
+      }
+    });
+
+    it('bad colours, odd brackets, oversized fields, duplicate names and huge ids: imported with warnings', async () => {
+      const fresh = await signIn(server, newUserId());
+      const file = {
+        tuppers: [
+          { id: 'HUGE', name: 'Same', brackets: ['a:', '', 'b:'], description: 'd'.repeat(1500) },
+          { id: 2, name: 'same', brackets: ['c:', ''] },
+        ],
+        groups: [],
+      };
+      // A bare integer above 2^53 in the text, as a file would have it.
+      const text = JSON.stringify(file).replace('"HUGE"', '98765432109876543210');
+      const report = ok(await importFile(fresh, text));
+      expect(report.counts.alters.created).toBe(2);
+      expect(report.renames).toEqual([{ source: 'tupperbox', id: '2', name: 'same', to: 'same-2' }]);
+      expect(report.warnings).toEqual(expect.arrayContaining([
+        '1 tupper had an odd number of brackets; the last one, without a partner, was dropped ("Same")',
+        '1 tupper description was shortened to 1000 characters ("Same")',
+      ]));
+      const links = await server.database.db.selectFrom('import_alter_links').select('source_entity_id').where('system_id', '=', await systemIdOf(fresh)).orderBy('source_entity_id').execute();
+      expect(links.map((link) => link.source_entity_id)).toEqual(['2', '98765432109876543210']);
+
+      const pk = pkFile();
+      Object.assign(pk.members[0] as object, { color: 'ggg000' });
+      Object.assign(pk.members[1] as object, { color: 'red', avatar_url: 'http://insecure.example/a.png' });
+      const pkReport = ok(await importFile(fresh, JSON.stringify(pk)));
+      expect(pkReport.warnings).toEqual(expect.arrayContaining([
+        '2 member colours were not a colour like 3a6ea5 and were dropped ("Ren Kōsaka", "ミナ")',
+        '1 member avatar was not an https URL of at most 2048 characters and was dropped ("ミナ")',
+      ]));
+    });
+  });
+
+  describe('export', () => {
+    it('is a PluralKit file PluralKit accepts, as a download, for the owner only', async () => {
+      const user = await signIn(server, newUserId());
+      ok(await importFile(user, pkText, '?history=true'));
+      const response = await user.call<Record<string, unknown>>('GET', '/v1/users/@me/system/export');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-disposition')).toBe('attachment; filename="system.json"');
+      const file = response.body;
+      expect(file).toMatchObject({ version: 2, id: 'xkrtbw', name: 'The Lanternhouse', tag: '| 🏮 LH', color: null });
+      expect(file).not.toHaveProperty('accounts');
+      expect(file).not.toHaveProperty('config');
+      const members = file.members as Array<Record<string, unknown>>;
+      expect(members.map((member) => member.id)).toEqual(['fobnap', 'sejkut', 'hazrow', 'cuvtey', 'bmdql']);
+      expect(members[0]).toMatchObject({ uuid: '0b9b7f5e-6a0c-4d2e-9f11-2c3d4e5f6a01', color: 'ff6f91', name: 'RenKōsaka', display_name: 'Ren 🌸' });
+      expect((file.switches as unknown[])[0]).toEqual({ timestamp: '2025-03-02T08:15:00.000Z', members: ['fobnap'] });
+      for (const member of members) if (member.color !== null) expect(member.color).toMatch(/^[0-9a-f]{6}$/);
+
+      const other = await signIn(server, newUserId());
+      const refused = await other.call('GET', `/v1/users/${user.userId}/system/export`);
+      expect(refused.status).toBe(403);
+      expect(errorTypes(refused)).toEqual(['not-matching-oauth']);
+    });
+
+    it('round-trips every field into a fresh system', async () => {
+      const user = await signIn(server, newUserId());
+      ok(await importFile(user, pkText, '?history=true'));
+      const edit = await user.call('POST', '/v1/users/@me/system/edit', {
+        displayTagMap: { '300000000000000001': '[LH]' }, nicknameFormat: '%display% (%username%)', systemOperationDM: false, latchExpiration: 120_000,
+        public: 1 | 4 | 64, flags: 1 | 2 | 4, disabledGuilds: ['300000000000000002'], systemBanner: 'http://banner.example/long.png', systemDisplayTag: `| ${'t'.repeat(95)}`,
+      });
+      expect(edit.status).toBe(200);
+      const [ren] = await listAlters(user);
+      const edited = await user.call('POST', `/v1/users/@me/alters/${ren?.alterId}/edit`, {
+        nameMap: [{ server: '300000000000000001', name: 'Ren here' }], avatarUrlMap: { '300000000000000001': 'https://cdn.example/ren-here.png' },
+        alterMode: 'both', flags: 5, public: 1 | 128, avatarUrl: `https://cdn.example/${'a'.repeat(400)}.png`, webhookAvatarUrl: 'http://plain.example/ren.png',
+        proxyTags: [{ prefix: 'p'.repeat(100), suffix: 's'.repeat(100) }, { prefix: 'ren:' }],
+      });
+      expect(edited.status).toBe(200);
+
+      const exported = await user.call<Record<string, unknown>>('GET', '/v1/users/@me/system/export');
+      expect(exported.status).toBe(200);
+      const fresh = await signIn(server, newUserId());
+      const report = ok(await importFile(fresh, JSON.stringify(exported.body), '?history=true'));
+      expect(report).toMatchObject({ skipped: [], renames: [], counts: { alters: { created: 5 }, tags: { created: 2 }, switches: { created: 4 } } });
+
+      const comparable = (alters: Alter[], tagNames: Map<number, string>) =>
+        alters.map(({ alterId: _id, systemId: _system, proxyTags, tagIds, ...rest }) => ({
+          ...rest,
+          proxyTags: proxyTags.map(({ prefix, suffix }) => [prefix, suffix]),
+          tags: tagIds.map((id) => tagNames.get(id)),
+        }));
+      const names = async (u: ApiUser) => new Map((await tagsOf(u)).map((tag) => [Number(tag.id), tag.name]));
+      expect(comparable(await listAlters(fresh), await names(fresh))).toEqual(comparable(await listAlters(user), await names(user)));
+
+      const systemFields = ({ associatedUserId: _u, alterIds: _a, tagIds: _t, ...rest }: System) => rest;
+      expect(systemFields(await readSystem(fresh))).toEqual(systemFields(await readSystem(user)));
+
+      const tagRows = async (u: ApiUser) => (await tagsOf(u)).map(({ id: _id, system_id: _s, created_at: _c, ...rest }) => rest);
+      expect(await tagRows(fresh)).toEqual(await tagRows(user));
+      const history = async (u: ApiUser) => (await switchesOf(u)).map(({ at, members }) => ({ at, members }));
+      expect(await history(fresh)).toEqual(await history(user));
+    });
   });
 });

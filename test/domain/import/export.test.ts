@@ -1,0 +1,81 @@
+// The PluralKit export mapping (import-formats.md §3.6): what PluralKit's importer needs, and our
+// own key, which the reader takes back exactly.
+import { describe, expect, it } from 'vitest';
+import { readImportFile } from '../../../src/domain/import/detect.js';
+import { buildExport, type ExportData } from '../../../src/domain/import/export.js';
+import type { TargetAlter } from '../../../src/domain/import/plan.js';
+import type { SystemRecord } from '../../../src/domain/system.js';
+
+const SYSTEM: SystemRecord = {
+  id: 12, userId: '200000000000000001', name: 'Lanternhouse', displayTag: `| ${'t'.repeat(90)}`, displayTagMap: { '300000000000000001': '[LH]' },
+  description: 'About us', avatar: 'http://insecure.example/a.png', banner: null, pronouns: 'we/us', nicknameFormat: '%display%',
+  operationDm: false, latchExpiration: 60_000, public: 1 | 4 | 64, flags: 1 | 4, disabledGuilds: ['300000000000000002'], disabled: false,
+  createdAt: Date.UTC(2023, 5, 10), revision: 3,
+};
+
+const alter = (id: number, extra: Partial<TargetAlter> = {}): TargetAlter => ({
+  id, username: `alter${id}`, displayName: `alter${id}`, nameMap: [], color: '#FF6F91', description: null, pronouns: null, avatarUrl: null,
+  avatarUrlMap: {}, webhookAvatarUrl: null, banner: null, alterMode: 'webhook', proxyTags: [], public: 0, flags: 0, messageCount: 3,
+  lastMessageAt: null, createdAt: Date.UTC(2024, 0, 1), tagIds: [], ...extra,
+});
+
+let uuid = 0;
+const data = (extra: Partial<ExportData> = {}): ExportData => ({
+  system: SYSTEM,
+  alters: [
+    alter(1, { displayName: 'Ren', avatarUrl: `https://cdn.example/${'a'.repeat(300)}`, proxyTags: [{ id: 'x', prefix: 'r:', suffix: '' }, { id: 'y', prefix: 'p'.repeat(100), suffix: 's' }], public: 1 | 2 | 512 | 64, tagIds: [5] }),
+    alter(2, { nameMap: [{ server: '300000000000000001', name: 'Two' }], alterMode: 'both', flags: 7 }),
+  ],
+  tags: [{ id: 5, name: 'Night', displayName: null, description: null, color: '#2B2D42', icon: null, public: 1 | 2 | 16, createdAt: Date.UTC(2024, 1, 1) }],
+  switches: [{ at: Date.UTC(2025, 0, 1), alterIds: [1] }, { at: Date.UTC(2025, 0, 2), alterIds: [] }],
+  pluralKit: { systemId: null, alterHids: new Map([[1, 'fobnap']]), tagHids: new Map(), uuids: new Map([['m:fobnap', 'kept-uuid']]) },
+  newUuid: () => `uuid-${++uuid}`,
+  ...extra,
+});
+
+describe('buildExport', () => {
+  const { file, warnings } = buildExport(data());
+  const members = file.members as Array<Record<string, unknown>>;
+
+  it('writes every top-level key PluralKit expects, switches newest first, and no config or accounts', () => {
+    expect(Object.keys(file)).toEqual(['version', 'id', 'uuid', 'name', 'description', 'tag', 'pronouns', 'avatar_url', 'banner', 'color', 'created', 'webhook_url', 'privacy', 'members', 'groups', 'switches', 'switchboard']);
+    expect(file).toMatchObject({ version: 2, name: 'Lanternhouse', avatar_url: null, color: null, webhook_url: null, created: '2023-06-10T00:00:00.000Z' });
+    expect((file.tag as string).length).toBe(79);
+    expect(file.switches).toEqual([{ timestamp: '2025-01-02T00:00:00.000Z', members: [] }, { timestamp: '2025-01-01T00:00:00.000Z', members: ['fobnap'] }]);
+    expect(file.privacy).toMatchObject({ name_privacy: 'public', description_privacy: 'public', member_list_privacy: 'public', avatar_privacy: 'private', front_privacy: 'private' });
+  });
+
+  it('keeps imported short ids and uuids, makes six-letter ones from PluralKit’s alphabet for the rest', () => {
+    expect(members[0]).toMatchObject({ id: 'fobnap', uuid: 'kept-uuid' });
+    expect(members[1]?.id).toMatch(/^[abcefghjknoprstuvwxyz]{6}$/);
+    expect(buildExport(data()).file.members).toEqual(expect.arrayContaining([expect.objectContaining({ id: members[1]?.id })]));
+    expect((file.groups as Array<Record<string, unknown>>)[0]).toMatchObject({ name: 'Night', color: '2b2d42', members: ['fobnap'], privacy: { visibility: 'public', name_privacy: 'public', description_privacy: 'private' } });
+  });
+
+  it('writes members as PluralKit takes them: colour without #, links ≤ 256, tags that fit, privacy from the bits', () => {
+    expect(members[0]).toMatchObject({
+      name: 'alter1', display_name: 'Ren', color: 'ff6f91', avatar_url: null, keep_proxy: true, birthday: null, message_count: 3,
+      proxy_tags: [{ prefix: 'r:', suffix: null }],
+      privacy: { visibility: 'public', name_privacy: 'public', description_privacy: 'private', proxy_privacy: 'public', birthday_privacy: 'private' },
+    });
+    expect(members[1]).toMatchObject({ name: 'alter2', display_name: null });
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^1 avatar could not go in PluralKit's fields/), expect.stringMatching(/^1 system avatar/), expect.stringMatching(/system tag was shortened to 79/)]));
+  });
+
+  it('is read back exactly through our own key', () => {
+    const source = readImportFile(JSON.parse(JSON.stringify(file)));
+    expect(source.system).toMatchObject({ name: 'Lanternhouse', displayTag: SYSTEM.displayTag, displayTagMap: SYSTEM.displayTagMap, avatar: SYSTEM.avatar, nicknameFormat: '%display%', operationDm: false, latchExpiration: 60_000, public: SYSTEM.public, flags: SYSTEM.flags, disabledGuilds: SYSTEM.disabledGuilds });
+    expect(source.alters[0]).toMatchObject({ username: 'alter1', displayName: 'Ren', avatarUrl: `https://cdn.example/${'a'.repeat(300)}`, public: 1 | 2 | 512 | 64, proxyTags: [{ prefix: 'r:', suffix: null }, { prefix: 'p'.repeat(100), suffix: 's' }] });
+    expect(source.alters[1]).toMatchObject({ nameMap: [{ server: '300000000000000001', name: 'Two' }], alterMode: 'both', flags: 7 });
+    expect(source.tags[0]).toMatchObject({ name: 'Night', color: '#2B2D42', public: 1 | 2 | 16, memberIds: ['fobnap'] });
+    expect(source.warnings).toEqual([]);
+  });
+
+  it('falls back to the PluralKit fields when our key is damaged, with a warning', () => {
+    const copy = JSON.parse(JSON.stringify(file)) as { switchboard: { alters: Record<string, { username: string }> } };
+    copy.switchboard.alters.fobnap = { username: 'has space' };
+    const source = readImportFile(copy);
+    expect(source.alters[0]).toMatchObject({ username: 'alter1', displayName: 'Ren' });
+    expect(source.warnings).toEqual(['our own data (the "switchboard" key) of 1 alter was invalid and was ignored; the PluralKit fields were used ("fobnap")']);
+  });
+});

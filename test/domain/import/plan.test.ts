@@ -1,0 +1,186 @@
+// The import planner: what a file does to a system in each mode, table-driven over a small
+// in-memory system. No database: the planner is pure.
+import { describe, expect, it } from 'vitest';
+import type { ImportSource, SourceAlter, SourceTag } from '../../../src/domain/import/model.js';
+import { planImport, type ImportOptions, type ImportTarget, type TargetAlter, type TargetTag } from '../../../src/domain/import/plan.js';
+import { Problem } from '../../../src/domain/problems.js';
+import type { SystemRecord } from '../../../src/domain/system.js';
+
+const NOW = Date.UTC(2026, 10, 23);
+
+const SYSTEM: SystemRecord = {
+  id: 1, userId: '200000000000000001', name: 'My system', displayTag: null, displayTagMap: {}, description: null, avatar: null, banner: null,
+  pronouns: null, nicknameFormat: '@%username%', operationDm: true, latchExpiration: 0, public: 0, flags: 0, disabledGuilds: [], disabled: false,
+  createdAt: NOW - 1000, revision: 1,
+};
+
+const fileAlter = (id: string, username: string, extra: Partial<SourceAlter> = {}): SourceAlter => ({
+  id, uuid: null, name: username, username, displayName: username, color: null, description: null, pronouns: null, avatarUrl: null,
+  webhookAvatarUrl: null, banner: null, createdAt: 1000, lastMessageAt: null, messageCount: 0, proxyTags: [], public: 0, keepProxy: null, ...extra,
+});
+
+const existingAlter = (id: number, username: string, extra: Partial<TargetAlter> = {}): TargetAlter => ({
+  id, username, displayName: username, nameMap: [], color: null, description: null, pronouns: null, avatarUrl: null, avatarUrlMap: {},
+  webhookAvatarUrl: null, banner: null, alterMode: 'webhook', proxyTags: [], public: 0, flags: 0, messageCount: 0, lastMessageAt: null,
+  createdAt: 5, tagIds: [], ...extra,
+});
+
+const fileTag = (id: string, name: string, memberIds: string[] = []): SourceTag => ({ id, uuid: null, name, displayName: null, description: null, color: null, icon: null, public: 0, memberIds });
+const existingTag = (id: number, name: string): TargetTag => ({ id, name, displayName: null, description: null, color: null, icon: null, public: 0 });
+
+const source = (alters: SourceAlter[], extra: Partial<ImportSource> = {}): ImportSource => ({
+  format: 'pluralkit', source: 'pluralkit', sourceSystemId: 'sysid', system: {}, alters, tags: [], switches: [], skipped: [], warnings: [], ...extra,
+});
+
+const target = (alters: TargetAlter[] = [], extra: Partial<ImportTarget> = {}): ImportTarget => ({
+  system: SYSTEM, alters, tags: [], alterLinks: new Map(), tagLinks: new Map(), switchTimes: new Set(), ...extra,
+});
+
+let ids = 0;
+const options = (extra: Partial<ImportOptions> = {}): ImportOptions => ({ mode: 'merge', dryRun: false, history: false, newProxyTagId: () => `t${++ids}`, now: NOW, ...extra });
+
+describe('planImport: matching and names', () => {
+  it.each([
+    {
+      name: 'a fresh system: everything is created',
+      file: [fileAlter('a', 'alex'), fileAlter('b', 'bo')], existing: [], links: {}, mode: 'merge' as const,
+      counts: { created: 2, updated: 0, unchanged: 0, deleted: 0 }, renames: [],
+    },
+    {
+      name: 'merge matches by folded username and leaves an equal alter unchanged',
+      file: [fileAlter('a', 'ALEX')], existing: [existingAlter(7, 'alex', { createdAt: 5 })], links: {}, mode: 'merge' as const,
+      counts: { created: 0, updated: 1, unchanged: 0, deleted: 0 }, renames: [],
+    },
+    {
+      name: 'merge matches by import link even after a rename on either side',
+      file: [fileAlter('a', 'renamed')], existing: [existingAlter(7, 'original')], links: { a: 7 }, mode: 'merge' as const,
+      counts: { created: 0, updated: 1, unchanged: 0, deleted: 0 }, renames: [],
+    },
+    {
+      name: 'add never matches: a taken name gets -2',
+      file: [fileAlter('a', 'alex')], existing: [existingAlter(7, 'alex')], links: { a: 7 }, mode: 'add' as const,
+      counts: { created: 1, updated: 0, unchanged: 0, deleted: 0 }, renames: [{ source: 'pluralkit', id: 'a', name: 'alex', to: 'alex-2' }],
+    },
+    {
+      name: 'duplicate names in the file: the first keeps it, later ones are numbered',
+      file: [fileAlter('a', 'alex'), fileAlter('b', 'Alex'), fileAlter('c', 'ALEX')], existing: [], links: {}, mode: 'merge' as const,
+      counts: { created: 3, updated: 0, unchanged: 0, deleted: 0 },
+      renames: [{ source: 'pluralkit', id: 'b', name: 'Alex', to: 'Alex-2' }, { source: 'pluralkit', id: 'c', name: 'ALEX', to: 'ALEX-3' }],
+    },
+    {
+      name: 'a linked alter keeps its own name when the file name is taken by another alter',
+      file: [fileAlter('a', 'bo', { displayName: 'alex' })], existing: [existingAlter(7, 'alex'), existingAlter(8, 'bo')], links: { a: 7 }, mode: 'merge' as const,
+      counts: { created: 0, updated: 0, unchanged: 1, deleted: 0 }, renames: [{ source: 'pluralkit', id: 'a', name: 'bo', to: 'alex' }],
+    },
+    {
+      name: 'replace deletes what the file does not match',
+      file: [fileAlter('a', 'alex', { description: 'new' })], existing: [existingAlter(7, 'alex'), existingAlter(8, 'bo')], links: {}, mode: 'replace' as const,
+      counts: { created: 0, updated: 1, unchanged: 0, deleted: 1 }, renames: [],
+    },
+  ])('$name', ({ file, existing, links, mode, counts, renames }) => {
+    const plan = planImport(source(file), target(existing, { alterLinks: new Map(Object.entries(links)) }), options({ mode }));
+    expect(plan.report.counts.alters).toEqual(counts);
+    expect(plan.report.renames).toEqual(renames);
+  });
+
+  it('an unchanged alter writes nothing; a changed one only its changed columns', () => {
+    const current = existingAlter(7, 'alex', { description: 'old', messageCount: 50, proxyTags: [{ id: 'keep', prefix: 'a:', suffix: null }] });
+    const file = fileAlter('a', 'alex', { description: 'new', messageCount: 10, proxyTags: [{ prefix: 'a:', suffix: null }, { prefix: 'b:', suffix: null }], createdAt: 123 });
+    const plan = planImport(source([file]), target([current]), options());
+    expect(plan.alterUpdates).toEqual([
+      {
+        sourceId: 'a', uuid: null, alterId: 7,
+        // message counts only grow; the creation time stays; a pair the alter has keeps its id
+        values: { description: 'new', proxyTags: [{ id: 'keep', prefix: 'a:', suffix: null }, { id: expect.stringMatching(/^t\d+$/), prefix: 'b:', suffix: null }] },
+      },
+    ]);
+  });
+
+  it('a Tupperbox merge leaves what Tupperbox does not have (colour, pronouns, privacy)', () => {
+    const current = existingAlter(7, 'kit', { color: '#FF0000', pronouns: 'she/her', public: 1023 });
+    const file = fileAlter('1', 'kit');
+    delete file.color;
+    delete file.pronouns;
+    delete file.public;
+    delete file.webhookAvatarUrl;
+    const plan = planImport(source([file], { source: 'tupperbox', format: 'tupperbox' }), target([current]), options());
+    expect(plan.alterUpdates[0]?.values).toEqual({});
+    expect(plan.report.counts.alters.unchanged).toBe(1);
+  });
+
+  it('refuses a file whose alters would not fit, counting existing ones, before writing', () => {
+    const file = Array.from({ length: 1500 }, (_, i) => fileAlter(`f${i}`, `file${i}`));
+    const existing = Array.from({ length: 600 }, (_, i) => existingAlter(i + 1, `old${i}`));
+    let refused: unknown;
+    try {
+      planImport(source(file), target(existing), options());
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(Problem);
+    expect((refused as Problem).type).toBe('too-many-alters');
+    expect((refused as Problem).message).toBe('the import would leave the system with 2100 alters (600 kept, 1500 new); a system can have at most 2000. Nothing was imported');
+    // replace frees the room of what it deletes
+    expect(planImport(source(file), target(existing), options({ mode: 'replace' })).report.counts.alters).toEqual({ created: 1500, updated: 0, unchanged: 0, deleted: 600 });
+  });
+});
+
+describe('planImport: tags and memberships', () => {
+  it('creates tags with the file members; a membership added to a matched alter is an update', () => {
+    const file = source([fileAlter('a', 'alex'), fileAlter('b', 'bo')], { tags: [fileTag('g1', 'Night', ['a', 'b'])] });
+    const existing = target([existingAlter(7, 'alex')], { tags: [existingTag(3, 'Night')] });
+    const plan = planImport(file, existing, options());
+    expect(plan.report.counts.tags).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 0 });
+    expect(plan.report.counts.alters).toEqual({ created: 1, updated: 1, unchanged: 0, deleted: 0 });
+    expect(plan.memberships).toEqual([['a', 'g1'], ['b', 'g1']]);
+  });
+
+  it('replace clears memberships of matched alters and deletes unmatched tags', () => {
+    const file = source([fileAlter('a', 'alex')], { tags: [] });
+    const existing = target([existingAlter(7, 'alex', { tagIds: [3] })], { tags: [existingTag(3, 'old')] });
+    const plan = planImport(file, existing, options({ mode: 'replace' }));
+    expect(plan.clearMemberships).toEqual([7]);
+    expect(plan.tagDeletes).toEqual([3]);
+    expect(plan.report.counts.alters.updated).toBe(1);
+  });
+
+  it('tag names collide like usernames', () => {
+    const file = source([], { tags: [fileTag('g1', 'Night'), fileTag('g2', 'NIGHT')] });
+    expect(planImport(file, target(), options()).report.renames).toEqual([{ source: 'pluralkit', id: 'g2', name: 'NIGHT', to: 'NIGHT-2' }]);
+  });
+});
+
+describe('planImport: switches', () => {
+  const file = source([fileAlter('a', 'alex')], { switches: [{ at: 1, memberIds: ['a'] }, { at: 2, memberIds: [] }] });
+
+  it.each([
+    { name: 'not imported without history, with a warning', history: false, mode: 'merge' as const, times: [], counts: { created: 0, unchanged: 0, deleted: 0 } },
+    { name: 'times the system has are left', history: true, mode: 'merge' as const, times: [2, 3], counts: { created: 1, unchanged: 1, deleted: 0 } },
+    { name: 'replace deletes the times the file does not have', history: true, mode: 'replace' as const, times: [2, 3], counts: { created: 1, unchanged: 1, deleted: 1 } },
+  ])('$name', ({ history, mode, times, counts }) => {
+    const plan = planImport(file, target([], { switchTimes: new Set(times) }), options({ history, mode }));
+    expect(plan.report.counts.switches).toEqual(counts);
+    if (!history) expect(plan.report.warnings).toContain('2 switches of front history were not imported (import with history=true to include them)');
+  });
+});
+
+describe('planImport: the system', () => {
+  it.each([
+    { name: 'every alter keeps its tags: the flag is set', keep: [true, true], flags: 0, expected: 1, warned: false },
+    { name: 'none does: the flag is cleared', keep: [false, false], flags: 1 | 2, expected: 2, warned: false },
+    { name: 'they differ: left as it is, with a warning', keep: [true, false], flags: 0, expected: undefined, warned: true },
+  ])('keep proxy: $name', ({ keep, flags, expected, warned }) => {
+    const file = source(keep.map((keepProxy, i) => fileAlter(`m${i}`, `m${i}`, { keepProxy })));
+    const plan = planImport(file, target([], { system: { ...SYSTEM, flags } }), options());
+    expect(plan.system.flags).toBe(expected);
+    expect(plan.report.warnings.some((w) => w.includes('kept their proxy tags'))).toBe(warned);
+  });
+
+  it('merge writes the fields the file has; add leaves the system alone', () => {
+    const file = source([], { system: { name: 'Lanternhouse', description: null, createdAt: 42 } });
+    expect(planImport(file, target(), options()).system).toEqual({ name: 'Lanternhouse', createdAt: 42 });
+    expect(planImport(file, target(), options({ mode: 'add' })).system).toEqual({});
+    // the creation time only for a system with nothing in it yet
+    expect(planImport(file, target([existingAlter(1, 'x')]), options()).system).toEqual({ name: 'Lanternhouse' });
+  });
+});

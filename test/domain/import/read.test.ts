@@ -1,0 +1,257 @@
+// Reading files: bytes to JSON (UTF-8, BOM, exact big integers), format detection by keys, and
+// both sample files mapped as import-formats.md §3 documents, field by field; broken files of
+// every kind the document lists.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { detectFormat, readImportFile } from '../../../src/domain/import/detect.js';
+import { decodeImportText, parseImportJson } from '../../../src/domain/import/json.js';
+import type { SourceAlter } from '../../../src/domain/import/model.js';
+import { Problem } from '../../../src/domain/problems.js';
+
+const SAMPLES = '/work/shared/samples';
+const pk = () => JSON.parse(readFileSync(`${SAMPLES}/pluralkit-v2.json`, 'utf8')) as Record<string, unknown> & { members: Array<Record<string, unknown>>; groups: Array<Record<string, unknown>>; switches: unknown[] };
+const tb = () => JSON.parse(readFileSync(`${SAMPLES}/tupperbox.json`, 'utf8')) as Record<string, unknown> & { tuppers: Array<Record<string, unknown>>; groups: Array<Record<string, unknown>> };
+
+function refusal(action: () => unknown): { type: string; friendly: string } {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof Problem) return { type: error.type, friendly: error.message };
+    throw error;
+  }
+  throw new Error('not refused');
+}
+
+describe('bytes to JSON', () => {
+  it('drops a BOM and reads UTF-8', () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"name":"ミナ"}')]);
+    expect(parseImportJson(decodeImportText(bytes))).toEqual({ name: 'ミナ' });
+  });
+
+  it('refuses bytes that are not UTF-8', () => {
+    expect(refusal(() => decodeImportText(new Uint8Array([0x7b, 0xff, 0x7d])))).toMatchObject({ type: 'invalid-import' });
+  });
+
+  it.each([
+    ['a bare integer above 2^53', '{"accounts":[412345678901234567]}', { accounts: ['412345678901234567'] }],
+    ['a negative one', '{"a":-412345678901234567}', { a: '-412345678901234567' }],
+    ['digits inside a string stay as they are', '{"a":"412345678901234567","b":1}', { a: '412345678901234567', b: 1 }],
+    ['an escaped quote before the digits', '{"a":"x\\"","b":412345678901234567}', { a: 'x"', b: '412345678901234567' }],
+    ['a decimal keeps being a number', '{"a":1234567890123456.5}', { a: 1234567890123456.5 }],
+    ['small integers stay numbers', '{"a":[1,22,333]}', { a: [1, 22, 333] }],
+  ])('%s', (_name, text, expected) => {
+    expect(parseImportJson(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['not JSON', 'hello'],
+    ['cut short', '{"switches": ['],
+  ])('refuses %s with invalid-json', (_name, text) => {
+    expect(refusal(() => parseImportJson(text))).toMatchObject({ type: 'invalid-json' });
+  });
+});
+
+describe('detectFormat', () => {
+  it.each([
+    ['Tupperbox', { tuppers: [], groups: [] }, 'tupperbox'],
+    ['tuppers wins over switches (PluralKit order)', { tuppers: [], switches: [] }, 'tupperbox'],
+    ['PluralKit v2', { version: 2, switches: [] }, 'pluralkit'],
+    ['PluralKit v1', { version: 1, switches: [], members: [] }, 'pluralkit-legacy'],
+    ['PluralKit without version (2019)', { switches: [], members: [] }, 'pluralkit-legacy'],
+    ['PluralKit missing its switches key', { version: 2, id: 'abcdef', members: [] }, 'pluralkit'],
+    ['unknown keys', { alters: [], system: {} }, undefined],
+    ['an array', [], undefined],
+    ['a string', 'switches', undefined],
+  ] as const)('%s', (_name, file, expected) => {
+    expect(detectFormat(file)).toBe(expected);
+  });
+});
+
+const byId = (alters: SourceAlter[], id: string) => {
+  const alter = alters.find((a) => a.id === id);
+  if (!alter) throw new Error(`no alter ${id}`);
+  return alter;
+};
+
+describe('the PluralKit sample', () => {
+  const source = readImportFile(pk());
+
+  it('is PluralKit v2 from system xkrtbw, with nothing skipped', () => {
+    expect(source).toMatchObject({ format: 'pluralkit', source: 'pluralkit', sourceSystemId: 'xkrtbw', skipped: [] });
+    expect(source.alters.map((a) => a.id)).toEqual(['fobnap', 'sejkut', 'hazrow', 'cuvtey', 'bmdql']);
+  });
+
+  it('maps the system (§3.3)', () => {
+    expect(source.system).toEqual({
+      name: 'The Lanternhouse',
+      displayTag: '| 🏮 LH',
+      description: 'A synthetic test system.\nNothing here describes real people.',
+      pronouns: 'we/us',
+      avatar: 'https://cdn.example.invalid/sys/lanternhouse.png',
+      banner: null,
+      createdAt: Date.UTC(2023, 5, 10, 14, 22, 31, 481),
+      // name 1, tag 2, avatar 8, banner 16, pronouns 32, group list 128; description and member list private
+      public: 1 | 2 | 8 | 16 | 32 | 128,
+    });
+  });
+
+  it.each([
+    ['fobnap', { username: 'RenKōsaka', displayName: 'Ren 🌸', color: '#FF6F91', pronouns: 'he/they', messageCount: 1532, public: 1023, keepProxy: false, proxyTags: [{ prefix: 'ren:', suffix: null }, { prefix: '[', suffix: ']' }] }],
+    ['sejkut', { username: 'ミナ', displayName: 'ミナ', color: '#7FC8F8', public: 1 | 8 | 16 | 32 | 64 | 128, proxyTags: [{ prefix: null, suffix: '-mi' }, { prefix: 'ミ:', suffix: null }], lastMessageAt: Date.UTC(2025, 2, 1, 18, 7, 0, 200) }],
+    ['hazrow', { username: 'ÉlodieNight', displayName: 'Élodie', color: null, webhookAvatarUrl: 'https://cdn.example.invalid/av/elodie-proxy.png', banner: 'https://cdn.example.invalid/banner/elodie.png', public: 128, keepProxy: true, proxyTags: [{ prefix: '{{', suffix: '}}' }, { prefix: 'é>', suffix: null }, { prefix: '"', suffix: '"' }] }],
+    ['cuvtey', { username: '🌙Luna', displayName: 'Luna 🌙', public: 2 | 512 | 4 | 8 | 16 | 32 | 256 | 128, proxyTags: [], messageCount: 0, lastMessageAt: null }],
+    ['bmdql', { username: "SamO'Neil", displayName: "Sam O'Neil", color: '#00AA55', public: 1 | 2 | 512 | 4 | 8 | 16 | 64 | 128, messageCount: 20044, createdAt: Date.UTC(2019, 10, 20, 12) }],
+  ] as const)('maps member %s (§3.2)', (id, expected) => {
+    expect(byId(source.alters, id)).toMatchObject(expected);
+  });
+
+  it('maps groups to tags with their privacy and members, and switches oldest first', () => {
+    expect(source.tags).toEqual([
+      { id: 'gkaret', uuid: '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e01', name: 'Night Shift', displayName: '🌃 Night Shift', description: 'Members active after dark.', color: '#2B2D42', icon: null, public: 63, memberIds: ['hazrow', 'cuvtey'] },
+      { id: 'tunrow', uuid: '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e02', name: 'Garden Crew', displayName: null, description: 'Keeps the inner garden tidy.', color: null, icon: null, public: 1 | 2 | 8 | 16, memberIds: ['fobnap', 'sejkut', 'bmdql'] },
+    ]);
+    expect(source.switches).toEqual([
+      { at: Date.UTC(2025, 1, 28, 9), memberIds: ['cuvtey'] },
+      { at: Date.UTC(2025, 2, 1, 18, 5, 33, 123), memberIds: ['hazrow', 'sejkut'] },
+      { at: Date.UTC(2025, 2, 1, 22, 40, 12, 500), memberIds: [] },
+      { at: Date.UTC(2025, 2, 2, 8, 15), memberIds: ['fobnap'] },
+    ]);
+  });
+
+  it('warns about what it leaves: accounts, birthdays', () => {
+    expect(source.warnings).toEqual([
+      'linked Discord accounts are never imported from a file; add sub-accounts in your settings',
+      '3 birthdays were not imported: alters have no birthday field here',
+    ]);
+  });
+});
+
+describe('the Tupperbox sample', () => {
+  const source = readImportFile(tb());
+
+  it.each([
+    ['5100201', { username: 'Kit', displayName: 'Kit', proxyTags: [{ prefix: 'k:', suffix: null }], messageCount: 312, keepProxy: false, lastMessageAt: Date.UTC(2025, 1, 20, 11, 0, 5) }],
+    ['5100202', { username: 'MiraVale', displayName: 'Mira', proxyTags: [{ prefix: '[', suffix: ']' }, { prefix: 'mv;', suffix: null }], messageCount: 4051 }],
+    ['5100203', { username: 'Ösa-Linnea', proxyTags: [{ prefix: null, suffix: '-os' }], lastMessageAt: null }],
+    ['5100204', { username: 'Doc', keepProxy: true, proxyTags: [{ prefix: '((', suffix: '))' }, { prefix: '«', suffix: '»' }, { prefix: '"', suffix: '"' }] }],
+    ['5100205', { username: 'PipTheSmall'.replace('The', 'the'), displayName: 'Pip', proxyTags: [{ prefix: '🐾', suffix: '🐾' }] }],
+    ['5100206', { username: 'JuniperNight', displayName: 'Juniper@Night', proxyTags: [{ prefix: 'j!', suffix: null }, { prefix: 'J!', suffix: null }], messageCount: 12500 }],
+  ] as const)('maps tupper %s (§3.5)', (id, expected) => {
+    const alter = byId(source.alters, id);
+    expect(alter).toMatchObject(expected);
+    // Tupperbox has no privacy, colour, pronouns or proxy avatar: a merge leaves ours.
+    expect(alter.public).toBeUndefined();
+    expect(alter.color).toBeUndefined();
+    expect(alter.pronouns).toBeUndefined();
+  });
+
+  it('maps groups by group_id, without a system tag (the tuppers disagree)', () => {
+    expect(source.tags.map((tag) => [tag.id, tag.name, tag.memberIds])).toEqual([
+      ['9101', 'Forest Folk', ['5100202', '5100203']],
+      ['9102', 'Tiny Crew', ['5100205']],
+    ]);
+    expect(source.system).toEqual({});
+    expect(source.warnings).toEqual(expect.arrayContaining([expect.stringContaining('3 tuppers had their own tags'), expect.stringContaining('1 group tag was not imported')]));
+  });
+
+  it('takes a tag every tagged tupper shares as the system tag (PluralKit #9)', () => {
+    const file = tb();
+    file.groups = [];
+    for (const tupper of file.tuppers) tupper.tag = tupper.id === 5100201 ? null : '🌲';
+    expect(readImportFile(file).system).toEqual({ displayTag: '🌲' });
+  });
+});
+
+describe('broken files', () => {
+  it.each([
+    ['not an object', [], 'invalid-import', /JSON object/],
+    ['of no known format', { system: {}, alters: [] }, 'invalid-import', /"switches" key.*"tuppers" key/],
+    ['members not a list', { switches: [], members: {} }, 'invalid-import', /"members" must be a list/],
+    ['more members than any system holds', { switches: [], members: Array.from({ length: 10_001 }, () => ({})) }, 'too-many-alters', /10001 members/],
+    ['more switches than PluralKit allows', { switches: Array.from({ length: 100_001 }, () => ({})) }, 'too-many-entries', /100001 switches/],
+    ['nothing usable', { switches: [], members: [{ id: 'aaaaa', name: '' }, { name: 'no id' }] }, 'invalid-import', /nothing in the file can be imported: aaaaa: no name/],
+  ])('%s: refused', (_name, file, type, message) => {
+    const refused = refusal(() => readImportFile(file));
+    expect(refused.type).toBe(type);
+    expect(refused.friendly).toMatch(message);
+  });
+
+  it('an odd bracket list loses its last bracket, with a warning', () => {
+    const file = tb();
+    file.tuppers = [{ id: 1, name: 'Odd', brackets: ['a:', '', 'b:'] }];
+    const source = readImportFile(file);
+    expect(source.alters[0]?.proxyTags).toEqual([{ prefix: 'a:', suffix: null }]);
+    expect(source.warnings).toContain('1 tupper had an odd number of brackets; the last one, without a partner, was dropped ("Odd")');
+  });
+
+  it('bad colours, oversized fields and non-https links are dropped or clamped per field', () => {
+    const file = pk();
+    Object.assign(file.members[0] as object, { color: 'ggg000', description: 'd'.repeat(1200), avatar_url: 'http://insecure.example/a.png', display_name: 'n'.repeat(150) });
+    const source = readImportFile(file);
+    expect(source.alters[0]).toMatchObject({ color: null, description: 'd'.repeat(1000), avatarUrl: null, displayName: 'n'.repeat(100) });
+    expect(source.warnings).toEqual(expect.arrayContaining([
+      '1 member colour was not a colour like 3a6ea5 and was dropped ("Ren Kōsaka")',
+      '1 member description was shortened to 1000 characters ("Ren Kōsaka")',
+      '1 member avatar was not an https URL of at most 2048 characters and was dropped ("Ren Kōsaka")',
+      '1 member display name was shortened to 100 characters ("Ren Kōsaka")',
+    ]));
+  });
+
+  it('entities without an id or name are skipped by their id and name; repeated ids too', () => {
+    const file = pk();
+    file.members.push({ id: 'nonamx', name: '  ' }, { name: 'No Id' }, { id: 'fobnap', name: 'Again' }, 'junk' as unknown as Record<string, unknown>);
+    const source = readImportFile(file);
+    expect(source.skipped).toEqual([
+      { source: 'pluralkit', id: 'nonamx', name: '  ', reason: 'no name' },
+      { source: 'pluralkit', id: '', name: 'No Id', reason: 'no usable id' },
+      { source: 'pluralkit', id: 'fobnap', name: 'Again', reason: 'the file has an earlier member with the same id' },
+      { source: 'pluralkit', id: '', name: '', reason: 'not a member object' },
+    ]);
+    expect(source.alters).toHaveLength(5);
+  });
+
+  it('duplicate names are both read (the plan renames the second)', () => {
+    const file = pk();
+    file.members.push({ ...file.members[0], id: 'dupdup', uuid: null });
+    expect(readImportFile(file).alters.filter((a) => a.username === 'RenKōsaka').map((a) => a.id)).toEqual(['fobnap', 'dupdup']);
+  });
+
+  it('huge ids: Tupperbox ids above 2^53 are kept exactly as text, accounts never read', () => {
+    const text = '{"tuppers":[{"id":12345678901234567890,"name":"Big","brackets":["b:",""]}],"groups":[]}';
+    expect(readImportFile(parseImportJson(text)).alters[0]?.id).toBe('12345678901234567890');
+  });
+
+  it('switches naming unknown members, without a time, or too large are left out with warnings', () => {
+    const file = pk();
+    file.switches = [
+      { timestamp: '2025-01-01T00:00:00Z', members: ['fobnap', 'zzzzzz'] },
+      { timestamp: 'not a time', members: [] },
+      { timestamp: '2025-01-02T00:00:00Z', members: Array.from({ length: 151 }, () => 'fobnap') },
+      { timestamp: '2025-01-01T00:00:00.000Z', members: [] },
+    ];
+    const source = readImportFile(file);
+    expect(source.switches).toEqual([{ at: Date.UTC(2025, 0, 1), memberIds: ['fobnap'] }]);
+    expect(source.warnings).toEqual(expect.arrayContaining([
+      '1 switch without a valid timestamp was left out',
+      '1 switch with more than 150 members was left out',
+      '1 switch entry named members not in the file (or skipped) and was left out',
+      '1 switch repeated the time of another and was left out',
+    ]));
+  });
+
+  it('reads older files: flat v1 privacy, a privacy string, single prefix/suffix', () => {
+    const source = readImportFile({
+      version: 1,
+      switches: [],
+      members: [
+        { id: 'abcde', name: 'Old', prefix: 'o:', suffix: null, privacy: 'public', visibility: 'public', name_privacy: 'public' },
+        { id: 'fghij', name: 'Older', prefix: null, suffix: '-o' },
+      ],
+    });
+    expect(source.format).toBe('pluralkit-legacy');
+    expect(source.alters[0]).toMatchObject({ proxyTags: [{ prefix: 'o:', suffix: null }], public: 1 | 2 | 512 });
+    expect(source.alters[1]).toMatchObject({ proxyTags: [{ prefix: null, suffix: '-o' }], public: 0 });
+    expect(source.warnings).toContain('1 member had no privacy settings and was imported as private ("Older")');
+  });
+});
