@@ -24,6 +24,7 @@ const FRANK = user('420000000000000006', 'frank');
 const GRACE = user('420000000000000007', 'grace');
 const HEIDI = user('420000000000000008', 'heidi');
 const IVAN = user('420000000000000009', 'ivan');
+const JUDY = user('420000000000000010', 'judy');
 
 /** The shared sample exports (import-formats.md, section 5), as the service's own tests read them. */
 const SAMPLES = '/work/shared/samples';
@@ -68,7 +69,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
 
   beforeAll(async () => {
     h = await startBotHarness({ dialect });
-    for (const who of [ALICE, BOB, CAROL, DAVE, ERIN, GRACE, HEIDI]) await h.link(who.id);
+    for (const who of [ALICE, BOB, CAROL, DAVE, ERIN, GRACE, HEIDI, JUDY]) await h.link(who.id);
   });
   afterAll(async () => h?.stop());
 
@@ -306,5 +307,30 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     expect(exported.switches).toEqual(expect.any(Array));
     expect(exported.members.map((m) => m.display_name ?? m.name).sort()).toEqual(['Luna', 'Mina', 'Ren']);
     expect(String(response.body.content)).toMatch(/3 alters/);
+  });
+
+  it('takes back what /export sent (after Alice’s import above): the file imports into another system with the same alters', async () => {
+    const { response } = await h.run(h.fake.slashCommand({ name: 'export', user: ALICE }), (r) => r.files.length > 0, 20_000);
+    const file = response.files[0]?.data;
+    if (!file) throw new Error('no file');
+    const { handle } = await importFile(JUDY, file, titled('Import preview'));
+    const { handle: pressed } = await press(handle, 'confirm', JUDY, (r) => r.kind === 'callback');
+    await pressed.waitForResponse(titled('Imported from'), 20_000);
+    // Tag ids are made fresh by every import; the rest comes back as it was.
+    const fields = (alter: Alter) => [alter.username, alter.displayName, alter.color, alter.pronouns, alter.description, alter.public, alter.proxyTags.map((t) => [t.prefix, t.suffix])];
+    const original = (await altersOf(ALICE.id)).map(fields).sort();
+    expect(original).toHaveLength(3);
+    expect((await altersOf(JUDY.id)).map(fields).sort()).toEqual(original);
+  });
+
+  it('says so when the export is larger than Discord lets the bot upload there', async () => {
+    h.fake.setUploadLimit(200);
+    try {
+      const { response } = await h.run(h.fake.slashCommand({ name: 'export', user: ALICE }), contentMatches(/./), 20_000);
+      expect(response.files).toEqual([]);
+      expect(String(response.body.content)).toMatch(/more than Discord lets the bot send here \(1 KiB\).*GET \/v1\/users\/@me\/system\/export/);
+    } finally {
+      h.fake.setUploadLimit(10 * 1024 * 1024);
+    }
   });
 });
