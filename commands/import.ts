@@ -27,7 +27,7 @@ const DOWNLOAD_TIMEOUT_MS = 30_000;
 const PROGRESS_EVERY_MS = 5_000;
 
 const TOO_BIG = `That file is too big to import: at most ${formatBytes(IMPORT_MAX_BYTES)}.`;
-const RELINK = 'Importing needs more permission than your link to switchboard gives: run `/link` again (once), then `/import`.';
+const RELINK = 'Importing needs more permission than your link to switchboard gives: run `/link` again (once).';
 
 function previewButtons(previewId: string, mode: ImportMode): ActionRowBuilder<ButtonBuilder> {
   return new ActionRowBuilder<ButtonBuilder>().addComponents(
