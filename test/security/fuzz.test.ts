@@ -42,6 +42,7 @@ import { z } from 'zod';
 import { Alter } from '../../src/domain/alter.js';
 import { Autoproxy } from '../../src/domain/autoproxy.js';
 import { FrontEntry } from '../../src/domain/front.js';
+import { ImportReport } from '../../src/domain/import/model.js';
 import { PROBLEM_TYPES, type ProblemType } from '../../src/domain/problems.js';
 import { MessageInfo, ProxiedMessage, RecordMessageResponse } from '../../src/domain/proxied-message.js';
 import { ProxyProfile } from '../../src/domain/proxy-profile.js';
@@ -80,6 +81,8 @@ const RUNS = {
   recordMessage: 600,
   readMessage: 400,
   reproxyMessage: 400,
+  exportSystem: 200,
+  importSystem: 500,
   otherV1Paths: 600,
   token: 1600,
   introspectForm: 600,
@@ -1064,6 +1067,51 @@ function plausibleAutoproxy(fixtures: Fixtures): fc.Arbitrary<Record<string, unk
   );
 }
 
+// Import files: PluralKit and Tupperbox shapes with every field optional and often wrong.
+const IMPORT_FIELDS = ['version', 'id', 'name', 'tag', 'description', 'accounts', 'config', 'members', 'groups', 'switches', 'tuppers', 'switchboard'];
+const shortId = fc.oneof(w(4, fc.constantFrom('fobnap', 'sejkut', 'hazrow', 'bmdql', 'zzzzzz')), w(1, edgeString), w(1, fc.nat()));
+const looseText = fc.oneof(w(4, fc.string({ maxLength: 12 })), w(1, edgeString), w(1, fc.constant(null)), w(1, fc.nat()));
+const pkMember = fc.record(
+  {
+    id: shortId,
+    name: looseText,
+    display_name: looseText,
+    color: fc.oneof(fc.constantFrom('ff6f91', '#FF6F91', 'ggg000', 'fff', ''), looseText),
+    avatar_url: fc.oneof(fc.constantFrom('https://cdn.example/a.png', 'http://x.example/a.png', '<https://cdn.example/b.png>'), looseText),
+    proxy_tags: fc.array(fc.record({ prefix: looseText, suffix: looseText }, { requiredKeys: [] }), { maxLength: 3 }),
+    message_count: fc.oneof(fc.nat(), fc.constant(-1), fc.constant(null)),
+    privacy: fc.oneof(fc.record({ visibility: fc.constantFrom('public', 'private', 'x'), name_privacy: fc.constantFrom('public', 'private') }, { requiredKeys: [] }), fc.constant('public')),
+    keep_proxy: fc.boolean(),
+  },
+  { requiredKeys: [] },
+);
+const pluralKitFile = fc.record(
+  {
+    version: fc.constantFrom(1, 2),
+    id: shortId,
+    name: looseText,
+    tag: looseText,
+    accounts: fc.constant(['BIG412345678901234567BIG']),
+    members: fc.array(pkMember, { maxLength: 4 }),
+    groups: fc.array(fc.record({ id: shortId, name: looseText, members: fc.array(shortId, { maxLength: 3 }) }, { requiredKeys: [] }), { maxLength: 2 }),
+    switches: fc.array(fc.record({ timestamp: fc.oneof(isoTime, looseText), members: fc.array(shortId, { maxLength: 3 }) }, { requiredKeys: [] }), { maxLength: 4 }),
+  },
+  { requiredKeys: ['switches'] },
+);
+const tupperboxFile = fc.record(
+  {
+    tuppers: fc.array(
+      fc.record({ id: fc.oneof(fc.nat(), shortId), name: looseText, brackets: fc.array(looseText, { maxLength: 5 }), posts: fc.oneof(fc.nat(), fc.constant(null)), nick: looseText, group_id: fc.oneof(fc.nat({ max: 3 }), fc.constant(null)) }, { requiredKeys: [] }),
+      { maxLength: 4 },
+    ),
+    groups: fc.array(fc.record({ id: fc.nat({ max: 3 }), name: looseText, tag: looseText }, { requiredKeys: [] }), { maxLength: 2 }),
+  },
+  { requiredKeys: ['tuppers'] },
+);
+/** Account ids as bare integers above 2^53 in the text, as real exports have them. */
+const importFileText = (file: Record<string, unknown>) => JSON.stringify(file).replace(/"BIG(\d+)BIG"/g, '$1');
+const importFile = fc.oneof(pluralKitFile, tupperboxFile) as fc.Arbitrary<Record<string, unknown>>;
+
 /** Engine state changes: aimed at the latch entry with its revision (most apply, or not: a latch never moves back). */
 function validState(fixtures: Fixtures): fc.Arbitrary<Record<string, unknown>> {
   const base = { serverId: fc.oneof(w(6, fc.constant(LATCH_SCOPE)), w(1, fc.constantFrom(...AUTOPROXY_SCOPES))), revision: fc.oneof(w(6, fc.constant(fixtures.latchRevision)), w(1, fc.nat({ max: 3 }))), at: isoTime };
@@ -1432,6 +1480,24 @@ function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
       clean: { path: cleanReproxy.map(([path]) => path), pathAndBody: cleanReproxy },
     },
     {
+      name: 'exportSystem', method: 'GET', success: 200, schema: z.record(z.string(), z.unknown()),
+      path: user.map(at('/system/export')), query: undefined, body: undefined,
+      clean: { path: own.map(at('/system/export')) },
+    },
+    {
+      // No replace mode here (import-export.test.ts covers it): it would delete the fixtures later cases use.
+      name: 'importSystem', method: 'POST', success: 200, schema: z.strictObject({ data: ImportReport }),
+      path: user.map(at('/system/import')), query: { mode: ['merge', 'add', 'Merge', '', 'overwrite'], dryRun: ['true', 'false', '1'], history: ['true', 'false', 'yes'] },
+      body: fc.oneof(w(3, importFile.map(importFileText)), w(3, jsonBody(IMPORT_FIELDS, importFile))),
+      clean: {
+        path: own.map(at('/system/import')),
+        query: fc.tuple(fc.constantFrom('merge', 'add'), fc.boolean(), fc.boolean()).map(([mode, dryRun, history]) => `?mode=${mode}&dryRun=${dryRun}&history=${history}`),
+        body: fc.oneof(w(3, importFile.map(importFileText)), w(1, withWrongFields(IMPORT_FIELDS, importFile))),
+        extra: fc.oneof(w(3, fc.constant<Array<[string, string]>>([])), w(1, fc.constantFrom('k1', 'k2', '', 'x'.repeat(101)).map((key): Array<[string, string]> => [['idempotency-key', key]]))),
+      },
+      unchanged: (response) => (json(response.json)?.data as { dryRun?: boolean } | undefined)?.dryRun === true || response.headers['idempotent-replayed'] === 'true',
+    },
+    {
       name: 'readMessage', method: 'GET', success: 200, schema: z.strictObject({ data: MessageInfo }),
       path: messageId.map((id) => `/v1/messages/${id}`), query: undefined, body: undefined,
       clean: { path: fc.constantFrom(...messages, snowflakeAt(Date.UTC(2024, 0, 1), 7)).map((id) => `/v1/messages/${id}`) },
@@ -1467,7 +1533,7 @@ function v1Request(fixtures: Fixtures, endpoint: V1Endpoint): fc.Arbitrary<FuzzR
 }
 
 const ENDPOINT_PATH =
-  /^\/v1\/(users\/[^/]+\/(system|system\/edit|system\/create-alter|system\/list-alters|front|alters\/[^/]+|alters\/[^/]+\/edit|fields\/alters\/[^/]+|autoproxy|autoproxy\/remove|autoproxy\/state|proxy-profile|messages|messages\/[^/]+\/reproxy)|messages\/[^/]+)$/;
+  /^\/v1\/(users\/[^/]+\/(system|system\/edit|system\/import|system\/export|system\/create-alter|system\/list-alters|front|alters\/[^/]+|alters\/[^/]+\/edit|fields\/alters\/[^/]+|autoproxy|autoproxy\/remove|autoproxy\/state|proxy-profile|messages|messages\/[^/]+\/reproxy)|messages\/[^/]+)$/;
 
 /** Paths under /v1 that are no endpoint, or almost one. */
 function otherV1Request(fixtures: Fixtures): fc.Arbitrary<FuzzRequest> {
@@ -1923,6 +1989,8 @@ describe.each(DIALECTS)('fuzzing every endpoint (%s)', (dialect) => {
     const names = [
       ...['createAlter', 'editAlter', 'editSystem', 'pushFront', 'readSystem', 'readAlter', 'fieldLookup', 'listAlters', 'readFront'],
       ...['readAutoproxy', 'setAutoproxy', 'removeAutoproxy', 'autoproxyState', 'proxyProfile', 'recordMessage', 'readMessage', 'reproxyMessage'],
+      // Last: an import may rename or (replace mode) delete the alters the cases above use.
+      ...['exportSystem', 'importSystem'],
     ] as const;
     it.each(names)('%s', async (name) => {
       const endpoint = v1Endpoints(fixtures).find((candidate) => candidate.name === name);

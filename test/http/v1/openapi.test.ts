@@ -55,6 +55,9 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/users/{user}/messages', scope: 'messages:write', success: 201 },
   { method: 'POST', path: '/v1/users/{user}/messages/{message}/reproxy', scope: 'messages:write', success: 200 },
   { method: 'GET', path: '/v1/messages/{message}', scope: 'messages:read', success: 200 },
+  // Two scopes, both needed: space-separated.
+  { method: 'POST', path: '/v1/users/{user}/system/import', scope: 'alters:write system:write', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/system/export', scope: 'system:read alters:read', success: 200 },
 ] as const;
 
 /** The proxying schemas of components, with the fields the domain's zod schemas give them. */
@@ -190,7 +193,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(await response.json()).toEqual(doc);
   });
 
-  it('describes exactly the seventeen /v1 operations, each with its scope and error responses', () => {
+  it('describes exactly the nineteen /v1 operations, each with its scope and error responses', () => {
     const described = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((key) => HTTP_METHODS.includes(key))
@@ -203,8 +206,8 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     for (const { method, path, scope, success } of OPERATIONS) {
       const operation = doc.paths[path]?.[method.toLowerCase()];
       if (!operation) throw new Error(`${method} ${path} is missing`);
-      expect(operation.security, `${method} ${path}`).toEqual([{ oauth2: [scope] }]);
-      for (const flow of Object.values(oauth2?.flows ?? {})) expect(Object.keys(flow.scopes)).toContain(scope);
+      expect(operation.security, `${method} ${path}`).toEqual([{ oauth2: scope.split(' ') }]);
+      for (const flow of Object.values(oauth2?.flows ?? {})) expect(Object.keys(flow.scopes)).toEqual(expect.arrayContaining(scope.split(' ')));
 
       const statuses = Object.keys(operation.responses).map(Number);
       expect(statuses, `${method} ${path}`).toContain(success);
@@ -397,6 +400,14 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     // Alters with proxying data, and the system with its entries, still hold.
     expect((await call('GET', '/v1/users/{user}/alters/{alter}', { user: '@me', alter: alterId }, { token })).body).toMatchObject({ data: { messageCount: 1 } });
     expect((await call('GET', '/v1/users/{user}/system', me, { token })).body).toMatchObject({ data: { systemAutoproxy: expect.any(Array) } });
+
+    // Import (a small Tupperbox file) and export.
+    const imported = await call('POST', '/v1/users/{user}/system/import', me, { token, body: { tuppers: [{ id: 1, name: 'Imported', brackets: ['im:', ''] }], groups: [] } });
+    expect(imported.status).toBe(200);
+    expect(imported.body).toMatchObject({ data: { format: 'tupperbox', counts: { alters: { created: 1 } } } });
+    const exported = await call('GET', '/v1/users/{user}/system/export', me, { token });
+    expect(exported.status).toBe(200);
+    expect(exported.body).toMatchObject({ version: 2, switchboard: { version: 1 } });
 
     expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);
     for (const { method, path, success } of OPERATIONS) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
@@ -695,8 +706,10 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     const params = { user: '@me', alter: 1, message: snowflake() };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
+    // The import takes files up to 8 MiB.
+    const oversizedFile = JSON.stringify({ tuppers: [], pad: 'x'.repeat(8 * 1024 * 1024) });
     for (const { method, path } of writes) {
-      const tooLarge = await call(method, path, params, { token: owner.token, raw: oversized, headers: json });
+      const tooLarge = await call(method, path, params, { token: owner.token, raw: path.endsWith('/system/import') ? oversizedFile : oversized, headers: json });
       expect(tooLarge.status, `${method} ${path}`).toBe(413);
       expect(errorTypes(tooLarge)).toEqual(['body-too-large']);
 
