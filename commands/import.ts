@@ -174,12 +174,14 @@ export const importCommand = {
     .addBooleanOption((o) => o.setName('history').setDescription('Also import front history (switches); default: no')),
   ephemeral: true,
   execute,
-  buttons: {
-    prefix: PREFIX,
-    async press(interaction, context) {
-      const match = /^import:(confirm|cancel):([\w-]{1,40})$/.exec(interaction.customId);
-      if (!match) return;
-      await (match[1] === 'confirm' ? confirm : cancel)(interaction, context, match[2] as string);
+  buttons: [
+    {
+      prefix: PREFIX,
+      async press(interaction, context) {
+        const match = /^import:(confirm|cancel):([\w-]{1,40})$/.exec(interaction.customId);
+        if (!match) return;
+        await (match[1] === 'confirm' ? confirm : cancel)(interaction, context, match[2] as string);
+      },
     },
-  },
+  ],
 } satisfies SlashCommand;

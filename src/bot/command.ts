@@ -38,23 +38,20 @@ interface Definition {
   name: string;
 }
 
-/**
- * Buttons a command puts on its messages: presses whose custom id starts with `prefix` come back
- * to `press`, which answers the interaction itself (usually by updating the message the button is
- * on). What it throws becomes a private message.
- */
-export interface ButtonHandler {
-  prefix: string;
-  press(interaction: ButtonInteraction, context: BotContext): Promise<void>;
-}
-
 export interface SlashCommand {
   data: (SlashCommandBuilder | SlashCommandOptionsOnlyBuilder | SlashCommandSubcommandsOnlyBuilder) & Definition;
   /** Whether the answer is visible only to the caller (decided before any deferral). */
   ephemeral: boolean | ((interaction: ChatInputCommandInteraction) => boolean);
   execute(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder): Promise<void>;
   autocomplete?(interaction: AutocompleteInteraction, context: BotContext): Promise<void>;
-  buttons?: ButtonHandler;
+  /** Buttons this command puts on its answers: presses whose custom id starts with `prefix` come back here. */
+  buttons?: ButtonHandler[];
+}
+
+export interface ButtonHandler {
+  prefix: string;
+  /** Answers the press itself (typically by updating the message the button is on). */
+  press(interaction: ButtonInteraction, context: BotContext): Promise<void>;
 }
 
 export interface UserMenuCommand {

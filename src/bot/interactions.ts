@@ -28,7 +28,7 @@ export function messageFor(error: unknown): { content: string; linkPrompt: boole
 export function createInteractionHandler(commands: readonly Command[], context: BotContext, log: BotLog) {
   const byName = new Map(commands.map((command) => [command.data.name, command]));
   const modals = commands.flatMap((command) => ('kind' in command && command.modal ? [command.modal] : []));
-  const buttons = commands.flatMap((command) => ('buttons' in command && command.buttons ? [command.buttons] : []));
+  const buttons = commands.flatMap((command) => ('buttons' in command && command.buttons ? command.buttons : []));
 
   async function fail(reply: Responder, error: unknown, interaction: Interaction): Promise<void> {
     if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'interaction failed');
@@ -49,32 +49,32 @@ export function createInteractionHandler(commands: readonly Command[], context: 
     }
   }
 
-  /** A button's failure, said privately beside the message the button is on. */
-  async function failButton(interaction: ButtonInteraction, error: unknown): Promise<void> {
-    if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'button failed');
-    const { content, linkPrompt } = messageFor(error);
-    const payload = { content, components: linkPrompt ? [linkPromptButton()] : [], flags: 64 as const };
-    await (interaction.replied || interaction.deferred ? interaction.followUp(payload) : interaction.reply(payload)).catch(() => undefined);
-  }
-
   async function onButton(interaction: ButtonInteraction) {
     if (interaction.customId === LINK_BUTTON_ID) {
       await run(interaction, true, (reply) => context.linkFlow.start(interaction, reply));
       return;
     }
-    const owner = buttons.find((candidate) => interaction.customId.startsWith(candidate.prefix));
-    if (owner) {
-      await owner.press(interaction, context).catch((error: unknown) => failButton(interaction, error));
+    const handler = buttons.find((candidate) => interaction.customId.startsWith(candidate.prefix));
+    if (handler) {
+      await pressed(interaction, () => handler.press(interaction, context));
       return;
     }
     const page = interaction.customId.startsWith(ALTER_PAGE_PREFIX) ? parseAlterPageId(interaction.customId) : undefined;
     if (!page) return;
     const target = page.ownerId === interaction.user.id ? '@me' : page.ownerId;
     const title = interaction.message.embeds[0]?.title ?? 'Alters';
+    await pressed(interaction, async () => interaction.update(await alterListPage(context, interaction.user.id, target, page.skip, title)));
+  }
+
+  /** Runs a button's work; what it throws becomes a private message to whoever pressed it. */
+  async function pressed(interaction: ButtonInteraction, work: () => Promise<unknown>) {
     try {
-      await interaction.update(await alterListPage(context, interaction.user.id, target, page.skip, title));
+      await work();
     } catch (error) {
-      await failButton(interaction, error);
+      if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'button failed');
+      const { content, linkPrompt } = messageFor(error);
+      const payload = { content, components: linkPrompt ? [linkPromptButton()] : [], flags: 64 as const };
+      await (interaction.replied || interaction.deferred ? interaction.followUp(payload) : interaction.reply(payload)).catch(() => undefined);
     }
   }
 
