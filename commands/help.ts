@@ -15,6 +15,7 @@ const LINES = [
   '`/reproxy alter` re-send your last message here as another alter (5 minutes)',
   'On a proxied message: react ❓ for who sent it, ❌ to delete your own; or right-click → Apps → **Message info**, **Edit proxied message**, **Delete proxied message**',
   'Right-click a member → Apps → **View system** (only you see the answer)',
+  '`/import file|link [mode] [history]` bring a system from PluralKit or Tupperbox (a preview, then Confirm) · `/export` download yours as a file',
   'Other people’s systems are shown with their privacy settings; looking them up needs no link.',
 ];
 

@@ -4,8 +4,10 @@ import { alter } from './alter.js';
 import { autoproxy } from './autoproxy.js';
 import { deleteMessage } from './delete-message.js';
 import { editMessage } from './edit-message.js';
+import { exportCommand } from './export.js';
 import { front } from './front.js';
 import { help } from './help.js';
+import { importCommand } from './import.js';
 import { link } from './link.js';
 import { messageInfo } from './message-info.js';
 import { proxy } from './proxy.js';
@@ -15,4 +17,4 @@ import { tag } from './tag.js';
 import { unlink } from './unlink.js';
 import { viewSystem } from './view-system.js';
 
-export const COMMANDS: readonly Command[] = [link, unlink, system, alter, front, proxy, autoproxy, reproxy, help, viewSystem, messageInfo, editMessage, deleteMessage, tag];
+export const COMMANDS: readonly Command[] = [link, unlink, system, alter, front, proxy, autoproxy, reproxy, help, viewSystem, messageInfo, editMessage, deleteMessage, tag, importCommand, exportCommand];

@@ -7,6 +7,7 @@ import { request } from 'undici';
 import type { Alter } from '../domain/alter.js';
 import type { Autoproxy, AutoproxyStateChange } from '../domain/autoproxy.js';
 import type { Front, FrontHistory, Switch } from '../domain/front.js';
+import type { ImportMode, ImportReport } from '../domain/import/model.js';
 import type { MessageInfo, ProxiedMessage } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
@@ -79,9 +80,27 @@ interface CallOptions {
   token?: string;
   headers?: Record<string, string>;
   json?: unknown;
+  /** A JSON body sent byte for byte (an import file: re-serialising it could change it). */
+  rawJson?: Buffer;
   form?: Record<string, string>;
   clientAuth?: boolean;
+  /** Instead of the client's timeout, for calls that do much more work than the others. */
+  timeoutMs?: number;
 }
+
+export type { ImportMode, ImportReport };
+
+export interface ImportOptions {
+  mode: ImportMode;
+  dryRun: boolean;
+  /** Import switches into the front history too. */
+  history: boolean;
+  /** One key per confirmed preview: the service applies a key's import once, then repeats its report. */
+  idempotencyKey?: string;
+}
+
+/** Imports and exports read, check and write whole systems: they get more time than other calls. */
+export const IMPORT_TIMEOUT_MS = 120_000;
 
 const SCOPE = 'openid offline_access alters:read alters:write system:read system:write system:ai-ap messages:read messages:write';
 /** What the bot's own client-credentials token may do: read public data and message info. */
@@ -94,26 +113,30 @@ export function createApiClient(options: ApiClientOptions) {
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
   const maxWait = options.maxRetryWaitSeconds ?? 2;
 
-  async function send(method: string, path: string, call: CallOptions): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: unknown }> {
+  async function send(method: string, path: string, call: CallOptions): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: unknown; text: string }> {
     const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
     if (call.token) headers.authorization = `Bearer ${call.token}`;
     if (call.clientAuth) headers.authorization = basic;
-    let body: string | undefined;
-    if (call.json !== undefined) {
+    let body: string | Buffer | undefined;
+    if (call.rawJson !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = call.rawJson;
+    } else if (call.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(call.json);
     } else if (call.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(call.form).toString();
     }
+    const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     try {
       const response = await request(`${base}${path}`, {
         method: method as 'GET',
         headers,
         body,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        signal: AbortSignal.timeout(options.timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await response.body.text();
       let parsed: unknown;
@@ -122,7 +145,7 @@ export function createApiClient(options: ApiClientOptions) {
       } catch {
         parsed = undefined;
       }
-      return { status: response.statusCode, headers: response.headers, body: parsed };
+      return { status: response.statusCode, headers: response.headers, body: parsed, text };
     } catch (error) {
       const name = (error as { name?: string; code?: string }).name ?? '';
       const code = (error as { code?: string }).code ?? '';
@@ -138,26 +161,32 @@ export function createApiClient(options: ApiClientOptions) {
     return Number.isFinite(raw) && raw >= 0 ? Math.ceil(raw) : 1;
   }
 
-  /** A /v1 call: JSON in and out, errors from the service's error body. */
-  async function api<T>(method: string, path: string, call: CallOptions, retried = false): Promise<T> {
+  /** A /v1 call, answered with a 2xx response; errors from the service's error body. */
+  async function callApi(method: string, path: string, call: CallOptions, retried = false): Promise<Awaited<ReturnType<typeof send>>> {
     const response = await send(method, path, call);
     if (response.status === 429) {
       const wait = retryAfterOf(response.headers);
       if (!retried && wait <= maxWait) {
         await sleep(wait * 1000);
-        return api<T>(method, path, call, true);
+        return callApi(method, path, call, true);
       }
       throw new ApiError('rate-limited', 429, 'rate-limited', `Too many requests right now. Try again in ${wait} s.`, undefined, wait);
     }
-    if (response.status >= 200 && response.status < 300) return response.body as T;
+    if (response.status >= 200 && response.status < 300) return response;
     const errors = (response.body as { errors?: Array<{ type?: string; friendly?: string; field?: string }> } | undefined)?.errors ?? [];
     const first = errors[0];
     if (response.status === 401) throw new ApiError('unauthorized', 401, first?.type ?? 'invalid-auth', 'Your link to switchboard has expired.');
+    if (response.status === 413) throw new ApiError('problem', 413, first?.type ?? 'too-large', first?.friendly ?? 'That is more than switchboard accepts in one request.');
     if (response.status >= 500 || !first) {
       throw new ApiError('unavailable', response.status, first?.type ?? 'server-error', 'switchboard had a problem with that request. Try again in a moment.');
     }
     const problems = errors.map((problem) => ({ type: problem.type ?? 'error', friendly: problem.friendly ?? 'That did not work.', ...(problem.field ? { field: problem.field } : {}) }));
     throw new ApiError('problem', response.status, first.type ?? 'error', first.friendly ?? 'That did not work.', first.field, undefined, problems);
+  }
+
+  /** A /v1 call: JSON in and out. */
+  async function api<T>(method: string, path: string, call: CallOptions): Promise<T> {
+    return (await callApi(method, path, call)).body as T;
   }
 
   /** An OAuth call: form in, JSON out, RFC 6749 errors. */
@@ -334,6 +363,17 @@ export function createApiClient(options: ApiClientOptions) {
     },
     /** Runs `call` with the bot's own client-credentials token (public reads as nobody in particular). */
     withClientToken,
+    /** Imports an export file (its bytes as they were uploaded); a dry run only reports. */
+    importSystem(token: string, file: Buffer, choice: ImportOptions): Promise<ImportReport> {
+      const query = new URLSearchParams({ mode: choice.mode, dryRun: String(choice.dryRun), history: String(choice.history) });
+      const headers: Record<string, string> = choice.idempotencyKey ? { 'idempotency-key': choice.idempotencyKey } : {};
+      return api<{ data: ImportReport }>('POST', `${userPath('@me')}/system/import?${query.toString()}`, { token, rawJson: file, headers, timeoutMs: IMPORT_TIMEOUT_MS }).then((r) => r.data);
+    },
+    /** The caller's whole system as a PluralKit-compatible export file, byte for byte. */
+    async exportSystem(token: string): Promise<Buffer> {
+      const response = await callApi('GET', `${userPath('@me')}/system/export`, { token, timeoutMs: IMPORT_TIMEOUT_MS });
+      return Buffer.from(response.text, 'utf8');
+    },
   };
 }
 

@@ -6,6 +6,8 @@ import { COMMANDS } from '../../commands/index.js';
 import { createApiClient } from './api-client.js';
 import { createAlterDirectory } from './alter-directory.js';
 import type { BotContext } from './command.js';
+import { attachmentOrigins } from './discord-attachment.js';
+import { createImportSessions } from './import-session.js';
 import { createInteractionHandler } from './interactions.js';
 import { createLinkFlow } from './link-flow.js';
 import { openLinkStore, type LinkStore } from './link-store.js';
@@ -56,7 +58,16 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     ...(options.shardCount === undefined ? {} : { shardCount: options.shardCount }),
   });
   const proxying = createProxying(client, api, accounts, log);
-  const context: BotContext = { api, accounts, alters: createAlterDirectory(api, accounts), tags: createTagDirectory(api, accounts), linkFlow: createLinkFlow(api, accounts), proxying };
+  const context: BotContext = {
+    api,
+    accounts,
+    alters: createAlterDirectory(api, accounts),
+    tags: createTagDirectory(api, accounts),
+    linkFlow: createLinkFlow(api, accounts),
+    proxying,
+    imports: createImportSessions(),
+    attachmentOrigins: attachmentOrigins(options.discordApiBase),
+  };
   const handle = createInteractionHandler(COMMANDS, context, log);
   client.on(Events.InteractionCreate, (interaction) => void handle(interaction));
   client.on(Events.MessageCreate, (message) => {
@@ -85,6 +96,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     stop() {
       stopping ??= (async () => {
         context.linkFlow.stop();
+        context.imports.stop();
         await client.destroy();
         // Records still being retried get a last attempt while the store is open.
         await proxying.deliveries.stop();

@@ -16,6 +16,7 @@ import type {
 import type { ApiClient } from './api-client.js';
 import type { AlterDirectory } from './alter-directory.js';
 import type { FieldWords } from './error-wording.js';
+import type { ImportSessions } from './import-session.js';
 import type { LinkFlow } from './link-flow.js';
 import type { LinkedAccounts } from './linked-accounts.js';
 import type { Proxying } from './proxy/index.js';
@@ -29,6 +30,10 @@ export interface BotContext {
   tags: TagDirectory;
   linkFlow: LinkFlow;
   proxying: Proxying;
+  /** Import previews waiting for Confirm. */
+  imports: ImportSessions;
+  /** Where files given to the bot may be downloaded from (Discord's CDN). */
+  attachmentOrigins: readonly string[];
 }
 
 interface Definition {

@@ -6,7 +6,7 @@ import { MessageFlags, type InteractionReplyOptions, type ModalBuilder, type Rep
 
 export const DEFER_AFTER_MS = 1500;
 
-export type ReplyPayload = Pick<InteractionReplyOptions, 'content' | 'embeds' | 'components'>;
+export type ReplyPayload = Pick<InteractionReplyOptions, 'content' | 'embeds' | 'components' | 'files'>;
 
 export class Responder {
   private queue: Promise<unknown> = Promise.resolve();

@@ -11,10 +11,11 @@ import { openDatabase } from '../../src/db/database.js';
 import type { ImportReport } from '../../src/domain/import/model.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { snapshotDatabase } from '../support/snapshot.js';
+import { SAMPLES } from '../support/samples.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const PK = '/work/shared/samples/pluralkit-v2.json';
-const TB = '/work/shared/samples/tupperbox.json';
+const PK = join(SAMPLES, 'pluralkit-v2.json');
+const TB = join(SAMPLES, 'tupperbox.json');
 const USER = '300000000000000071';
 const OTHER = '300000000000000072';
 

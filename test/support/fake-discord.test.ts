@@ -27,7 +27,7 @@ import {
   type Interaction,
 } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_BOT_PERMISSIONS, Permission, rateLimited, resolvedUsers, startFakeDiscord, user, type FakeDiscord } from './fake-discord.js';
+import { DEFAULT_BOT_PERMISSIONS, Permission, rateLimited, resolvedAttachments, resolvedUsers, startFakeDiscord, user, type FakeDiscord } from './fake-discord.js';
 
 const ALICE = user('400000000000000004', 'alice');
 const BOB = user('500000000000000005', 'bob');
@@ -208,6 +208,23 @@ describe('fake Discord driving discord.js', () => {
     expect(edit.body.content).toBe('export attached');
     expect(edit.files.map((f) => [f.filename, f.data.toString()])).toEqual([['export.json', '{"alters":[]}']]);
     expect(handle.latestMessage()).toMatchObject({ content: 'export attached', flags: MessageFlags.Ephemeral });
+  });
+
+  it('gives a slash command an attachment option that discord.js resolves and the CDN path serves', async () => {
+    const file = fake.uploadAttachment({ filename: 'system.json', data: Buffer.from('{"switches":[]}') });
+    const seen = onNextInteraction(async (interaction) => {
+      if (!interaction.isChatInputCommand()) throw new Error('expected a command');
+      await interaction.reply({ content: 'got it', flags: MessageFlags.Ephemeral });
+      const attachment = interaction.options.getAttachment('file');
+      return { name: attachment?.name, size: attachment?.size, url: attachment?.url ?? '' };
+    });
+    fake.dispatchInteraction(fake.slashCommand({ name: 'import', user: ALICE, options: [{ type: 11, name: 'file', value: file.id }], resolved: resolvedAttachments([file]) }));
+    const attachment = await seen;
+    expect(attachment).toMatchObject({ name: 'system.json', size: 15 });
+    expect(new URL(attachment.url).pathname).toMatch(new RegExp(`^/ephemeral-attachments/${fake.applicationId}/\\d+/system.json$`));
+    const response = await fetch(attachment.url);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.text()).toBe('{"switches":[]}');
   });
 
   it('records autocomplete choices as callback type 8', async () => {

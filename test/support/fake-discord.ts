@@ -420,6 +420,10 @@ export interface FakeDiscord {
   waitForMessage(predicate: (message: ApiMessage) => boolean, timeoutMs?: number): Promise<ApiMessage>;
 
   // ---- interactions ----
+  /** A file given to a slash command's attachment option: stored, served like the CDN serves
+   * such files (`/ephemeral-attachments/{app}/{id}/{name}`), and described as Discord describes it
+   * (pass it through resolvedAttachments() as the command's `resolved`, its id as the value). */
+  uploadAttachment(input: AttachmentInput): Json;
   slashCommand(input: SlashCommandInput): InteractionPayload;
   autocomplete(input: AutocompleteInput): InteractionPayload;
   button(input: ComponentInput): InteractionPayload;
@@ -551,6 +555,11 @@ export function resolvedUsers(users: (FakeDiscordUser | ApiUser)[], permissions 
     resolved.members[u.id] = partialMember(permissions);
   }
   return resolved;
+}
+
+/** `data.resolved` for attachment options: the objects uploadAttachment() returned. */
+export function resolvedAttachments(attachments: Json[]): Json {
+  return { attachments: Object.fromEntries(attachments.map((attachment) => [String(attachment.id), attachment])) };
 }
 
 /** The headers and body of a Discord 429 that @discordjs/rest honours. */
@@ -1010,13 +1019,13 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     else dispatchIf(Intent.GuildMessages, 'MESSAGE_DELETE', { id: message.id, channel_id: message.channel_id, guild_id: guild.id });
   };
 
-  const storeAttachment = (inChannel: string, file: AttachmentInput): Json => {
+  const storeAttachment = (inChannel: string, file: AttachmentInput, folder = 'attachments'): Json => {
     const id = snowflake();
     const contentType = file.contentType || contentTypeFor(file.filename);
     attachmentStore.set(id, { data: file.data, contentType });
     const now = Math.floor(Date.now() / 1000);
     // Signed like Discord's CDN links, so code that parses the URL meets a query string.
-    const url = `http://127.0.0.1:${port}/attachments/${inChannel}/${id}/${encodeURIComponent(file.filename)}?ex=${(now + 86_400).toString(16)}&is=${now.toString(16)}&hm=${shortHash(id)}&`;
+    const url = `http://127.0.0.1:${port}/${folder}/${inChannel}/${id}/${encodeURIComponent(file.filename)}?ex=${(now + 86_400).toString(16)}&is=${now.toString(16)}&hm=${shortHash(id)}&`;
     return {
       id,
       filename: file.filename,
@@ -2101,7 +2110,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       return;
     }
 
-    const attachment = /^\/attachments\/\d+\/(\d+)\/[^/]+$/.exec(path);
+    const attachment = /^\/(?:ephemeral-)?attachments\/\d+\/(\d+)\/[^/]+$/.exec(path);
     if (attachment && (method === 'GET' || method === 'HEAD')) {
       const stored = attachmentStore.get(attachment[1] ?? '');
       if (!stored) return json(404, { message: '404: Not Found', code: 0 });
@@ -2516,6 +2525,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
 
     waitForMessage(predicate, timeoutMs = 5000) {
       return waitFor(() => [...messages.values()].find((m) => !isEphemeral(m) && predicate(m)), timeoutMs, 'a matching message').then((m) => structuredClone(m));
+    },
+
+    uploadAttachment(input) {
+      return storeAttachment(applicationId, input, 'ephemeral-attachments');
     },
 
     slashCommand(input) {

@@ -6,8 +6,12 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** What happens to one request: as FaultyProxy's modes, or a delay before one of them. */
-export type ScriptedAction = 'pass' | 'reset' | 'hang' | 'error-500' | { delayMs: number; then: ScriptedAction };
+/**
+ * What happens to one request: as FaultyProxy's modes, a delay before one of them, or
+ * 'lose-answer': the service gets the request and answers in full, then the client's connection
+ * is cut before it hears anything (work done, answer lost: what a retry must cope with).
+ */
+export type ScriptedAction = 'pass' | 'reset' | 'hang' | 'error-500' | 'lose-answer' | { delayMs: number; then: ScriptedAction };
 
 export interface ProxiedRequest {
   /** 0 for the first request since the last play(). */
@@ -47,9 +51,14 @@ export async function startScriptedProxy(target: string): Promise<ScriptedProxy>
   const sockets = new Set<Socket>();
   const state: { target: string; script: Script; next: number; log: ScriptedProxy['log'] } = { target, script: always('pass'), next: 0, log: [] };
 
-  const forward = (req: IncomingMessage, res: ServerResponse) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, loseAnswer = false) => {
     const url = new URL(req.url ?? '/', state.target);
     const upstream = httpRequest(url, { method: req.method, headers: { ...req.headers, host: url.host } }, (answer) => {
+      if (loseAnswer) {
+        answer.resume();
+        answer.on('end', () => req.socket.destroy());
+        return;
+      }
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -63,6 +72,7 @@ export async function startScriptedProxy(target: string): Promise<ScriptedProxy>
       return perform(action.then, req, res);
     }
     if (action === 'pass') return forward(req, res);
+    if (action === 'lose-answer') return forward(req, res, true);
     if (action === 'reset') return void req.socket.destroy();
     if (action === 'error-500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('upstream exploded');
     req.resume(); // hang: read the request, never answer

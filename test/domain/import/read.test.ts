@@ -7,8 +7,8 @@ import { detectFormat, readImportFile } from '../../../src/domain/import/detect.
 import { decodeImportText, parseImportJson } from '../../../src/domain/import/json.js';
 import type { SourceAlter } from '../../../src/domain/import/model.js';
 import { Problem } from '../../../src/domain/problems.js';
+import { SAMPLES } from '../../support/samples.js';
 
-const SAMPLES = '/work/shared/samples';
 const pk = () => JSON.parse(readFileSync(`${SAMPLES}/pluralkit-v2.json`, 'utf8')) as Record<string, unknown> & { members: Array<Record<string, unknown>>; groups: Array<Record<string, unknown>>; switches: unknown[] };
 const tb = () => JSON.parse(readFileSync(`${SAMPLES}/tupperbox.json`, 'utf8')) as Record<string, unknown> & { tuppers: Array<Record<string, unknown>>; groups: Array<Record<string, unknown>> };
 

@@ -10,8 +10,8 @@ import { errorTypes, request, signIn, type ApiResponse, type ApiUser, type Error
 import { DIALECTS } from '../../support/dialects.js';
 import { describeDifference, snapshotDatabase } from '../../support/snapshot.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
+import { SAMPLES } from '../../support/samples.js';
 
-const SAMPLES = '/work/shared/samples';
 const pkText = readFileSync(`${SAMPLES}/pluralkit-v2.json`, 'utf8');
 const tbText = readFileSync(`${SAMPLES}/tupperbox.json`, 'utf8');
 const pkFile = () => JSON.parse(pkText) as Record<string, unknown> & { members: Array<Record<string, unknown>> };
