@@ -21,6 +21,7 @@ import { errorPage } from '../auth/pages/pages.js';
 import { createProvider } from '../auth/provider.js';
 import { createStorageCrypto } from '../security/crypto.js';
 import { Problem } from '../domain/problems.js';
+import { loggerOptions, RequestLog } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { oauthErrorHandler } from './oauth-errors.js';
 import { oidcMount } from './plugins/oidc-mount.js';
@@ -44,14 +45,8 @@ declare module 'fastify' {
 
 export async function buildApp({ config, secrets, database }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      // Tokens, codes and secrets travel in these; they must never reach the logs.
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-      serializers: {
-        req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
-      },
-    },
+    logger: loggerOptions(config),
+    logController: new RequestLog(),
     // request.ip, which the per-IP rate limit counts by, is the right-most untrusted address.
     trustProxy: fastifyTrustProxy(config.trustedProxies),
     bodyLimit: 64 * 1024,
@@ -134,10 +129,4 @@ function fastifyTrustProxy(trusted: TrustedProxies | undefined): FastifyServerOp
   if ('addresses' in trusted) return trusted.addresses;
   const { hops } = trusted;
   return (_address: string, hop: number) => hop < hops;
-}
-
-/** Query strings can carry codes and login tokens: keep only the path in request logs. */
-function redactUrl(url: string): string {
-  const path = url.split('?')[0] ?? url;
-  return path.startsWith('/auth/login-links/') ? '/auth/login-links/[redacted]' : path;
 }
