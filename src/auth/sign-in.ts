@@ -1,6 +1,6 @@
 // What every sign-in method ends with, whichever proved who the user is (Discord, a one-time
 // login link, the development login): the user and their system are recorded, and the browser
-// session is started.
+// session is started, and the sign-in goes into the audit log.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.js';
@@ -14,9 +14,11 @@ export async function signInUser(
   request: FastifyRequest,
   reply: FastifyReply,
   user: { id: string; username: string | null },
+  method: 'discord' | 'login-link' | 'dev-login',
 ): Promise<void> {
   await recordSignIn(db, user, Date.now());
   await session.signIn(request, reply, user.id);
+  await request.server.audit.record({ kind: 'sign-in', userId: user.id, ip: request.ip, details: { method } });
 }
 
 /** The Discord user id typed into the development login, or undefined when it is not one. */

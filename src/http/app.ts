@@ -11,6 +11,7 @@ import type { Database } from '../db/database.js';
 import type { Schema } from '../db/tables.js';
 import { createBearerVerifier } from '../auth/access-tokens.js';
 import { accountRoutes } from '../auth/account-routes.js';
+import { auditProviderEvents, createAuditLog, type AuditLog } from '../auth/audit.js';
 import { createBrowserSession } from '../auth/browser-session.js';
 import { discordSignInRoutes } from '../auth/discord-sign-in.js';
 import { interactionRoutes } from '../auth/interactions/routes.js';
@@ -40,6 +41,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Kysely<Schema>;
     provider: Provider;
+    audit: AuditLog;
   }
 }
 
@@ -69,6 +71,9 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets, provider });
   app.decorate('db', database.db);
   app.decorate('provider', provider);
+  const audit = createAuditLog(database.db, app.log);
+  app.decorate('audit', audit);
+  auditProviderEvents(provider, audit);
 
   await app.register(cookie, { secret: secrets.cookieSecrets });
   app.addHook('onSend', async (_request, reply) => {

@@ -6,6 +6,7 @@ import type { Config } from '../config/config.js';
 import { loadSecrets } from '../config/secrets.js';
 import { databaseFailure, ensureDataDir, listenFailure, withConnectTimeout } from '../config/startup-errors.js';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.js';
+import { purgeAuditLog } from '../db/repositories/audit-log.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
 import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
 import { purgeProxiedMessages } from '../db/repositories/proxied-messages.js';
@@ -60,6 +61,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await purgeExpiredPayloads(database.db, now);
       await purgeExpiredLoginLinks(database.db, now);
       if (config.messageRetentionDays > 0) await purgeProxiedMessages(database.db, now - config.messageRetentionDays * 86_400_000);
+      if (config.auditRetentionDays > 0) await purgeAuditLog(database.db, now - config.auditRetentionDays * 86_400_000);
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');
     }

@@ -23,6 +23,7 @@ export const TABLES = [
   'oauth_clients',
   'oidc_payloads',
   'login_links',
+  'audit_log',
 ] as const satisfies readonly TableName[];
 
 type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;
