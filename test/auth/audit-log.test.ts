@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAuditLog } from '../../src/auth/audit.js';
 import { deleteClient, registerClient, rotateClientSecret } from '../../src/auth/clients.js';
-import { listAuditEntries } from '../../src/db/repositories/audit-log.js';
+import { insertAuditEntry, listAuditEntries, purgeAuditLog } from '../../src/db/repositories/audit-log.js';
 import type { AuditEntry, AuditKind } from '../../src/domain/audit.js';
 import { TestBrowser } from '../support/browser.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -160,5 +160,15 @@ describe.each(DIALECTS)('audit log (%s)', (dialect) => {
       { level: 40, audit: true, kind: 'refresh-token-replay', userId: user, clientId: client.id, msg: 'audit: refresh-token-replay' },
     ]);
     expect((await entries({ userId: user })).map((entry) => entry.kind)).toEqual(['refresh-token-replay', 'sign-in']);
+  });
+
+  it('purges entries older than the retention, and only those', async () => {
+    const user = newUser();
+    const day = 86_400_000;
+    const now = Date.now();
+    await insertAuditEntry(server.database.db, { kind: 'sign-in', userId: user, details: { method: 'discord' } }, now - 91 * day);
+    await insertAuditEntry(server.database.db, { kind: 'sign-in', userId: user, details: { method: 'login-link' } }, now - 89 * day);
+    expect(await purgeAuditLog(server.database.db, now - 90 * day)).toBeGreaterThanOrEqual(1);
+    expect((await entries({ userId: user })).map((entry) => entry.details?.method)).toEqual(['login-link']);
   });
 });
