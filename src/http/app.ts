@@ -74,6 +74,8 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   const audit = createAuditLog(database.db, app.log);
   app.decorate('audit', audit);
   auditProviderEvents(provider, audit);
+  // oidc-provider answers its own 500s; without this their cause would never reach the log.
+  provider.on('server_error', (ctx, error) => app.log.error({ err: error, route: ctx.oidc?.route }, 'the authorization server failed'));
 
   await app.register(cookie, { secret: secrets.cookieSecrets });
   app.addHook('onSend', async (_request, reply) => {
