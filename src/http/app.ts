@@ -47,7 +47,7 @@ declare module 'fastify' {
 
 export async function buildApp({ config, secrets, database }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(config),
+    logger: await loggerOptions(config),
     logController: new RequestLog(),
     // request.ip, which the per-IP rate limit counts by, is the right-most untrusted address.
     trustProxy: fastifyTrustProxy(config.trustedProxies),
