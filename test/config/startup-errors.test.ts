@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseFailure, listenFailure, redisFailure, StartupError, withConnectTimeout } from '../../src/config/startup-errors.js';
 import { startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
 import { freePort } from '../support/server.js';
 
@@ -167,4 +168,54 @@ describe.concurrent('start-up failures', () => {
     });
     expectOneLine(exit, 'BOT_STORE_URL', /Redis at 127\.0\.0\.1:1/, /fix BOT_STORE_URL/);
   }, 20_000);
+});
+
+// The translations the child processes above cannot reach on this machine (root may listen on any
+// port; PostgreSQL grants and Redis passwords are not set up here), table-driven.
+describe('start-up failure translations', () => {
+  const coded = (code: string, message = code) => Object.assign(new Error(message), { code });
+
+  it.each([
+    [coded('EACCES'), 'PORT', /may not listen on 0\.0\.0\.0:80 .*set PORT to 1024 or above/],
+    [coded('EADDRINUSE'), 'PORT', /0\.0\.0\.0:80 is already in use/],
+    [coded('ENOTFOUND'), 'HOST', /"0\.0\.0\.0" is not an address of this machine/],
+  ])('listen %s names %s', (error, variable, message) => {
+    const translated = listenFailure(error, '0.0.0.0', 80);
+    expect(translated).toBeInstanceOf(StartupError);
+    expect((translated as StartupError).variable).toBe(variable);
+    expect(translated.message).toMatch(message);
+  });
+
+  it.each([
+    [coded('42501'), /the user "app" may not create tables in "switchboard"/],
+    [coded('28000'), /refused the user "app"/],
+    [coded('ETIMEDOUT'), /PostgreSQL at db\.internal:6543 did not answer/],
+    [coded('CONNECT_TIMEOUT', 'no answer within 5 s'), /did not answer \(no answer within 5 s\)/],
+    [new AggregateError([coded('ECONNREFUSED')], ''), /nothing accepts connections at db\.internal:6543/],
+  ])('PostgreSQL %s', (error, message) => {
+    const translated = databaseFailure(error, 'postgres://app:pa55word@db.internal:6543/switchboard');
+    expect(translated.message).toMatch(/^Cannot start: DATABASE_URL: /);
+    expect(translated.message).toMatch(message);
+    expect(translated.message).not.toContain('pa55word');
+  });
+
+  it.each(['SQLITE_READONLY', 'SQLITE_CANTOPEN', 'EACCES'])('SQLite %s', (code) => {
+    expect(databaseFailure(coded(code), 'sqlite:/srv/db.sqlite').message).toMatch(/^Cannot start: DATABASE_URL: cannot open "\/srv\/db\.sqlite" for writing/);
+  });
+
+  it('Redis refusing the password, naming the variable it was given', () => {
+    const translated = redisFailure(new Error('WRONGPASS invalid username-password pair'), 'BOT_STORE_URL', 'redis://:secret@cache:6380', "the bot's linked accounts");
+    expect(translated.message).toBe("Cannot start: BOT_STORE_URL: Redis at cache:6380 refused the credentials; fix the user name or password in BOT_STORE_URL (the bot's linked accounts)");
+  });
+
+  it('keeps what it does not know as it is (a bug keeps its stack)', () => {
+    const bug = new TypeError('x is not a function');
+    expect(listenFailure(bug, '127.0.0.1', 3000)).toBe(bug);
+    expect(databaseFailure(bug, 'postgres://db/x')).toBe(bug);
+  });
+
+  it('bounds a wait that would hang', async () => {
+    await expect(withConnectTimeout(new Promise(() => undefined), 20)).rejects.toMatchObject({ code: 'CONNECT_TIMEOUT' });
+    await expect(withConnectTimeout(Promise.resolve(7), 20)).resolves.toBe(7);
+  });
 });
