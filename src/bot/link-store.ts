@@ -84,6 +84,7 @@ export async function openLinkStore(url: string, key: Buffer, lockOptions?: Link
  * as one line naming BOT_STORE_URL, not as a hang (Redis) or as every member looking unlinked.
  */
 async function checkReachable(keyv: Keyv, url: string): Promise<void> {
+  const throwing = keyv.throwOnErrors;
   keyv.throwOnErrors = true;
   try {
     await withConnectTimeout(keyv.get('reachability-check'));
@@ -93,6 +94,6 @@ async function checkReachable(keyv: Keyv, url: string): Promise<void> {
     const translated = databaseFailure(error, url.replace(/^sqlite:\/\//, 'sqlite:'), 'BOT_STORE_URL');
     throw translated instanceof StartupError ? translated : new StartupError('BOT_STORE_URL', `the bot's link store cannot be opened (${translated.message}); fix BOT_STORE_URL`);
   } finally {
-    keyv.throwOnErrors = false;
+    keyv.throwOnErrors = throwing;
   }
 }
