@@ -41,7 +41,7 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
     if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
     const userId = devLoginUserId(request.body?.user_id);
     if (!userId) return reply.code(400).type(html).send(errorPage('Sign-in failed', 'Enter a Discord user id: 17 to 20 digits.'));
-    await signInUser(db, session, request, reply, { id: userId, username: null });
+    await signInUser(db, session, request, reply, { id: userId, username: null }, 'dev-login');
     return reply.redirect('/account/apps', 303);
   });
 
@@ -66,6 +66,7 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
     if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
     const revoked = await revokeAuthorizedApp(db, crypto, userId, request.params.clientId);
     if (!revoked) return reply.code(404).type(html).send(errorPage('Not found', 'That app has no access to your account.'));
+    await request.server.audit.record({ kind: 'revocation', userId, clientId: request.params.clientId, ip: request.ip, details: { by: 'user' } });
     return reply.redirect('/account/apps?notice=revoked', 303);
   });
 

@@ -22,6 +22,9 @@ export function payloadKey(crypto: StorageCrypto, model: string, kind: 'id' | 'u
   return crypto.lookupHash(`${model}:${kind}`, value);
 }
 
+/** The error detail of a redemption that lost a race to another (the audit log tells them apart). */
+export const REPLAY_DETECTED = 'grant already used';
+
 export function createAdapterFactory(db: Kysely<Schema>, crypto: StorageCrypto) {
   return (model: string): Adapter => (model === 'Client' ? new ClientAdapter(db) : new PayloadAdapter(model, db, crypto));
 }
@@ -74,7 +77,7 @@ class PayloadAdapter implements Adapter {
     if (await consumePayload(this.db, idHash, Date.now())) return;
     const row = await findPayload(this.db, this.model, { idHash }, Date.now());
     if (row?.grant_id) await revokeGrantPayloads(this.db, row.grant_id);
-    throw new errors.InvalidGrant('grant already used');
+    throw new errors.InvalidGrant(REPLAY_DETECTED);
   }
 
   async destroy(id: string): Promise<void> {

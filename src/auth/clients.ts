@@ -1,9 +1,11 @@
 // OAuth clients as the rest of the service sees them: registration rules (which grants, scopes
 // and redirect URIs a client may have), secret generation and the mapping to oidc-provider's
-// client metadata. The database keeps only a hash of each secret.
+// client metadata. The database keeps only a hash of each secret. Every change to a client is
+// written to the audit log in the same transaction.
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { deleteClient, findClient, insertClient, listClients, replaceClientSecret, updateClientPermissions, type OauthClientRecord } from '../db/repositories/oauth-clients.js';
+import { insertAuditEntry } from '../db/repositories/audit-log.js';
+import { deleteClient as deleteClientRows, findClient, insertClient, listClients, replaceClientSecret, updateClientPermissions, type OauthClientRecord } from '../db/repositories/oauth-clients.js';
 import type { Schema } from '../db/tables.js';
 import { SCOPES } from '../domain/scopes.js';
 import { randomSecret, sha256 } from '../security/crypto.js';
@@ -73,16 +75,38 @@ export async function registerClient(db: Kysely<Schema>, input: ClientRegistrati
     firstParty: registration.firstParty,
     createdAt: now,
   };
-  await insertClient(db, client);
+  await db.transaction().execute(async (trx) => {
+    await insertClient(trx, client);
+    await insertAuditEntry(trx, { kind: 'client-created', clientId: client.id, details: clientDetails(client) }, now);
+  });
   return { client, secret };
 }
 
 export async function rotateClientSecret(db: Kysely<Schema>, id: string, now = Date.now()): Promise<string | undefined> {
   const secret = newClientSecret();
-  return (await replaceClientSecret(db, id, sha256(secret), now)) ? secret : undefined;
+  const replaced = await db.transaction().execute(async (trx) => {
+    if (!(await replaceClientSecret(trx, id, sha256(secret), now))) return false;
+    await insertAuditEntry(trx, { kind: 'client-secret-rotated', clientId: id }, now);
+    return true;
+  });
+  return replaced ? secret : undefined;
 }
 
-export { deleteClient, findClient, listClients };
+/** Deletes the client with every grant, code and token issued to it; false when there is none. */
+export async function deleteClient(db: Kysely<Schema>, id: string, now = Date.now()): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const client = await findClient(trx, id);
+    if (!client || !(await deleteClientRows(trx, id))) return false;
+    await insertAuditEntry(trx, { kind: 'client-deleted', clientId: id, details: { name: client.name } }, now);
+    return true;
+  });
+}
+
+export { findClient, listClients };
+
+function clientDetails(client: OauthClientRecord) {
+  return { name: client.name, type: client.secretHash === null ? 'public' : 'confidential', firstParty: client.firstParty, grants: client.grantTypes, scopes: client.scopes, redirectUris: client.redirectUris };
+}
 
 function newClientSecret(): string {
   return `sbs_${randomSecret(32)}`;
@@ -112,25 +136,33 @@ const BOT_SCOPES = ['openid', 'offline_access', 'alters:read', 'alters:write', '
  * in step with the secret in DATA_DIR/keys.
  */
 export async function ensureBotClient(db: Kysely<Schema>, secret: string, now = Date.now()): Promise<{ id: string; secret: string }> {
-  const existing = await findClient(db, BOT_CLIENT_ID);
-  if (!existing) {
-    await insertClient(db, {
-      id: BOT_CLIENT_ID,
-      name: 'switchboard bot',
-      secretHash: sha256(secret),
-      redirectUris: [],
-      grantTypes: BOT_GRANT_TYPES,
-      scopes: BOT_SCOPES,
-      firstParty: true,
-      createdAt: now,
-    });
-    return { id: BOT_CLIENT_ID, secret };
-  }
-  if (existing.secretHash !== sha256(secret)) await replaceClientSecret(db, BOT_CLIENT_ID, sha256(secret), now);
-  // A newer version of the bot may need more than the registration an older one made.
-  const same = (a: string[], b: string[]) => a.length === b.length && a.every((value) => b.includes(value));
-  if (!same(existing.grantTypes, BOT_GRANT_TYPES) || !same(existing.scopes, BOT_SCOPES)) {
-    await updateClientPermissions(db, BOT_CLIENT_ID, BOT_GRANT_TYPES, BOT_SCOPES);
-  }
+  await db.transaction().execute(async (trx) => {
+    const existing = await findClient(trx, BOT_CLIENT_ID);
+    if (!existing) {
+      const client: OauthClientRecord = {
+        id: BOT_CLIENT_ID,
+        name: 'switchboard bot',
+        secretHash: sha256(secret),
+        redirectUris: [],
+        grantTypes: BOT_GRANT_TYPES,
+        scopes: BOT_SCOPES,
+        firstParty: true,
+        createdAt: now,
+      };
+      await insertClient(trx, client);
+      await insertAuditEntry(trx, { kind: 'client-created', clientId: BOT_CLIENT_ID, details: clientDetails(client) }, now);
+      return;
+    }
+    if (existing.secretHash !== sha256(secret)) {
+      await replaceClientSecret(trx, BOT_CLIENT_ID, sha256(secret), now);
+      await insertAuditEntry(trx, { kind: 'client-secret-rotated', clientId: BOT_CLIENT_ID }, now);
+    }
+    // A newer version of the bot may need more than the registration an older one made.
+    const same = (a: string[], b: string[]) => a.length === b.length && a.every((value) => b.includes(value));
+    if (!same(existing.grantTypes, BOT_GRANT_TYPES) || !same(existing.scopes, BOT_SCOPES)) {
+      await updateClientPermissions(trx, BOT_CLIENT_ID, BOT_GRANT_TYPES, BOT_SCOPES);
+      await insertAuditEntry(trx, { kind: 'client-updated', clientId: BOT_CLIENT_ID, details: { grants: BOT_GRANT_TYPES, scopes: BOT_SCOPES } }, now);
+    }
+  });
   return { id: BOT_CLIENT_ID, secret };
 }

@@ -71,7 +71,7 @@ export async function discordSignInRoutes(app: FastifyInstance, { config, db, se
     const user = await exchangeAndIdentify(apiBase, oauth, redirectUri, code).catch(() => undefined);
     if (!user) return fail(reply, 502, 'Discord could not be reached to confirm the sign-in. Try again in a moment.');
 
-    await signInUser(db, session, request, reply, { id: user.id, username: user.username });
+    await signInUser(db, session, request, reply, { id: user.id, username: user.username }, 'discord');
     const returnTo = typeof saved.returnTo === 'string' && saved.returnTo.startsWith('/') && !saved.returnTo.startsWith('//') ? saved.returnTo : '/account/apps';
     return reply.redirect(returnTo, 303);
   });

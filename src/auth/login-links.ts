@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { consumeLoginLink, insertLoginLink } from '../db/repositories/login-links.js';
 import { findClient } from '../db/repositories/oauth-clients.js';
+import { claimedClientId } from '../domain/audit.js';
 import { signInUser } from './sign-in.js';
 import type { Schema } from '../db/tables.js';
 import { constantTimeEqual, randomSecret, sha256 } from '../security/crypto.js';
@@ -95,7 +96,7 @@ export async function loginLinkRoutes(app: FastifyInstance, { config, db, sessio
     if (!link) {
       return reply.code(410).type('text/html; charset=utf-8').send(errorPage('Link expired', 'This sign-in link was already used or has expired. Ask the app for a new one.'));
     }
-    await signInUser(db, session, request, reply, { id: link.user_id, username: null });
+    await signInUser(db, session, request, reply, { id: link.user_id, username: null }, 'login-link');
     return reply.redirect(link.return_to, 303);
   });
 
@@ -114,7 +115,11 @@ export async function loginLinkRoutes(app: FastifyInstance, { config, db, sessio
     const secret = safeDecode(decoded.slice(colon + 1));
     if (!id || !secret) return undefined;
     const client = await findClient(db, id);
-    if (!client?.secretHash || !constantTimeEqual(client.secretHash, sha256(secret))) return undefined;
+    if (!client?.secretHash || !constantTimeEqual(client.secretHash, sha256(secret))) {
+      const reason = client ? (client.secretHash ? 'invalid secret provided' : 'public client') : 'client not found';
+      await request.server.audit.record({ kind: 'client-auth-failed', clientId: client?.id ?? claimedClientId(id), ip: request.ip, details: { endpoint: 'login-links', reason } });
+      return undefined;
+    }
     return client;
   }
 }

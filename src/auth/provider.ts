@@ -19,6 +19,7 @@ import { createAdapterFactory, payloadKey } from './adapter.js';
 import { createIntrospection, introspectedEntity } from './introspection.js';
 import { deviceCodeConfirmPage, deviceCodeInputPage, deviceSuccessPage, errorPage } from './pages/pages.js';
 import { boundUserOf } from './bound-user.js';
+import { noteRevokedGrantOwner } from './audit.js';
 
 export const OAUTH_BASE = '/auth/oauth2';
 
@@ -85,6 +86,12 @@ export function createProvider({ config, db, crypto, signingKeys, cookieSecrets 
       introspectionSigningAlgValues: ['RS256', 'ES256'],
     },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    async revokeGrantPolicy(ctx) {
+      // The library's default: revoking an access token leaves its grant alone.
+      if (ctx.oidc.route === 'revocation' && ctx.oidc.entities.AccessToken) return false;
+      await noteRevokedGrantOwner(ctx);
+      return true;
+    },
     allowOmittingSingleRegisteredRedirectUri: false,
     // Lifetimes (see slideGrant): every token request that uses a grant moves the grant's end to
     // REFRESH_TOKEN_TTL from now, up to GRANT_MAX_TTL after the grant was made, and no token is

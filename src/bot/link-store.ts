@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Keyv from 'keyv';
+import { databaseFailure, redisFailure, StartupError, withConnectTimeout } from '../config/startup-errors.js';
 import { createStorageCrypto } from '../security/crypto.js';
 import type { TokenSet } from './api-client.js';
 import { openLinkLock, type LinkLockOptions } from './link-lock.js';
@@ -50,9 +51,10 @@ async function openKeyv(url: string): Promise<Keyv> {
 
 export async function openLinkStore(url: string, key: Buffer, lockOptions?: LinkLockOptions): Promise<LinkStore> {
   const keyv = await openKeyv(url);
+  keyv.on('error', () => undefined); // surfaced per call instead
+  await checkReachable(keyv, url);
   const links = await openLinkLock(url, lockOptions);
   const crypto = createStorageCrypto(key);
-  keyv.on('error', () => undefined); // surfaced per call instead
   const storageKey = (userId: string) => crypto.lookupHash('bot link', userId);
   return {
     async get(userId) {
@@ -75,4 +77,23 @@ export async function openLinkStore(url: string, key: Buffer, lockOptions?: Link
       await links.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * One read before the bot starts, bounded in time: an unreachable store is reported at start-up
+ * as one line naming BOT_STORE_URL, not as a hang (Redis) or as every member looking unlinked.
+ */
+async function checkReachable(keyv: Keyv, url: string): Promise<void> {
+  const throwing = keyv.throwOnErrors;
+  keyv.throwOnErrors = true;
+  try {
+    await withConnectTimeout(keyv.get('reachability-check'));
+  } catch (error) {
+    void keyv.disconnect().catch(() => undefined);
+    if (url.startsWith('redis')) throw redisFailure(error, 'BOT_STORE_URL', url, "the bot's linked accounts");
+    const translated = databaseFailure(error, url.replace(/^sqlite:\/\//, 'sqlite:'), 'BOT_STORE_URL');
+    throw translated instanceof StartupError ? translated : new StartupError('BOT_STORE_URL', `the bot's link store cannot be opened (${translated.message}); fix BOT_STORE_URL`);
+  } finally {
+    keyv.throwOnErrors = throwing;
+  }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `switchboard`: the admin command line. It reads configuration exactly like the service (the
 // environment and `.env`), brings the database schema up to date before every command, and
-// manages OAuth clients. Exit codes: 0 success, 1 runtime error, 2 bad usage or invalid input.
+// manages OAuth clients and reads the audit log. Exit codes: 0 success, 1 runtime error, 2 bad usage or invalid input.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
@@ -21,6 +21,7 @@ import type { OauthClientRecord } from '../db/repositories/oauth-clients.js';
 import type { Schema } from '../db/tables.js';
 import type { Scope } from '../domain/scopes.js';
 import { registerImportExport } from './import-export.js';
+import { registerAuditCommand } from './audit.js';
 
 export interface Io {
   out(text: string): void;
@@ -182,6 +183,8 @@ function buildProgram(io: Io): Command {
         io.out('the old secret no longer works; store the new one now: it is not shown again');
       }),
     );
+
+  registerAuditCommand(program, { out: (text) => io.out(text), withDatabase: (action) => withDatabase((db) => action(db)) });
 
   program
     .command('register-commands')

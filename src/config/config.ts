@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
@@ -101,6 +102,7 @@ const EnvSchema = z
       .default(3000),
     HOST: z.string().min(1, 'expected a host name or address').default('127.0.0.1'),
     LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    LOG_FORMAT: z.enum(LOG_FORMATS, { message: `expected one of ${LOG_FORMATS.join(', ')}` }).default('auto'),
     PUBLIC_URL: httpUrl.optional(),
     TRUST_PROXY: trustProxy.optional(),
     DATA_DIR: z.string().min(1).default('./data'),
@@ -142,6 +144,12 @@ const EnvSchema = z
       .min(0, 'expected 0 (keep forever) or a positive number of days')
       .max(36_500, 'expected at most 36500 days')
       .default(0),
+    AUDIT_RETENTION_DAYS: z.coerce
+      .number({ message: 'expected a number of days' })
+      .int('expected a whole number of days')
+      .min(0, 'expected 0 (keep forever) or a positive number of days')
+      .max(36_500, 'expected at most 36500 days')
+      .default(90),
 
     RATE_LIMIT_ENABLED: booleanFlag.default(true),
     RATE_LIMIT_PER_TOKEN: count(600),
@@ -184,6 +192,8 @@ const EnvSchema = z
   });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** json: one JSON object a line; pretty: coloured lines for people; auto: pretty on a terminal. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** The reverse proxies in front of the service (TRUST_PROXY): a hop count, or their addresses/CIDRs. */
 export type TrustedProxies = { hops: number } | { addresses: string[] };
@@ -193,6 +203,7 @@ export interface Config {
   port: number;
   host: string;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   /** The issuer and the base of every absolute URL the service hands out. */
   publicUrl: string;
   /** Behind a reverse proxy (TRUST_PROXY set): oidc-provider believes X-Forwarded-Proto and -Host. */
@@ -228,6 +239,8 @@ export interface Config {
   grantMaxTtl: number;
   /** Days a proxied-message record is kept for "message info"; 0 keeps them forever. */
   messageRetentionDays: number;
+  /** Days an audit-log entry is kept (it holds IP addresses); 0 keeps them forever. */
+  auditRetentionDays: number;
   /** Requests allowed per window, per access token on /v1 and per client IP everywhere. */
   rateLimit: {
     enabled: boolean;
@@ -284,6 +297,7 @@ export function loadConfig(env: Environment = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     publicUrl,
     trustProxy: e.TRUST_PROXY !== undefined,
     trustedProxies: e.TRUST_PROXY,
@@ -312,6 +326,7 @@ export function loadConfig(env: Environment = process.env): Config {
     },
     grantMaxTtl: e.GRANT_MAX_TTL,
     messageRetentionDays: e.MESSAGE_RETENTION_DAYS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     rateLimit: {
       enabled: e.RATE_LIMIT_ENABLED,
       perToken: e.RATE_LIMIT_PER_TOKEN,

@@ -199,6 +199,18 @@ export interface LoginLinksTable {
   consumed_at: number | null;
 }
 
+export interface AuditLogTable {
+  id: Generated<number>;
+  /** Epoch milliseconds. */
+  at: number;
+  kind: string;
+  user_id: string | null;
+  client_id: string | null;
+  ip: string | null;
+  /** JSON object (src/domain/audit.ts AuditDetails); never a secret or a token. */
+  details: string | null;
+}
+
 export interface Schema {
   users: UsersTable;
   systems: SystemsTable;
@@ -217,6 +229,7 @@ export interface Schema {
   oauth_clients: OauthClientsTable;
   oidc_payloads: OidcPayloadsTable;
   login_links: LoginLinksTable;
+  audit_log: AuditLogTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -11,6 +11,7 @@ import type { Database } from '../db/database.js';
 import type { Schema } from '../db/tables.js';
 import { createBearerVerifier } from '../auth/access-tokens.js';
 import { accountRoutes } from '../auth/account-routes.js';
+import { auditProviderEvents, createAuditLog, type AuditLog } from '../auth/audit.js';
 import { createBrowserSession } from '../auth/browser-session.js';
 import { discordSignInRoutes } from '../auth/discord-sign-in.js';
 import { interactionRoutes } from '../auth/interactions/routes.js';
@@ -21,6 +22,7 @@ import { errorPage } from '../auth/pages/pages.js';
 import { createProvider } from '../auth/provider.js';
 import { createStorageCrypto } from '../security/crypto.js';
 import { Problem } from '../domain/problems.js';
+import { loggerOptions, RequestLog } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { oauthErrorHandler } from './oauth-errors.js';
 import { oidcMount } from './plugins/oidc-mount.js';
@@ -39,19 +41,14 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Kysely<Schema>;
     provider: Provider;
+    audit: AuditLog;
   }
 }
 
 export async function buildApp({ config, secrets, database }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      // Tokens, codes and secrets travel in these; they must never reach the logs.
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-      serializers: {
-        req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
-      },
-    },
+    logger: await loggerOptions(config),
+    logController: new RequestLog(),
     // request.ip, which the per-IP rate limit counts by, is the right-most untrusted address.
     trustProxy: fastifyTrustProxy(config.trustedProxies),
     bodyLimit: 64 * 1024,
@@ -74,6 +71,11 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets, provider });
   app.decorate('db', database.db);
   app.decorate('provider', provider);
+  const audit = createAuditLog(database.db, app.log);
+  app.decorate('audit', audit);
+  auditProviderEvents(provider, audit);
+  // oidc-provider answers its own 500s; without this their cause would never reach the log.
+  provider.on('server_error', (ctx, error) => app.log.error({ err: error, route: ctx.oidc?.route }, 'the authorization server failed'));
 
   await app.register(cookie, { secret: secrets.cookieSecrets });
   app.addHook('onSend', async (_request, reply) => {
@@ -134,10 +136,4 @@ function fastifyTrustProxy(trusted: TrustedProxies | undefined): FastifyServerOp
   if ('addresses' in trusted) return trusted.addresses;
   const { hops } = trusted;
   return (_address: string, hop: number) => hop < hops;
-}
-
-/** Query strings can carry codes and login tokens: keep only the path in request logs. */
-function redactUrl(url: string): string {
-  const path = url.split('?')[0] ?? url;
-  return path.startsWith('/auth/login-links/') ? '/auth/login-links/[redacted]' : path;
 }

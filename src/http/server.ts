@@ -4,7 +4,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import { loadSecrets } from '../config/secrets.js';
+import { databaseFailure, ensureDataDir, listenFailure, withConnectTimeout } from '../config/startup-errors.js';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.js';
+import { purgeAuditLog } from '../db/repositories/audit-log.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
 import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
 import { purgeProxiedMessages } from '../db/repositories/proxied-messages.js';
@@ -21,21 +23,36 @@ export interface RunningServer {
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 export async function startServer(config: Config): Promise<RunningServer> {
+  ensureDataDir(config.dataDir);
   const secrets = loadSecrets(config);
-  const database = openDatabase(config.databaseUrl);
+  let database: Database;
   try {
+    database = openDatabase(config.databaseUrl);
+  } catch (error) {
+    throw databaseFailure(error, config.databaseUrl);
+  }
+  try {
+    // A first query that cannot hang: a PostgreSQL host that drops packets would otherwise stall
+    // start-up for minutes without a word.
+    await withConnectTimeout(database.ping());
     await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw databaseFailure(error, config.databaseUrl);
+  }
+  let app: FastifyInstance;
+  try {
+    app = await buildApp({ config, secrets, database });
   } catch (error) {
     await database.close();
     throw error;
   }
-  const app = await buildApp({ config, secrets, database });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await app.close();
     await database.close();
-    throw error;
+    throw listenFailure(error, config.host, config.port);
   }
 
   const purge = async () => {
@@ -44,6 +61,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await purgeExpiredPayloads(database.db, now);
       await purgeExpiredLoginLinks(database.db, now);
       if (config.messageRetentionDays > 0) await purgeProxiedMessages(database.db, now - config.messageRetentionDays * 86_400_000);
+      if (config.auditRetentionDays > 0) await purgeAuditLog(database.db, now - config.auditRetentionDays * 86_400_000);
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');
     }

@@ -1,6 +1,8 @@
 // Configuration: defaults, and a clear message naming the variable for each kind of bad value.
 import { describe, expect, it } from 'vitest';
+import { NO_SIGN_IN_METHOD, signInMethods } from '../../src/auth/sign-in.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { prettyLogs } from '../../src/http/logging.js';
 
 function problems(env: Record<string, string>): string {
   try {
@@ -32,6 +34,8 @@ describe('loadConfig', () => {
     [{ PORT: 'abc' }, /PORT: .*port.*\(got "abc"\)/],
     [{ PORT: '70000' }, /PORT: expected a port between 0 and 65535/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: expected one of/],
+    [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT: expected one of auto, json, pretty/],
+    [{ AUDIT_RETENTION_DAYS: '-1' }, /AUDIT_RETENTION_DAYS: expected 0 \(keep forever\) or a positive number of days/],
     [{ PUBLIC_URL: 'example.com' }, /PUBLIC_URL: expected an absolute URL/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL: expected sqlite:<path> or postgres:/],
     [{ AUTH_DEV_LOGIN: 'maybe' }, /AUTH_DEV_LOGIN: expected true or false/],
@@ -47,6 +51,38 @@ describe('loadConfig', () => {
     expect(message).toMatch(/PORT/);
     expect(message).toMatch(/LOG_LEVEL/);
     expect(message).not.toContain('super-secret-value');
+  });
+});
+
+describe('logs and the audit log', () => {
+  it('picks the log format by the terminal unless LOG_FORMAT says', () => {
+    expect(loadConfig({}).logFormat).toBe('auto');
+    expect(prettyLogs('auto', true)).toBe(true);
+    expect(prettyLogs('auto', false)).toBe(false);
+    expect(prettyLogs('json', true)).toBe(false);
+    expect(prettyLogs('pretty', false)).toBe(true);
+  });
+
+  it('keeps audit entries 90 days by default', () => {
+    expect(loadConfig({}).auditRetentionDays).toBe(90);
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '0' }).auditRetentionDays).toBe(0);
+  });
+});
+
+describe('sign-in methods', () => {
+  const base = loadConfig({});
+  it.each([
+    [{}, false, []],
+    [{ DISCORD_CLIENT_ID: '123456789012345678', DISCORD_CLIENT_SECRET: 's' }, false, ['Sign in with Discord']],
+    [{ DISCORD_TOKEN: 'a-bot-token-value' }, false, ['login links from the bot (/link)']],
+    [{}, true, ['login links from the bot (/link)']],
+    [{ AUTH_DEV_LOGIN: 'true' }, false, ['development login (any Discord user id, no password)']],
+  ])('%o (first-party client: %s) -> %o', (env, firstParty, names) => {
+    expect(signInMethods(loadConfig(env), firstParty).map((method) => method.name)).toEqual(names);
+  });
+  it('names what to set when none is usable', () => {
+    expect(signInMethods(base, false)).toEqual([]);
+    expect(NO_SIGN_IN_METHOD).toMatch(/DISCORD_CLIENT_ID.*DISCORD_TOKEN.*AUTH_DEV_LOGIN/);
   });
 });
 

@@ -26,6 +26,7 @@ export const TABLES = [
   'import_alter_links',
   'import_tag_links',
   'applied_imports',
+  'audit_log',
 ] as const satisfies readonly TableName[];
 
 type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;

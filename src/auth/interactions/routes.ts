@@ -137,7 +137,7 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     }
     const refusedForBinding = boundToSomeoneElse(reply, interaction.params, userId);
     if (refusedForBinding) return refusedForBinding;
-    await signInUser(db, session, request, reply, { id: userId, username: null });
+    await signInUser(db, session, request, reply, { id: userId, username: null }, 'dev-login');
     if (interaction.session?.uid && interaction.session.accountId !== userId) {
       // Signing in as someone else (prompt=login) ended the previous user's provider session;
       // the request goes on in a new one, as oidc-provider itself does when switching accounts.
@@ -158,6 +158,7 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     if (refused) return refused;
     const decision = request.body?.decision;
     if (decision === 'deny') {
+      await request.server.audit.record({ kind: 'consent-denied', userId: opSession.accountId, clientId: params.client_id as string, ip: request.ip });
       return finish(request, reply, { error: 'access_denied', error_description: 'The user denied the request.' });
     }
     if (decision !== 'approve') {
@@ -169,6 +170,7 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
     const savedGrantId = await grant.save();
+    await request.server.audit.record({ kind: 'consent', userId: opSession.accountId, clientId: params.client_id as string, ip: request.ip, details: { scopes: missing.missingOIDCScope ?? [] } });
     return finish(request, reply, { consent: { grantId: savedGrantId } }, true);
   });
 }

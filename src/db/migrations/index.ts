@@ -7,6 +7,7 @@ import * as proxying from './2026-11-23T00-proxying.js';
 import * as usernameKey from './2026-11-23T01-username-key.js';
 import * as tagsAndSwitches from './2026-11-23T02-tags-and-switches.js';
 import * as importLinks from './2026-11-23T04-import.js';
+import * as auditLog from './2026-11-23T05-audit-log.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T01-username-key': usernameKey,
   '2026-11-23T02-tags-and-switches': tagsAndSwitches,
   '2026-11-23T04-import': importLinks,
+  '2026-11-23T05-audit-log': auditLog,
 };

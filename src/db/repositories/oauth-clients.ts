@@ -60,12 +60,13 @@ export async function listClients(db: Db): Promise<OauthClientRecord[]> {
 
 /** Deletes the client and, in the same transaction, every grant, code and token issued to it. */
 export async function deleteClient(db: Db, id: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  const run = async (trx: Db) => {
     const result = await trx.deleteFrom('oauth_clients').where('id', '=', id).executeTakeFirst();
     if (result.numDeletedRows === 0n) return false;
     await trx.deleteFrom('oidc_payloads').where('client_id', '=', id).execute();
     return true;
-  });
+  };
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
 export async function replaceClientSecret(db: Db, id: string, secretHash: string, now: number): Promise<boolean> {

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { z } from 'zod';
+import { rememberClientAddress } from '../../auth/audit.js';
 import type { BrowserSession } from '../../auth/browser-session.js';
 import type { Introspection } from '../../auth/introspection.js';
 import { isUtf8ContentType } from '../../auth/media-types.js';
@@ -58,6 +59,7 @@ export async function oidcMount(app: FastifyInstance, { provider, introspection,
       return reply.code(413).header('cache-control', 'no-store').header('connection', 'close').send(TOO_LARGE);
     }
     if (isFrontChannel(request.raw.url ?? '')) await session.alignProviderSession(request);
+    rememberClientAddress(request.raw, request.ip);
     reply.hijack();
     applySecurityHeaders(reply.raw);
     if (request.raw.url?.startsWith('/.well-known/oauth-authorization-server')) {

@@ -7,6 +7,7 @@ import { isIPv6 } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.js';
+import { CONNECT_TIMEOUT_MS, redisFailure, withConnectTimeout } from '../../config/startup-errors.js';
 import { sha256 } from '../../security/crypto.js';
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
@@ -47,12 +48,25 @@ export async function installRateLimits(app: FastifyInstance, config: Config, ho
   if (!config.rateLimit.enabled) return;
   // ioredis is loaded only when a Redis store is configured.
   const redis = config.redisUrl
-    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS })
     : undefined;
-  redis?.on('error', (error) => app.log.warn({ err: error }, 'rate-limit store unreachable'));
   // Connect before serving: without an offline queue, commands sent before the connection is up
-  // fail, and skipOnError would let those first requests through uncounted.
-  if (redis) await redis.connect().catch((error: unknown) => app.log.warn({ err: error }, 'rate-limit store unreachable at start; requests are not limited until it is back'));
+  // fail, and skipOnError would let those first requests through uncounted. A store that cannot
+  // be reached at start is a configuration mistake far more often than an outage, and running
+  // unlimited without a word would hide it: start-up stops. An outage later is tolerated.
+  if (redis && config.redisUrl) {
+    const url = config.redisUrl;
+    // The failure is reported once, below, with the socket's error (connect() only says "closed").
+    let socketError: unknown;
+    const quiet = (error: unknown) => void (socketError = error);
+    redis.on('error', quiet);
+    await withConnectTimeout(redis.connect()).catch((error: unknown) => {
+      redis.disconnect();
+      throw redisFailure(socketError ?? error, 'REDIS_URL', url, 'the shared rate-limit counters; leave REDIS_URL empty to count in memory');
+    });
+    redis.off('error', quiet);
+    redis.on('error', (error) => app.log.warn({ err: error }, 'rate-limit store unreachable'));
+  }
   if (redis) app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
 
   await app.register(rateLimit, {
