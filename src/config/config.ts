@@ -102,6 +102,7 @@ const EnvSchema = z
     HOST: z.string().min(1, 'expected a host name or address').default('127.0.0.1'),
     LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     PUBLIC_URL: httpUrl.optional(),
+    INSTANCE_NAME: z.string().trim().min(1, 'expected a name').max(60, 'expected at most 60 characters').default('switchboard'),
     TRUST_PROXY: trustProxy.optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: databaseUrl.optional(),
@@ -195,6 +196,8 @@ export interface Config {
   logLevel: LogLevel;
   /** The issuer and the base of every absolute URL the service hands out. */
   publicUrl: string;
+  /** This installation's name, as people see it on the sign-in, consent and account pages. */
+  instanceName: string;
   /** Behind a reverse proxy (TRUST_PROXY set): oidc-provider believes X-Forwarded-Proto and -Host. */
   trustProxy: boolean;
   /** Whose X-Forwarded-For entries are believed; undefined: nobody's (the client is the peer). */
@@ -285,6 +288,7 @@ export function loadConfig(env: Environment = process.env): Config {
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     publicUrl,
+    instanceName: e.INSTANCE_NAME,
     trustProxy: e.TRUST_PROXY !== undefined,
     trustedProxies: e.TRUST_PROXY,
     dataDir: e.DATA_DIR,

@@ -1,10 +1,16 @@
 // The OpenAPI 3.1 document, generated from the zod schemas the /v1 routes validate with, served
 // at /openapi.json, with an interactive reference (Swagger UI) at /docs. Only tagged routes (the
 // /v1 API) are described; the OAuth endpoints are described by the discovery documents.
+//
+// /docs: Swagger UI's base layout (no top bar: no framework logo, whose inline <style> the CSP
+// blocks, and no "Explore" box that loads other documents), our title and icon, dark colours
+// when the browser prefers them, and an Authorize dialog that works: it signs in through the
+// docs client (clients.ts, ensureDocsClient) with PKCE, as any browser app would.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { DOCS_CLIENT_ID, ensureDocsClient } from '../auth/clients.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
 import type { Config } from '../config/config.js';
 import { SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
@@ -12,6 +18,7 @@ import { API_DESCRIPTION } from './v1/api-description.js';
 
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   const url = (path: string) => `${config.publicUrl}${path}`;
+  await ensureDocsClient(app.db, config.publicUrl);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -28,7 +35,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         securitySchemes: {
           oauth2: {
             type: 'oauth2',
-            description: 'OAuth 2.1: authorization code with PKCE (S256), refresh tokens with offline_access, device authorization, client credentials.',
+            description:
+              'OAuth 2.1: authorization code with PKCE (S256), refresh tokens with offline_access, device authorization, client credentials. ' +
+              `On this page, Authorize with the authorization code flow: the client id \`${DOCS_CLIENT_ID}\` is filled in, no secret is needed; ` +
+              'tick the scopes to grant, sign in and approve. The token lasts an hour and is kept only in this tab.',
             flows: {
               authorizationCode: {
                 authorizationUrl: url(OAUTH_ROUTES.authorization),
@@ -53,10 +63,40 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     // plain-http self-hosting); this one keeps it to this origin.
     transformStaticCSP: () =>
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'",
-    uiConfig: { deepLinking: true, tryItOutEnabled: false },
+    uiConfig: { deepLinking: true, tryItOutEnabled: false, layout: 'BaseLayout' },
+    initOAuth: { clientId: DOCS_CLIENT_ID, usePkceWithAuthorizationCodeGrant: true, appName: `${config.instanceName} API reference` },
+    // Used only by the standalone layout's top bar, which is not shown; ours rather than the framework's.
+    logo: { type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) },
+    theme: {
+      title: `${config.instanceName} API reference`,
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }],
+      css: [{ filename: 'theme.css', content: DOCS_THEME_CSS }],
+      js: [{ filename: 'theme.js', content: DOCS_THEME_JS }],
+    },
   });
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()));
 }
+
+/** The service's icon: a switchboard's plug and jack, in the pages' accent colour. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#5865f2"/><circle cx="10" cy="10" r="3.5" fill="#fff"/><circle cx="22" cy="22" r="3.5" fill="#fff"/><path d="M10 10 C10 20 22 12 22 22" stroke="#fff" stroke-width="2.5" fill="none"/></svg>`;
+
+/** Room above the document's title once the top bar is gone; the page background in dark mode. */
+const DOCS_THEME_CSS = `
+.swagger-ui .information-container .info { margin-top: 1.5rem; }
+html.dark-mode body { background: #1b1b1b; }
+`;
+
+/**
+ * Swagger UI styles dark mode under html.dark-mode, which only its top bar's switch sets; without
+ * the top bar, the browser's preference decides. A static file, so the CSP needs no inline script.
+ */
+const DOCS_THEME_JS = `(function () {
+  var query = window.matchMedia('(prefers-color-scheme: dark)');
+  function apply() { document.documentElement.classList.toggle('dark-mode', query.matches); }
+  apply();
+  query.addEventListener('change', apply);
+})();
+`;
 
 type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>;
 
