@@ -11,10 +11,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { DOCS_CLIENT_ID, ensureDocsClient } from '../auth/clients.js';
+import { FAVICON_SVG } from '../auth/pages/layout.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
 import type { Config } from '../config/config.js';
 import { SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
-import { API_DESCRIPTION } from './v1/api-description.js';
+import { apiDescription } from './v1/api-description.js';
 
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   const url = (path: string) => `${config.publicUrl}${path}`;
@@ -22,7 +23,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'switchboard API', version: '1.0.0', description: API_DESCRIPTION },
+      info: { title: `${config.instanceName} API`, version: '1.0.0', description: apiDescription(config.publicUrl) },
       servers: [{ url: config.publicUrl }],
       tags: [
         { name: 'System', description: 'The system: one Discord user’s profile record.' },
@@ -76,9 +77,6 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
   });
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()));
 }
-
-/** The service's icon: a switchboard's plug and jack, in the pages' accent colour. */
-export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#5865f2"/><circle cx="10" cy="10" r="3.5" fill="#fff"/><circle cx="22" cy="22" r="3.5" fill="#fff"/><path d="M10 10 C10 20 22 12 22 22" stroke="#fff" stroke-width="2.5" fill="none"/></svg>`;
 
 /** Room above the document's title once the top bar is gone; the page background in dark mode. */
 const DOCS_THEME_CSS = `

@@ -103,8 +103,8 @@ describe('/docs in Chromium', () => {
     const response = await answered;
     expect(response.status()).toBe(200);
     expect(response.request().headers().authorization).toMatch(/^Bearer /);
-    await operation.locator('.live-responses-table .response-col_status').first().waitFor();
-    expect(await operation.locator('.live-responses-table .response-col_status').first().innerText()).toContain('200');
+    await operation.locator('.live-responses-table tbody .response-col_status').first().waitFor();
+    expect(await operation.locator('.live-responses-table tbody .response-col_status').first().innerText()).toContain('200');
     await page.screenshot({ path: join(SCREENSHOTS, 'docs-try-it-out.png'), fullPage: false });
     expect(audit.violations).toEqual([]);
     expect(audit.errors).toEqual([]);

@@ -3,6 +3,10 @@
 import { html, type SafeHtml } from './html.js';
 
 export const STYLESHEET_PATH = '/assets/switchboard.css';
+export const FAVICON_PATH = '/assets/favicon.svg';
+
+/** The service's icon: a switchboard's plug and jack, in the pages' accent colour. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#5865f2"/><circle cx="10" cy="10" r="3.5" fill="#fff"/><circle cx="22" cy="22" r="3.5" fill="#fff"/><path d="M10 10 C10 20 22 12 22 22" stroke="#fff" stroke-width="2.5" fill="none"/></svg>`;
 
 export function layout(title: string, body: SafeHtml): string {
   return html`<!DOCTYPE html>
@@ -12,6 +16,7 @@ export function layout(title: string, body: SafeHtml): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · switchboard</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
 </head>
 <body>
 <main>
