@@ -16,7 +16,8 @@ import { findUser } from '../../db/repositories/users.js';
 import { devLoginUserId, signInUser } from '../sign-in.js';
 import type { Schema } from '../../db/tables.js';
 import type { BrowserSession } from '../browser-session.js';
-import { consentPage, errorPage, loginPage } from '../pages/pages.js';
+import { OAUTH_ROUTES } from '../provider.js';
+import { USER_ID_HINT, accountLabel, consentPage, errorPage, loginPage } from '../pages/pages.js';
 import { boundUserOf } from '../bound-user.js';
 
 export interface InteractionDependencies {
@@ -29,6 +30,7 @@ export interface InteractionDependencies {
 
 export async function interactionRoutes(app: FastifyInstance, { config, db, provider, session }: InteractionDependencies) {
   await app.register(formbody, { bodyLimit: 4096 });
+  const frame = { instanceName: config.instanceName };
 
   const details = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
@@ -74,8 +76,10 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
       .send(errorPage('This request is for another account', `This request was started for the Discord account ${bound}, and this browser is signed in as ${accountId}. Nothing was approved. If you did not start it, someone may be trying to link your account to theirs; if you did, sign in as that account and start again.`));
   }
 
-  function renderLogin(request: FastifyRequest, reply: FastifyReply, uid: string, name: string, error?: string) {
+  function renderLogin(request: FastifyRequest, reply: FastifyReply, uid: string, name: string, error?: string, typedUserId?: string) {
     const page = loginPage({
+      frame,
+      typedUserId,
       clientName: name,
       discordUrl: config.discord.oauth ? `/auth/discord/start?interaction=${encodeURIComponent(uid)}` : undefined,
       devLoginAction: config.devLogin ? `/interaction/${encodeURIComponent(uid)}/dev-login` : undefined,
@@ -112,10 +116,12 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
       const requested = typeof params.scope === 'string' ? params.scope.split(' ') : missing;
       return reply.type('text/html; charset=utf-8').send(
         consentPage({
+          frame,
           clientName: name,
           scopes: requested.filter(Boolean),
-          userLabel: user?.username ? `${user.username} (${user.id})` : (accountId ?? 'unknown'),
+          userLabel: accountId ? accountLabel(accountId, user?.username) : 'unknown',
           action: `/interaction/${encodeURIComponent(uid)}/consent`,
+          switchAccountAction: `/interaction/${encodeURIComponent(uid)}/switch-account`,
           csrf: session.csrfToken(request, reply, `interaction:${uid}`),
         }),
       );
@@ -133,7 +139,8 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     }
     const userId = devLoginUserId(request.body?.user_id);
     if (!userId) {
-      return renderLogin(request, reply, interaction.uid, await clientName(interaction.params.client_id), 'Enter a Discord user id: 17 to 20 digits.');
+      const typed = typeof request.body?.user_id === 'string' ? request.body.user_id.slice(0, 40) : '';
+      return renderLogin(request, reply, interaction.uid, await clientName(interaction.params.client_id), `“${typed}” is not a Discord user id. ${USER_ID_HINT}`, typed);
     }
     const refusedForBinding = boundToSomeoneElse(reply, interaction.params, userId);
     if (refusedForBinding) return refusedForBinding;
@@ -171,4 +178,24 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     const savedGrantId = await grant.save();
     return finish(request, reply, { consent: { grantId: savedGrantId } }, true);
   });
+
+  // "Not you?" on the consent page: sign this browser out and start the same authorization again,
+  // so the person signs in as themselves and the app still gets its answer (its state and PKCE
+  // challenge are in the request). A device flow starts again at the code page instead.
+  app.post<{ Params: { uid: string }; Body: Record<string, unknown> }>('/interaction/:uid/switch-account', async (request, reply) => {
+    const interaction = await details(request, reply);
+    if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
+      return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.'));
+    }
+    const again = typeof interaction.params.redirect_uri === 'string' ? restartUrl(interaction.params) : OAUTH_ROUTES.code_verification;
+    await session.signOut(request, reply);
+    return reply.redirect(again, 303);
+  });
+}
+
+/** The authorization request this interaction came from, to be made again. */
+function restartUrl(params: Record<string, unknown>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (typeof value === 'string') query.set(name, value);
+  return `${OAUTH_ROUTES.authorization}?${query.toString()}`;
 }
