@@ -65,7 +65,7 @@ describe('account pages', () => {
     const { browser } = await signedIn(ALEX);
     await authorize(app, { userId: ALEX, browser, scope: 'openid alters:read system:ai-ap' });
     const apps = await browser.navigate(`${server.url}/account/apps`);
-    expect(apps.body).toMatch(/<p class="account">Signed in as <strong>320000000000000001<\/strong> · <form method="post" action="\/account\/sign-out" class="inline"><input type="hidden" name="csrf" value="[^"]+"><button type="submit" class="link">Sign out<\/button><\/form><\/p>/);
+    expect(apps.body).toMatch(/<div class="account"><span>Signed in as <strong>320000000000000001<\/strong><\/span> <form method="post" action="\/account\/sign-out" class="inline"><input type="hidden" name="csrf" value="[^"]+"><button type="submit" class="link">Sign out<\/button><\/form><\/div>/);
     for (const scope of ['openid', 'alters:read', 'system:ai-ap'] as const) expect(apps.body).toContain(`<li>${SCOPE_DESCRIPTIONS[scope]} <code>${scope}</code></li>`);
     expect(apps.body).toContain('Revoke access for Fronting Tracker');
   });

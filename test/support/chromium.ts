@@ -39,7 +39,11 @@ export async function auditedPage(browser: Browser, options: BrowserContextOptio
   const watch = (page: Page) => {
     page.on('console', (message) => {
       if (/Content Security Policy|CSP violation/i.test(message.text())) audit.violations.push(`${page.url()}: ${message.text()}`);
-      else if (message.type() === 'error') audit.errors.push(`${page.url()}: ${message.text()}`);
+      // A page answered with a 4xx status (an error page, a refused form) is logged as a failed
+      // load of the document itself; its status is the test's to check. Any other failure counts.
+      else if (message.type() === 'error' && !(message.text().startsWith('Failed to load resource') && message.location().url === page.url())) {
+        audit.errors.push(`${page.url()}: ${message.text()}`);
+      }
     });
     page.on('pageerror', (error) => audit.errors.push(`${page.url()}: ${error.message}`));
   };

@@ -26,7 +26,7 @@ function accountBar(account: NonNullable<PageFrame['account']>): SafeHtml {
   const signOut = account.signOutCsrf
     ? html`<form method="post" action="${SIGN_OUT_PATH}" class="inline"><input type="hidden" name="csrf" value="${account.signOutCsrf}"><button type="submit" class="link">Sign out</button></form>`
     : html`<a href="${SIGN_OUT_PATH}">Sign out</a>`;
-  return html`<p class="account">Signed in as <strong>${account.label}</strong> · ${signOut}</p>`;
+  return html`<div class="account"><span>Signed in as <strong>${account.label}</strong></span> ${signOut}</div>`;
 }
 
 export function layout(frame: PageFrame | undefined, title: string, body: SafeHtml): string {
@@ -54,12 +54,12 @@ ${body}
 export const STYLESHEET = `
 :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.45; }
 body { margin: 0; padding: 0 1rem 2rem; }
-header { max-width: 28rem; margin: 0 auto; padding: .75rem 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; justify-content: space-between; align-items: baseline; border-bottom: 1px solid #8886; }
-header p { margin: 0; }
+header { max-width: 34rem; margin: 0 auto; padding: .75rem 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; justify-content: space-between; align-items: baseline; border-bottom: 1px solid #8886; }
+header p, header div { margin: 0; }
 .brand { font-weight: 600; }
-.account { font-size: .95rem; }
+.account { font-size: .95rem; display: flex; flex-wrap: wrap; gap: .25rem .75rem; align-items: baseline; }
 .signed-in { margin: 1rem 0; }
-main { max-width: 28rem; margin: 0 auto; padding-top: 1.5rem; }
+main { max-width: 34rem; margin: 0 auto; padding-top: 1.5rem; }
 h1 { font-size: 1.5rem; margin-top: 0; }
 form.inline { display: inline; margin: 0; }
 button.link { background: none; border: none; padding: 0; margin: 0; font: inherit; color: LinkText; text-decoration: underline; cursor: pointer; }
