@@ -8,6 +8,7 @@ import { findUser } from '../db/repositories/users.js';
 import { devLoginUserId, signInUser } from './sign-in.js';
 import type { Schema } from '../db/tables.js';
 import type { StorageCrypto } from '../security/crypto.js';
+import { frameFor } from './pages/frame.js';
 import { listAuthorizedApps, revokeAuthorizedApp } from './authorized-apps.js';
 import type { BrowserSession } from './browser-session.js';
 import { USER_ID_HINT, accountLabel, appsPage, errorPage, loginPage, revokeConfirmPage, signOutPage, type PageFrame } from './pages/pages.js';
@@ -25,6 +26,7 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
   await app.register(formbody, { bodyLimit: 4096 });
   const html = 'text/html; charset=utf-8';
   const bare: PageFrame = { instanceName: config.instanceName };
+  const frameOf = (request: FastifyRequest) => frameFor(config.instanceName, session.signedInUser(request));
 
   /** The frame of a signed-in page: the account, with a sign-out button carrying its CSRF token. */
   async function signedInFrame(request: FastifyRequest, reply: FastifyReply, userId: string): Promise<{ frame: PageFrame; csrf: string }> {
@@ -49,8 +51,8 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
   app.get('/account/login', async (request, reply) => renderLogin(request, reply));
 
   app.post<{ Body: Record<string, unknown> }>('/account/dev-login', async (request, reply) => {
-    if (!config.devLogin) return reply.code(404).type(html).send(errorPage('Not found', 'The development login is disabled.'));
-    if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
+    if (!config.devLogin) return reply.code(404).type(html).send(errorPage('Not found', 'The development login is disabled.', undefined, frameOf(request)));
+    if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.', undefined, frameOf(request)));
     const userId = devLoginUserId(request.body?.user_id);
     if (!userId) {
       const typed = typeof request.body?.user_id === 'string' ? request.body.user_id.slice(0, 40) : '';
@@ -80,9 +82,9 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
   app.post<{ Params: { clientId: string }; Body: Record<string, unknown> }>('/account/apps/:clientId/revoke', async (request, reply) => {
     const userId = session.signedInUser(request);
     if (!userId) return reply.redirect('/account/login', 303);
-    if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
+    if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.', undefined, frameOf(request)));
     const revoked = await revokeAuthorizedApp(db, crypto, userId, request.params.clientId);
-    if (!revoked) return reply.code(404).type(html).send(errorPage('Not found', 'That app has no access to your account.'));
+    if (!revoked) return reply.code(404).type(html).send(errorPage('Not found', 'That app has no access to your account.', undefined, frameOf(request)));
     return reply.redirect('/account/apps?notice=revoked', 303);
   });
 
@@ -94,7 +96,7 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
   });
 
   app.post<{ Body: Record<string, unknown> }>('/account/sign-out', async (request, reply) => {
-    if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.'));
+    if (!session.verifyCsrf(request, 'account', request.body?.csrf)) return reply.code(403).type(html).send(errorPage('Request refused', 'The form expired or came from another site.', undefined, frameOf(request)));
     // Both sessions end: this service's cookie and the authorization server's session, so a
     // silent authorization (prompt=none) asks to sign in again.
     await session.signOut(request, reply);

@@ -17,6 +17,7 @@ import { interactionRoutes } from '../auth/interactions/routes.js';
 import { createIntrospection } from '../auth/introspection.js';
 import { loginLinkRoutes } from '../auth/login-links.js';
 import { FAVICON_PATH, FAVICON_SVG, STYLESHEET, STYLESHEET_PATH } from '../auth/pages/layout.js';
+import { frameFor } from '../auth/pages/frame.js';
 import { errorPage } from '../auth/pages/pages.js';
 import { createProvider } from '../auth/provider.js';
 import { createStorageCrypto } from '../security/crypto.js';
@@ -94,7 +95,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       const status = error.statusCode ?? error.status ?? 500;
       if (status >= 500) request.log.error({ err: error }, 'page failed');
       const message = status >= 500 ? 'Something went wrong on our side. Try again.' : (error.error_description ?? 'The request is invalid or has expired. Start again from the app.');
-      return reply.code(status).type('text/html; charset=utf-8').send(errorPage('Something went wrong', message));
+      return reply.code(status).type('text/html; charset=utf-8').send(errorPage('Something went wrong', message, undefined, frameFor(config.instanceName, session.signedInUser(request))));
     });
     await scope.register(interactionRoutes, { config, db: database.db, provider, session });
     await scope.register(discordSignInRoutes, { config, db: database.db, session });

@@ -95,7 +95,7 @@ describe('every page, light, dark and narrow', () => {
       await shot('device-connected', 'sign-out');
 
       await page.goto(`${server.url}/interaction/not-a-real-interaction`, { waitUntil: 'load' });
-      await shot('error', false);
+      await shot('error', 'sign-out');
 
       await page.goto(`${server.url}/account/sign-out`, { waitUntil: 'load' });
       await Promise.all([page.waitForURL(/\/account\/login$/), page.click('button:has-text("Sign out")')]);

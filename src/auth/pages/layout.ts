@@ -59,6 +59,8 @@ header p, header div { margin: 0; }
 .brand { font-weight: 600; }
 .account { font-size: .95rem; display: flex; flex-wrap: wrap; gap: .25rem .75rem; align-items: baseline; }
 .signed-in { margin: 1rem 0; }
+.signed-in form { white-space: nowrap; }
+ul.scopes code { white-space: nowrap; }
 main { max-width: 34rem; margin: 0 auto; padding-top: 1.5rem; }
 h1 { font-size: 1.5rem; margin-top: 0; }
 form.inline { display: inline; margin: 0; }
@@ -73,7 +75,7 @@ button.danger, .button.danger { background: #d83c3e; }
 form { margin: 1rem 0; }
 label { display: block; margin-bottom: .25rem; }
 input[type=text] { width: 100%; box-sizing: border-box; padding: .5rem; font-size: 1rem; }
-button, .button { display: inline-block; padding: .5rem 1rem; font-size: 1rem; margin: .25rem .5rem .25rem 0; cursor: pointer; border-radius: .25rem; border: 1px solid #666; background: #5865f2; color: #fff; text-decoration: none; }
+button, .button { font-family: inherit; line-height: 1.2; display: inline-block; padding: .5rem 1rem; font-size: 1rem; margin: .25rem .5rem .25rem 0; cursor: pointer; border-radius: .25rem; border: 1px solid #666; background: #5865f2; color: #fff; text-decoration: none; }
 button.secondary, .button.secondary { background: transparent; color: inherit; }
 button:focus-visible, .button:focus-visible, input:focus-visible { outline: 3px solid #f0b232; outline-offset: 2px; }
 ul.scopes li { margin: .25rem 0; }

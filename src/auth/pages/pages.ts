@@ -39,8 +39,7 @@ export function loginPage(options: {
     : html`<p>Sign in to ${instanceName} to see the apps you connected.</p>`;
   const discord = options.discordUrl ? html`<p><a class="button" href="${options.discordUrl}">Sign in with Discord</a></p>` : html``;
   const dev = options.devLoginAction
-    ? html`<div class="banner" role="note"><strong>Development only</strong>This server lets anyone sign in as any Discord user by typing an id. Never use it for real accounts; its administrator must turn AUTH_DEV_LOGIN off before real people use it.</div>
-<form method="post" action="${options.devLoginAction}">
+    ? html`<form method="post" action="${options.devLoginAction}">
 ${csrfField(options.csrf)}
 <label for="user_id">Development login: Discord user id</label>
 <p class="hint" id="user_id_hint">${USER_ID_HINT}</p>
@@ -48,9 +47,12 @@ ${csrfField(options.csrf)}
 <button type="submit">Sign in</button>
 </form>`
     : html``;
+  const devBanner = options.devLoginAction
+    ? html`<div class="banner" role="note"><strong>Development only</strong>This server lets anyone sign in as any Discord user by typing an id. Never use it for real accounts; its administrator must turn AUTH_DEV_LOGIN off before real people use it.</div>`
+    : html``;
   const none = !options.discordUrl && !options.devLoginAction ? html`<p class="error">No sign-in method is configured on this server. Its administrator must set DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET.</p>` : html``;
   const error = options.error ? html`<p class="error" role="alert">${options.error}</p>` : html``;
-  return layout(options.frame, 'Sign in', html`${intro}${error}${discord}${dev}${none}`);
+  return layout(options.frame, 'Sign in', html`${intro}${discord}${devBanner}${error}${dev}${none}`);
 }
 
 export function consentPage(options: {
