@@ -20,7 +20,10 @@ export interface AccountDependencies {
   session: BrowserSession;
 }
 
-const NOTICES: Record<string, string> = { revoked: 'Access revoked. The app can no longer use your account.' };
+const NOTICES: Record<string, string> = {
+  revoked: 'Access revoked. The app can no longer use your account.',
+  'signed-out': 'You are signed out.',
+};
 
 export async function accountRoutes(app: FastifyInstance, { config, db, crypto, session }: AccountDependencies) {
   await app.register(formbody, { bodyLimit: 4096 });
@@ -35,7 +38,7 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
     return { frame: { ...bare, account: { label: accountLabel(userId, user?.username), signOutCsrf: csrf } }, csrf };
   }
 
-  const renderLogin = (request: FastifyRequest, reply: FastifyReply, error?: string, typedUserId?: string) =>
+  const renderLogin = (request: FastifyRequest, reply: FastifyReply, error?: string, typedUserId?: string, notice?: string) =>
     reply.code(error ? 400 : 200).type(html).send(
       loginPage({
         frame: bare,
@@ -45,10 +48,13 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
         csrf: session.csrfToken(request, reply, 'account'),
         error,
         typedUserId,
+        notice,
       }),
     );
 
-  app.get('/account/login', async (request, reply) => renderLogin(request, reply));
+  app.get<{ Querystring: { notice?: string } }>('/account/login', async (request, reply) =>
+    renderLogin(request, reply, undefined, undefined, request.query.notice ? NOTICES[request.query.notice] : undefined),
+  );
 
   app.post<{ Body: Record<string, unknown> }>('/account/dev-login', async (request, reply) => {
     if (!config.devLogin) return reply.code(404).type(html).send(errorPage('Not found', 'The development login is disabled.', undefined, frameOf(request)));
@@ -100,6 +106,6 @@ export async function accountRoutes(app: FastifyInstance, { config, db, crypto, 
     // Both sessions end: this service's cookie and the authorization server's session, so a
     // silent authorization (prompt=none) asks to sign in again.
     await session.signOut(request, reply);
-    return reply.redirect('/account/login', 303);
+    return reply.redirect('/account/login?notice=signed-out', 303);
   });
 }

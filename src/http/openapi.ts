@@ -86,9 +86,15 @@ html.dark-mode body { background: #1b1b1b; }
 
 /**
  * Swagger UI styles dark mode under html.dark-mode, which only its top bar's switch sets; without
- * the top bar, the browser's preference decides. A static file, so the CSP needs no inline script.
+ * the top bar, the browser's preference decides. Also the viewport for narrow screens. A static
+ * file, so the CSP needs no inline script.
  */
 const DOCS_THEME_JS = `(function () {
+  // The page Swagger UI ships has no viewport declaration, so phones would render it shrunk.
+  var viewport = document.createElement('meta');
+  viewport.name = 'viewport';
+  viewport.content = 'width=device-width, initial-scale=1';
+  document.head.appendChild(viewport);
   var query = window.matchMedia('(prefers-color-scheme: dark)');
   function apply() { document.documentElement.classList.toggle('dark-mode', query.matches); }
   apply();

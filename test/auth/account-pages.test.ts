@@ -93,7 +93,8 @@ describe('account pages', () => {
     expect(page.body).toContain('<h1>Sign out of Plural Place?</h1>');
     expect(browser.cookie('switchboard_user'), 'showing the page signs nobody out').toBeDefined();
     const after = await browser.submit(page, '/account/sign-out', {});
-    expect(after.url).toBe(`${server.url}/account/login`);
+    expect(after.url).toBe(`${server.url}/account/login?notice=signed-out`);
+    expect(after.body).toContain('<p role="status">You are signed out.</p>');
     expect(browser.cookie('switchboard_user')).toBeUndefined();
     expect((await browser.navigate(`${server.url}/account/sign-out`, { follow: () => false })).location).toBe(`${server.url}/account/login`);
     const forged = await (await signedIn(SAM)).browser.navigate(`${server.url}/account/sign-out`, { form: { csrf: 'forged' } });

@@ -98,7 +98,7 @@ describe('every page, light, dark and narrow', () => {
       await shot('error', 'sign-out');
 
       await page.goto(`${server.url}/account/sign-out`, { waitUntil: 'load' });
-      await Promise.all([page.waitForURL(/\/account\/login$/), page.click('button:has-text("Sign out")')]);
+      await Promise.all([page.waitForURL(/\/account\/login\?notice=signed-out$/), page.click('button:has-text("Sign out")')]);
       await shot('account-login', false);
 
       await page.goto(`${server.url}/docs`, { waitUntil: 'networkidle' });

@@ -32,6 +32,7 @@ export function loginPage(options: {
   csrf: string;
   error?: string | undefined;
   typedUserId?: string | undefined;
+  notice?: string | undefined;
 }): string {
   const { instanceName } = options.frame;
   const intro = options.clientName
@@ -52,7 +53,8 @@ ${csrfField(options.csrf)}
     : html``;
   const none = !options.discordUrl && !options.devLoginAction ? html`<p class="error">No sign-in method is configured on this server. Its administrator must set DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET.</p>` : html``;
   const error = options.error ? html`<p class="error" role="alert">${options.error}</p>` : html``;
-  return layout(options.frame, 'Sign in', html`${intro}${discord}${devBanner}${error}${dev}${none}`);
+  const notice = options.notice ? html`<p role="status">${options.notice}</p>` : html``;
+  return layout(options.frame, 'Sign in', html`${notice}${intro}${discord}${devBanner}${error}${dev}${none}`);
 }
 
 export function consentPage(options: {
@@ -180,6 +182,7 @@ export function signOutPage(options: { frame: PageFrame; csrf: string }): string
 <form method="post" action="/account/sign-out">
 ${csrfField(options.csrf)}
 <button type="submit" autofocus>Sign out</button>
+<a class="button secondary" href="/account/apps">Stay signed in</a>
 </form>`,
   );
 }
