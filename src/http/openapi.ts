@@ -75,6 +75,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       js: [{ filename: 'theme.js', content: DOCS_THEME_JS }],
     },
   });
+  app.get('/docs/static/oauth2-redirect.js', { schema: { hide: true } }, async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(DOCS_REDIRECT_JS));
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()));
 }
 
@@ -86,10 +87,49 @@ html.dark-mode body { background: #1b1b1b; }
 
 /**
  * Swagger UI styles dark mode under html.dark-mode, which only its top bar's switch sets; without
- * the top bar, the browser's preference decides. Also the viewport for narrow screens. A static
- * file, so the CSP needs no inline script.
+ * the top bar, the browser's preference decides. Also: the viewport for narrow screens, and the
+ * receiving end of the redirect page's channel. A static file, so the CSP needs no inline script.
  */
+/**
+ * Hands the authorization response to Swagger UI's waiting OAuth state (what its
+ * window.swaggerUIRedirectOauth2 holds): the code, after checking the state, or the error.
+ */
+const DELIVER_AUTHORIZATION = `function deliverAuthorization(oauth2, query) {
+  var params = new URLSearchParams(query);
+  var fail = function (message) { oauth2.errCb({ authId: oauth2.auth.name, source: 'auth', level: 'error', message: message }); };
+  if (params.get('state') !== oauth2.state) return fail('The answer did not come from this authorization request (its state differs); start again.');
+  if (params.get('error')) return fail('[' + params.get('error') + ']: ' + (params.get('error_description') || 'the authorization was refused'));
+  if (!params.get('code')) return fail('No authorization code came back; start again.');
+  delete oauth2.state;
+  oauth2.auth.code = params.get('code');
+  oauth2.callback({ auth: oauth2.auth, redirectUrl: oauth2.redirectUrl });
+}`;
+
+/** The channel the redirect page uses when it has lost its opener (see DOCS_REDIRECT_JS). */
+const DOCS_CHANNEL = 'switchboard-docs-oauth2';
+
+/**
+ * The redirect page's script, in place of Swagger UI's, which hands the code to window.opener
+ * only. Signing in through Discord takes the window to another site and back, and since our
+ * pages are Cross-Origin-Opener-Policy: same-origin, the window then has no opener any more; the
+ * code goes to the /docs tab over a BroadcastChannel instead (same origin only). The tab checks
+ * the state, so another tab's stale answer is refused.
+ */
+const DOCS_REDIRECT_JS = `(function () {
+  ${DELIVER_AUTHORIZATION}
+  var waiting = window.opener && window.opener.swaggerUIRedirectOauth2;
+  if (waiting) deliverAuthorization(waiting, window.location.search);
+  else new BroadcastChannel('${DOCS_CHANNEL}').postMessage(window.location.search);
+  document.body.textContent = 'Signed in. You can close this window and return to the API reference.';
+  window.close();
+})();
+`;
+
 const DOCS_THEME_JS = `(function () {
+  ${DELIVER_AUTHORIZATION}
+  new BroadcastChannel('${DOCS_CHANNEL}').onmessage = function (event) {
+    if (window.swaggerUIRedirectOauth2 && typeof event.data === 'string') deliverAuthorization(window.swaggerUIRedirectOauth2, event.data);
+  };
   // The page Swagger UI ships has no viewport declaration, so phones would render it shrunk.
   var viewport = document.createElement('meta');
   viewport.name = 'viewport';

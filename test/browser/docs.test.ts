@@ -64,7 +64,13 @@ describe('/docs in Chromium', () => {
     await audit.context.close();
   });
 
-  it('authorizes with the docs client (sign in, approve) and calls GET /v1/users/@me/system', { timeout: 60_000 }, async () => {
+  /**
+   * Authorize (system:read), sign in with the development login in the popup, approve, then
+   * "Try it out" on GET /v1/users/{user}/system with @me. `lostOpener`: the popup loses its
+   * opener on the way, as it does when signing in through Discord (another site, with our pages'
+   * Cross-Origin-Opener-Policy), so the code must reach the tab another way.
+   */
+  async function authorizeAndTryIt(userId: string, lostOpener: boolean, screenshots: boolean) {
     const audit = await auditedPage(browser);
     const { page } = audit;
     await page.goto(`${server.url}/docs#/System/get_v1_users__user__system`, { waitUntil: 'networkidle' });
@@ -77,14 +83,18 @@ describe('/docs in Chromium', () => {
     expect(await codeFlow.locator('h4').innerText()).toContain('authorizationCode with PKCE');
     expect(await codeFlow.locator('#client_id_authorizationCode').inputValue()).toBe(DOCS_CLIENT_ID);
     await codeFlow.locator('label[for="system:read-authorizationCode-checkbox-oauth2"]').click();
-    await page.screenshot({ path: join(SCREENSHOTS, 'docs-authorize-dialog.png') });
+    if (screenshots) await page.screenshot({ path: join(SCREENSHOTS, 'docs-authorize-dialog.png') });
 
     const popupOpened = page.waitForEvent('popup');
     await codeFlow.locator('button.modal-btn.authorize').click();
     const popup = await popupOpened;
     await popup.waitForLoadState('load');
     expect(new URL(popup.url()).pathname).toMatch(/^\/interaction\//);
-    await popup.fill('#user_id', USER);
+    if (lostOpener) {
+      await popup.evaluate('window.opener = null');
+      expect(await popup.evaluate('window.opener')).toBeNull();
+    }
+    await popup.fill('#user_id', userId);
     await popup.locator('button', { hasText: 'Sign in' }).click();
     await popup.locator('h1', { hasText: 'Allow access?' }).waitFor();
     expect(await popup.locator('main').innerText()).toContain('API reference (/docs)');
@@ -103,11 +113,20 @@ describe('/docs in Chromium', () => {
     const response = await answered;
     expect(response.status()).toBe(200);
     expect(response.request().headers().authorization).toMatch(/^Bearer /);
+    expect(((await response.json()) as { data: { associatedUserId: string } }).data.associatedUserId).toBe(userId);
     await operation.locator('.live-responses-table tbody .response-col_status').first().waitFor();
     expect(await operation.locator('.live-responses-table tbody .response-col_status').first().innerText()).toContain('200');
-    await page.screenshot({ path: join(SCREENSHOTS, 'docs-try-it-out.png'), fullPage: false });
+    if (screenshots) await page.screenshot({ path: join(SCREENSHOTS, 'docs-try-it-out.png'), fullPage: false });
     expect(audit.violations).toEqual([]);
     expect(audit.errors).toEqual([]);
     await audit.context.close();
+  }
+
+  it('authorizes with the docs client (sign in, approve) and calls GET /v1/users/@me/system', { timeout: 60_000 }, async () => {
+    await authorizeAndTryIt(USER, false, true);
+  });
+
+  it('authorizes when the sign-in window lost its opener on the way (a sign-in through another site)', { timeout: 60_000 }, async () => {
+    await authorizeAndTryIt('500000000000000017', true, false);
   });
 });
