@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { deleteClient, findClient, insertClient, listClients, replaceClientSecret, updateClientPermissions, updateClientRedirectUris, type OauthClientRecord } from '../db/repositories/oauth-clients.js';
 import type { Schema } from '../db/tables.js';
-import { SCOPES } from '../domain/scopes.js';
+import { API_SCOPES, SCOPES } from '../domain/scopes.js';
 import { randomSecret, sha256 } from '../security/crypto.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -138,8 +138,6 @@ export async function ensureBotClient(db: Kysely<Schema>, secret: string, now = 
 export const DOCS_CLIENT_ID = 'switchboard-docs';
 /** Where Swagger UI at /docs receives the authorization code (a static page of @fastify/swagger-ui). */
 export const DOCS_REDIRECT_PATH = '/docs/static/oauth2-redirect.html';
-/** The API's scopes: the reference page calls the API and nothing else (no id_token, no refresh). */
-const DOCS_SCOPES = SCOPES.filter((scope) => scope !== 'openid' && scope !== 'profile' && scope !== 'offline_access');
 
 /**
  * The client of the interactive reference at /docs: public (a page cannot keep a secret), the
@@ -150,7 +148,8 @@ const DOCS_SCOPES = SCOPES.filter((scope) => scope !== 'openid' && scope !== 'pr
 export async function ensureDocsClient(db: Kysely<Schema>, publicUrl: string, now = Date.now()): Promise<OauthClientRecord> {
   const redirectUris = [`${publicUrl}${DOCS_REDIRECT_PATH}`];
   const grantTypes = ['authorization_code'];
-  const scopes = [...DOCS_SCOPES];
+  // The reference page calls the API and nothing else: no id_token, no refresh token.
+  const scopes = [...API_SCOPES];
   const existing = await findClient(db, DOCS_CLIENT_ID);
   if (!existing) {
     const client: OauthClientRecord = { id: DOCS_CLIENT_ID, name: 'API reference (/docs)', secretHash: null, redirectUris, grantTypes, scopes, firstParty: false, createdAt: now };

@@ -14,8 +14,11 @@ import { DOCS_CLIENT_ID, ensureDocsClient } from '../auth/clients.js';
 import { FAVICON_SVG } from '../auth/pages/layout.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
 import type { Config } from '../config/config.js';
-import { SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
+import { API_SCOPES, SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
 import { apiDescription } from './v1/api-description.js';
+
+/** The API's scopes in people's words: what the operations need, and what the Authorize dialog offers. */
+const API_SCOPE_DESCRIPTIONS = Object.fromEntries(API_SCOPES.map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
 
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   const url = (path: string) => `${config.publicUrl}${path}`;
@@ -38,6 +41,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
             type: 'oauth2',
             description:
               'OAuth 2.1: authorization code with PKCE (S256), refresh tokens with offline_access, device authorization, client credentials. ' +
+              'Besides the API scopes listed here, clients may ask for the OpenID Connect scopes openid, profile and offline_access (a refresh token). ' +
               `On this page, Authorize with the authorization code flow: the client id \`${DOCS_CLIENT_ID}\` is filled in, no secret is needed; ` +
               'tick the scopes to grant, sign in and approve. The token lasts an hour and is kept only in this tab.',
             flows: {
@@ -45,9 +49,9 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
                 authorizationUrl: url(OAUTH_ROUTES.authorization),
                 tokenUrl: url(OAUTH_ROUTES.token),
                 refreshUrl: url(OAUTH_ROUTES.token),
-                scopes: { ...SCOPE_DESCRIPTIONS },
+                scopes: API_SCOPE_DESCRIPTIONS,
               },
-              clientCredentials: { tokenUrl: url(OAUTH_ROUTES.token), scopes: { ...SCOPE_DESCRIPTIONS } },
+              clientCredentials: { tokenUrl: url(OAUTH_ROUTES.token), scopes: API_SCOPE_DESCRIPTIONS },
             },
           },
         },
@@ -79,10 +83,16 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()));
 }
 
-/** Room above the document's title once the top bar is gone; the page background in dark mode. */
+/**
+ * Room above the document's title once the top bar is gone; the page background in dark mode; in
+ * the Authorize dialog, no "grant to Swagger UI" (the scheme's description says what to do) and
+ * no secret field for the PKCE flow (the docs client has none).
+ */
 const DOCS_THEME_CSS = `
 .swagger-ui .information-container .info { margin-top: 1.5rem; }
 html.dark-mode body { background: #1b1b1b; }
+.swagger-ui .scope-def p:last-child { display: none; }
+.swagger-ui label[for="client_secret_authorizationCode"], .swagger-ui #client_secret_authorizationCode { display: none; }
 `;
 
 /**

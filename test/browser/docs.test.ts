@@ -65,7 +65,7 @@ describe('/docs in Chromium', () => {
   });
 
   /**
-   * Authorize (system:read), sign in with the development login in the popup, approve, then
+   * Authorize (every scope, or only system:read), sign in with the development login in the popup, approve, then
    * "Try it out" on GET /v1/users/{user}/system with @me. `lostOpener`: the popup loses its
    * opener on the way, as it does when signing in through Discord (another site, with our pages'
    * Cross-Origin-Opener-Policy), so the code must reach the tab another way.
@@ -82,7 +82,11 @@ describe('/docs in Chromium', () => {
     const codeFlow = dialog.locator('.auth-container').first();
     expect(await codeFlow.locator('h4').innerText()).toContain('authorizationCode with PKCE');
     expect(await codeFlow.locator('#client_id_authorizationCode').inputValue()).toBe(DOCS_CLIENT_ID);
-    await codeFlow.locator('label[for="system:read-authorizationCode-checkbox-oauth2"]').click();
+    expect(await codeFlow.locator('#client_secret_authorizationCode').isVisible(), 'no secret to type').toBe(false);
+    expect(await dialog.innerText()).not.toMatch(/Swagger/i);
+    // Every scope the dialog offers is one the docs client may ask for ("select all" works).
+    if (screenshots) await codeFlow.locator('a[data-all=true]').click();
+    else await codeFlow.locator('label[for="system:read-authorizationCode-checkbox-oauth2"]').click();
     if (screenshots) await page.screenshot({ path: join(SCREENSHOTS, 'docs-authorize-dialog.png') });
 
     const popupOpened = page.waitForEvent('popup');
