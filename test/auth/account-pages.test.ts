@@ -118,6 +118,20 @@ describe('account pages', () => {
     expect(tokens.claims()?.sub).toBe(SAM);
   });
 
+  it('"not you?" in a device flow signs out and goes back to the code page', async () => {
+    const device = await createTestClient(server, { name: 'Console app', public: true, redirectUris: [], grantTypes: ['device_code'] });
+    const authorization = await oidc.initiateDeviceAuthorization(device.config, { scope: 'openid alters:read' });
+    const { browser } = await signedIn(ALEX);
+    const autoPost = await browser.navigate(String(authorization.verification_uri_complete));
+    const confirm = await browser.submit(autoPost, '/auth/oauth2/device', {});
+    const consent = await browser.submit(confirm, '/auth/oauth2/device', {});
+    expect(consent.body).toContain('Signed in as <strong>320000000000000001</strong>');
+    const codePage = await browser.submit(consent, '/switch-account', {});
+    expect(codePage.url).toBe(`${server.url}/auth/oauth2/device`);
+    expect(codePage.body).toContain('Enter the code shown by the app you are connecting.');
+    expect(browser.cookie('switchboard_user')).toBeUndefined();
+  });
+
   it('"not you?" refuses a forged form', async () => {
     const { browser } = await signedIn(ALEX);
     const { url } = await authorizationRequest(app, { scope: 'openid alters:read' });
