@@ -5,9 +5,9 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { insertAuditEntry } from '../db/repositories/audit-log.js';
-import { deleteClient as deleteClientRows, findClient, insertClient, listClients, replaceClientSecret, updateClientPermissions, type OauthClientRecord } from '../db/repositories/oauth-clients.js';
+import { deleteClient as deleteClientRows, findClient, insertClient, listClients, replaceClientSecret, updateClientPermissions, updateClientRedirectUris, type OauthClientRecord } from '../db/repositories/oauth-clients.js';
 import type { Schema } from '../db/tables.js';
-import { SCOPES } from '../domain/scopes.js';
+import { API_SCOPES, SCOPES } from '../domain/scopes.js';
 import { randomSecret, sha256 } from '../security/crypto.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -165,4 +165,31 @@ export async function ensureBotClient(db: Kysely<Schema>, secret: string, now = 
     }
   });
   return { id: BOT_CLIENT_ID, secret };
+}
+
+export const DOCS_CLIENT_ID = 'switchboard-docs';
+/** Where Swagger UI at /docs receives the authorization code (a static page of @fastify/swagger-ui). */
+export const DOCS_REDIRECT_PATH = '/docs/static/oauth2-redirect.html';
+
+/**
+ * The client of the interactive reference at /docs: public (a page cannot keep a secret), the
+ * authorization code with PKCE only, no refresh tokens, redirecting only to /docs on PUBLIC_URL.
+ * It acts for the person using the page, so they are asked for consent like for any other app.
+ * Created on start and kept in step with PUBLIC_URL and the scopes.
+ */
+export async function ensureDocsClient(db: Kysely<Schema>, publicUrl: string, now = Date.now()): Promise<OauthClientRecord> {
+  const redirectUris = [`${publicUrl}${DOCS_REDIRECT_PATH}`];
+  const grantTypes = ['authorization_code'];
+  // The reference page calls the API and nothing else: no id_token, no refresh token.
+  const scopes = [...API_SCOPES];
+  const existing = await findClient(db, DOCS_CLIENT_ID);
+  if (!existing) {
+    const client: OauthClientRecord = { id: DOCS_CLIENT_ID, name: 'API reference (/docs)', secretHash: null, redirectUris, grantTypes, scopes, firstParty: false, createdAt: now };
+    await insertClient(db, client);
+    return client;
+  }
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((value) => b.includes(value));
+  if (!same(existing.redirectUris, redirectUris)) await updateClientRedirectUris(db, DOCS_CLIENT_ID, redirectUris);
+  if (!same(existing.grantTypes, grantTypes) || !same(existing.scopes, scopes)) await updateClientPermissions(db, DOCS_CLIENT_ID, grantTypes, scopes);
+  return { ...existing, redirectUris, grantTypes, scopes };
 }

@@ -11,6 +11,7 @@ import { signInUser } from './sign-in.js';
 import type { Schema } from '../db/tables.js';
 import { constantTimeEqual, randomSecret } from '../security/crypto.js';
 import type { BrowserSession } from './browser-session.js';
+import { frameFor } from './pages/frame.js';
 import { errorPage } from './pages/pages.js';
 
 const STATE_COOKIE = 'switchboard_discord_state';
@@ -35,7 +36,7 @@ export async function discordSignInRoutes(app: FastifyInstance, { config, db, se
   const secure = config.publicUrl.startsWith('https:');
 
   const fail = (reply: FastifyReply, status: number, message: string) =>
-    reply.code(status).type('text/html; charset=utf-8').send(errorPage('Sign-in failed', message));
+    reply.code(status).type('text/html; charset=utf-8').send(errorPage('Sign-in failed', message, undefined, frameFor(config.instanceName, undefined)));
 
   app.get<{ Querystring: { interaction?: string } }>('/auth/discord/start', async (request, reply) => {
     if (!oauth) return fail(reply, 404, 'Sign in with Discord is not configured on this server.');

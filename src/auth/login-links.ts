@@ -18,6 +18,7 @@ import type { Schema } from '../db/tables.js';
 import { constantTimeEqual, randomSecret, sha256 } from '../security/crypto.js';
 import type { BrowserSession } from './browser-session.js';
 import { isUtf8ContentType } from './media-types.js';
+import { frameFor } from './pages/frame.js';
 import { errorPage } from './pages/pages.js';
 import { OAUTH_ROUTES } from './provider.js';
 
@@ -94,7 +95,7 @@ export async function loginLinkRoutes(app: FastifyInstance, { config, db, sessio
     reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
     const link = /^[A-Za-z0-9_-]{20,100}$/.test(request.params.token) ? await consumeLoginLink(db, sha256(request.params.token), Date.now()) : undefined;
     if (!link) {
-      return reply.code(410).type('text/html; charset=utf-8').send(errorPage('Link expired', 'This sign-in link was already used or has expired. Ask the app for a new one.'));
+      return reply.code(410).type('text/html; charset=utf-8').send(errorPage('Link expired', 'This sign-in link was already used or has expired. Ask the app for a new one.', undefined, frameFor(config.instanceName, session.signedInUser(request))));
     }
     await signInUser(db, session, request, reply, { id: link.user_id, username: null }, 'login-link');
     return reply.redirect(link.return_to, 303);

@@ -17,7 +17,8 @@ import { SCOPES } from '../domain/scopes.js';
 import { type StorageCrypto, sha256, constantTimeEqual } from '../security/crypto.js';
 import { createAdapterFactory, payloadKey } from './adapter.js';
 import { createIntrospection, introspectedEntity } from './introspection.js';
-import { deviceCodeConfirmPage, deviceCodeInputPage, deviceSuccessPage, errorPage } from './pages/pages.js';
+import { accountLabel, deviceCodeConfirmPage, deviceCodeInputPage, deviceSuccessPage, errorPage, type PageFrame } from './pages/pages.js';
+import { signedInUserOf } from './pages/request-account.js';
 import { boundUserOf } from './bound-user.js';
 import { noteRevokedGrantOwner } from './audit.js';
 
@@ -54,6 +55,13 @@ export interface ProviderDependencies {
 export function createProvider({ config, db, crypto, signingKeys, cookieSecrets }: ProviderDependencies): Provider {
   const { ttl } = config;
   const slideGrant = grantSlider(db, crypto, ttl.refreshToken, config.grantMaxTtl);
+  /** The device pages' frame: the installation, and the signed-in account with a way out. */
+  const frameOf = async (ctx: KoaContextWithOIDC): Promise<PageFrame> => {
+    const userId = signedInUserOf(ctx.req);
+    // An error page must render even when the database does not answer: the id alone then.
+    const user = userId ? await findUser(db, userId).catch(() => undefined) : undefined;
+    return { instanceName: config.instanceName, account: userId ? { label: accountLabel(userId, user?.username) } : undefined };
+  };
   const configuration: Configuration = {
     adapter: createAdapterFactory(db, crypto),
     clients: [],
@@ -150,16 +158,16 @@ export function createProvider({ config, db, crypto, signingKeys, cookieSecrets 
               ? 'That code is not valid or has expired. Check it and try again.'
               : 'The request could not be completed. Start again from the app.';
           ctx.type = 'html';
-          ctx.body = deviceCodeInputPage(form, message, Boolean(err));
+          ctx.body = deviceCodeInputPage(await frameOf(ctx), form, message, Boolean(err));
         },
         async userCodeConfirmSource(ctx, form, client, _deviceInfo, userCode) {
           ctx.type = 'html';
-          ctx.body = deviceCodeConfirmPage(form, client.clientName ?? client.clientId, userCode);
+          ctx.body = deviceCodeConfirmPage(await frameOf(ctx), form, client.clientName ?? client.clientId, userCode);
         },
         async successSource(ctx) {
           ctx.type = 'html';
           const client = ctx.oidc.client;
-          ctx.body = deviceSuccessPage(client?.clientName ?? client?.clientId ?? 'The app');
+          ctx.body = deviceSuccessPage(await frameOf(ctx), client?.clientName ?? client?.clientId ?? 'The app');
         },
       },
     },
@@ -173,7 +181,7 @@ export function createProvider({ config, db, crypto, signingKeys, cookieSecrets 
       ctx.type = 'html';
       ctx.body = errorPage('Something went wrong', out.error_description ?? 'The request could not be completed.', {
         Error: out.error,
-      });
+      }, await frameOf(ctx));
     },
   };
 

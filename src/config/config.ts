@@ -104,6 +104,7 @@ const EnvSchema = z
     LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
     LOG_FORMAT: z.enum(LOG_FORMATS, { message: `expected one of ${LOG_FORMATS.join(', ')}` }).default('auto'),
     PUBLIC_URL: httpUrl.optional(),
+    INSTANCE_NAME: z.string().trim().min(1, 'expected a name').max(60, 'expected at most 60 characters').default('switchboard'),
     TRUST_PROXY: trustProxy.optional(),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: databaseUrl.optional(),
@@ -206,6 +207,8 @@ export interface Config {
   logFormat: LogFormat;
   /** The issuer and the base of every absolute URL the service hands out. */
   publicUrl: string;
+  /** This installation's name, as people see it on the sign-in, consent and account pages. */
+  instanceName: string;
   /** Behind a reverse proxy (TRUST_PROXY set): oidc-provider believes X-Forwarded-Proto and -Host. */
   trustProxy: boolean;
   /** Whose X-Forwarded-For entries are believed; undefined: nobody's (the client is the peer). */
@@ -299,6 +302,7 @@ export function loadConfig(env: Environment = process.env): Config {
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     publicUrl,
+    instanceName: e.INSTANCE_NAME,
     trustProxy: e.TRUST_PROXY !== undefined,
     trustedProxies: e.TRUST_PROXY,
     dataDir: e.DATA_DIR,

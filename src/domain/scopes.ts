@@ -28,6 +28,9 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'messages:write': 'Send messages as your alters (record proxied messages and move your autoproxy latch)',
 };
 
+/** The scopes of the /v1 API itself (the others are OpenID Connect's: who you are, staying connected). */
+export const API_SCOPES = SCOPES.filter((scope) => scope !== 'openid' && scope !== 'profile' && scope !== 'offline_access');
+
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }

@@ -17,7 +17,8 @@ import { discordSignInRoutes } from '../auth/discord-sign-in.js';
 import { interactionRoutes } from '../auth/interactions/routes.js';
 import { createIntrospection } from '../auth/introspection.js';
 import { loginLinkRoutes } from '../auth/login-links.js';
-import { STYLESHEET, STYLESHEET_PATH } from '../auth/pages/layout.js';
+import { FAVICON_PATH, FAVICON_SVG, STYLESHEET, STYLESHEET_PATH } from '../auth/pages/layout.js';
+import { frameFor } from '../auth/pages/frame.js';
 import { errorPage } from '../auth/pages/pages.js';
 import { createProvider } from '../auth/provider.js';
 import { createStorageCrypto } from '../security/crypto.js';
@@ -96,12 +97,16 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       const status = error.statusCode ?? error.status ?? 500;
       if (status >= 500) request.log.error({ err: error }, 'page failed');
       const message = status >= 500 ? 'Something went wrong on our side. Try again.' : (error.error_description ?? 'The request is invalid or has expired. Start again from the app.');
-      return reply.code(status).type('text/html; charset=utf-8').send(errorPage('Something went wrong', message));
+      return reply.code(status).type('text/html; charset=utf-8').send(errorPage('Something went wrong', message, undefined, frameFor(config.instanceName, session.signedInUser(request))));
     });
     await scope.register(interactionRoutes, { config, db: database.db, provider, session });
     await scope.register(discordSignInRoutes, { config, db: database.db, session });
     await scope.register(accountRoutes, { config, db: database.db, crypto, session });
     scope.get(STYLESHEET_PATH, async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));
+    // Also at /favicon.ico, which browsers ask for on pages that name no icon (Swagger UI's redirect page).
+    for (const path of [FAVICON_PATH, '/favicon.ico']) {
+      scope.get(path, async (_request, reply) => reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON_SVG));
+    }
     scope.get('/', async (_request, reply) => reply.redirect('/account/apps', 303));
   });
 

@@ -1,21 +1,32 @@
 // The OpenAPI 3.1 document, generated from the zod schemas the /v1 routes validate with, served
 // at /openapi.json, with an interactive reference (Swagger UI) at /docs. Only tagged routes (the
 // /v1 API) are described; the OAuth endpoints are described by the discovery documents.
+//
+// /docs: Swagger UI's base layout (no top bar: no framework logo, whose inline <style> the CSP
+// blocks, and no "Explore" box that loads other documents), our title and icon, dark colours
+// when the browser prefers them, and an Authorize dialog that works: it signs in through the
+// docs client (clients.ts, ensureDocsClient) with PKCE, as any browser app would.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { DOCS_CLIENT_ID, ensureDocsClient } from '../auth/clients.js';
+import { FAVICON_SVG } from '../auth/pages/layout.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
 import type { Config } from '../config/config.js';
-import { SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
-import { API_DESCRIPTION } from './v1/api-description.js';
+import { API_SCOPES, SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
+import { apiDescription } from './v1/api-description.js';
+
+/** The API's scopes in people's words: what the operations need, and what the Authorize dialog offers. */
+const API_SCOPE_DESCRIPTIONS = Object.fromEntries(API_SCOPES.map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
 
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   const url = (path: string) => `${config.publicUrl}${path}`;
+  await ensureDocsClient(app.db, config.publicUrl);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'switchboard API', version: '1.0.0', description: API_DESCRIPTION },
+      info: { title: `${config.instanceName} API`, version: '1.0.0', description: apiDescription(config.publicUrl) },
       servers: [{ url: config.publicUrl }],
       tags: [
         { name: 'System', description: 'The system: one Discord user’s profile record.' },
@@ -29,15 +40,19 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         securitySchemes: {
           oauth2: {
             type: 'oauth2',
-            description: 'OAuth 2.1: authorization code with PKCE (S256), refresh tokens with offline_access, device authorization, client credentials.',
+            description:
+              'OAuth 2.1: authorization code with PKCE (S256), refresh tokens with offline_access, device authorization, client credentials. ' +
+              'Besides the API scopes listed here, clients may ask for the OpenID Connect scopes openid, profile and offline_access (a refresh token). ' +
+              `On this page, Authorize with the authorization code flow: the client id \`${DOCS_CLIENT_ID}\` is filled in, no secret is needed; ` +
+              'tick the scopes to grant, sign in and approve. The token lasts an hour and is kept only in this tab.',
             flows: {
               authorizationCode: {
                 authorizationUrl: url(OAUTH_ROUTES.authorization),
                 tokenUrl: url(OAUTH_ROUTES.token),
                 refreshUrl: url(OAUTH_ROUTES.token),
-                scopes: { ...SCOPE_DESCRIPTIONS },
+                scopes: API_SCOPE_DESCRIPTIONS,
               },
-              clientCredentials: { tokenUrl: url(OAUTH_ROUTES.token), scopes: { ...SCOPE_DESCRIPTIONS } },
+              clientCredentials: { tokenUrl: url(OAUTH_ROUTES.token), scopes: API_SCOPE_DESCRIPTIONS },
             },
           },
         },
@@ -54,10 +69,89 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     // plain-http self-hosting); this one keeps it to this origin.
     transformStaticCSP: () =>
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'",
-    uiConfig: { deepLinking: true, tryItOutEnabled: false },
+    uiConfig: { deepLinking: true, tryItOutEnabled: false, layout: 'BaseLayout' },
+    initOAuth: { clientId: DOCS_CLIENT_ID, usePkceWithAuthorizationCodeGrant: true, appName: `${config.instanceName} API reference` },
+    // Used only by the standalone layout's top bar, which is not shown; ours rather than the framework's.
+    logo: { type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) },
+    theme: {
+      title: `${config.instanceName} API reference`,
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }],
+      css: [{ filename: 'theme.css', content: DOCS_THEME_CSS }],
+      js: [{ filename: 'theme.js', content: DOCS_THEME_JS }],
+    },
   });
+  app.get('/docs/static/oauth2-redirect.js', { schema: { hide: true } }, async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(DOCS_REDIRECT_JS));
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()));
 }
+
+/**
+ * Room above the document's title once the top bar is gone; the page background in dark mode; in
+ * the Authorize dialog, no "grant to Swagger UI" (the scheme's description says what to do) and
+ * no secret field for the PKCE flow (the docs client has none).
+ */
+const DOCS_THEME_CSS = `
+.swagger-ui .information-container .info { margin-top: 1.5rem; }
+html.dark-mode body { background: #1b1b1b; }
+.swagger-ui .scope-def p:last-child { display: none; }
+.swagger-ui label[for="client_secret_authorizationCode"], .swagger-ui #client_secret_authorizationCode { display: none; }
+`;
+
+/**
+ * Swagger UI styles dark mode under html.dark-mode, which only its top bar's switch sets; without
+ * the top bar, the browser's preference decides. Also: the viewport for narrow screens, and the
+ * receiving end of the redirect page's channel. A static file, so the CSP needs no inline script.
+ */
+/**
+ * Hands the authorization response to Swagger UI's waiting OAuth state (what its
+ * window.swaggerUIRedirectOauth2 holds): the code, after checking the state, or the error.
+ */
+const DELIVER_AUTHORIZATION = `function deliverAuthorization(oauth2, query) {
+  var params = new URLSearchParams(query);
+  var fail = function (message) { oauth2.errCb({ authId: oauth2.auth.name, source: 'auth', level: 'error', message: message }); };
+  if (params.get('state') !== oauth2.state) return fail('The answer did not come from this authorization request (its state differs); start again.');
+  if (params.get('error')) return fail('[' + params.get('error') + ']: ' + (params.get('error_description') || 'the authorization was refused'));
+  if (!params.get('code')) return fail('No authorization code came back; start again.');
+  delete oauth2.state;
+  oauth2.auth.code = params.get('code');
+  oauth2.callback({ auth: oauth2.auth, redirectUrl: oauth2.redirectUrl });
+}`;
+
+/** The channel the redirect page uses when it has lost its opener (see DOCS_REDIRECT_JS). */
+const DOCS_CHANNEL = 'switchboard-docs-oauth2';
+
+/**
+ * The redirect page's script, in place of Swagger UI's, which hands the code to window.opener
+ * only. Signing in through Discord takes the window to another site and back, and since our
+ * pages are Cross-Origin-Opener-Policy: same-origin, the window then has no opener any more; the
+ * code goes to the /docs tab over a BroadcastChannel instead (same origin only). The tab checks
+ * the state, so another tab's stale answer is refused.
+ */
+const DOCS_REDIRECT_JS = `(function () {
+  ${DELIVER_AUTHORIZATION}
+  var waiting = window.opener && window.opener.swaggerUIRedirectOauth2;
+  if (waiting) deliverAuthorization(waiting, window.location.search);
+  else new BroadcastChannel('${DOCS_CHANNEL}').postMessage(window.location.search);
+  document.body.textContent = 'Signed in. You can close this window and return to the API reference.';
+  window.close();
+})();
+`;
+
+const DOCS_THEME_JS = `(function () {
+  ${DELIVER_AUTHORIZATION}
+  new BroadcastChannel('${DOCS_CHANNEL}').onmessage = function (event) {
+    if (window.swaggerUIRedirectOauth2 && typeof event.data === 'string') deliverAuthorization(window.swaggerUIRedirectOauth2, event.data);
+  };
+  // The page Swagger UI ships has no viewport declaration, so phones would render it shrunk.
+  var viewport = document.createElement('meta');
+  viewport.name = 'viewport';
+  viewport.content = 'width=device-width, initial-scale=1';
+  document.head.appendChild(viewport);
+  var query = window.matchMedia('(prefers-color-scheme: dark)');
+  function apply() { document.documentElement.classList.toggle('dark-mode', query.matches); }
+  apply();
+  query.addEventListener('change', apply);
+})();
+`;
 
 type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>;
 

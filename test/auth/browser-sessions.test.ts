@@ -186,9 +186,10 @@ describe.each(DIALECTS)('browser sessions (%s)', (dialect) => {
     const login = await browser.navigate(`${server.url}/account/login`);
     const apps = await browser.submit(login, '/account/dev-login', { user_id: X });
     expect(apps.url).toBe(`${server.url}/account/apps`);
-    expect(apps.body).toMatch(/<form method="post" action="\/account\/sign-out">[\s\S]*?<button type="submit"[^>]*>Sign out<\/button>/);
+    expect(apps.body).toMatch(/<form method="post" action="\/account\/sign-out"[^>]*>[\s\S]*?<button type="submit"[^>]*>Sign out<\/button>/);
     const after = await browser.submit(apps, '/account/sign-out', {});
-    expect(after.url).toBe(`${server.url}/account/login`);
+    expect(after.url).toBe(`${server.url}/account/login?notice=signed-out`);
+    expect(after.body).toContain('You are signed out.');
     expect((await browser.navigate(`${server.url}/account/apps`, { follow: () => false })).location).toBe(`${server.url}/account/login`);
   });
 

@@ -84,7 +84,12 @@ describe.each(DIALECTS)('sign in with Discord and authorized apps (%s)', (dialec
     const { tokens } = await obtainTokens(client, { browser });
     const apps = await browser.navigate(`${server.url}/account/apps`);
     expect(apps.body).toContain('Test app');
-    const after = await browser.submit(apps, `/account/apps/${client.id}/revoke`, {});
+    // The button names the app and leads to a confirmation, which revokes.
+    expect(apps.body).toContain(`<a class="button danger" href="/account/apps/${client.id}/revoke">Revoke access for Test app</a>`);
+    const confirm = await browser.navigate(`${server.url}/account/apps/${client.id}/revoke`);
+    expect(confirm.body).toContain('Revoke access for Test app?');
+    expect((await browser.navigate(`${server.url}/account/apps`)).body, 'nothing revoked by showing the confirmation').toContain('Test app');
+    const after = await browser.submit(confirm, `/account/apps/${client.id}/revoke`, {});
     expect(after.body).toContain('Access revoked');
     expect(after.body).not.toContain('Test app');
     expect((await oidc.tokenIntrospection(client.config, tokens.access_token)).active).toBe(false);

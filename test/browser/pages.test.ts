@@ -2,22 +2,22 @@
 // driven with the keyboard only: Tab / Shift+Tab, typing, Enter and Space, never a click. On
 // every page: no Content Security Policy violation, no script error, no request leaving the
 // server's origin, a label on every form control, and focus visibly where the user expects it
-// after each key press. A screenshot of each page lands in test/artifacts/ (gitignored).
+// after each key press. A screenshot of each page lands in test/artifacts/screenshots/ (gitignored;
+// screenshots.test.ts photographs every page light, dark and narrow).
 //
 // Chromium is not optional: CI installs it (.ci/run). Without it this suite fails and says so
 // instead of being skipped.
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import * as oidc from 'openid-client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizationRequest, createTestClient, postForm, REDIRECT_URI, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { SCREENSHOTS } from './screenshots.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const USER = '500000000000000005';
 
 /** What the page reported about itself; every list must stay empty. */
@@ -93,7 +93,7 @@ describe('the sign-in, consent, device and error pages in Chromium (keyboard onl
           'Install it (apt-get install -y chromium; .ci/run does this) or point CHROMIUM_PATH at a Chromium binary.',
       );
     }
-    mkdirSync(ARTIFACTS, { recursive: true });
+    mkdirSync(SCREENSHOTS, { recursive: true });
     server = await startTestServer('sqlite');
     origin = new URL(server.url).origin;
     app = await createTestClient(server, { name: 'Keyboard app' });
@@ -140,7 +140,7 @@ describe('the sign-in, consent, device and error pages in Chromium (keyboard onl
     const { page } = audit;
     await page.waitForLoadState('load');
     // First, so a page that fails its checks is still on record.
-    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `keyboard-${name}.png`), fullPage: true });
     const h1 = (await page.locator('h1').allTextContents()).map((t) => t.trim());
     expect(h1, `${name}: one h1`).toHaveLength(1);
     expect(h1[0], `${name}: heading`).toMatch(heading);

@@ -26,6 +26,13 @@ describe('loadConfig', () => {
     expect(config.ttl).toEqual({ accessToken: 3600, refreshToken: 2592000, authorizationCode: 60, deviceCode: 600, loginLink: 300, session: 86400 });
   });
 
+  it('names the installation "switchboard" unless INSTANCE_NAME says otherwise (trimmed, at most 60 characters)', () => {
+    expect(loadConfig({}).instanceName).toBe('switchboard');
+    expect(loadConfig({ INSTANCE_NAME: '  Plural Place ' }).instanceName).toBe('Plural Place');
+    expect(problems({ INSTANCE_NAME: 'x'.repeat(61) })).toMatch(/INSTANCE_NAME: expected at most 60 characters/);
+    expect(problems({ INSTANCE_NAME: '   ' })).toMatch(/INSTANCE_NAME: expected a name/);
+  });
+
   it('treats empty values as unset, as in a copied .env.example', () => {
     expect(loadConfig({ PUBLIC_URL: '', DATABASE_URL: '' }).databaseUrl).toBe('sqlite:./data/switchboard.db');
   });

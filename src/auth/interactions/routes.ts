@@ -16,7 +16,9 @@ import { findUser } from '../../db/repositories/users.js';
 import { devLoginUserId, signInUser } from '../sign-in.js';
 import type { Schema } from '../../db/tables.js';
 import type { BrowserSession } from '../browser-session.js';
-import { consentPage, errorPage, loginPage } from '../pages/pages.js';
+import { OAUTH_ROUTES } from '../provider.js';
+import { frameFor } from '../pages/frame.js';
+import { USER_ID_HINT, accountLabel, consentPage, errorPage, loginPage } from '../pages/pages.js';
 import { boundUserOf } from '../bound-user.js';
 
 export interface InteractionDependencies {
@@ -29,6 +31,8 @@ export interface InteractionDependencies {
 
 export async function interactionRoutes(app: FastifyInstance, { config, db, provider, session }: InteractionDependencies) {
   await app.register(formbody, { bodyLimit: 4096 });
+  const frame = { instanceName: config.instanceName };
+  const frameOf = (request: FastifyRequest) => frameFor(config.instanceName, session.signedInUser(request));
 
   const details = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
@@ -60,22 +64,24 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
       .code(409)
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
-      .send(errorPage('Signed in as someone else', 'This browser is no longer signed in as the account this request was started for. Nothing was approved; start again from the app.'));
+      .send(errorPage('Signed in as someone else', 'This browser is no longer signed in as the account this request was started for. Nothing was approved; start again from the app.', undefined, frameOf(request)));
   }
 
   /** Refuses a request bound to one user (login_hint) when the browser's account is someone else. */
-  function boundToSomeoneElse(reply: FastifyReply, params: Record<string, unknown>, accountId: string | undefined) {
+  function boundToSomeoneElse(request: FastifyRequest, reply: FastifyReply, params: Record<string, unknown>, accountId: string | undefined) {
     const bound = boundUserOf(params);
     if (bound === undefined || accountId === undefined || accountId === bound) return undefined;
     return reply
       .code(409)
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
-      .send(errorPage('This request is for another account', `This request was started for the Discord account ${bound}, and this browser is signed in as ${accountId}. Nothing was approved. If you did not start it, someone may be trying to link your account to theirs; if you did, sign in as that account and start again.`));
+      .send(errorPage('This request is for another account', `This request was started for the Discord account ${bound}, and this browser is signed in as ${accountId}. Nothing was approved. If you did not start it, someone may be trying to link your account to theirs; if you did, sign in as that account and start again.`, undefined, frameOf(request)));
   }
 
-  function renderLogin(request: FastifyRequest, reply: FastifyReply, uid: string, name: string, error?: string) {
+  function renderLogin(request: FastifyRequest, reply: FastifyReply, uid: string, name: string, error?: string, typedUserId?: string) {
     const page = loginPage({
+      frame,
+      typedUserId,
       clientName: name,
       discordUrl: config.discord.oauth ? `/auth/discord/start?interaction=${encodeURIComponent(uid)}` : undefined,
       devLoginAction: config.devLogin ? `/interaction/${encodeURIComponent(uid)}/dev-login` : undefined,
@@ -92,7 +98,7 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
 
     if (prompt.name === 'login') {
       const signedIn = session.signedInUser(request);
-      const refusedForBinding = boundToSomeoneElse(reply, params, signedIn ?? interaction.session?.accountId);
+      const refusedForBinding = boundToSomeoneElse(request, reply, params, signedIn ?? interaction.session?.accountId);
       if (refusedForBinding) return refusedForBinding;
       const forced = prompt.reasons.includes('login_prompt') || prompt.reasons.includes('max_age');
       if (signedIn && !forced && (await findUser(db, signedIn))) {
@@ -105,37 +111,40 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
 
     if (prompt.name === 'consent') {
       const accountId = interaction.session?.accountId;
-      const refused = signedInAsSomeoneElse(request, reply, accountId) ?? boundToSomeoneElse(reply, params, accountId);
+      const refused = signedInAsSomeoneElse(request, reply, accountId) ?? boundToSomeoneElse(request, reply, params, accountId);
       if (refused) return refused;
       const user = accountId ? await findUser(db, accountId) : undefined;
       const missing = (prompt.details.missingOIDCScope as string[] | undefined) ?? [];
       const requested = typeof params.scope === 'string' ? params.scope.split(' ') : missing;
       return reply.type('text/html; charset=utf-8').send(
         consentPage({
+          frame,
           clientName: name,
           scopes: requested.filter(Boolean),
-          userLabel: user?.username ? `${user.username} (${user.id})` : (accountId ?? 'unknown'),
+          userLabel: accountId ? accountLabel(accountId, user?.username) : 'unknown',
           action: `/interaction/${encodeURIComponent(uid)}/consent`,
+          switchAccountAction: `/interaction/${encodeURIComponent(uid)}/switch-account`,
           csrf: session.csrfToken(request, reply, `interaction:${uid}`),
         }),
       );
     }
 
-    return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Unsupported step', `The authorization step "${prompt.name}" is not supported.`));
+    return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Unsupported step', `The authorization step "${prompt.name}" is not supported.`, undefined, frameOf(request)));
   });
 
   app.post<{ Params: { uid: string }; Body: Record<string, unknown> }>('/interaction/:uid/dev-login', async (request, reply) => {
-    if (!config.devLogin) return reply.code(404).type('text/html; charset=utf-8').send(errorPage('Not found', 'The development login is disabled.'));
+    if (!config.devLogin) return reply.code(404).type('text/html; charset=utf-8').send(errorPage('Not found', 'The development login is disabled.', undefined, frameOf(request)));
     const interaction = await details(request, reply);
-    if (interaction.prompt.name !== 'login') return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Wrong step', 'This request is not waiting for a sign-in.'));
+    if (interaction.prompt.name !== 'login') return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Wrong step', 'This request is not waiting for a sign-in.', undefined, frameOf(request)));
     if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
-      return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.'));
+      return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.', undefined, frameOf(request)));
     }
     const userId = devLoginUserId(request.body?.user_id);
     if (!userId) {
-      return renderLogin(request, reply, interaction.uid, await clientName(interaction.params.client_id), 'Enter a Discord user id: 17 to 20 digits.');
+      const typed = typeof request.body?.user_id === 'string' ? request.body.user_id.slice(0, 40) : '';
+      return renderLogin(request, reply, interaction.uid, await clientName(interaction.params.client_id), `“${typed}” is not a Discord user id. ${USER_ID_HINT}`, typed);
     }
-    const refusedForBinding = boundToSomeoneElse(reply, interaction.params, userId);
+    const refusedForBinding = boundToSomeoneElse(request, reply, interaction.params, userId);
     if (refusedForBinding) return refusedForBinding;
     await signInUser(db, session, request, reply, { id: userId, username: null }, 'dev-login');
     if (interaction.session?.uid && interaction.session.accountId !== userId) {
@@ -150,11 +159,11 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
   app.post<{ Params: { uid: string }; Body: Record<string, unknown> }>('/interaction/:uid/consent', async (request, reply) => {
     const interaction = await details(request, reply);
     const { prompt, params, session: opSession, grantId } = interaction;
-    if (prompt.name !== 'consent' || !opSession) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Wrong step', 'This request is not waiting for your approval.'));
+    if (prompt.name !== 'consent' || !opSession) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Wrong step', 'This request is not waiting for your approval.', undefined, frameOf(request)));
     if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
-      return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.'));
+      return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.', undefined, frameOf(request)));
     }
-    const refused = signedInAsSomeoneElse(request, reply, opSession.accountId) ?? boundToSomeoneElse(reply, params, opSession.accountId);
+    const refused = signedInAsSomeoneElse(request, reply, opSession.accountId) ?? boundToSomeoneElse(request, reply, params, opSession.accountId);
     if (refused) return refused;
     const decision = request.body?.decision;
     if (decision === 'deny') {
@@ -162,10 +171,10 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
       return finish(request, reply, { error: 'access_denied', error_description: 'The user denied the request.' });
     }
     if (decision !== 'approve') {
-      return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Choose an answer', 'Allow or deny the request.'));
+      return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Choose an answer', 'Allow or deny the request.', undefined, frameOf(request)));
     }
     const grant = grantId ? await provider.Grant.find(grantId) : new provider.Grant({ accountId: opSession.accountId, clientId: params.client_id as string });
-    if (!grant) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Request expired', 'Start again from the app.'));
+    if (!grant) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Request expired', 'Start again from the app.', undefined, frameOf(request)));
     const missing = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
     if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
@@ -173,4 +182,24 @@ export async function interactionRoutes(app: FastifyInstance, { config, db, prov
     await request.server.audit.record({ kind: 'consent', userId: opSession.accountId, clientId: params.client_id as string, ip: request.ip, details: { scopes: missing.missingOIDCScope ?? [] } });
     return finish(request, reply, { consent: { grantId: savedGrantId } }, true);
   });
+
+  // "Not you?" on the consent page: sign this browser out and start the same authorization again,
+  // so the person signs in as themselves and the app still gets its answer (its state and PKCE
+  // challenge are in the request). A device flow starts again at the code page instead.
+  app.post<{ Params: { uid: string }; Body: Record<string, unknown> }>('/interaction/:uid/switch-account', async (request, reply) => {
+    const interaction = await details(request, reply);
+    if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
+      return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.', undefined, frameOf(request)));
+    }
+    const again = typeof interaction.params.redirect_uri === 'string' ? restartUrl(interaction.params) : OAUTH_ROUTES.code_verification;
+    await session.signOut(request, reply);
+    return reply.redirect(again, 303);
+  });
+}
+
+/** The authorization request this interaction came from, to be made again. */
+function restartUrl(params: Record<string, unknown>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (typeof value === 'string') query.set(name, value);
+  return `${OAUTH_ROUTES.authorization}?${query.toString()}`;
 }

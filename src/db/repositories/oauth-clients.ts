@@ -88,3 +88,9 @@ export async function updateClientPermissions(db: Db, id: string, grantTypes: st
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Replaces a client's redirect URIs (a first-party client that follows PUBLIC_URL). */
+export async function updateClientRedirectUris(db: Db, id: string, redirectUris: string[]): Promise<boolean> {
+  const result = await db.updateTable('oauth_clients').set({ redirect_uris: JSON.stringify(redirectUris) }).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

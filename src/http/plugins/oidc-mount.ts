@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { rememberClientAddress } from '../../auth/audit.js';
 import type { BrowserSession } from '../../auth/browser-session.js';
 import type { Introspection } from '../../auth/introspection.js';
+import { rememberSignedInUser } from '../../auth/pages/request-account.js';
 import { isUtf8ContentType } from '../../auth/media-types.js';
 import { OAUTH_BASE, OAUTH_ROUTES } from '../../auth/provider.js';
 import { oauthErrorHandler } from '../oauth-errors.js';
@@ -58,7 +59,10 @@ export async function oidcMount(app: FastifyInstance, { provider, introspection,
       // Nothing of the body is read; the connection closes after the answer.
       return reply.code(413).header('cache-control', 'no-store').header('connection', 'close').send(TOO_LARGE);
     }
-    if (isFrontChannel(request.raw.url ?? '')) await session.alignProviderSession(request);
+    if (isFrontChannel(request.raw.url ?? '')) {
+      await session.alignProviderSession(request);
+      rememberSignedInUser(request.raw, session.signedInUser(request));
+    }
     rememberClientAddress(request.raw, request.ip);
     reply.hijack();
     applySecurityHeaders(reply.raw);

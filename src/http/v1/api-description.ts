@@ -1,8 +1,35 @@
-// The long-form part of the API reference: the decisions taken where the specification says
-// "not shown", in the words an integrator reads at /docs. Keep it true when behaviour changes.
-export const API_DESCRIPTION = `
-The data API of switchboard. Every \`/v1/users/{user}/…\` path takes a Discord user id or \`@me\`
-(the user the access token was issued to). Requests and responses are JSON.
+// The long-form part of the API reference: how to start, and the decisions taken where the
+// specification says "not shown", in the words an integrator reads at /docs. Keep it true when
+// behaviour changes.
+import { gettingStarted } from './getting-started.js';
+
+/** The reference's description for the installation at `issuer` (its PUBLIC_URL). */
+export function apiDescription(issuer: string): string {
+  return `${INTRODUCTION}${gettingStarted(issuer)}${API_DESCRIPTION}`;
+}
+
+const INTRODUCTION = `
+The data API of switchboard: a plural system's profile, its alters, who is fronting, autoproxy and
+proxied messages, for the Discord user who owns them. Every \`/v1/users/{user}/…\` path takes a
+Discord user id or \`@me\` (the user the access token was issued to). Requests and responses are
+JSON.
+
+This API keeps the wire format of **PluralBuddy**'s API (an open-source Discord bot for plural
+systems, called "the origin" below), so clients written for it work here unchanged; what it left
+open, and what this service adds, is written down in the sections below.
+`;
+
+const API_DESCRIPTION = `
+## Response shapes
+PluralBuddy's shapes are kept as they were, for compatibility, so they are not uniform: the two
+reads it wrapped stay wrapped (\`GET /system\` answers \`{data: System}\`, \`GET /alters/{alter}\`
+answers \`{isSelf, data: Alter}\`), and its other answers are bare (create and edit answer the
+Alter or System itself, \`list-alters\` an array of Alter, \`fields/alters/{id}\` an Alter,
+\`POST /front\` \`{success}\`). Endpoints this service adds follow the wrapped form for what they
+return (\`{data: …}\`: \`GET /front\`, \`/autoproxy\`, \`/messages\`, \`/v1/messages/{message}\`),
+except the proxy profile, which is bare so that its \`ETag\` describes exactly the body, and the
+small status answers (\`{removed}\`, \`{applied, revision}\`). Each operation below shows its exact
+schema.
 
 ## Authentication
 Send \`Authorization: Bearer <access token>\`. Tokens in the query string are refused. Each operation

@@ -1,9 +1,17 @@
 // Path and query parameters shared by the /v1 routes.
 import { z } from 'zod';
 import { MAX_FIELD_LENGTH } from '../../domain/alter.js';
-import { EntityIdString, UserId, text } from '../../domain/values.js';
+import { EntityIdString, text } from '../../domain/values.js';
 
-export const UserRef = z.union([z.literal('@me'), UserId]).describe('A Discord user id, or @me for the token’s own user.');
+/**
+ * `{user}`: a Discord user id or `@me`. One string pattern (UserId's pattern or the literal)
+ * rather than a zod union, so the document shows one string with an example instead of
+ * "string | (string | string)"; it accepts exactly what the union did.
+ */
+export const UserRef = z
+  .string()
+  .regex(/^(?:@me|[1-9][0-9]{16,19})$/, 'must be @me or a Discord user id (17 to 20 digits)')
+  .meta({ description: 'A Discord user id, or @me for the token’s own user.', examples: ['@me', '123456789012345678'] });
 
 export const UserParams = z.strictObject({ user: UserRef });
 export const AlterParams = z.strictObject({ user: UserRef, alter: EntityIdString.describe('The alter id.') });

@@ -195,6 +195,17 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(validator.version).toBe('3.1');
   });
 
+  it('describes {user} once: one string with a pattern and examples, not a union', () => {
+    const raw = doc as unknown as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown>; description?: string }> }>> };
+    const userParameters = Object.values(raw.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.parameters ?? [])).filter((p) => p.name === 'user');
+    expect(userParameters.length).toBeGreaterThan(10);
+    for (const parameter of userParameters) {
+      expect(parameter.schema).toMatchObject({ type: 'string', pattern: '^(?:@me|[1-9][0-9]{16,19})$' });
+      expect(parameter.schema).not.toHaveProperty('anyOf');
+      expect(parameter.schema.description ?? parameter.description).toBe('A Discord user id, or @me for the token’s own user.');
+    }
+  });
+
   it('serves the same document to Swagger UI at /docs/json', async () => {
     const response = await fetch(`${server.url}/docs/json`);
     expect(response.status).toBe(200);
