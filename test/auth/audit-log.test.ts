@@ -93,8 +93,8 @@ describe.each(DIALECTS)('audit log (%s)', (dialect) => {
     const byUser = newUser();
     const browser = new TestBrowser();
     await obtainTokens(client, { userId: byUser, browser });
-    const apps = await browser.navigate(`${server.url}/account/apps`);
-    const after = await browser.submit(apps, `/account/apps/${client.id}/revoke`, {});
+    const confirm = await browser.navigate(`${server.url}/account/apps/${client.id}/revoke`);
+    const after = await browser.submit(confirm, `/account/apps/${client.id}/revoke`, {});
     expect(after.body).toContain('Access revoked');
     expect(await entryOf('revocation', { userId: byUser })).toMatchObject({ clientId: client.id, ip: '127.0.0.1', details: { by: 'user' } });
   });
