@@ -23,6 +23,10 @@ export const TABLES = [
   'oauth_clients',
   'oidc_payloads',
   'login_links',
+  'events',
+  'event_endpoints',
+  'event_deliveries',
+  'event_attempts',
 ] as const satisfies readonly TableName[];
 
 type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;
