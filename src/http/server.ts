@@ -50,6 +50,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   };
   const timer = setInterval(purge, PURGE_INTERVAL_MS);
   timer.unref();
+  app.events.start();
 
   const info = app.server.address();
   const address = typeof info === 'object' && info ? `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}` : String(info);
@@ -62,6 +63,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     close() {
       closing ??= (async () => {
         clearInterval(timer);
+        // Deliveries in flight get a moment to finish; the rest are sent again after their lease.
+        await app.events.stop();
         await app.close();
         await database.close();
       })();
