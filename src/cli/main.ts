@@ -20,6 +20,7 @@ import { migrateToLatest, openDatabase } from '../db/database.js';
 import type { OauthClientRecord } from '../db/repositories/oauth-clients.js';
 import type { Schema } from '../db/tables.js';
 import type { Scope } from '../domain/scopes.js';
+import { registerEventCommands } from './events.js';
 
 export interface Io {
   out(text: string): void;
@@ -181,6 +182,15 @@ function buildProgram(io: Io): Command {
         io.out('the old secret no longer works; store the new one now: it is not shown again');
       }),
     );
+
+  registerEventCommands(program, {
+    out: io.out,
+    withDatabase: (action) => withDatabase((db) => action(db)),
+    fail(message, exitCode) {
+      throw new CliError(message, exitCode);
+    },
+    table,
+  });
 
   program
     .command('register-commands')

@@ -27,6 +27,8 @@ export interface EventRoutesOptions {
 const EndpointParams = z.strictObject({ endpoint: z.string().regex(ENDPOINT_ID_PATTERN, 'must be an endpoint id (ep_ and 16 characters)') });
 const DeliveryParams = z.strictObject({ delivery: z.string().regex(/^(msg_)?[1-9][0-9]{0,15}$/, 'must be a delivery id (msg_<number>)') });
 const MAX_DELIVERY_PAGE = 100;
+/** POSTs that act on the path alone take no body, or `{}`. */
+const NoBody = z.strictObject({});
 
 const DeliveriesQuery = z.strictObject({
   max: z
@@ -72,7 +74,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         summary: 'Register a webhook endpoint',
         description: 'Events of the chosen types are POSTed to `url` for every user who has authorized your client, signed per Standard Webhooks with the returned secret (shown once). At most 10 endpoints per client.',
         body: CreateEndpointBody,
-        response: { 201: SecretAnswer, ...errorResponses(409, 413, 415) },
+        response: { 201: SecretAnswer, ...errorResponses(404, 409, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -83,7 +85,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
 
   app.get(
     '/endpoints',
-    { config, schema: { ...common, summary: 'List your endpoints', response: { 200: z.strictObject({ data: z.array(Endpoint) }), ...errorResponses() } } },
+    { config, schema: { ...common, summary: 'List your endpoints', response: { 200: z.strictObject({ data: z.array(Endpoint) }), ...errorResponses(404) } } },
     async (request) => ({ data: (await listEndpoints(db, clientOf(request))).map(toEndpointView) }),
   );
 
@@ -118,7 +120,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
     '/endpoints/:endpoint/delete',
     {
       config,
-      schema: { ...common, summary: 'Delete an endpoint', description: 'With its deliveries and their log.', params: EndpointParams, response: { 200: z.strictObject({ deleted: z.literal(true) }), ...errorResponses(404) } },
+      schema: { ...common, summary: 'Delete an endpoint', description: 'With its deliveries and their log.', params: EndpointParams, body: NoBody, response: { 200: z.strictObject({ deleted: z.literal(true) }), ...errorResponses(404, 413, 415) } },
     },
     async (request) => {
       if (!(await deleteEndpoint(db, request.params.endpoint, clientOf(request)))) throw new Problem('unknown-endpoint', 'your client has no endpoint with this id');
@@ -135,7 +137,8 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         summary: 'Replace an endpoint’s secret',
         description: 'Returns the new secret (shown once). For 24 hours requests carry two signatures, one per secret, so a receiver can switch over without missing an event.',
         params: EndpointParams,
-        response: { 200: SecretAnswer.extend({ previousSecretExpiresAt: IsoDateTime }), ...errorResponses(404) },
+        body: NoBody,
+        response: { 200: SecretAnswer.extend({ previousSecretExpiresAt: IsoDateTime }), ...errorResponses(404, 413, 415) },
       },
     },
     async (request) => {
@@ -198,7 +201,8 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         summary: 'Replay one delivery',
         description: 'Sends a finished delivery again (same `webhook-id`); `queued` is 0 when it is still pending (it will be sent anyway).',
         params: DeliveryParams,
-        response: { 200: z.strictObject({ queued: z.number().int() }), ...errorResponses(404) },
+        body: NoBody,
+        response: { 200: z.strictObject({ queued: z.number().int() }), ...errorResponses(404, 413, 415) },
       },
     },
     async (request) => {
