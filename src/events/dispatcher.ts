@@ -119,7 +119,7 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
           // A claim may hold several heads of one endpoint: keep within its share, release the rest.
           const count = inFlightByEndpoint.get(job.endpoint.id) ?? 0;
           if (count >= options.perEndpointConcurrency) {
-            await finishAttempt(db, { deliveryId: job.delivery.id, attemptedAt: now, durationMs: 0, statusCode: job.delivery.lastStatusCode, error: job.delivery.lastError, next: { status: 'pending', at: job.delivery.nextAttemptAt } }, false);
+            await finishAttempt(db, { deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: 0, statusCode: job.delivery.lastStatusCode, error: job.delivery.lastError, next: { status: 'pending', at: job.delivery.nextAttemptAt } }, false, deps.postgres);
             again = true;
             continue;
           }
@@ -162,16 +162,16 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
 
   async function deliver(job: DeliveryJob): Promise<void> {
     const now = Date.now();
-    const skip = (reason: string): AttemptOutcome => ({ deliveryId: job.delivery.id, attemptedAt: now, durationMs: 0, statusCode: null, error: reason, next: { status: 'skipped' } });
+    const skip = (reason: string): AttemptOutcome => ({ deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: 0, statusCode: null, error: reason, next: { status: 'skipped' } });
     try {
       const scopes = await grantedScopes(job, now);
       if (!scopes) {
-        await finishAttempt(db, skip('the user no longer authorizes this client'), false);
+        await finishAttempt(db, skip('the user no longer authorizes this client'), false, deps.postgres);
         return;
       }
       const envelope = eventFor(job.event, { clientId: job.endpoint.clientId, scopes });
       if (!envelope) {
-        await finishAttempt(db, skip(`the user's authorization lacks the ${EVENT_SCOPES[job.event.snapshot.type]} scope`), false);
+        await finishAttempt(db, skip(`the user's authorization lacks the ${EVENT_SCOPES[job.event.snapshot.type]} scope`), false, deps.postgres);
         return;
       }
       const secrets = [crypto.unseal<string>(job.endpoint.secretSealed, secretContext(job.endpoint.id))];
@@ -194,7 +194,7 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
       if (next.status === 'failed') {
         log.warn({ endpoint: job.endpoint.id, delivery: job.delivery.id, attempts: attempt, error: response.error }, 'event delivery given up');
       }
-      await finishAttempt(db, { deliveryId: job.delivery.id, attemptedAt: now, durationMs: response.durationMs, statusCode: response.statusCode, error: response.error, next }, true);
+      await finishAttempt(db, { deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: response.durationMs, statusCode: response.statusCode, error: response.error, next }, true, deps.postgres);
     } catch (error) {
       // Our own failure (database, unsealing): the lease runs out and the delivery is tried again.
       lastError = (error as Error).message;

@@ -8,6 +8,7 @@ import {
   findEndpoint,
   insertEndpoint,
   updateEndpoint,
+  WAITING,
   type AttemptRecord,
   type DeliveryRecord,
   type EndpointRecord,
@@ -114,7 +115,8 @@ export function toDeliveryView(delivery: DeliveryRecord & { log: AttemptRecord[]
     systemId: String(delivery.systemId),
     status: delivery.status,
     attempts: delivery.attempts,
-    nextAttemptAt: delivery.status === 'pending' ? iso(delivery.nextAttemptAt) : null,
+    // A delivery behind an earlier pending one has no time of its own yet.
+    nextAttemptAt: delivery.status === 'pending' && delivery.nextAttemptAt !== WAITING ? iso(delivery.nextAttemptAt) : null,
     lastStatusCode: delivery.lastStatusCode,
     lastError: delivery.lastError,
     createdAt: iso(delivery.createdAt),

@@ -18,6 +18,13 @@ import type { Selectable } from 'kysely';
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
 
+/**
+ * `next_attempt_at` of a delivery queued behind an earlier pending one of the same endpoint and
+ * system: it is not due until that one finishes and promotes it. So the dispatcher's due index
+ * holds only queue heads, and a dead endpoint's backlog costs nothing to skip.
+ */
+export const WAITING = Number.MAX_SAFE_INTEGER;
+
 // ---------------------------------------------------------------------------------------------
 // Waking the dispatcher
 
@@ -77,7 +84,18 @@ export async function appendEvent(trx: Transaction<Schema>, systemId: number, ac
   if (wanted.length > 0) {
     await trx
       .insertInto('event_deliveries')
-      .values(wanted.map((endpoint) => ({ event_id: eventId, endpoint_id: endpoint.id, system_id: systemId, status: 'pending', queued_at: now, next_attempt_at: now, created_at: now })))
+      .values(
+        wanted.map((endpoint) => ({
+          event_id: eventId,
+          endpoint_id: endpoint.id,
+          system_id: systemId,
+          status: 'pending',
+          queued_at: now,
+          // Behind an earlier pending delivery of this system to this endpoint: waits to be promoted.
+          next_attempt_at: sql<number>`case when exists (select 1 from event_deliveries where endpoint_id = ${endpoint.id} and system_id = ${systemId} and status = 'pending') then cast(${WAITING} as bigint) else cast(${now} as bigint) end`,
+          created_at: now,
+        })),
+      )
       .execute();
   }
   return eventId;
@@ -439,6 +457,8 @@ export async function liveGrantsFor(db: Db, systemId: number, clientId: string, 
 
 export interface AttemptOutcome {
   deliveryId: number;
+  endpointId: string;
+  systemId: number;
   attemptedAt: number;
   durationMs: number;
   statusCode: number | null;
@@ -448,15 +468,19 @@ export interface AttemptOutcome {
 }
 
 /** Records an attempt (or a skip, without an attempt row when nothing was sent) and the delivery's new state, and releases its lease. */
-export async function finishAttempt(db: Db, outcome: AttemptOutcome, sent: boolean): Promise<void> {
+export async function finishAttempt(db: Db, outcome: AttemptOutcome, sent: boolean, postgres: boolean): Promise<void> {
+  const finished = outcome.next.status !== 'pending';
   await db.transaction().execute(async (trx) => {
+    // Promoting the next delivery takes the system's row lock, which appendEvent also holds while
+    // it decides whether a new delivery waits: otherwise (PostgreSQL, READ COMMITTED) an event
+    // committed while this delivery finishes could wait behind it forever.
+    if (finished && postgres) await trx.selectFrom('systems').select('id').where('id', '=', outcome.systemId).forUpdate().execute();
     if (sent) {
       await trx
         .insertInto('event_attempts')
         .values({ delivery_id: outcome.deliveryId, attempted_at: outcome.attemptedAt, duration_ms: outcome.durationMs, status_code: outcome.statusCode, error: outcome.error })
         .execute();
     }
-    const finished = outcome.next.status !== 'pending';
     await trx
       .updateTable('event_deliveries')
       .set((eb) => ({
@@ -470,13 +494,33 @@ export async function finishAttempt(db: Db, outcome: AttemptOutcome, sent: boole
       }))
       .where('id', '=', outcome.deliveryId)
       .execute();
+    if (finished) {
+      // The next delivery of this system to this endpoint becomes due.
+      await trx
+        .updateTable('event_deliveries')
+        .set({ next_attempt_at: outcome.attemptedAt })
+        .where('next_attempt_at', '=', WAITING)
+        .where(
+          'id',
+          '=',
+          trx
+            .selectFrom('event_deliveries')
+            .select('id')
+            .where('endpoint_id', '=', outcome.endpointId)
+            .where('system_id', '=', outcome.systemId)
+            .where('status', '=', 'pending')
+            .orderBy('event_id')
+            .limit(1),
+        )
+        .execute();
+    }
   });
 }
 
 /** When the next pending delivery is due, to sleep until then (undefined: none pending). */
 export async function nextDueAt(db: Db): Promise<number | undefined> {
   const row = await db.selectFrom('event_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('due')).where('status', '=', 'pending').executeTakeFirst();
-  return row?.due === null || row?.due === undefined ? undefined : Number(row.due);
+  return row?.due === null || row?.due === undefined || Number(row.due) === WAITING ? undefined : Number(row.due);
 }
 
 /** Counts by status, for /readyz and the CLI. */
