@@ -17,7 +17,7 @@ import type { Kysely } from 'kysely';
 import {
   claimDeliveries,
   deliveryCounts,
-  finishAttempt,
+  finishAttempts,
   liveGrantsFor,
   loadDeliveryJobs,
   nextDueAt,
@@ -85,6 +85,37 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
   let unsubscribe: (() => void) | undefined;
   let lastRunAt: number | null = null;
   let lastError: string | null = null;
+  /** Deliveries being sent, until their outcome is committed: never claimed twice. */
+  const claimed = new Set<number>();
+  /** Outcomes waiting for the next commit: attempts that finish together share one. */
+  let finishing: Array<{ outcome: AttemptOutcome; sent: boolean; done: (error?: unknown) => void }> = [];
+  let flushing = false;
+
+  async function flush(): Promise<void> {
+    if (flushing) return;
+    flushing = true;
+    try {
+      while (finishing.length > 0) {
+        const batch = finishing;
+        finishing = [];
+        try {
+          await finishAttempts(db, batch, deps.postgres);
+          for (const entry of batch) entry.done();
+        } catch (error) {
+          for (const entry of batch) entry.done(error);
+        }
+      }
+    } finally {
+      flushing = false;
+    }
+  }
+
+  function finish(outcome: AttemptOutcome, sent: boolean): Promise<void> {
+    return new Promise((resolve, reject) => {
+      finishing.push({ outcome, sent, done: (error) => (error === undefined ? resolve() : reject(error as Error)) });
+      void flush();
+    });
+  }
 
   function schedule(delayMs: number): void {
     if (!running) return;
@@ -112,6 +143,7 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
           // A request is given its timeout, then its result needs recording: lease a good margin more.
           leaseUntil: now + options.timeoutMs * 2 + 30_000,
           excludeEndpoints: saturated,
+          excludeDeliveries: [...claimed],
           postgres: deps.postgres,
         });
         const jobs = await loadDeliveryJobs(db, ids);
@@ -119,12 +151,15 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
           // A claim may hold several heads of one endpoint: keep within its share, release the rest.
           const count = inFlightByEndpoint.get(job.endpoint.id) ?? 0;
           if (count >= options.perEndpointConcurrency) {
-            await finishAttempt(db, { deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: 0, statusCode: job.delivery.lastStatusCode, error: job.delivery.lastError, next: { status: 'pending', at: job.delivery.nextAttemptAt } }, false, deps.postgres);
+            // Only PostgreSQL claims write a lease, which must be given back.
+            if (deps.postgres) await finish({ deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: 0, statusCode: job.delivery.lastStatusCode, error: job.delivery.lastError, next: { status: 'pending', at: job.delivery.nextAttemptAt } }, false);
             again = true;
             continue;
           }
           inFlightByEndpoint.set(job.endpoint.id, count + 1);
+          claimed.add(job.delivery.id);
           const work = deliver(job).finally(() => {
+            claimed.delete(job.delivery.id);
             inFlight.delete(work);
             const left = (inFlightByEndpoint.get(job.endpoint.id) ?? 1) - 1;
             if (left <= 0) inFlightByEndpoint.delete(job.endpoint.id);
@@ -166,12 +201,12 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
     try {
       const scopes = await grantedScopes(job, now);
       if (!scopes) {
-        await finishAttempt(db, skip('the user no longer authorizes this client'), false, deps.postgres);
+        await finish(skip('the user no longer authorizes this client'), false);
         return;
       }
       const envelope = eventFor(job.event, { clientId: job.endpoint.clientId, scopes });
       if (!envelope) {
-        await finishAttempt(db, skip(`the user's authorization lacks the ${EVENT_SCOPES[job.event.snapshot.type]} scope`), false, deps.postgres);
+        await finish(skip(`the user's authorization lacks the ${EVENT_SCOPES[job.event.snapshot.type]} scope`), false);
         return;
       }
       const secrets = [crypto.unseal<string>(job.endpoint.secretSealed, secretContext(job.endpoint.id))];
@@ -194,7 +229,7 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
       if (next.status === 'failed') {
         log.warn({ endpoint: job.endpoint.id, delivery: job.delivery.id, attempts: attempt, error: response.error }, 'event delivery given up');
       }
-      await finishAttempt(db, { deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: response.durationMs, statusCode: response.statusCode, error: response.error, next }, true, deps.postgres);
+      await finish({ deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: response.durationMs, statusCode: response.statusCode, error: response.error, next }, true);
     } catch (error) {
       // Our own failure (database, unsealing): the lease runs out and the delivery is tried again.
       lastError = (error as Error).message;

@@ -341,11 +341,11 @@ export async function replayDeliveries(db: Db, filter: { deliveryId: number } | 
  */
 export async function claimDeliveries(
   db: Db,
-  options: { now: number; limit: number; leaseUntil: number; excludeEndpoints: string[]; postgres: boolean },
+  options: { now: number; limit: number; leaseUntil: number; excludeEndpoints: string[]; excludeDeliveries: number[]; postgres: boolean },
 ): Promise<number[]> {
   if (options.limit <= 0) return [];
-  return db.transaction().execute(async (trx) => {
-    let query = trx
+  const claim = async (executor: Executor) => {
+    let query = executor
       .selectFrom('event_deliveries as d')
       .innerJoin('event_endpoints as e', 'e.id', 'd.endpoint_id')
       .select('d.id')
@@ -367,12 +367,17 @@ export async function claimDeliveries(
         ),
       )
       .$if(options.excludeEndpoints.length > 0, (q) => q.where('d.endpoint_id', 'not in', options.excludeEndpoints))
+      .$if(options.excludeDeliveries.length > 0, (q) => q.where('d.id', 'not in', options.excludeDeliveries))
       .orderBy('d.next_attempt_at')
       .orderBy('d.id')
       .limit(options.limit);
     if (options.postgres) query = query.forUpdate('d').skipLocked();
-    const rows = await query.execute();
-    const ids = rows.map((row) => Number(row.id));
+    return (await query.execute()).map((row) => Number(row.id));
+  };
+  // SQLite serves one process: what it has in flight is excluded by id, and a claim needs no write.
+  if (!options.postgres) return claim(db);
+  return db.transaction().execute(async (trx) => {
+    const ids = await claim(trx);
     if (ids.length > 0) await trx.updateTable('event_deliveries').set({ lease_until: options.leaseUntil }).where('id', 'in', ids).execute();
     return ids;
   });
@@ -467,34 +472,38 @@ export interface AttemptOutcome {
   next: { status: 'pending'; at: number } | { status: 'delivered' | 'failed' | 'skipped' };
 }
 
-/** Records an attempt (or a skip, without an attempt row when nothing was sent) and the delivery's new state, and releases its lease. */
-export async function finishAttempt(db: Db, outcome: AttemptOutcome, sent: boolean, postgres: boolean): Promise<void> {
-  const finished = outcome.next.status !== 'pending';
+/**
+ * Records attempts (a skip has no attempt row: nothing was sent) and each delivery's new state,
+ * and releases their leases, in one transaction (the dispatcher groups the attempts that finish
+ * together: one durable commit for many).
+ */
+export async function finishAttempts(db: Db, outcomes: Array<{ outcome: AttemptOutcome; sent: boolean }>, postgres: boolean): Promise<void> {
+  if (outcomes.length === 0) return;
   await db.transaction().execute(async (trx) => {
     // Promoting the next delivery takes the system's row lock, which appendEvent also holds while
     // it decides whether a new delivery waits: otherwise (PostgreSQL, READ COMMITTED) an event
-    // committed while this delivery finishes could wait behind it forever.
-    if (finished && postgres) await trx.selectFrom('systems').select('id').where('id', '=', outcome.systemId).forUpdate().execute();
-    if (sent) {
+    // committed while this delivery finishes could wait behind it forever. In id order, so two
+    // dispatcher processes never wait on each other in a cycle.
+    const promoting = [...new Set(outcomes.filter(({ outcome }) => outcome.next.status !== 'pending').map(({ outcome }) => outcome.systemId))].sort((a, b) => a - b);
+    if (postgres && promoting.length > 0) await trx.selectFrom('systems').select('id').where('id', 'in', promoting).orderBy('id').forUpdate().execute();
+    const attempts = outcomes.filter(({ sent }) => sent).map(({ outcome }) => ({ delivery_id: outcome.deliveryId, attempted_at: outcome.attemptedAt, duration_ms: outcome.durationMs, status_code: outcome.statusCode, error: outcome.error }));
+    if (attempts.length > 0) await trx.insertInto('event_attempts').values(attempts).execute();
+    for (const { outcome, sent } of outcomes) {
+      const finished = outcome.next.status !== 'pending';
       await trx
-        .insertInto('event_attempts')
-        .values({ delivery_id: outcome.deliveryId, attempted_at: outcome.attemptedAt, duration_ms: outcome.durationMs, status_code: outcome.statusCode, error: outcome.error })
+        .updateTable('event_deliveries')
+        .set((eb) => ({
+          status: outcome.next.status,
+          attempts: sent ? eb('attempts', '+', 1) : eb.ref('attempts'),
+          next_attempt_at: outcome.next.status === 'pending' ? outcome.next.at : eb.ref('next_attempt_at'),
+          lease_until: null,
+          last_status_code: outcome.statusCode,
+          last_error: outcome.error,
+          finished_at: finished ? outcome.attemptedAt : null,
+        }))
+        .where('id', '=', outcome.deliveryId)
         .execute();
-    }
-    await trx
-      .updateTable('event_deliveries')
-      .set((eb) => ({
-        status: outcome.next.status,
-        attempts: sent ? eb('attempts', '+', 1) : eb.ref('attempts'),
-        next_attempt_at: outcome.next.status === 'pending' ? outcome.next.at : eb.ref('next_attempt_at'),
-        lease_until: null,
-        last_status_code: outcome.statusCode,
-        last_error: outcome.error,
-        finished_at: finished ? outcome.attemptedAt : null,
-      }))
-      .where('id', '=', outcome.deliveryId)
-      .execute();
-    if (finished) {
+      if (!finished) continue;
       // The next delivery of this system to this endpoint becomes due.
       await trx
         .updateTable('event_deliveries')
