@@ -32,6 +32,9 @@ import { afterFailure, type RetryPolicy } from './backoff.js';
 import { WebhookSender } from './http-delivery.js';
 import { webhookHeaders } from './signature.js';
 
+/** How many deliveries of one endpoint and system a worker sends in a row before recording them. */
+const RUN_LENGTH = 20;
+
 export interface DispatcherOptions {
   allowPrivateAddresses: boolean;
   timeoutMs: number;
@@ -137,33 +140,43 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
         const now = Date.now();
         lastRunAt = now;
         const saturated = [...inFlightByEndpoint].filter(([, count]) => count >= options.perEndpointConcurrency).map(([id]) => id);
-        const ids = await claimDeliveries(db, {
+        const runs = await claimDeliveries(db, {
           now,
           limit: options.concurrency - inFlight.size,
-          // A request is given its timeout, then its result needs recording: lease a good margin more.
-          leaseUntil: now + options.timeoutMs * 2 + 30_000,
+          runLength: RUN_LENGTH,
+          // A run is given its timeouts, then its results need recording: lease a good margin more.
+          leaseUntil: now + options.timeoutMs * (RUN_LENGTH + 1) + 30_000,
           excludeEndpoints: saturated,
           excludeDeliveries: [...claimed],
           postgres: deps.postgres,
         });
-        const jobs = await loadDeliveryJobs(db, ids);
-        for (const job of jobs) {
+        const ids = runs.flat();
+        const jobs = new Map((await loadDeliveryJobs(db, ids)).map((job) => [job.delivery.id, job]));
+        for (const run of runs) {
+          const runJobs = run.flatMap((id) => jobs.get(id) ?? []);
+          const head = runJobs[0];
+          if (!head) continue;
+          const endpointId = head.endpoint.id;
           // A claim may hold several heads of one endpoint: keep within its share, release the rest.
-          const count = inFlightByEndpoint.get(job.endpoint.id) ?? 0;
+          const count = inFlightByEndpoint.get(endpointId) ?? 0;
           if (count >= options.perEndpointConcurrency) {
             // Only PostgreSQL claims write a lease, which must be given back.
-            if (deps.postgres) await finish({ deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: 0, statusCode: job.delivery.lastStatusCode, error: job.delivery.lastError, next: { status: 'pending', at: job.delivery.nextAttemptAt } }, false);
+            if (deps.postgres) {
+              await Promise.all(
+                runJobs.map((job) => finish({ deliveryId: job.delivery.id, endpointId, systemId: job.event.systemId, attemptedAt: now, durationMs: 0, statusCode: job.delivery.lastStatusCode, error: job.delivery.lastError, next: { status: 'pending', at: job.delivery.nextAttemptAt } }, false)),
+              );
+            }
             again = true;
             continue;
           }
-          inFlightByEndpoint.set(job.endpoint.id, count + 1);
-          claimed.add(job.delivery.id);
-          const work = deliver(job).finally(() => {
-            claimed.delete(job.delivery.id);
+          inFlightByEndpoint.set(endpointId, count + 1);
+          for (const id of run) claimed.add(id);
+          const work = deliverRun(runJobs).finally(() => {
+            for (const id of run) claimed.delete(id);
             inFlight.delete(work);
-            const left = (inFlightByEndpoint.get(job.endpoint.id) ?? 1) - 1;
-            if (left <= 0) inFlightByEndpoint.delete(job.endpoint.id);
-            else inFlightByEndpoint.set(job.endpoint.id, left);
+            const left = (inFlightByEndpoint.get(endpointId) ?? 1) - 1;
+            if (left <= 0) inFlightByEndpoint.delete(endpointId);
+            else inFlightByEndpoint.set(endpointId, left);
             void pump();
           });
           inFlight.add(work);
@@ -195,46 +208,61 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
     return scopes;
   }
 
-  async function deliver(job: DeliveryJob): Promise<void> {
-    const now = Date.now();
-    const skip = (reason: string): AttemptOutcome => ({ deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: 0, statusCode: null, error: reason, next: { status: 'skipped' } });
+  /**
+   * Sends a run (one endpoint, one system, in order) one delivery after the other, stopping at the
+   * first failure (the rest keep waiting behind it), then records every outcome in one commit. A
+   * crash before that commit sends the run again: at least once, never out of order.
+   */
+  async function deliverRun(jobs: DeliveryJob[]): Promise<void> {
+    const outcomes: Array<{ outcome: AttemptOutcome; sent: boolean }> = [];
     try {
-      const scopes = await grantedScopes(job, now);
-      if (!scopes) {
-        await finish(skip('the user no longer authorizes this client'), false);
-        return;
+      for (const job of jobs) {
+        // Looked up for every delivery: a revocation stops the rest of a run too.
+        const result = await attempt(job, await grantedScopes(job, Date.now()));
+        outcomes.push(result);
+        if (result.outcome.next.status === 'pending') break;
       }
-      const envelope = eventFor(job.event, { clientId: job.endpoint.clientId, scopes });
-      if (!envelope) {
-        await finish(skip(`the user's authorization lacks the ${EVENT_SCOPES[job.event.snapshot.type]} scope`), false);
-        return;
-      }
-      const secrets = [crypto.unseal<string>(job.endpoint.secretSealed, secretContext(job.endpoint.id))];
-      if (job.endpoint.previousSecretSealed && (job.endpoint.previousSecretExpiresAt ?? 0) > now) {
-        secrets.push(crypto.unseal<string>(job.endpoint.previousSecretSealed, secretContext(job.endpoint.id)));
-      }
-      const usable = secrets.filter((secret): secret is string => typeof secret === 'string');
-      if (usable.length === 0) throw new Error(`the secret of endpoint ${job.endpoint.id} cannot be unsealed (was DATA_ENCRYPTION_KEY changed?)`);
-      const body = JSON.stringify(envelope);
-      const response = await sender.send({
-        url: job.endpoint.url,
-        body,
-        headers: webhookHeaders(usable, `msg_${job.delivery.id}`, Math.floor(Date.now() / 1000), body),
-        timeoutMs: options.timeoutMs,
-        allowPrivateAddresses: options.allowPrivateAddresses,
-      });
-      const attempt = job.delivery.attempts + 1;
-      const finishedAt = Date.now();
-      const next: AttemptOutcome['next'] = response.error === null ? { status: 'delivered' } : afterFailure(attempt, job.delivery.queuedAt, finishedAt, options.retry);
-      if (next.status === 'failed') {
-        log.warn({ endpoint: job.endpoint.id, delivery: job.delivery.id, attempts: attempt, error: response.error }, 'event delivery given up');
-      }
-      await finish({ deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now, durationMs: response.durationMs, statusCode: response.statusCode, error: response.error, next }, true);
     } catch (error) {
-      // Our own failure (database, unsealing): the lease runs out and the delivery is tried again.
+      // Our own failure (database, unsealing): the rest of the run is tried again later.
       lastError = (error as Error).message;
-      log.error({ err: error, delivery: job.delivery.id }, 'event delivery failed');
+      log.error({ err: error, delivery: jobs[outcomes.length]?.delivery.id }, 'event delivery failed');
     }
+    try {
+      await Promise.all(outcomes.map(({ outcome, sent }) => finish(outcome, sent)));
+    } catch (error) {
+      // Unrecorded: the deliveries are sent again once their lease (PostgreSQL) or this process's claim ends.
+      lastError = (error as Error).message;
+      log.error({ err: error }, 'recording event deliveries failed');
+    }
+  }
+
+  async function attempt(job: DeliveryJob, scopes: Set<string> | undefined): Promise<{ outcome: AttemptOutcome; sent: boolean }> {
+    const now = Date.now();
+    const base = { deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now };
+    const skip = (reason: string) => ({ outcome: { ...base, durationMs: 0, statusCode: null, error: reason, next: { status: 'skipped' as const } }, sent: false });
+    if (!scopes) return skip('the user no longer authorizes this client');
+    const envelope = eventFor(job.event, { clientId: job.endpoint.clientId, scopes });
+    if (!envelope) return skip(`the user's authorization lacks the ${EVENT_SCOPES[job.event.snapshot.type]} scope`);
+    const secrets = [crypto.unseal<string>(job.endpoint.secretSealed, secretContext(job.endpoint.id))];
+    if (job.endpoint.previousSecretSealed && (job.endpoint.previousSecretExpiresAt ?? 0) > now) {
+      secrets.push(crypto.unseal<string>(job.endpoint.previousSecretSealed, secretContext(job.endpoint.id)));
+    }
+    const usable = secrets.filter((secret): secret is string => typeof secret === 'string');
+    if (usable.length === 0) throw new Error(`the secret of endpoint ${job.endpoint.id} cannot be unsealed (was DATA_ENCRYPTION_KEY changed?)`);
+    const body = JSON.stringify(envelope);
+    const response = await sender.send({
+      url: job.endpoint.url,
+      body,
+      headers: webhookHeaders(usable, `msg_${job.delivery.id}`, Math.floor(Date.now() / 1000), body),
+      timeoutMs: options.timeoutMs,
+      allowPrivateAddresses: options.allowPrivateAddresses,
+    });
+    const attempts = job.delivery.attempts + 1;
+    const next: AttemptOutcome['next'] = response.error === null ? { status: 'delivered' } : afterFailure(attempts, job.delivery.queuedAt, Date.now(), options.retry);
+    if (next.status === 'failed') {
+      log.warn({ endpoint: job.endpoint.id, delivery: job.delivery.id, attempts, error: response.error }, 'event delivery given up');
+    }
+    return { outcome: { ...base, durationMs: response.durationMs, statusCode: response.statusCode, error: response.error, next }, sent: true };
   }
 
   return {

@@ -335,20 +335,22 @@ export async function replayDeliveries(db: Db, filter: { deliveryId: number } | 
 
 /**
  * Claims up to `limit` due deliveries, each the head of its (endpoint, system) queue (no earlier
- * pending event for the same endpoint and system), leasing them until `leaseUntil`. On
- * PostgreSQL the rows are locked with SKIP LOCKED, so processes sharing the database claim
- * different deliveries; the lease keeps them claimed while they are sent.
+ * pending event for the same endpoint and system), each with up to `runLength - 1` of the
+ * deliveries queued behind it: a run, sent one after the other by one worker. On PostgreSQL the
+ * heads are locked with SKIP LOCKED and the runs leased until `leaseUntil`, so processes sharing
+ * the database claim different runs (the deliveries behind a head are claimable by nobody else
+ * while the head is pending).
  */
 export async function claimDeliveries(
   db: Db,
-  options: { now: number; limit: number; leaseUntil: number; excludeEndpoints: string[]; excludeDeliveries: number[]; postgres: boolean },
-): Promise<number[]> {
+  options: { now: number; limit: number; runLength: number; leaseUntil: number; excludeEndpoints: string[]; excludeDeliveries: number[]; postgres: boolean },
+): Promise<number[][]> {
   if (options.limit <= 0) return [];
   const claim = async (executor: Executor) => {
     let query = executor
       .selectFrom('event_deliveries as d')
       .innerJoin('event_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select('d.id')
+      .select(['d.id', 'd.endpoint_id', 'd.system_id', 'd.event_id'])
       .where('d.status', '=', 'pending')
       .where('d.next_attempt_at', '<=', options.now)
       .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', options.now)]))
@@ -372,14 +374,33 @@ export async function claimDeliveries(
       .orderBy('d.id')
       .limit(options.limit);
     if (options.postgres) query = query.forUpdate('d').skipLocked();
-    return (await query.execute()).map((row) => Number(row.id));
+    const heads = await query.execute();
+    const runs: number[][] = [];
+    for (const head of heads) {
+      const behind =
+        options.runLength <= 1
+          ? []
+          : await executor
+              .selectFrom('event_deliveries')
+              .select('id')
+              .where('endpoint_id', '=', head.endpoint_id)
+              .where('system_id', '=', head.system_id)
+              .where('status', '=', 'pending')
+              .where('event_id', '>', head.event_id)
+              .orderBy('event_id')
+              .limit(options.runLength - 1)
+              .execute();
+      runs.push([Number(head.id), ...behind.map((row) => Number(row.id))]);
+    }
+    return runs;
   };
   // SQLite serves one process: what it has in flight is excluded by id, and a claim needs no write.
   if (!options.postgres) return claim(db);
   return db.transaction().execute(async (trx) => {
-    const ids = await claim(trx);
+    const runs = await claim(trx);
+    const ids = runs.flat();
     if (ids.length > 0) await trx.updateTable('event_deliveries').set({ lease_until: options.leaseUntil }).where('id', 'in', ids).execute();
-    return ids;
+    return runs;
   });
 }
 
