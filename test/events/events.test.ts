@@ -338,3 +338,57 @@ describe.each(DIALECTS)('events without private addresses allowed (%s)', (dialec
     expect(receiver.requests).toEqual([]);
   });
 });
+
+describe.runIf(DIALECTS.includes('postgres'))('events with two service processes on one PostgreSQL database', () => {
+  let first: TestServer;
+  let second: TestServer;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    first = await startTestServer('postgres', EVENT_ENV);
+    second = await startTestServer('postgres', { ...EVENT_ENV, DATABASE_URL: first.testDatabase.url });
+    receiver = new Receiver();
+    await receiver.start();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await second?.stop();
+    await first?.stop();
+  });
+
+  it('delivers each event once, in order per system, while both dispatchers claim from the same queue', async () => {
+    const app = await createTestClient(first, { name: 'Event app', grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], scopes: [...ALL_SCOPES] });
+    const token = (await oidc.clientCredentialsGrant(app.config, { scope: 'events:manage' })).access_token;
+    const users = [];
+    for (const userId of [OWNER, STRANGER, NARROW]) users.push(await signIn(first, userId, { client: app, scope: USER_SCOPES }));
+    expect((await request(first, 'POST', '/v1/events/endpoints', { token, body: { url: receiver.url('/shared'), eventTypes: ['system.updated'] } })).status).toBe(201);
+    // The first request of every 7th event fails (503) and is retried; the rest succeed at once.
+    const answered = new Map<string, number>();
+    const successes: Received[] = [];
+    receiver.answer = (r) => {
+      const id = r.headers['webhook-id'] ?? '';
+      const tries = (answered.get(id) ?? 0) + 1;
+      answered.set(id, tries);
+      if (r.json.data.sequence % 7 === 3 && tries === 1) return 503;
+      successes.push(r);
+      return 200;
+    };
+    await first.app.events.stop();
+    await second.app.events.stop();
+    for (let n = 1; n <= 20; n++) for (const user of users) expect((await user.call('POST', '/v1/users/@me/system/edit', { systemPronouns: `n${n}` })).status).toBe(200);
+    first.app.events.start();
+    second.app.events.start();
+    const until = Date.now() + 20_000;
+    while (successes.length < 60 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ids = successes.map((r) => r.headers['webhook-id']);
+    expect(ids).toHaveLength(60);
+    expect(new Set(ids).size).toBe(60);
+    for (const user of users) {
+      const sequences = successes.filter((r) => r.json.data.userId === user.userId).map((r) => r.json.data.sequence);
+      expect(sequences).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    }
+    const received = receiver.at('/shared');
+    expect(received.length).toBeGreaterThan(60);
+  });
+});
