@@ -168,6 +168,7 @@ const EnvSchema = z
     EVENTS_POLL_INTERVAL_MS: milliseconds(1_000, 10, 600_000),
     EVENTS_CONCURRENCY: count(32),
     EVENTS_CONCURRENCY_PER_ENDPOINT: count(4),
+    EVENTS_RETENTION_DAYS: z.coerce.number({ message: 'expected a number of days' }).int('expected a whole number of days').min(2, 'expected at least 2 days (deliveries are retried for one)').max(3650).default(30),
   })
   .superRefine((env, ctx) => {
     if (env.AUTH_DEV_LOGIN && env.NODE_ENV === 'production') {
@@ -265,6 +266,8 @@ export interface Config {
     pollMs: number;
     concurrency: number;
     perEndpointConcurrency: number;
+    /** Days events and their delivery log are kept (replays reach back this far). */
+    retentionDays: number;
   };
   bot: {
     /** The bot runs only when a token is configured. */
@@ -357,6 +360,7 @@ export function loadConfig(env: Environment = process.env): Config {
       pollMs: e.EVENTS_POLL_INTERVAL_MS,
       concurrency: e.EVENTS_CONCURRENCY,
       perEndpointConcurrency: e.EVENTS_CONCURRENCY_PER_ENDPOINT,
+      retentionDays: e.EVENTS_RETENTION_DAYS,
     },
     bot: {
       token: e.DISCORD_TOKEN,

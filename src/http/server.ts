@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import { loadSecrets } from '../config/secrets.js';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.js';
+import { purgeEvents } from '../db/repositories/events.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
 import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
 import { purgeProxiedMessages } from '../db/repositories/proxied-messages.js';
@@ -44,6 +45,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await purgeExpiredPayloads(database.db, now);
       await purgeExpiredLoginLinks(database.db, now);
       if (config.messageRetentionDays > 0) await purgeProxiedMessages(database.db, now - config.messageRetentionDays * 86_400_000);
+      await purgeEvents(database.db, now - config.events.retentionDays * 86_400_000);
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');
     }

@@ -25,6 +25,12 @@ type Executor = Db | Transaction<Schema>;
  */
 export const WAITING = Number.MAX_SAFE_INTEGER;
 
+/**
+ * 'pending' as a literal in the SQL, not a parameter: SQLite uses a partial index (the queue's
+ * indexes are `where status = 'pending'`) only when the query's condition is literally the same.
+ */
+const PENDING = sql.lit('pending');
+
 // ---------------------------------------------------------------------------------------------
 // Waking the dispatcher
 
@@ -351,7 +357,7 @@ export async function claimDeliveries(
       .selectFrom('event_deliveries as d')
       .innerJoin('event_endpoints as e', 'e.id', 'd.endpoint_id')
       .select(['d.id', 'd.endpoint_id', 'd.system_id', 'd.event_id'])
-      .where('d.status', '=', 'pending')
+      .where('d.status', '=', PENDING)
       .where('d.next_attempt_at', '<=', options.now)
       .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', options.now)]))
       .where('e.enabled', '=', 1)
@@ -363,7 +369,7 @@ export async function claimDeliveries(
               .select(sql.lit(1).as('one'))
               .whereRef('earlier.endpoint_id', '=', 'd.endpoint_id')
               .whereRef('earlier.system_id', '=', 'd.system_id')
-              .where('earlier.status', '=', 'pending')
+              .where('earlier.status', '=', PENDING)
               .whereRef('earlier.event_id', '<', 'd.event_id'),
           ),
         ),
@@ -385,7 +391,7 @@ export async function claimDeliveries(
               .select('id')
               .where('endpoint_id', '=', head.endpoint_id)
               .where('system_id', '=', head.system_id)
-              .where('status', '=', 'pending')
+              .where('status', '=', PENDING)
               .where('event_id', '>', head.event_id)
               .orderBy('event_id')
               .limit(options.runLength - 1)
@@ -538,7 +544,7 @@ export async function finishAttempts(db: Db, outcomes: Array<{ outcome: AttemptO
             .select('id')
             .where('endpoint_id', '=', outcome.endpointId)
             .where('system_id', '=', outcome.systemId)
-            .where('status', '=', 'pending')
+            .where('status', '=', PENDING)
             .orderBy('event_id')
             .limit(1),
         )
@@ -549,7 +555,7 @@ export async function finishAttempts(db: Db, outcomes: Array<{ outcome: AttemptO
 
 /** When the next pending delivery is due, to sleep until then (undefined: none pending). */
 export async function nextDueAt(db: Db): Promise<number | undefined> {
-  const row = await db.selectFrom('event_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('due')).where('status', '=', 'pending').executeTakeFirst();
+  const row = await db.selectFrom('event_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('due')).where('status', '=', PENDING).executeTakeFirst();
   return row?.due === null || row?.due === undefined || Number(row.due) === WAITING ? undefined : Number(row.due);
 }
 
@@ -557,4 +563,31 @@ export async function nextDueAt(db: Db): Promise<number | undefined> {
 export async function deliveryCounts(db: Db): Promise<Partial<Record<DeliveryStatus, number>>> {
   const rows = await db.selectFrom('event_deliveries').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('status').execute();
   return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+}
+
+/**
+ * Deletes events older than `before` with their deliveries and log, a batch at a time; an event
+ * with a delivery still pending stays until it is delivered or given up.
+ */
+export async function purgeEvents(db: Db, before: number, batchSize = 5_000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const batch = db
+      .selectFrom('events as ev')
+      .select('ev.id')
+      .where('ev.created_at', '<', before)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('event_deliveries as d').select(sql.lit(1).as('one')).whereRef('d.event_id', '=', 'ev.id').where('d.status', '=', PENDING))))
+      .limit(batchSize);
+    const deleted = await db.transaction().execute(async (trx) => {
+      const ids = (await batch.execute()).map((row) => row.id);
+      if (ids.length === 0) return 0;
+      const deliveries = trx.selectFrom('event_deliveries').select('id').where('event_id', 'in', ids);
+      await trx.deleteFrom('event_attempts').where('delivery_id', 'in', deliveries).execute();
+      await trx.deleteFrom('event_deliveries').where('event_id', 'in', ids).execute();
+      await trx.deleteFrom('events').where('id', 'in', ids).execute();
+      return ids.length;
+    });
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
 }
