@@ -572,14 +572,15 @@ export async function deliveryCounts(db: Db): Promise<Partial<Record<DeliverySta
 export async function purgeEvents(db: Db, before: number, batchSize = 5_000): Promise<number> {
   let total = 0;
   for (;;) {
-    const batch = db
-      .selectFrom('events as ev')
-      .select('ev.id')
-      .where('ev.created_at', '<', before)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('event_deliveries as d').select(sql.lit(1).as('one')).whereRef('d.event_id', '=', 'ev.id').where('d.status', '=', PENDING))))
-      .limit(batchSize);
     const deleted = await db.transaction().execute(async (trx) => {
-      const ids = (await batch.execute()).map((row) => row.id);
+      const batch = await trx
+        .selectFrom('events as ev')
+        .select('ev.id')
+        .where('ev.created_at', '<', before)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('event_deliveries as d').select(sql.lit(1).as('one')).whereRef('d.event_id', '=', 'ev.id').where('d.status', '=', PENDING))))
+        .limit(batchSize)
+        .execute();
+      const ids = batch.map((row) => row.id);
       if (ids.length === 0) return 0;
       const deliveries = trx.selectFrom('event_deliveries').select('id').where('event_id', 'in', ids);
       await trx.deleteFrom('event_attempts').where('delivery_id', 'in', deliveries).execute();
