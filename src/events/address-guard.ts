@@ -63,6 +63,8 @@ export class RefusedAddress extends Error {
 export interface CheckedAddress {
   address: string;
   family: 4 | 6;
+  /** Every address the host resolved to, all checked: a connection may try each (happy eyeballs). */
+  all: Array<{ address: string; family: 4 | 6 }>;
 }
 
 /**
@@ -78,7 +80,8 @@ export async function resolveDeliveryAddress(hostname: string, allowPrivate: boo
     const refused = addresses.find((entry) => isPrivateAddress(entry.address));
     if (refused) throw new RefusedAddress(`${bare} resolves to ${refused.address}, a private, loopback or reserved address (the operator can allow these with EVENTS_ALLOW_PRIVATE_ADDRESSES)`);
   }
-  const first = addresses[0];
+  const all = addresses.map((entry) => ({ address: entry.address, family: entry.family === 6 ? (6 as const) : (4 as const) }));
+  const first = all[0];
   if (!first) throw new RefusedAddress(`${bare} does not resolve`);
-  return { address: first.address, family: first.family === 6 ? 6 : 4 };
+  return { ...first, all };
 }

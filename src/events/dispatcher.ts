@@ -50,11 +50,13 @@ export interface DispatcherLog {
   error(object: object, message: string): void;
 }
 
+/** For /readyz, which anyone may read: no error text (that goes to the log). */
 export interface DispatcherStatus {
   running: boolean;
   inFlight: number;
   lastRunAt: string | null;
-  lastError: string | null;
+  /** The last pass or recording failed (see the log). */
+  failing: boolean;
 }
 
 export interface Dispatcher {
@@ -287,7 +289,7 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
       void pump();
     },
     status() {
-      return { running, inFlight: inFlight.size, lastRunAt: lastRunAt === null ? null : new Date(lastRunAt).toISOString(), lastError };
+      return { running, inFlight: inFlight.size, lastRunAt: lastRunAt === null ? null : new Date(lastRunAt).toISOString(), failing: lastError !== null };
     },
     counts() {
       return deliveryCounts(db);

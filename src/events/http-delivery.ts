@@ -26,10 +26,10 @@ export interface WebhookRequest {
   allowPrivateAddresses: boolean;
 }
 
-/** A lookup that answers the checked address, whatever form (one or all) the caller asks for. */
+/** A lookup that answers only the checked addresses, whatever form (one or all) the caller asks for. */
 function pinnedLookup(checked: CheckedAddress): LookupFunction {
   return (_hostname, options, callback) => {
-    if (typeof options === 'object' && options.all) (callback as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [{ address: checked.address, family: checked.family }]);
+    if (typeof options === 'object' && options.all) (callback as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, checked.all);
     else callback(null, checked.address, checked.family);
   };
 }
@@ -40,7 +40,7 @@ export class WebhookSender {
   constructor(private readonly maxSocketsPerOrigin: number) {}
 
   private agentFor(url: URL, checked: CheckedAddress): http.Agent {
-    const key = `${url.protocol}//${url.host}|${checked.address}`;
+    const key = `${url.protocol}//${url.host}|${checked.all.map((entry) => entry.address).join(',')}`;
     let agent = this.agents.get(key);
     if (agent) {
       // Most recently used last: the oldest is dropped first.

@@ -254,6 +254,16 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     expect(receiver.at('/revoked').every((r) => r.json.data.userId === LATER && (r.json.data.system as { systemName: string }).systemName === 'before revoking')).toBe(true);
   });
 
+  it('reaches an endpoint named by host (localhost), connecting to the addresses it resolved and checked', async () => {
+    const response = await events<EndpointAnswer>('POST', '/endpoints', { url: receiver.url('/named', 'localhost'), eventTypes: ['system.updated'] });
+    expect(response.status).toBe(201);
+    created.push(response.body.data.id);
+    await editSystem(owner, { systemName: 'by name' });
+    const [received] = await receiver.waitFor('/named', (list) => list.length >= 1);
+    expect(received?.headers.host).toBe(`localhost:${receiver.port}`);
+    expect(verifySignature(response.body.secret, received as Received)).toBe(true);
+  });
+
   it('rotating the secret signs with both secrets for a while', async () => {
     const endpoint = await register('/rotated');
     const rotated = await events<EndpointAnswer & { previousSecretExpiresAt: string }>('POST', `/endpoints/${endpoint.data.id}/rotate-secret`);

@@ -513,6 +513,9 @@ export async function finishAttempts(db: Db, outcomes: Array<{ outcome: AttemptO
     // dispatcher processes never wait on each other in a cycle.
     const promoting = [...new Set(outcomes.filter(({ outcome }) => outcome.next.status !== 'pending').map(({ outcome }) => outcome.systemId))].sort((a, b) => a - b);
     if (postgres && promoting.length > 0) await trx.selectFrom('systems').select('id').where('id', 'in', promoting).orderBy('id').forUpdate().execute();
+    // A delivery whose endpoint was deleted meanwhile is gone: nothing to record.
+    const existing = new Set((await trx.selectFrom('event_deliveries').select('id').where('id', 'in', outcomes.map(({ outcome }) => outcome.deliveryId)).execute()).map((row) => Number(row.id)));
+    outcomes = outcomes.filter(({ outcome }) => existing.has(outcome.deliveryId));
     const attempts = outcomes.filter(({ sent }) => sent).map(({ outcome }) => ({ delivery_id: outcome.deliveryId, attempted_at: outcome.attemptedAt, duration_ms: outcome.durationMs, status_code: outcome.statusCode, error: outcome.error }));
     if (attempts.length > 0) await trx.insertInto('event_attempts').values(attempts).execute();
     for (const { outcome, sent } of outcomes) {
