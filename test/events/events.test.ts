@@ -11,6 +11,7 @@ import { errorTypes, request, signIn, type ApiResponse, type ApiUser } from '../
 import { DIALECTS } from '../support/dialects.js';
 import { createTestClient, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { snapshotDatabase } from '../support/snapshot.js';
 import { Receiver, verifySignature, type Received } from './receiver.js';
 
 const OWNER = '200000000000000701';
@@ -303,6 +304,10 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     const listed = await events<{ data: Array<{ id: string }> }>('GET', '/endpoints');
     expect(listed.body.data.map((e) => e.id)).toContain(mine.data.id);
     expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+    // The secret is sealed at rest: no table holds it, nor its key, in any form.
+    const everything = JSON.stringify(await snapshotDatabase(server.database.db));
+    const key = mine.secret.slice('whsec_'.length);
+    for (const form of [mine.secret, key, Buffer.from(key, 'base64').toString('hex'), Buffer.from(key, 'base64').toString('base64url')]) expect(everything).not.toContain(form);
   });
 });
 
