@@ -440,7 +440,7 @@ async function eventsBenchmark() {
   const ratio = d.dead.requestsPerSecond / d.none.requestsPerSecond;
   rows.push({
     id: '11c',
-    name: `Alter edits with a dead endpoint receiving every event (SQLite, ${d.connections} connections; ${fmt(d.pendingAfter)} deliveries pending after)`,
+    name: `Alter edits with a dead endpoint receiving every event (SQLite, ${d.connections} connections, median of ${d.rounds} alternating runs; ${fmt(d.pendingAfter)} deliveries pending after)`,
     measured: load(d.dead),
     baseline: `${load(d.none)} (no endpoint)`,
     ratio: fmt(ratio, 2),
