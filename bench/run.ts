@@ -24,6 +24,7 @@ import { benchBotProxy } from './bot-proxy.js';
 import { benchFront } from './front.js';
 import { benchImport } from './import.js';
 import { benchMessageRecords } from './message-records.js';
+import { benchEvents } from './events.js';
 import { benchProxyEngine } from './proxy-engine.js';
 
 const quick = process.argv.includes('--quick');
@@ -440,6 +441,40 @@ async function frontBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: stri
   rows.push({ id: dialect === 'sqlite' ? '11a' : '11b', name: `Front reads with ${fmt(r.switches)} switches (${label}): ${r.reads.map((read) => read.name).join(', ')}`, measured: each((read) => read.long), baseline: `${each((read) => read.short)} (100 switches)`, ratio: `${fmt(worst, 2)} (worst p50)`, target: 'reported', met: undefined });
 }
 
+/** 13. Events pushed to webhooks: latency, deliveries/s and the write path with a dead endpoint (bench/events.ts). */
+async function eventsBenchmark() {
+  const r = await benchEvents({ quick });
+  const { latency: l, throughput: t, deadEndpoint: d } = r;
+  rows.push({
+    id: '13a',
+    name: `Event delivery latency: ${fmt(l.events)} alter edits one at a time, write request start → signed webhook at a loopback receiver`,
+    measured: `p50 ${fmt(l.p50Ms, 1)} ms, p99 ${fmt(l.p99Ms, 1)} ms (the write alone p50 ${fmt(l.writeP50Ms, 1)} ms, p99 ${fmt(l.writeP99Ms, 1)} ms)`,
+    baseline: `p50 ${fmt(l.bareP50Ms, 2)} ms, p99 ${fmt(l.bareP99Ms, 2)} ms (bare HTTP POST round trip to the receiver)`,
+    ratio: fmt(l.p99Ms / Math.max(l.writeP99Ms, 0.001), 2),
+    target: 'reported',
+    met: undefined,
+  });
+  rows.push({
+    id: '13b',
+    name: `Event deliveries/s: a backlog of ${fmt(t.events)} events of ${t.systems} systems drained to one endpoint (${t.concurrency} in flight per endpoint, the default)`,
+    measured: `${fmt(t.perSecond)} deliveries/s`,
+    baseline: `${fmt(t.barePerSecond)} POST/s (bare loop, ${t.concurrency} concurrent, same receiver and body size)`,
+    ratio: fmt(t.perSecond / t.barePerSecond, 2),
+    target: 'reported',
+    met: undefined,
+  });
+  const ratio = d.dead.requestsPerSecond / d.none.requestsPerSecond;
+  rows.push({
+    id: '13c',
+    name: `Alter edits with a dead endpoint receiving every event (SQLite, ${d.connections} connections, median of ${d.rounds} alternating runs; ${fmt(d.pendingAfter)} deliveries pending after)`,
+    measured: load(d.dead),
+    baseline: `${load(d.none)} (no endpoint)`,
+    ratio: fmt(ratio, 2),
+    target: 'ratio >= 0.9',
+    met: ratio >= 0.9,
+  });
+}
+
 function table(): string {
   const lines = ['| # | Benchmark | switchboard | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.id} | ${row.name} | ${row.measured} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.met === undefined ? '–' : row.met ? 'yes' : '**no**'} |`);
@@ -482,6 +517,7 @@ async function main() {
     await importBenchmark('sqlite');
     if (postgresUrl) await importBenchmark('postgres', postgresUrl);
     else rows.push({ id: '12b', name: 'Import, PostgreSQL', measured: 'skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL', baseline: '–', ratio: '–', target: '< 5 s', met: undefined });
+    await eventsBenchmark();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });

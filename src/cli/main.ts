@@ -22,6 +22,7 @@ import type { Schema } from '../db/tables.js';
 import type { Scope } from '../domain/scopes.js';
 import { registerImportExport } from './import-export.js';
 import { registerAuditCommand } from './audit.js';
+import { registerEventCommands } from './events.js';
 
 export interface Io {
   out(text: string): void;
@@ -185,6 +186,14 @@ function buildProgram(io: Io): Command {
     );
 
   registerAuditCommand(program, { out: (text) => io.out(text), withDatabase: (action) => withDatabase((db) => action(db)) });
+  registerEventCommands(program, {
+    out: io.out,
+    withDatabase: (action) => withDatabase((db) => action(db)),
+    fail(message, exitCode) {
+      throw new CliError(message, exitCode);
+    },
+    table,
+  });
 
   program
     .command('register-commands')

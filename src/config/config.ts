@@ -27,6 +27,14 @@ const count = (fallback: number) =>
     .max(1_000_000, 'expected at most 1000000')
     .default(fallback);
 
+const milliseconds = (fallback: number, min: number, max: number) =>
+  z.coerce
+    .number({ message: 'expected a number of milliseconds' })
+    .int('expected a whole number of milliseconds')
+    .min(min, `expected at least ${min} ms`)
+    .max(max, `expected at most ${max} ms`)
+    .default(fallback);
+
 const httpUrl = z
   .string()
   .url('expected an absolute URL')
@@ -160,6 +168,16 @@ const EnvSchema = z
       .string()
       .regex(/^rediss?:\/\//, 'expected redis://host:port or rediss://host:port')
       .optional(),
+
+    EVENTS_ALLOW_PRIVATE_ADDRESSES: booleanFlag.default(false),
+    EVENTS_DELIVERY_TIMEOUT_MS: milliseconds(10_000, 100, 120_000),
+    EVENTS_RETRY_BASE_MS: milliseconds(5_000, 1, 3_600_000),
+    EVENTS_RETRY_MAX_MS: milliseconds(3_600_000, 1, 86_400_000),
+    EVENTS_GIVE_UP_AFTER_MS: milliseconds(86_400_000, 1, 7 * 86_400_000),
+    EVENTS_POLL_INTERVAL_MS: milliseconds(1_000, 10, 600_000),
+    EVENTS_CONCURRENCY: count(32),
+    EVENTS_CONCURRENCY_PER_ENDPOINT: count(4),
+    EVENTS_RETENTION_DAYS: z.coerce.number({ message: 'expected a number of days' }).int('expected a whole number of days').min(2, 'expected at least 2 days (deliveries are retried for one)').max(3650).default(30),
   })
   .superRefine((env, ctx) => {
     if (env.AUTH_DEV_LOGIN && env.NODE_ENV === 'production') {
@@ -253,6 +271,20 @@ export interface Config {
   };
   /** Shared store for rate-limit counters when several processes serve one deployment. */
   redisUrl: string | undefined;
+  /** Webhook delivery of events (src/events/). */
+  events: {
+    /** Endpoints may be http:// and reach private, loopback and reserved addresses (development, tests). */
+    allowPrivateAddresses: boolean;
+    timeoutMs: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    giveUpAfterMs: number;
+    pollMs: number;
+    concurrency: number;
+    perEndpointConcurrency: number;
+    /** Days events and their delivery log are kept (replays reach back this far). */
+    retentionDays: number;
+  };
   bot: {
     /** The bot runs only when a token is configured. */
     token: string | undefined;
@@ -338,6 +370,17 @@ export function loadConfig(env: Environment = process.env): Config {
       windowSeconds: e.RATE_LIMIT_WINDOW,
     },
     redisUrl: e.REDIS_URL,
+    events: {
+      allowPrivateAddresses: e.EVENTS_ALLOW_PRIVATE_ADDRESSES,
+      timeoutMs: e.EVENTS_DELIVERY_TIMEOUT_MS,
+      retryBaseMs: e.EVENTS_RETRY_BASE_MS,
+      retryMaxMs: e.EVENTS_RETRY_MAX_MS,
+      giveUpAfterMs: e.EVENTS_GIVE_UP_AFTER_MS,
+      pollMs: e.EVENTS_POLL_INTERVAL_MS,
+      concurrency: e.EVENTS_CONCURRENCY,
+      perEndpointConcurrency: e.EVENTS_CONCURRENCY_PER_ENDPOINT,
+      retentionDays: e.EVENTS_RETENTION_DAYS,
+    },
     bot: {
       token: e.DISCORD_TOKEN,
       guildId: e.DISCORD_GUILD_ID,

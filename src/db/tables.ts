@@ -30,6 +30,8 @@ export interface SystemsTable {
   created_at: number;
   /** Bumped by every write that changes the proxy profile (its ETag). */
   revision: Generated<number>;
+  /** The sequence number of the system's last event (appendEvent). */
+  event_seq: Generated<number>;
 }
 
 export interface SystemSubAccountsTable {
@@ -211,6 +213,66 @@ export interface AuditLogTable {
   details: string | null;
 }
 
+/** The outbox: one row per change, written in the change's transaction. */
+export interface EventsTable {
+  id: Generated<number>;
+  system_id: number;
+  /** 1, 2, 3… per system, in the order of the changes. */
+  seq: number;
+  type: string;
+  /** The OAuth client whose request made the change; null for the service itself. */
+  actor_client_id: string | null;
+  /** JSON: the owner's view of what changed, as of the change. */
+  payload: string;
+  created_at: number;
+  fanned_out_at: number | null;
+}
+
+export interface EventEndpointsTable {
+  id: string;
+  client_id: string;
+  url: string;
+  /** JSON array of event types. */
+  event_types: string;
+  description: string | null;
+  enabled: Generated<number>;
+  /** The `whsec_` secret, sealed with the endpoint id as context. */
+  secret_sealed: string;
+  /** After a rotation, the old secret keeps signing (beside the new one) until it expires. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventDeliveriesTable {
+  id: Generated<number>;
+  event_id: number;
+  endpoint_id: string;
+  system_id: number;
+  /** pending, delivered, failed (gave up), skipped (the user no longer authorizes the client, or a scope is missing). */
+  status: string;
+  attempts: Generated<number>;
+  /** When the current run of attempts began (creation, or the last replay): retries stop a day later. */
+  queued_at: number;
+  next_attempt_at: number;
+  /** A dispatcher process holds the delivery until then. */
+  lease_until: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  finished_at: number | null;
+  created_at: number;
+}
+
+export interface EventAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  attempted_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
 export interface Schema {
   users: UsersTable;
   systems: SystemsTable;
@@ -230,6 +292,10 @@ export interface Schema {
   oidc_payloads: OidcPayloadsTable;
   login_links: LoginLinksTable;
   audit_log: AuditLogTable;
+  events: EventsTable;
+  event_endpoints: EventEndpointsTable;
+  event_deliveries: EventDeliveriesTable;
+  event_attempts: EventAttemptsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -9,6 +9,7 @@ export const PROBLEM_TYPES = [
   'not-matching-oauth',
   'user-token-required',
   'token-in-query',
+  'client-token-required',
   // the request itself
   'validation',
   'read-only-field',
@@ -23,6 +24,8 @@ export const PROBLEM_TYPES = [
   'unknown-alter',
   'unknown-tag',
   'unknown-message',
+  'unknown-endpoint',
+  'unknown-delivery',
   'alters-private',
   'tags-private',
   'duplicate',

@@ -11,6 +11,7 @@ export const SCOPES = [
   'system:ai-ap',
   'messages:read',
   'messages:write',
+  'events:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -26,6 +27,8 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'system:ai-ap': 'Switch who is fronting',
   'messages:read': 'Look up who sent a proxied message',
   'messages:write': 'Send messages as your alters (record proxied messages and move your autoproxy latch)',
+  // Held by a client's own client-credentials token; it concerns the app, never a user's data.
+  'events:manage': 'Manage the app’s own webhook endpoints',
 };
 
 /** The scopes of the /v1 API itself (the others are OpenID Connect's: who you are, staying connected). */

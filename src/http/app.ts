@@ -22,6 +22,7 @@ import { frameFor } from '../auth/pages/frame.js';
 import { errorPage } from '../auth/pages/pages.js';
 import { createProvider } from '../auth/provider.js';
 import { createStorageCrypto } from '../security/crypto.js';
+import { createDispatcher, type Dispatcher } from '../events/dispatcher.js';
 import { Problem } from '../domain/problems.js';
 import { loggerOptions, RequestLog } from './logging.js';
 import { registerOpenApi } from './openapi.js';
@@ -43,6 +44,8 @@ declare module 'fastify' {
     db: Kysely<Schema>;
     provider: Provider;
     audit: AuditLog;
+    /** Event delivery; started and stopped by server.ts. */
+    events: Dispatcher;
   }
 }
 
@@ -70,6 +73,20 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   const provider = createProvider({ config, db: database.db, crypto, signingKeys: secrets.signingKeys, cookieSecrets: secrets.cookieSecrets });
   const introspection = createIntrospection(provider, database.db);
   const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets, provider });
+  const events = createDispatcher({
+    db: database.db,
+    postgres: database.dialect === 'postgres',
+    crypto,
+    log: app.log.child({ component: 'events' }),
+    options: {
+      allowPrivateAddresses: config.events.allowPrivateAddresses,
+      timeoutMs: config.events.timeoutMs,
+      retry: { baseMs: config.events.retryBaseMs, maxMs: config.events.retryMaxMs, giveUpAfterMs: config.events.giveUpAfterMs },
+      pollMs: config.events.pollMs,
+      concurrency: config.events.concurrency,
+      perEndpointConcurrency: config.events.perEndpointConcurrency,
+    },
+  });
   app.decorate('db', database.db);
   app.decorate('provider', provider);
   const audit = createAuditLog(database.db, app.log);
@@ -77,6 +94,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   auditProviderEvents(provider, audit);
   // oidc-provider answers its own 500s; without this their cause would never reach the log.
   provider.on('server_error', (ctx, error) => app.log.error({ err: error, route: ctx.oidc?.route }, 'the authorization server failed'));
+  app.decorate('events', events);
 
   await app.register(cookie, { secret: secrets.cookieSecrets });
   app.addHook('onSend', async (_request, reply) => {
@@ -115,13 +133,18 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     await scope.register(loginLinkRoutes, { config, db: database.db, session });
   });
   await app.register(oidcMount, { provider, introspection, session });
-  await app.register(v1Api, { prefix: '/v1', db: database.db, verifyBearerToken: createBearerVerifier(provider, database.db, crypto) });
+  await app.register(v1Api, {
+    prefix: '/v1',
+    db: database.db,
+    verifyBearerToken: createBearerVerifier(provider, database.db, crypto),
+    events: { crypto, allowPrivateAddresses: config.events.allowPrivateAddresses, wake: () => events.wake() },
+  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {
     try {
       await database.ping();
-      return { status: 'ready' };
+      return { status: 'ready', events: events.status() };
     } catch (error) {
       request.log.warn({ err: error }, 'database not reachable');
       return reply.code(503).send({ status: 'unavailable', reason: 'database not reachable' });

@@ -35,6 +35,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         { name: 'Front', description: 'Who is fronting, as pushed by integrations.' },
         { name: 'Autoproxy', description: 'Which alter speaks for untagged messages, per scope.' },
         { name: 'Proxying', description: 'What the bot reads and records when it re-sends messages as alters; message info.' },
+        { name: 'Events', description: 'Webhook endpoints of your app (client-credentials token): events pushed for the users who authorized it.' },
       ],
       components: {
         securitySchemes: {

@@ -7,6 +7,7 @@ import { loadSecrets } from '../config/secrets.js';
 import { databaseFailure, ensureDataDir, listenFailure, withConnectTimeout } from '../config/startup-errors.js';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.js';
 import { purgeAuditLog } from '../db/repositories/audit-log.js';
+import { purgeEvents } from '../db/repositories/events.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
 import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
 import { purgeProxiedMessages } from '../db/repositories/proxied-messages.js';
@@ -62,12 +63,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await purgeExpiredLoginLinks(database.db, now);
       if (config.messageRetentionDays > 0) await purgeProxiedMessages(database.db, now - config.messageRetentionDays * 86_400_000);
       if (config.auditRetentionDays > 0) await purgeAuditLog(database.db, now - config.auditRetentionDays * 86_400_000);
+      await purgeEvents(database.db, now - config.events.retentionDays * 86_400_000);
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');
     }
   };
   const timer = setInterval(purge, PURGE_INTERVAL_MS);
   timer.unref();
+  app.events.start();
 
   const info = app.server.address();
   const address = typeof info === 'object' && info ? `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${info.port}` : String(info);
@@ -80,6 +83,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     close() {
       closing ??= (async () => {
         clearInterval(timer);
+        // Deliveries in flight get a moment to finish; the rest are sent again after their lease.
+        await app.events.stop();
         await app.close();
         await database.close();
       })();

@@ -41,7 +41,7 @@ describe('the service process', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-    expect(await ready.json()).toEqual({ status: 'ready' });
+    expect(await ready.json()).toMatchObject({ status: 'ready', events: { running: true, inFlight: 0, failing: false } });
     expect(ready.headers.get('x-content-type-options')).toBe('nosniff');
 
     expect(existsSync(join(dataDir, 'switchboard.db'))).toBe(true);

@@ -43,6 +43,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Alter } from '../../src/domain/alter.js';
 import { Autoproxy } from '../../src/domain/autoproxy.js';
+import { Delivery as EventDelivery, Endpoint as EventEndpoint, EVENT_TYPES } from '../../src/domain/events.js';
 import { Front, FrontHistory, PushFrontResponse } from '../../src/domain/front.js';
 import { ImportReport } from '../../src/domain/import/model.js';
 import { PROBLEM_TYPES, type ProblemType } from '../../src/domain/problems.js';
@@ -51,7 +52,7 @@ import { ProxyProfile } from '../../src/domain/proxy-profile.js';
 import { System } from '../../src/domain/system.js';
 import { Tag } from '../../src/domain/tag.js';
 import { STATUS_OF } from '../../src/http/v1/problems.js';
-import { signIn, type ApiUser } from '../support/api.js';
+import { request, signIn, type ApiUser } from '../support/api.js';
 import { DIALECTS, type TestDialect } from '../support/dialects.js';
 import { REDIRECT_URI, createTestClient, obtainTokens, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -94,6 +95,14 @@ const RUNS = {
   deleteTag: 400,
   exportSystem: 200,
   importSystem: 500,
+  createEndpoint: 300,
+  editEndpoint: 300,
+  readEndpoint: 200,
+  endpointDeliveries: 200,
+  rotateEndpointSecret: 150,
+  replayEndpoint: 200,
+  replayDelivery: 150,
+  deleteEndpoint: 150,
   otherV1Paths: 600,
   token: 1600,
   introspectForm: 600,
@@ -768,6 +777,12 @@ interface Fixtures {
   victimRefresh: string;
   victimRotatedRefresh: string;
   deviceCode: string;
+  /** A client-credentials token (events:manage) of a client no user authorized: its endpoints never get deliveries. */
+  eventsToken: string;
+  /** Endpoints of that client that generated requests edit but never delete. */
+  endpointIds: string[];
+  /** Endpoints the deleteEndpoint cases may delete. */
+  doomedEndpointIds: string[];
   userCode: string;
 }
 
@@ -854,7 +869,19 @@ async function setUp(server: TestServer): Promise<Fixtures> {
   const rotated = await oidc.refreshTokenGrant(victim.config, victimRotatedRefresh);
   const device = await oidc.initiateDeviceAuthorization(bot.config, { scope: 'openid alters:read' });
 
+  const hooks = await createTestClient(server, { name: 'Fuzz hooks', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['events:manage'] });
+  const eventsToken = (await oidc.clientCredentialsGrant(hooks.config, { scope: 'events:manage' })).access_token;
+  const endpointIds: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const endpoint = await request<{ data: { id: string } }>(server, 'POST', '/v1/events/endpoints', { token: eventsToken, body: { url: `https://hooks.example/fuzz/${i}`, eventTypes: ['alter.created'] } });
+    expect(endpoint.status).toBe(201);
+    endpointIds.push(endpoint.body.data.id);
+  }
+
   const fixtures: Fixtures = {
+    eventsToken,
+    endpointIds: endpointIds.slice(0, 2),
+    doomedEndpointIds: endpointIds.slice(2),
     owner,
     other,
     readOnlyToken: readOnly.token,
@@ -889,6 +916,7 @@ async function setUp(server: TestServer): Promise<Fixtures> {
     userCode: device.user_code,
   };
   const names: Array<[string | undefined, string]> = [
+    [eventsToken, '<events token>'],
     [owner.token, '<owner token>'],
     [owner.refreshToken, '<owner refresh token>'],
     [other.token, '<other token>'],
@@ -1441,6 +1469,8 @@ interface V1Endpoint {
   alsoSuccess?: number;
   unchanged?: Expectation['unchanged'];
   revalidates?: boolean;
+  /** The token of clean requests, when not the owner's (the events routes take a client's own). */
+  cleanToken?: string;
 }
 
 function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
@@ -1685,6 +1715,74 @@ function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
       path: messageId.map((id) => `/v1/messages/${id}`), query: undefined, body: undefined,
       clean: { path: fc.constantFrom(...messages, snowflakeAt(Date.UTC(2024, 0, 1), 7)).map((id) => `/v1/messages/${id}`) },
     },
+    ...eventEndpoints(fixtures),
+  ];
+}
+
+/** /v1/events: a client's own webhook endpoints, with its client-credentials token. */
+function eventEndpoints(fixtures: Fixtures): V1Endpoint[] {
+  const cleanToken = fixtures.eventsToken;
+  const known = [...fixtures.endpointIds, 'ep_AAAAAAAAAAAAAAAA', 'ep_short'];
+  const endpoint = urlComponent(known);
+  const ownEndpoint = fc.constantFrom(...fixtures.endpointIds);
+  const types = fc.subarray([...EVENT_TYPES], { minLength: 1 });
+  const hookUrl = fc.constantFrom('https://hooks.example/in', 'https://hooks.example:8443/a?b=c', 'http://hooks.example/in', 'https://u:p@hooks.example/', 'https://hooks.example/#x', 'ftp://hooks.example/', 'https://127.0.0.1/in', '');
+  const validCreate = fc.record({ url: fc.constantFrom('https://hooks.example/in', 'https://hooks.example:8443/a?b=c'), eventTypes: types, description: fc.option(fc.constantFrom('main', 'x'.repeat(200)), { nil: undefined }) }, { requiredKeys: ['url', 'eventTypes'] });
+  const plausibleCreate = fc.record({ url: fc.oneof(hookUrl, edgeString), eventTypes: fc.oneof(types, fc.array(fc.oneof(fc.constantFrom(...EVENT_TYPES), edgeString), { maxLength: 12 })), description: fc.oneof(edgeString, fc.constant(null)) }, { requiredKeys: [] });
+  const validEdit = fc.record({ url: fc.constant('https://hooks.example/edited'), eventTypes: types, description: fc.constantFrom('edited', null), enabled: fc.boolean() }, { requiredKeys: [] });
+  const plausibleEdit = fc.record({ url: fc.oneof(hookUrl, edgeString), eventTypes: fc.array(fc.oneof(fc.constantFrom(...EVENT_TYPES), edgeString), { maxLength: 12 }), enabled: fc.oneof(fc.boolean(), edgeString), description: edgeString }, { requiredKeys: [] });
+  const createFields = ['url', 'eventTypes', 'description'];
+  const editFields = [...createFields, 'enabled'];
+  const since = fc.record({ since: fc.constantFrom('2026-01-01T00:00:00Z', '2026-11-23T10:00:00.000+01:00', 'yesterday', '9999-12-31T23:59:00-23:59') }, { requiredKeys: [] });
+  const empty = fc.oneof(w(4, fc.constant('{}')), w(1, fc.constant('')), w(1, withWrongFields(['since'], fc.constant({}))));
+  const deliveryId = urlComponent(['msg_1', '1', 'msg_0', 'msg_9007199254740993', 'msg_']);
+  const endpointSchema = z.strictObject({ data: EventEndpoint });
+  const secretAnswer = z.strictObject({ data: EventEndpoint, secret: z.string().startsWith('whsec_') });
+  const queued = z.strictObject({ queued: z.number().int() });
+  const at = (suffix: string) => (id: string) => `/v1/events/endpoints/${id}${suffix}`;
+  return [
+    {
+      name: 'createEndpoint', method: 'POST', success: 201, schema: secretAnswer, cleanToken,
+      path: fc.constant('/v1/events/endpoints'), query: undefined, body: jsonBody(createFields, fc.oneof(validCreate, plausibleCreate)),
+      clean: { path: fc.constant('/v1/events/endpoints'), body: fc.oneof(w(3, validCreate.map((body) => JSON.stringify(body))), w(1, plausibleCreate.map((body) => JSON.stringify(body))), w(2, withWrongFields(createFields, validCreate))) },
+      otherRoutes: { GET: { success: 200, schema: z.strictObject({ data: z.array(EventEndpoint) }), readOnly: true } },
+    },
+    {
+      name: 'editEndpoint', method: 'POST', success: 200, schema: endpointSchema, cleanToken,
+      path: endpoint.map(at('/edit')), query: undefined, body: jsonBody(editFields, fc.oneof(validEdit, plausibleEdit)),
+      clean: { path: ownEndpoint.map(at('/edit')), body: fc.oneof(w(3, validEdit.map((body) => JSON.stringify(body))), w(1, plausibleEdit.map((body) => JSON.stringify(body))), w(2, withWrongFields(editFields, validEdit))) },
+    },
+    {
+      name: 'readEndpoint', method: 'GET', success: 200, schema: z.union([endpointSchema, z.strictObject({ data: z.array(EventEndpoint) })]), cleanToken,
+      path: fc.oneof(fc.constant('/v1/events/endpoints'), endpoint.map(at(''))), query: undefined, body: undefined,
+      clean: { path: fc.oneof(fc.constant('/v1/events/endpoints'), ownEndpoint.map(at(''))) },
+      otherRoutes: { POST: { success: 201, schema: secretAnswer, readOnly: false } },
+    },
+    {
+      name: 'endpointDeliveries', method: 'GET', success: 200, schema: z.strictObject({ data: z.array(EventDelivery) }), cleanToken,
+      path: endpoint.map(at('/deliveries')), query: { max: ['1', '50', '100', '101', '0'], before: ['msg_1', '5', 'msg_x'], status: ['pending', 'failed', 'lost'] }, body: undefined,
+      clean: { path: ownEndpoint.map(at('/deliveries')), query: fc.constantFrom('', '?max=10', '?status=failed&before=msg_9') },
+    },
+    {
+      name: 'rotateEndpointSecret', method: 'POST', success: 200, schema: secretAnswer.extend({ previousSecretExpiresAt: z.string() }), cleanToken,
+      path: endpoint.map(at('/rotate-secret')), query: undefined, body: jsonBody(['since'], fc.constant({})),
+      clean: { path: ownEndpoint.map(at('/rotate-secret')), body: empty },
+    },
+    {
+      name: 'replayEndpoint', method: 'POST', success: 200, schema: queued, cleanToken,
+      path: endpoint.map(at('/replay')), query: undefined, body: jsonBody(['since'], since),
+      clean: { path: ownEndpoint.map(at('/replay')), body: fc.oneof(w(3, since.map((body) => JSON.stringify(body))), w(1, withWrongFields(['since'], since))) },
+    },
+    {
+      name: 'replayDelivery', method: 'POST', success: 200, schema: queued, cleanToken,
+      path: deliveryId.map((id) => `/v1/events/deliveries/${id}/replay`), query: undefined, body: jsonBody(['since'], fc.constant({})),
+      clean: { path: deliveryId.map((id) => `/v1/events/deliveries/${id}/replay`), body: empty },
+    },
+    {
+      name: 'deleteEndpoint', method: 'POST', success: 200, schema: z.strictObject({ deleted: z.literal(true) }), cleanToken,
+      path: urlComponent([...fixtures.doomedEndpointIds, 'ep_AAAAAAAAAAAAAAAA']).map(at('/delete')), query: undefined, body: jsonBody(['since'], fc.constant({})),
+      clean: { path: fc.constantFrom(...fixtures.doomedEndpointIds, 'ep_AAAAAAAAAAAAAAAA').map(at('/delete')), body: empty },
+    },
   ];
 }
 
@@ -1692,11 +1790,12 @@ function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
 function v1Request(fixtures: Fixtures, endpoint: V1Endpoint): fc.Arbitrary<FuzzRequest> {
   // GETs mostly carry no body, sometimes one (with or without a content type).
   const getBody = fc.oneof(w(8, fc.constant(undefined)), w(1, jsonBody(['a'], fc.constant({ a: 1 }))));
+  const { cleanToken } = endpoint;
   const adversarial = fc.record({
     method: methodFor(endpoint.method),
     path: endpoint.path,
     query: queryString(endpoint.query ?? {}),
-    authorization: v1Authorization(fixtures),
+    authorization: cleanToken === undefined ? v1Authorization(fixtures) : fc.oneof(w(3, fc.constant(`Bearer ${cleanToken}`)), w(2, v1Authorization(fixtures))),
     contentType: endpoint.method === 'POST' ? jsonContentType : fc.oneof(w(4, fc.constant(undefined)), w(1, jsonContentType)),
     body: endpoint.body ?? getBody,
     extra: extraHeaders,
@@ -1705,7 +1804,7 @@ function v1Request(fixtures: Fixtures, endpoint: V1Endpoint): fc.Arbitrary<FuzzR
     method: endpoint.clean.method ?? fc.constant<string>(endpoint.method),
     path: endpoint.clean.path,
     query: endpoint.clean.query ?? fc.constant(''),
-    authorization: fc.constant(`Bearer ${fixtures.owner.token}`),
+    authorization: fc.constant(`Bearer ${cleanToken ?? fixtures.owner.token}`),
     contentType: fc.constant(endpoint.method === 'POST' ? 'application/json' : undefined),
     body: endpoint.clean.body ?? fc.constant(undefined),
     extra: endpoint.clean.extra ?? fc.constant<Array<[string, string]>>([]),
@@ -2190,6 +2289,7 @@ describe.each(DIALECTS)('fuzzing every endpoint (%s)', (dialect) => {
       ...['deleteAlter', 'createTag', 'readTag', 'listTags', 'editTag', 'tagMembers', 'deleteTag'],
       // Last: an import may rename or (replace mode) delete the alters the cases above use.
       ...['exportSystem', 'importSystem'],
+      ...['createEndpoint', 'editEndpoint', 'readEndpoint', 'endpointDeliveries', 'rotateEndpointSecret', 'replayEndpoint', 'replayDelivery', 'deleteEndpoint'],
     ] as const;
     it.each(names)('%s', async (name) => {
       const endpoint = v1Endpoints(fixtures).find((candidate) => candidate.name === name);

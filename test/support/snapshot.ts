@@ -27,6 +27,10 @@ export const TABLES = [
   'import_tag_links',
   'applied_imports',
   'audit_log',
+  'events',
+  'event_endpoints',
+  'event_deliveries',
+  'event_attempts',
 ] as const satisfies readonly TableName[];
 
 type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;

@@ -6,6 +6,7 @@ import * as uniqueIntegrationFields from './2026-11-21T01-unique-integration-fie
 import * as proxying from './2026-11-23T00-proxying.js';
 import * as usernameKey from './2026-11-23T01-username-key.js';
 import * as tagsAndSwitches from './2026-11-23T02-tags-and-switches.js';
+import * as events from './2026-11-23T03-events.js';
 import * as importLinks from './2026-11-23T04-import.js';
 import * as auditLog from './2026-11-23T05-audit-log.js';
 
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T00-proxying': proxying,
   '2026-11-23T01-username-key': usernameKey,
   '2026-11-23T02-tags-and-switches': tagsAndSwitches,
+  '2026-11-23T03-events': events,
   '2026-11-23T04-import': importLinks,
   '2026-11-23T05-audit-log': auditLog,
 };

@@ -11,6 +11,7 @@ import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation, violatedConstraint } from '../errors.js';
 import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
+import { appendEvent, eventsCommitted } from './events.js';
 import { touchSystem } from './systems.js';
 
 type Db = Kysely<Schema>;
@@ -212,6 +213,12 @@ async function setField(trx: Transaction<Schema>, systemId: number, alterId: num
     .execute();
 }
 
+/** Every client's integration field of one alter. */
+async function allFields(trx: Transaction<Schema>, alterId: number): Promise<Record<string, string>> {
+  const rows = await trx.selectFrom('alter_fields').select(['client_id', 'value']).where('alter_id', '=', alterId).execute();
+  return Object.fromEntries(rows.map((row) => [row.client_id, row.value]));
+}
+
 /** What a write may change beyond the alter row: tags and the calling client's field. */
 interface RelatedChanges {
   clientId: string;
@@ -221,7 +228,7 @@ interface RelatedChanges {
 
 export async function createAlter(db: Db, systemId: number, input: CreateAlterInput, related: RelatedChanges, now: number): Promise<AlterRecord> {
   try {
-    return await db.transaction().execute(async (trx) => {
+    const created = await db.transaction().execute(async (trx) => {
       await touchSystem(trx, systemId);
       const { count } = await trx
         .selectFrom('alters')
@@ -242,8 +249,12 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
       if (related.field !== undefined) await setField(trx, systemId, inserted.id, related.clientId, related.field);
       // A new alter has exactly what this request gave it: no need to read it back.
       const fields = typeof related.field === 'string' ? { [related.clientId]: related.field } : {};
-      return toRecord(inserted, tags, fields);
+      const record = toRecord(inserted, tags, fields);
+      await appendEvent(trx, systemId, related.clientId, { type: 'alter.created', alter: record }, now);
+      return record;
     });
+    eventsCommitted();
+    return created;
   } catch (error) {
     throw conflictProblem(error) ?? error;
   }
@@ -258,7 +269,7 @@ export async function editAlter(
   related: RelatedChanges,
 ): Promise<AlterRecord | undefined> {
   try {
-    return await db.transaction().execute(async (trx) => {
+    const edited = await db.transaction().execute(async (trx) => {
       const columns = columnsOf(input);
       const row =
         Object.keys(columns).length > 0
@@ -269,8 +280,15 @@ export async function editAlter(
       if (input.tagIds !== undefined) await replaceTags(trx, systemId, alterId, input.tagIds);
       if (related.field !== undefined) await setField(trx, systemId, alterId, related.clientId, related.field);
       const [record] = await hydrate(trx, [row], related.clientId);
-      return record;
+      const changed = Object.keys(columns).length > 0 || input.tagIds !== undefined || related.field !== undefined;
+      if (record && changed) {
+        // The event keeps every client's field: each receiving client is shown its own.
+        await appendEvent(trx, systemId, related.clientId, { type: 'alter.updated', alter: { ...record, fields: await allFields(trx, alterId) } });
+      }
+      return record && { record, changed };
     });
+    if (edited?.changed) eventsCommitted();
+    return edited?.record;
   } catch (error) {
     throw conflictProblem(error) ?? error;
   }

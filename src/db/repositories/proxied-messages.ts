@@ -5,10 +5,11 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AutoproxyStateChange } from '../../domain/autoproxy.js';
 import { Problem } from '../../domain/problems.js';
-import type { ProxiedMessageRecord } from '../../domain/proxied-message.js';
+import { toProxiedMessage, type ProxiedMessageRecord } from '../../domain/proxied-message.js';
 import { isUniqueViolation } from '../errors.js';
 import type { ProxiedMessagesTable, Schema } from '../tables.js';
 import { applyAutoproxyState } from './autoproxy.js';
+import { appendEvent, eventsCommitted } from './events.js';
 
 type Db = Kysely<Schema>;
 
@@ -72,7 +73,7 @@ async function revisionOf(db: Db | Transaction<Schema>, systemId: number): Promi
   return Number(row.revision);
 }
 
-export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord, state: AutoproxyStateChange | undefined): Promise<RecordOutcome> {
+export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord, state: AutoproxyStateChange | undefined, actorClientId: string | null): Promise<RecordOutcome> {
   const replay = async (): Promise<RecordOutcome> => {
     const existing = await findExact(db, record.messageId, record.originalMessageId);
     const same = existing.length === 1 && existing[0] && sameRecord(existing[0], record) ? existing[0] : undefined;
@@ -82,7 +83,7 @@ export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord,
     return { record: same, created: false, stateApplied: null, revision: await revisionOf(db, record.systemId) };
   };
   try {
-    return await db.transaction().execute(async (trx) => {
+    const outcome = await db.transaction().execute(async (trx) => {
       // Discord ids are unique, so one id is never a proxied message in one record and an original in
       // another; a client claiming so would make "message info" on a message show another sender.
       const crossing = await trx
@@ -106,8 +107,11 @@ export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord,
         })
         .execute();
       const stateApplied = state ? await applyAutoproxyState(trx, record.systemId, state) : null;
+      await appendEvent(trx, record.systemId, actorClientId, { type: 'message.proxied', message: toProxiedMessage(record), alterId: record.alterId });
       return { record, created: true, stateApplied, revision: await revisionOf(trx, record.systemId) };
     });
+    eventsCommitted();
+    return outcome;
   } catch (error) {
     if (isUniqueViolation(error)) return replay();
     throw error;

@@ -5,6 +5,7 @@ import type { SystemLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_VISIBLE_BIT, TAG_VISIBLE_BIT } from '../../domain/privacy.js';
 import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
 import { toAutoproxyRecord } from './autoproxy.js';
+import { appendEvent, eventsCommitted } from './events.js';
 
 type Db = Kysely<Schema>;
 
@@ -50,7 +51,7 @@ export async function findSystemById(db: Db | Transaction<Schema>, id: number): 
 }
 
 /** The lists a full system read shows, loaded as the privacy policy allows. */
-export async function loadSystemDetails(db: Db, systemId: number, policy: SystemLoadPolicy): Promise<SystemDetails> {
+export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: number, policy: SystemLoadPolicy): Promise<SystemDetails> {
   const alterIds =
     policy.alterIds === 'none'
       ? []
@@ -86,7 +87,7 @@ export async function loadSystemDetails(db: Db, systemId: number, policy: System
 }
 
 /** Applies a partial edit: only the keys present change. Returns the updated system. */
-export async function editSystem(db: Db, systemId: number, input: EditSystemInput): Promise<SystemRecord | undefined> {
+export async function editSystem(db: Db, systemId: number, input: EditSystemInput, actorClientId: string | null): Promise<SystemRecord | undefined> {
   const update: SystemUpdate = {};
   if (input.systemName !== undefined) update.name = input.systemName;
   if (input.systemDisplayTag !== undefined) update.display_tag = input.systemDisplayTag;
@@ -102,11 +103,18 @@ export async function editSystem(db: Db, systemId: number, input: EditSystemInpu
   if (input.flags !== undefined) update.flags = input.flags;
   if (input.disabledGuilds !== undefined) update.disabled_guilds = JSON.stringify(input.disabledGuilds);
   if (input.disabled !== undefined) update.disabled = input.disabled ? 1 : 0;
-  // One statement: a system edit touches a single row, so it is atomic without a transaction.
-  if (Object.keys(update).length > 0) {
-    await db.updateTable('systems').set({ ...update, revision: sql`revision + 1` }).where('id', '=', systemId).execute();
-  }
-  return findSystemById(db, systemId);
+  if (Object.keys(update).length === 0) return findSystemById(db, systemId);
+  // The edit and its event (with the owner's view of the whole system) in one transaction.
+  const updated = await db.transaction().execute(async (trx) => {
+    await trx.updateTable('systems').set({ ...update, revision: sql`revision + 1` }).where('id', '=', systemId).execute();
+    const system = await findSystemById(trx, systemId);
+    if (!system) return undefined;
+    const details = await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true });
+    await appendEvent(trx, systemId, actorClientId, { type: 'system.updated', system, details });
+    return system;
+  });
+  if (updated) eventsCommitted();
+  return updated;
 }
 
 /**

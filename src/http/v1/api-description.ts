@@ -74,6 +74,9 @@ Validation reports every problem at once.
 | invalid-import | 422 | the import body is JSON but not an export we read (or nothing in it is usable, or it is not UTF-8) |
 | idempotency-key-reused | 409 | an import's Idempotency-Key was used for another file or options |
 | rate-limited | 429 | too many requests; see \`Retry-After\` |
+| client-token-required | 403 | \`/v1/events\` with a user's token: endpoints belong to the app |
+| unknown-endpoint | 404 | your client has no such event endpoint |
+| unknown-delivery | 404 | your client has no such delivery |
 
 ## Decisions where the origin API left gaps
 - **Status codes**: create answers 201, everything else 200.
@@ -157,6 +160,20 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
   account is always shown, so moderators can act whatever the privacy settings; the system
   (name, display tag, avatar, pronouns) and the alter follow their privacy for the viewer. Records
   hold ids only, never text; operators set their retention (\`MESSAGE_RETENTION_DAYS\`, 0 forever).
+
+## Events
+Instead of polling, an app registers webhook endpoints (\`/v1/events/endpoints\`, a client-credentials
+token with \`events:manage\`) and chooses event types: \`alter.created\`, \`alter.updated\`,
+\`alter.deleted\`, \`system.updated\`, \`tag.created\`, \`tag.updated\`, \`tag.deleted\`,
+\`switch.created\`, \`message.proxied\`. Events come only for users who have authorized the app, and
+only those its grant's scopes read (alter events \`alters:read\`; system, tag and switch events
+\`system:read\`; messages \`messages:read\`), with what the app would read through the API: the
+owner's view, with only its own integration field. Revoking the app stops them at once. The app also
+receives events of its own changes (\`data.actor.self\`). Requests follow Standard Webhooks
+(\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">\`
+keyed with the base64-decoded part of the \`whsec_\` secret); the body is \`{type, timestamp, data}\`.
+Any 2xx is success; anything else (a redirect included) is retried with exponential backoff for a day,
+in order per system (\`data.sequence\`); the delivery log and replays are under the endpoint.
 
 ## Privacy
 A system's and each alter's \`public\` is a bitmask; a set bit shows that part to other users.

@@ -19,16 +19,18 @@ import { frontRoutes } from './routes/front.js';
 import { importExportRoutes } from './routes/import-export.js';
 import { systemRoutes } from './routes/system.js';
 import { tagRoutes } from './routes/tags.js';
+import { eventRoutes, type EventRoutesOptions } from './routes/events.js';
 
 export interface V1Dependencies {
   db: Kysely<Schema>;
   verifyBearerToken: BearerVerifier;
+  events: Omit<EventRoutesOptions, 'db'>;
 }
 
 /** Request bodies are small JSON objects; the largest legitimate edit is well under this. */
 export const V1_BODY_LIMIT = 256 * 1024;
 
-export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken }: V1Dependencies) {
+export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, events }: V1Dependencies) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -71,4 +73,5 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken }: V
     { prefix: '/users/:user' },
   );
   await app.register(messageLookupRoutes, { db });
+  await app.register(eventRoutes, { prefix: '/events', db, ...events });
 }

@@ -66,6 +66,15 @@ const OPERATIONS = [
   // Two scopes, both needed: space-separated.
   { method: 'POST', path: '/v1/users/{user}/system/import', scope: 'alters:write system:write', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/system/export', scope: 'system:read alters:read', success: 200 },
+  { method: 'POST', path: '/v1/events/endpoints', scope: 'events:manage', success: 201 },
+  { method: 'GET', path: '/v1/events/endpoints', scope: 'events:manage', success: 200 },
+  { method: 'GET', path: '/v1/events/endpoints/{endpoint}', scope: 'events:manage', success: 200 },
+  { method: 'POST', path: '/v1/events/endpoints/{endpoint}/edit', scope: 'events:manage', success: 200 },
+  { method: 'POST', path: '/v1/events/endpoints/{endpoint}/delete', scope: 'events:manage', success: 200 },
+  { method: 'POST', path: '/v1/events/endpoints/{endpoint}/rotate-secret', scope: 'events:manage', success: 200 },
+  { method: 'GET', path: '/v1/events/endpoints/{endpoint}/deliveries', scope: 'events:manage', success: 200 },
+  { method: 'POST', path: '/v1/events/endpoints/{endpoint}/replay', scope: 'events:manage', success: 200 },
+  { method: 'POST', path: '/v1/events/deliveries/{delivery}/replay', scope: 'events:manage', success: 200 },
 ] as const;
 
 /** The proxying schemas of components, with the fields the domain's zod schemas give them. */
@@ -111,6 +120,8 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
   let ajv: Ajv2020;
   let owner: ApiUser;
   let other: ApiUser;
+  /** A client-credentials token for /v1/events. */
+  let eventsToken: string;
   /** The statuses each operation was seen answering, keyed `METHOD path`. */
   const seen = new Map<string, Set<number>>();
 
@@ -132,6 +143,8 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
     owner = await signIn(server, OWNER);
     other = await signIn(server, OTHER);
+    const hooks = await createTestClient(server, { name: 'Hooks', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['events:manage'] });
+    eventsToken = (await oidc.clientCredentialsGrant(hooks.config, { scope: 'events:manage' })).access_token;
   });
   afterAll(async () => server?.stop());
 
@@ -212,7 +225,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(await response.json()).toEqual(doc);
   });
 
-  it('describes exactly the twenty-seven /v1 operations, each with its scope and error responses', () => {
+  it('describes exactly the listed /v1 operations, each with its scope and error responses', () => {
     const described = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((key) => HTTP_METHODS.includes(key))
@@ -464,8 +477,23 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(exported.status).toBe(200);
     expect(exported.body).toMatchObject({ version: 2, switchboard: { version: 1 } });
 
+    // Events: an endpoint of a client (client-credentials token), its log, replays, rotation, deletion.
+    const events = { token: eventsToken };
+    const endpoint = await call('POST', '/v1/events/endpoints', {}, { ...events, body: { url: 'https://hooks.example/in', eventTypes: ['alter.created'], description: 'main' } });
+    expect(endpoint.status).toBe(201);
+    const endpointId = (endpoint.body as { data: { id: string } }).data.id;
+    expect((await call('GET', '/v1/events/endpoints', {}, events)).body).toMatchObject({ data: [{ id: endpointId }] });
+    expect((await call('GET', '/v1/events/endpoints/{endpoint}', { endpoint: endpointId }, events)).status).toBe(200);
+    expect((await call('POST', '/v1/events/endpoints/{endpoint}/edit', { endpoint: endpointId }, { ...events, body: { enabled: false } })).body).toMatchObject({ data: { enabled: false } });
+    expect((await call('POST', '/v1/events/endpoints/{endpoint}/rotate-secret', { endpoint: endpointId }, events)).status).toBe(200);
+    expect((await call('GET', '/v1/events/endpoints/{endpoint}/deliveries', { endpoint: endpointId }, { ...events, query: '?max=5&status=failed' })).body).toEqual({ data: [] });
+    expect((await call('POST', '/v1/events/endpoints/{endpoint}/replay', { endpoint: endpointId }, { ...events, body: { since: '2026-01-01T00:00:00Z' } })).body).toEqual({ queued: 0 });
+    expect((await call('POST', '/v1/events/deliveries/{delivery}/replay', { delivery: 'msg_1' }, events)).status).toBe(404);
+    expect((await call('POST', '/v1/events/endpoints/{endpoint}/delete', { endpoint: endpointId }, events)).body).toEqual({ deleted: true });
+    expect((await call('GET', '/v1/events/endpoints/{endpoint}', { endpoint: endpointId }, events)).status).toBe(404);
+
     expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);
-    for (const { method, path, success } of OPERATIONS) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
+    for (const { method, path, success } of OPERATIONS.filter((operation) => operation.path !== '/v1/events/deliveries/{delivery}/replay')) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
   });
 
   it('holds for other viewers’ redacted views and for client-credentials tokens', async () => {
@@ -579,7 +607,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 401s: no token, a malformed header, an unknown token', async () => {
     for (const { method, path } of OPERATIONS) {
-      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1 };
+      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1' };
       const none = await call(method, path, params, method === 'POST' ? { body: {} } : {});
       expect(none.status, `${method} ${path}`).toBe(401);
       expect(errorTypes(none)).toEqual(['no-access-token']);
@@ -762,18 +790,19 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 413 and 415 on every write', async () => {
     const writes = OPERATIONS.filter(({ method }) => method === 'POST');
-    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1 };
+    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1' };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
     // The import takes files up to 8 MiB.
     const oversizedFile = JSON.stringify({ tuppers: [], pad: 'x'.repeat(8 * 1024 * 1024) });
     for (const { method, path } of writes) {
-      const tooLarge = await call(method, path, params, { token: owner.token, raw: path.endsWith('/system/import') ? oversizedFile : oversized, headers: json });
+      const token = path.startsWith('/v1/events/') ? eventsToken : owner.token;
+      const tooLarge = await call(method, path, params, { token, raw: path.endsWith('/system/import') ? oversizedFile : oversized, headers: json });
       expect(tooLarge.status, `${method} ${path}`).toBe(413);
       expect(errorTypes(tooLarge)).toEqual(['body-too-large']);
 
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-        const wrongType = await call(method, path, params, { token: owner.token, raw: type === 'text/plain' ? '{}' : 'a=b', headers: { 'content-type': type } });
+        const wrongType = await call(method, path, params, { token, raw: type === 'text/plain' ? '{}' : 'a=b', headers: { 'content-type': type } });
         expect(wrongType.status, `${method} ${path} ${type}`).toBe(415);
         expect(errorTypes(wrongType)).toEqual(['unsupported-media-type']);
       }

@@ -63,6 +63,7 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
           createdAt,
         },
         body.autoproxyState,
+        viewer.clientId,
       );
       return reply.code(outcome.created ? 201 : 200).send({ data: toProxiedMessage(outcome.record), autoproxyStateApplied: outcome.stateApplied, revision: outcome.revision });
     },

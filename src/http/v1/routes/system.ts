@@ -49,7 +49,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async
     },
     async (request) => {
       const { viewer, system } = await resolveTarget(db, request);
-      const updated = (await editSystem(db, system.id, request.body)) ?? system;
+      const updated = (await editSystem(db, system.id, request.body, viewer.clientId)) ?? system;
       const details = await loadSystemDetails(db, system.id, systemLoadPolicy(updated, viewer));
       return viewSystem(updated, details, viewer);
     },

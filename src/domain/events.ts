@@ -1,0 +1,243 @@
+// Events pushed to OAuth clients: the event types, what each event records when the change happens
+// (the owner's view, a snapshot), and what one receiving client may see of it. No I/O here: the
+// outbox rows are written by repositories (src/db/repositories/events.ts) and delivered by
+// src/events/.
+//
+// What a client sees is what it would read from the API with the user's grant: the owner's view
+// (through the same view functions as every read path, src/domain/privacy.ts, with a Viewer for
+// that client), only for event types whose scope the grant holds, and integration `fields` of the
+// receiving client's own id only. A client also receives the events of its own changes; `actor`
+// names the client that made the change (`self` is true when it was the receiver).
+import { z } from 'zod';
+import { Alter, type AlterRecord } from './alter.js';
+import { viewAlter, viewSystem, type Viewer } from './privacy.js';
+import { ProxiedMessage } from './proxied-message.js';
+import type { Scope } from './scopes.js';
+import { System, type SystemDetails, type SystemRecord } from './system.js';
+import { HttpUrl, IsoDateTime, text } from './values.js';
+
+export const EVENT_TYPES = [
+  'alter.created',
+  'alter.updated',
+  'alter.deleted',
+  'system.updated',
+  'tag.created',
+  'tag.updated',
+  'tag.deleted',
+  'switch.created',
+  'message.proxied',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The scope a client's grant must hold to receive each event type (the scope that reads the same data). */
+export const EVENT_SCOPES: Record<EventType, Scope> = {
+  'alter.created': 'alters:read',
+  'alter.updated': 'alters:read',
+  'alter.deleted': 'alters:read',
+  'system.updated': 'system:read',
+  // Tags are listed on the system (its tagIds); the tag routes read them with system:read too.
+  'tag.created': 'system:read',
+  'tag.updated': 'system:read',
+  'tag.deleted': 'system:read',
+  'switch.created': 'system:read',
+  'message.proxied': 'messages:read',
+};
+
+/**
+ * What the outbox stores for each event: the owner's data as of the change. Alters keep every
+ * client's integration field (the receiver is picked at delivery); systems keep the record and
+ * its details, viewed at delivery through viewSystem.
+ */
+export type EventSnapshot =
+  | { type: 'alter.created' | 'alter.updated'; alter: AlterRecord }
+  | { type: 'alter.deleted'; alterId: number }
+  | { type: 'system.updated'; system: SystemRecord; details: SystemDetails }
+  | { type: 'tag.created' | 'tag.updated'; tag: { tagId: number } & Record<string, unknown> }
+  | { type: 'tag.deleted'; tagId: number }
+  | { type: 'switch.created'; switchId: number; alterIds: number[]; timestamp: string }
+  | { type: 'message.proxied'; message: ProxiedMessage; alterId: number };
+
+/** An event as the outbox holds it. */
+export interface StoredEvent {
+  id: number;
+  systemId: number;
+  /** The system owner's Discord id. */
+  userId: string;
+  sequence: number;
+  actorClientId: string | null;
+  createdAt: number;
+  snapshot: EventSnapshot;
+}
+
+const Actor = z
+  .strictObject({
+    clientId: z.string().nullable().describe('The OAuth client whose request made the change; null when the service itself did.'),
+    self: z.boolean().describe('Whether the receiving client made the change itself.'),
+  })
+  .describe('Which app made the change.');
+
+const common = {
+  eventId: z.string().describe('The event’s id; the same for every endpoint that receives it.'),
+  userId: z.string().describe('The Discord id of the system’s owner: the user who authorized your client.'),
+  systemId: z.string(),
+  sequence: z.number().int().describe('1, 2, 3… per system, in the order of the changes. Deliveries to an endpoint follow it.'),
+  actor: Actor,
+};
+
+// A tag's own schema lives with tags (src/domain/tag.ts on the tags branch); events carry the
+// owner's view of the tag as the tag routes return it, with at least its id.
+const TagView = z.looseObject({ tagId: z.number().int() });
+
+export const EventData = {
+  'alter.created': z.strictObject({ ...common, alter: Alter }),
+  'alter.updated': z.strictObject({ ...common, alter: Alter }),
+  'alter.deleted': z.strictObject({ ...common, alterId: z.number().int() }),
+  'system.updated': z.strictObject({ ...common, system: System }),
+  'tag.created': z.strictObject({ ...common, tag: TagView }),
+  'tag.updated': z.strictObject({ ...common, tag: TagView }),
+  'tag.deleted': z.strictObject({ ...common, tagId: z.number().int() }),
+  'switch.created': z.strictObject({
+    ...common,
+    switchId: z.number().int(),
+    alterIds: z.array(z.number().int()).describe('The alters fronting from this switch on, primary first; empty for a switch-out.'),
+    timestamp: IsoDateTime,
+  }),
+  'message.proxied': z.strictObject({ ...common, message: ProxiedMessage, alterId: z.number().int() }),
+} satisfies Record<EventType, z.ZodType>;
+
+/** The body of a delivery (the Standard Webhooks shape: type, timestamp, data). */
+export const EventEnvelope = z
+  .discriminatedUnion(
+    'type',
+    EVENT_TYPES.map((type) => z.strictObject({ type: z.literal(type), timestamp: IsoDateTime, data: EventData[type] })) as unknown as [
+      z.ZodObject<{ type: z.ZodLiteral<EventType>; timestamp: typeof IsoDateTime; data: z.ZodObject }>,
+    ],
+  )
+  .meta({ id: 'Event' });
+export type EventEnvelope = { type: EventType; timestamp: string; data: Record<string, unknown> };
+
+/** The receiving client and what the user's grant lets it read. */
+export interface Audience {
+  clientId: string;
+  scopes: ReadonlySet<string>;
+}
+
+/**
+ * The delivery body for one receiving client, or undefined when its grant lacks the event's scope.
+ * The client reads as the owner would through it (the grant is the owner's), so the view is the
+ * owner's with the receiver's own integration field.
+ */
+export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope | undefined {
+  const snapshot = event.snapshot;
+  if (!audience.scopes.has(EVENT_SCOPES[snapshot.type])) return undefined;
+  const viewer: Viewer = { userId: event.userId, clientId: audience.clientId, systemId: event.systemId };
+  const system = { id: event.systemId, public: 0 };
+  const base = {
+    eventId: String(event.id),
+    userId: event.userId,
+    systemId: String(event.systemId),
+    sequence: event.sequence,
+    actor: { clientId: event.actorClientId, self: event.actorClientId === audience.clientId },
+  };
+  const envelope = (data: Record<string, unknown>): EventEnvelope => ({ type: snapshot.type, timestamp: new Date(event.createdAt).toISOString(), data: { ...base, ...data } });
+  switch (snapshot.type) {
+    case 'alter.created':
+    case 'alter.updated': {
+      const alter = viewAlter(snapshot.alter, system, viewer);
+      if (!alter) throw new Error('the owner’s view of an alter is never empty');
+      return envelope({ alter });
+    }
+    case 'alter.deleted':
+      return envelope({ alterId: snapshot.alterId });
+    case 'system.updated':
+      return envelope({ system: viewSystem(snapshot.system, snapshot.details, viewer) });
+    case 'tag.created':
+    case 'tag.updated':
+      return envelope({ tag: snapshot.tag });
+    case 'tag.deleted':
+      return envelope({ tagId: snapshot.tagId });
+    case 'switch.created':
+      return envelope({ switchId: snapshot.switchId, alterIds: snapshot.alterIds, timestamp: snapshot.timestamp });
+    case 'message.proxied':
+      return envelope({ message: snapshot.message, alterId: snapshot.alterId });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Endpoints: a client's webhook URLs.
+
+export const MAX_ENDPOINTS_PER_CLIENT = 10;
+
+export const EventTypes = z
+  .array(z.enum(EVENT_TYPES))
+  .min(1, 'must name at least one event type')
+  .max(EVENT_TYPES.length)
+  .refine((types) => new Set(types).size === types.length, 'must not repeat an event type')
+  .describe(`The event types to receive: ${EVENT_TYPES.join(', ')}.`);
+
+export const EndpointUrl = HttpUrl.describe('Where events are POSTed: https (http only when the operator allows private addresses, for development). No credentials in the URL; redirects are not followed.');
+
+export const CreateEndpointBody = z.strictObject({
+  url: EndpointUrl,
+  eventTypes: EventTypes,
+  description: text(200).nullable().optional(),
+});
+export type CreateEndpointInput = z.infer<typeof CreateEndpointBody>;
+
+export const EditEndpointBody = z.strictObject({
+  url: EndpointUrl.optional(),
+  eventTypes: EventTypes.optional(),
+  description: text(200).nullable().optional(),
+  enabled: z.boolean().optional().describe('A disabled endpoint gets no new deliveries; its pending ones wait.'),
+});
+export type EditEndpointInput = z.infer<typeof EditEndpointBody>;
+
+export const Endpoint = z
+  .strictObject({
+    id: z.string(),
+    url: z.string(),
+    eventTypes: z.array(z.enum(EVENT_TYPES)),
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+  })
+  .meta({ id: 'EventEndpoint' });
+export type Endpoint = z.infer<typeof Endpoint>;
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const DeliveryAttempt = z.strictObject({
+  attemptedAt: IsoDateTime,
+  durationMs: z.number().int(),
+  statusCode: z.number().int().nullable().describe('The endpoint’s HTTP status; null when no response came.'),
+  error: z.string().nullable(),
+});
+
+export const Delivery = z
+  .strictObject({
+    id: z.string().describe('Also the `webhook-id` header of its requests.'),
+    eventId: z.string(),
+    eventType: z.enum(EVENT_TYPES),
+    systemId: z.string(),
+    status: z.enum(DELIVERY_STATUSES).describe('pending: waiting or retrying; delivered: a 2xx came back; failed: gave up after a day of retries; skipped: the user no longer authorizes your client, or its grant lacks the scope.'),
+    attempts: z.number().int(),
+    nextAttemptAt: IsoDateTime.nullable(),
+    lastStatusCode: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: IsoDateTime,
+    finishedAt: IsoDateTime.nullable(),
+    log: z.array(DeliveryAttempt).describe('The latest attempts, newest first (at most 20).'),
+  })
+  .meta({ id: 'EventDelivery' });
+export type Delivery = z.infer<typeof Delivery>;
+
+/** Whether a URL may be registered: https, or http when the operator allows private addresses. No userinfo, no fragment. */
+export function endpointUrlProblem(value: string, allowPrivate: boolean): string | undefined {
+  const url = new URL(value);
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'url: must be an https:// URL';
+  if (url.username !== '' || url.password !== '') return 'url: must not contain a user name or password';
+  if (url.hash !== '') return 'url: must not contain a #fragment';
+  return undefined;
+}

@@ -1,0 +1,88 @@
+// The events outbox in the database, on every dialect: appendEvent numbers a system's events and
+// queues deliveries only for endpoints of clients the system's users authorized, a delivery
+// behind a pending one waits until the first finishes, and retention purges finished events only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { WAITING, appendEvent, finishAttempts, insertEndpoint, purgeEvents } from '../../src/db/repositories/events.js';
+import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+
+const DAY = 86_400_000;
+const OWNER = '700000000000000011';
+const SUB = '700000000000000012';
+
+describe.each(DIALECTS)('the events outbox (%s)', (dialect) => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  let systemId: number;
+
+  const append = (type: 'alter.deleted', alterId: number, now = Date.now()) =>
+    database.db.transaction().execute((trx) => appendEvent(trx, systemId, 'actor-app', { type, alterId }, now));
+  const deliveries = () => database.db.selectFrom('event_deliveries').selectAll().orderBy('event_id').orderBy('endpoint_id').execute();
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(dialect);
+    database = openDatabase(testDatabase.url);
+    await migrateToLatest(database.db);
+    const now = Date.now();
+    for (const id of [OWNER, SUB]) await database.db.insertInto('users').values({ id, username: null, created_at: now, last_sign_in_at: null }).execute();
+    systemId = (await database.db.insertInto('systems').values({ user_id: OWNER, name: 'S', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    await database.db.insertInto('system_sub_accounts').values({ user_id: SUB, system_id: systemId }).execute();
+    for (const id of ['authorized', 'via-sub', 'stranger', 'expired']) {
+      await database.db.insertInto('oauth_clients').values({ id, name: id, secret_hash: null, redirect_uris: '[]', grant_types: '[]', scopes: '', first_party: 0, created_at: now, secret_rotated_at: null }).execute();
+      await insertEndpoint(database.db, { id: `ep_${id}`, clientId: id, url: 'https://hooks.example/', eventTypes: ['alter.deleted'], description: null, enabled: true, secretSealed: 'x', createdAt: now, updatedAt: now });
+    }
+    await insertEndpoint(database.db, { id: 'ep_other_types', clientId: 'authorized', url: 'https://hooks.example/', eventTypes: ['system.updated'], description: null, enabled: true, secretSealed: 'x', createdAt: now, updatedAt: now });
+    const grant = (id: string, account: string, client: string, expiresAt: number | null) =>
+      database.db.insertInto('oidc_payloads').values({ id_hash: id, model: 'Grant', payload: 'sealed', grant_id: id, uid_hash: null, user_code_hash: null, account_id: account, client_id: client, expires_at: expiresAt, consumed_at: null }).execute();
+    await grant('g1', OWNER, 'authorized', now + DAY);
+    await grant('g2', SUB, 'via-sub', null);
+    await grant('g3', OWNER, 'expired', now - 1);
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+  });
+
+  it('numbers events per system and queues deliveries for authorized clients’ endpoints that want the type', async () => {
+    const first = await append('alter.deleted', 1);
+    const second = await append('alter.deleted', 2);
+    const events = await database.db.selectFrom('events').select(['id', 'seq', 'actor_client_id']).orderBy('id').execute();
+    expect(events.map((e) => [Number(e.id), Number(e.seq), e.actor_client_id])).toEqual([
+      [first, 1, 'actor-app'],
+      [second, 2, 'actor-app'],
+    ]);
+    const queued = await deliveries();
+    expect(queued.map((d) => [Number(d.event_id), d.endpoint_id])).toEqual([
+      [first, 'ep_authorized'],
+      [first, 'ep_via-sub'],
+      [second, 'ep_authorized'],
+      [second, 'ep_via-sub'],
+    ]);
+    // The second waits behind the first until that one finishes.
+    expect(queued.filter((d) => Number(d.event_id) === second).every((d) => Number(d.next_attempt_at) === WAITING)).toBe(true);
+    const head = queued.find((d) => Number(d.event_id) === first && d.endpoint_id === 'ep_authorized');
+    if (!head) throw new Error('no head');
+    const now = Date.now();
+    await finishAttempts(database.db, [{ outcome: { deliveryId: Number(head.id), endpointId: 'ep_authorized', systemId, attemptedAt: now, durationMs: 3, statusCode: 204, error: null, next: { status: 'delivered' } }, sent: true }], dialect === 'postgres');
+    const after = await deliveries();
+    expect(after.filter((d) => d.endpoint_id === 'ep_authorized').map((d) => [d.status, Number(d.next_attempt_at) === WAITING])).toEqual([
+      ['delivered', false],
+      ['pending', false],
+    ]);
+    expect(after.filter((d) => d.endpoint_id === 'ep_via-sub').map((d) => Number(d.next_attempt_at) === WAITING)).toEqual([false, true]);
+  });
+
+  it('purges old events whose deliveries are all finished, with their log', async () => {
+    await database.db.updateTable('event_deliveries').set({ status: 'failed' }).where('endpoint_id', '=', 'ep_via-sub').execute();
+    const old = await append('alter.deleted', 3, Date.now() - 40 * DAY);
+    await database.db.updateTable('event_deliveries').set({ status: 'delivered' }).where('event_id', '=', old).execute();
+    const stillPending = await append('alter.deleted', 4, Date.now() - 40 * DAY);
+    const before = Date.now() - 30 * DAY;
+    expect(await purgeEvents(database.db, before, 1)).toBe(1);
+    const left = await database.db.selectFrom('events').select('id').orderBy('id').execute();
+    expect(left.map((e) => Number(e.id))).not.toContain(old);
+    expect(left.map((e) => Number(e.id))).toContain(stillPending);
+    expect(await database.db.selectFrom('event_deliveries').select('id').where('event_id', '=', old).execute()).toEqual([]);
+    expect(await database.db.selectFrom('event_attempts').select('id').execute()).toHaveLength(1);
+  });
+});
