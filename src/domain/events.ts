@@ -10,7 +10,8 @@
 // names the client that made the change (`self` is true when it was the receiver).
 import { z } from 'zod';
 import { Alter, type AlterRecord } from './alter.js';
-import { viewAlter, viewSystem, type Viewer } from './privacy.js';
+import { viewAlter, viewSystem, viewTag, type Viewer } from './privacy.js';
+import { Tag, type TagRecord } from './tag.js';
 import { ProxiedMessage } from './proxied-message.js';
 import type { Scope } from './scopes.js';
 import { System, type SystemDetails, type SystemRecord } from './system.js';
@@ -35,10 +36,10 @@ export const EVENT_SCOPES: Record<EventType, Scope> = {
   'alter.updated': 'alters:read',
   'alter.deleted': 'alters:read',
   'system.updated': 'system:read',
-  // Tags are listed on the system (its tagIds); the tag routes read them with system:read too.
-  'tag.created': 'system:read',
-  'tag.updated': 'system:read',
-  'tag.deleted': 'system:read',
+  // As the tag routes: tags are read with the alters scopes.
+  'tag.created': 'alters:read',
+  'tag.updated': 'alters:read',
+  'tag.deleted': 'alters:read',
   'switch.created': 'system:read',
   'message.proxied': 'messages:read',
 };
@@ -52,7 +53,7 @@ export type EventSnapshot =
   | { type: 'alter.created' | 'alter.updated'; alter: AlterRecord }
   | { type: 'alter.deleted'; alterId: number }
   | { type: 'system.updated'; system: SystemRecord; details: SystemDetails }
-  | { type: 'tag.created' | 'tag.updated'; tag: { tagId: number } & Record<string, unknown> }
+  | { type: 'tag.created' | 'tag.updated'; tag: TagRecord }
   | { type: 'tag.deleted'; tagId: number }
   | { type: 'switch.created'; switchId: number; alterIds: number[]; timestamp: string }
   | { type: 'message.proxied'; message: ProxiedMessage; alterId: number };
@@ -65,6 +66,8 @@ export interface StoredEvent {
   userId: string;
   sequence: number;
   actorClientId: string | null;
+  /** The acting client's registered name, as of delivery (null when it has none, or was deleted). */
+  actorClientName: string | null;
   createdAt: number;
   snapshot: EventSnapshot;
 }
@@ -72,6 +75,7 @@ export interface StoredEvent {
 const Actor = z
   .strictObject({
     clientId: z.string().nullable().describe('The OAuth client whose request made the change; null when the service itself did.'),
+    clientName: z.string().nullable().describe('That client’s registered name (what the consent page showed the user).'),
     self: z.boolean().describe('Whether the receiving client made the change itself.'),
   })
   .describe('Which app made the change.');
@@ -84,17 +88,14 @@ const common = {
   actor: Actor,
 };
 
-// A tag's own schema lives with tags (src/domain/tag.ts on the tags branch); events carry the
-// owner's view of the tag as the tag routes return it, with at least its id.
-const TagView = z.looseObject({ tagId: z.number().int() });
 
 export const EventData = {
   'alter.created': z.strictObject({ ...common, alter: Alter }),
   'alter.updated': z.strictObject({ ...common, alter: Alter }),
   'alter.deleted': z.strictObject({ ...common, alterId: z.number().int() }),
   'system.updated': z.strictObject({ ...common, system: System }),
-  'tag.created': z.strictObject({ ...common, tag: TagView }),
-  'tag.updated': z.strictObject({ ...common, tag: TagView }),
+  'tag.created': z.strictObject({ ...common, tag: Tag }),
+  'tag.updated': z.strictObject({ ...common, tag: Tag }),
   'tag.deleted': z.strictObject({ ...common, tagId: z.number().int() }),
   'switch.created': z.strictObject({
     ...common,
@@ -137,7 +138,7 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     userId: event.userId,
     systemId: String(event.systemId),
     sequence: event.sequence,
-    actor: { clientId: event.actorClientId, self: event.actorClientId === audience.clientId },
+    actor: { clientId: event.actorClientId, clientName: event.actorClientName, self: event.actorClientId === audience.clientId },
   };
   const envelope = (data: Record<string, unknown>): EventEnvelope => ({ type: snapshot.type, timestamp: new Date(event.createdAt).toISOString(), data: { ...base, ...data } });
   switch (snapshot.type) {
@@ -152,8 +153,11 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     case 'system.updated':
       return envelope({ system: viewSystem(snapshot.system, snapshot.details, viewer) });
     case 'tag.created':
-    case 'tag.updated':
-      return envelope({ tag: snapshot.tag });
+    case 'tag.updated': {
+      const tag = viewTag(snapshot.tag, system, viewer);
+      if (!tag) throw new Error('the owner’s view of a tag is never empty');
+      return envelope({ tag });
+    }
     case 'tag.deleted':
       return envelope({ tagId: snapshot.tagId });
     case 'switch.created':

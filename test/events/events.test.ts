@@ -309,6 +309,33 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     const key = mine.secret.slice('whsec_'.length);
     for (const form of [mine.secret, key, Buffer.from(key, 'base64').toString('hex'), Buffer.from(key, 'base64').toString('base64url')]) expect(everything).not.toContain(form);
   });
+
+  it('announces tags, alter deletes, switches and imports, each with the app that made it, in the order they happened', async () => {
+    await register('/changes');
+    const switcher = await signIn(server, OWNER, { client: other, scope: `${USER_SCOPES} system:ai-ap` });
+    const alter = (await ownerElsewhere.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'changing', displayName: 'Changing' })).body;
+    const tag = (await ownerElsewhere.call<{ tagId: number }>('POST', '/v1/users/@me/system/create-tag', { name: 'Changers', description: 'd' })).body;
+    expect((await ownerElsewhere.call('POST', `/v1/users/@me/tags/${tag.tagId}/alters`, { add: [alter.alterId] })).status).toBe(200);
+    expect((await ownerElsewhere.call('POST', `/v1/users/@me/tags/${tag.tagId}/edit`, {})).status).toBe(200); // changes nothing: no event
+    expect((await switcher.call('POST', '/v1/users/@me/front', { alters: [alter.alterId] })).status).toBe(200);
+    expect((await ownerElsewhere.call('POST', `/v1/users/@me/tags/${tag.tagId}/delete`)).status).toBe(200);
+    expect((await ownerElsewhere.call('POST', `/v1/users/@me/alters/${alter.alterId}/delete`)).status).toBe(200);
+    const file = { tuppers: [{ id: 1, name: 'From a file', brackets: ['ff:', ''] }], groups: [] };
+    expect((await ownerElsewhere.call('POST', '/v1/users/@me/system/import', file)).status).toBe(200);
+
+    const expected = ['alter.created', 'tag.created', 'tag.updated', 'switch.created', 'tag.deleted', 'alter.deleted', 'alter.created'];
+    const received = await receiver.waitFor('/changes', (list) => ofSystem(list, OWNER).length >= expected.length);
+    const mine = ofSystem(received, OWNER).sort((a, b) => Number(a.json.data.sequence) - Number(b.json.data.sequence));
+    expect(mine.map((r) => r.json.type)).toEqual(expected);
+    for (const event of mine) {
+      expect(EventEnvelope.safeParse(event.json).success, JSON.stringify(event.json)).toBe(true);
+      expect(event.json.data.actor).toEqual({ clientId: other.id, clientName: 'Other app', self: false });
+    }
+    expect(mine[2]?.json.data.tag).toMatchObject({ tagId: tag.tagId, alterIds: [alter.alterId] });
+    expect(mine[3]?.json.data).toMatchObject({ alterIds: [alter.alterId] });
+    expect(mine[5]?.json.data).toMatchObject({ alterId: alter.alterId });
+    expect(mine[6]?.json.data.alter).toMatchObject({ displayName: 'From a file' });
+  });
 });
 
 describe.each(DIALECTS)('events without private addresses allowed (%s)', (dialect) => {
@@ -352,6 +379,7 @@ describe.each(DIALECTS)('events without private addresses allowed (%s)', (dialec
     }
     expect(receiver.requests).toEqual([]);
   });
+
 });
 
 describe.runIf(DIALECTS.includes('postgres'))('events with two service processes on one PostgreSQL database', () => {
@@ -406,4 +434,5 @@ describe.runIf(DIALECTS.includes('postgres'))('events with two service processes
     const received = receiver.at('/shared');
     expect(received.length).toBeGreaterThan(60);
   });
+
 });

@@ -300,8 +300,8 @@ export async function editAlter(
  * autoproxy entries (`releaseAlter`). Proxied-message records keep its id as a tombstone, so
  * message info still names the system. False when the system has no such alter.
  */
-export async function deleteAlter(db: Db, systemId: number, alterId: number): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+export async function deleteAlter(db: Db, systemId: number, alterId: number, actorClientId: string | null): Promise<boolean> {
+  const deleted = await db.transaction().execute(async (trx) => {
     // A write that changes nothing takes the row's lock: of concurrent deletes, the later ones
     // wait here and then find no row, so exactly one answers true.
     const locked = await trx.updateTable('alters').set({ message_count: sql`message_count` }).where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
@@ -311,6 +311,9 @@ export async function deleteAlter(db: Db, systemId: number, alterId: number): Pr
     await trx.deleteFrom('alter_tags').where('alter_id', '=', alterId).execute();
     await trx.deleteFrom('alter_fields').where('alter_id', '=', alterId).execute();
     await trx.deleteFrom('alters').where('id', '=', alterId).execute();
+    await appendEvent(trx, systemId, actorClientId, { type: 'alter.deleted', alterId });
     return true;
   });
+  if (deleted) eventsCommitted();
+  return deleted;
 }

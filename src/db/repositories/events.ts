@@ -424,11 +424,13 @@ export async function loadDeliveryJobs(db: Db, ids: number[]): Promise<DeliveryJ
     .innerJoin('events as ev', 'ev.id', 'd.event_id')
     .innerJoin('systems as s', 's.id', 'ev.system_id')
     .innerJoin('event_endpoints as e', 'e.id', 'd.endpoint_id')
+    .leftJoin('oauth_clients as actor', 'actor.id', 'ev.actor_client_id')
     .selectAll('d')
     .select([
       'ev.type',
       'ev.seq',
       'ev.actor_client_id',
+      'actor.name as actor_client_name',
       'ev.payload',
       'ev.created_at as event_created_at',
       's.user_id',
@@ -453,6 +455,7 @@ export async function loadDeliveryJobs(db: Db, ids: number[]): Promise<DeliveryJ
       userId: row.user_id,
       sequence: Number(row.seq),
       actorClientId: row.actor_client_id,
+      actorClientName: row.actor_client_name,
       createdAt: Number(row.event_created_at),
       snapshot: JSON.parse(row.payload) as EventSnapshot,
     },

@@ -10,8 +10,11 @@ import { planImport, type AlterValues, type ImportOptions, type ImportPlan, type
 import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
 import type { Schema } from '../tables.js';
-import { listAlters } from './alters.js';
-import { findSystemById, touchSystem } from './systems.js';
+import type { AlterLoadPolicy } from '../../domain/privacy.js';
+import { findAlters, listAlters } from './alters.js';
+import { appendEvent, eventsCommitted } from './events.js';
+import { findTagsById } from './tags.js';
+import { findSystemById, loadSystemDetails, touchSystem } from './systems.js';
 import { DEFAULT_SYSTEM_NAME } from './users.js';
 
 type Db = Kysely<Schema>;
@@ -324,7 +327,7 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
     if (report) return { report, replayed: true };
   }
   try {
-    return await db.transaction().execute(async (trx) => {
+    const outcome = await db.transaction().execute(async (trx) => {
       await touchSystem(trx, systemId);
       if (idempotency) {
         // A concurrent request with the same key committed while this one waited for the lock:
@@ -335,6 +338,7 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
       const target = await loadImportTarget(trx, systemId, request.source.source, request.source.sourceSystemId);
       const plan = planImport(request.source, target, options);
       await applyImportPlan(trx, systemId, plan, request.clientId, request.progress);
+      await appendImportEvents(trx, systemId, plan, request.clientId, request.now);
       if (idempotency) {
         await trx
           .insertInto('applied_imports')
@@ -343,10 +347,56 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
       }
       return { report: plan.report, replayed: false };
     });
+    eventsCommitted();
+    return outcome;
   } catch (error) {
     if (error instanceof Replay) return { report: error.report, replayed: true };
     throw error;
   }
+}
+
+/**
+ * The import's events, in the same transaction: each alter and tag created, changed or deleted,
+ * and the system's profile when it changed. Switches read from a file's history are history, not a
+ * switch made now: they are not announced.
+ */
+async function appendImportEvents(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, clientId: string, now: number): Promise<void> {
+  const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null };
+  const alterIdOf = await importedIds(trx, systemId, 'alters', plan.alterCreates.map((create) => usernameKey(create.values.username)));
+  const createdAlters = new Set(alterIdOf);
+  const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
+  for (const ids of chunks([...createdAlters, ...changedAlters])) {
+    for (const alter of await findAlters(trx, systemId, ids, owner)) {
+      await appendEvent(trx, systemId, clientId, { type: createdAlters.has(alter.id) ? 'alter.created' : 'alter.updated', alter }, now);
+    }
+  }
+  for (const alterId of plan.alterDeletes) await appendEvent(trx, systemId, clientId, { type: 'alter.deleted', alterId }, now);
+  const tagIdOf = await importedIds(trx, systemId, 'tags', plan.tagCreates.map((create) => usernameKey(create.values.name)));
+  const createdTags = new Set(tagIdOf);
+  const changedTags = plan.tagUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.tagId);
+  for (const ids of chunks([...createdTags, ...changedTags])) {
+    for (const tag of await findTagsById(trx, systemId, ids)) {
+      await appendEvent(trx, systemId, clientId, { type: createdTags.has(tag.id) ? 'tag.created' : 'tag.updated', tag }, now);
+    }
+  }
+  for (const tagId of plan.tagDeletes) await appendEvent(trx, systemId, clientId, { type: 'tag.deleted', tagId }, now);
+  if (Object.keys(plan.system).length > 0) {
+    const system = await findSystemById(trx, systemId);
+    if (system) await appendEvent(trx, systemId, clientId, { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true }) }, now);
+  }
+}
+
+/** The ids of the system's alters or tags with these keys (what the import just created). */
+async function importedIds(trx: Transaction<Schema>, systemId: number, table: 'alters' | 'tags', keys: string[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const batch of chunks(keys)) {
+    const rows =
+      table === 'alters'
+        ? await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('username_key', 'in', batch).execute()
+        : await trx.selectFrom('tags').select('id').where('system_id', '=', systemId).where('name_key', 'in', batch).execute();
+    ids.push(...rows.map((row) => Number(row.id)));
+  }
+  return ids;
 }
 
 class Replay extends Error {

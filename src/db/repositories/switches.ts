@@ -8,6 +8,7 @@ import { Problem } from '../../domain/problems.js';
 import { isForeignKeyViolation } from '../errors.js';
 import type { Schema } from '../tables.js';
 import { touchSystem } from './systems.js';
+import { appendEvent, eventsCommitted } from './events.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -29,7 +30,7 @@ export interface NewSwitch {
  */
 export async function recordSwitch(db: Db, systemId: number, change: NewSwitch, alterField: (index: number) => string): Promise<SwitchRecord> {
   try {
-    return await db.transaction().execute(async (trx) => {
+    const recorded = await db.transaction().execute(async (trx) => {
       // The profile's front may change ("front" autoproxy); this also takes the system's lock.
       await touchSystem(trx, systemId);
       if (change.alterIds.length > 0) {
@@ -55,8 +56,11 @@ export async function recordSwitch(db: Db, systemId: number, change: NewSwitch, 
           .execute();
       }
       const client = await trx.selectFrom('oauth_clients').select('name').where('id', '=', change.clientId).executeTakeFirst();
+      await appendEvent(trx, systemId, change.clientId, { type: 'switch.created', switchId: Number(created.id), alterIds: [...change.alterIds], timestamp: new Date(change.switchedAt).toISOString() });
       return { id: Number(created.id), systemId, clientId: change.clientId, clientName: client?.name ?? null, switchedAt: change.switchedAt, alterIds: [...change.alterIds] };
     });
+    eventsCommitted();
+    return recorded;
   } catch (error) {
     // An alter deleted between the check and the insert (PostgreSQL, another transaction).
     if (isForeignKeyViolation(error)) throw new Problem('unknown-alter', 'your system has no such alter', alterField(0));

@@ -10,6 +10,7 @@ import { MAX_TAGS_PER_SYSTEM, type CreateTagInput, type EditTagInput, type TagMe
 import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation } from '../errors.js';
 import type { Schema, TagsTable } from '../tables.js';
+import { appendEvent, eventsCommitted } from './events.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -106,9 +107,9 @@ async function lockSystem(trx: Transaction<Schema>, systemId: number): Promise<v
   await trx.updateTable('systems').set({ revision: sql`revision` }).where('id', '=', systemId).execute();
 }
 
-export async function createTag(db: Db, systemId: number, input: CreateTagInput, now: number): Promise<TagRecord> {
+export async function createTag(db: Db, systemId: number, input: CreateTagInput, now: number, actorClientId: string | null): Promise<TagRecord> {
   try {
-    return await db.transaction().execute(async (trx) => {
+    const created = await db.transaction().execute(async (trx) => {
       await lockSystem(trx, systemId);
       const { count } = await trx
         .selectFrom('tags')
@@ -121,40 +122,60 @@ export async function createTag(db: Db, systemId: number, input: CreateTagInput,
         .values({ ...columnsOf(input), system_id: systemId, name: input.name, name_key: usernameKey(input.name), created_at: now })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return toRecord(row, []);
+      const record = toRecord(row, []);
+      await appendEvent(trx, systemId, actorClientId, { type: 'tag.created', tag: record }, now);
+      return record;
     });
+    eventsCommitted();
+    return created;
   } catch (error) {
     throw conflictProblem(error) ?? error;
   }
 }
 
-/** Applies a partial edit; undefined when the system has no such tag. */
-export async function editTag(db: Db, systemId: number, tagId: number, input: EditTagInput): Promise<TagRecord | undefined> {
+/** The system's tags with these ids, as the owner sees them (with every member), in id order. */
+export async function findTagsById(db: Db, systemId: number, tagIds: number[]): Promise<TagRecord[]> {
+  if (tagIds.length === 0) return [];
+  const rows = await db.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', 'in', tagIds).orderBy('id').execute();
+  return hydrate(db, rows);
+}
+
+/** Applies a partial edit; undefined when the system has no such tag. An empty edit changes nothing and tells no one. */
+export async function editTag(db: Db, systemId: number, tagId: number, input: EditTagInput, actorClientId: string | null): Promise<TagRecord | undefined> {
   const columns = columnsOf(input);
   try {
-    // One statement (and one read of the members): atomic without a transaction.
-    const row =
-      Object.keys(columns).length > 0
-        ? await db.updateTable('tags').set(columns).where('system_id', '=', systemId).where('id', '=', tagId).returningAll().executeTakeFirst()
-        : await db.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
-    if (!row) return undefined;
-    const [record] = await hydrate(db, [row]);
-    return record;
+    if (Object.keys(columns).length === 0) {
+      const row = await db.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
+      return row ? (await hydrate(db, [row]))[0] : undefined;
+    }
+    // The edit and its event in one transaction.
+    const edited = await db.transaction().execute(async (trx) => {
+      const row = await trx.updateTable('tags').set(columns).where('system_id', '=', systemId).where('id', '=', tagId).returningAll().executeTakeFirst();
+      if (!row) return undefined;
+      const [record] = await hydrate(trx, [row]);
+      if (record) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
+      return record;
+    });
+    if (edited) eventsCommitted();
+    return edited;
   } catch (error) {
     throw conflictProblem(error) ?? error;
   }
 }
 
 /** Deletes a tag and removes it from every alter, in one transaction. False when there is none. */
-export async function deleteTag(db: Db, systemId: number, tagId: number): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+export async function deleteTag(db: Db, systemId: number, tagId: number, actorClientId: string | null): Promise<boolean> {
+  const deleted = await db.transaction().execute(async (trx) => {
     // A write that changes nothing takes the row's lock: of concurrent deletes, exactly one finds it.
     const locked = await trx.updateTable('tags').set({ public: sql`public` }).where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
     if (Number(locked.numUpdatedRows) === 0) return false;
     await trx.deleteFrom('alter_tags').where('tag_id', '=', tagId).execute();
     await trx.deleteFrom('tags').where('id', '=', tagId).execute();
+    await appendEvent(trx, systemId, actorClientId, { type: 'tag.deleted', tagId });
     return true;
   });
+  if (deleted) eventsCommitted();
+  return deleted;
 }
 
 /** The ids among `alterIds` that are not alters of the system. */
@@ -170,10 +191,10 @@ async function foreignAlters(trx: Transaction<Schema>, systemId: number, alterId
  * changes. Adding a member or removing a non-member is not an error. Undefined when there is no
  * such tag.
  */
-export async function changeTagMembers(db: Db, systemId: number, tagId: number, change: TagMembershipInput): Promise<TagRecord | undefined> {
+export async function changeTagMembers(db: Db, systemId: number, tagId: number, change: TagMembershipInput, actorClientId: string | null): Promise<TagRecord | undefined> {
   const add = change.add ?? [];
   const remove = change.remove ?? [];
-  return db.transaction().execute(async (trx) => {
+  const changed = await db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
     if (!row) return undefined;
     for (const [field, ids] of [['add', add], ['remove', remove]] as const) {
@@ -189,6 +210,9 @@ export async function changeTagMembers(db: Db, systemId: number, tagId: number, 
         .execute();
     }
     const [record] = await hydrate(trx, [row]);
+    if (record && (add.length > 0 || remove.length > 0)) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
     return record;
   });
+  if (changed && (add.length > 0 || remove.length > 0)) eventsCommitted();
+  return changed;
 }

@@ -100,8 +100,8 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request) => {
-      const { system } = await resolveTarget(db, request);
-      if (!(await deleteAlter(db, system.id, request.params.alter))) throw notFound();
+      const { viewer, system } = await resolveTarget(db, request);
+      if (!(await deleteAlter(db, system.id, request.params.alter, viewer.clientId))) throw notFound();
       return { deleted: true as const };
     },
   );

@@ -46,7 +46,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
     },
     async (request, reply) => {
       const { viewer, system } = await resolveTarget(db, request);
-      const record = await createTag(db, system.id, request.body, Date.now());
+      const record = await createTag(db, system.id, request.body, Date.now(), viewer.clientId);
       return reply.code(201).send(ownView(record, system, viewer));
     },
   );
@@ -116,7 +116,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
     },
     async (request) => {
       const { viewer, system } = await resolveTarget(db, request);
-      const record = await editTag(db, system.id, request.params.tag, request.body);
+      const record = await editTag(db, system.id, request.params.tag, request.body, viewer.clientId);
       if (!record) throw notFound();
       return ownView(record, system, viewer);
     },
@@ -139,7 +139,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
     },
     async (request) => {
       const { viewer, system } = await resolveTarget(db, request);
-      const record = await changeTagMembers(db, system.id, request.params.tag, request.body);
+      const record = await changeTagMembers(db, system.id, request.params.tag, request.body, viewer.clientId);
       if (!record) throw notFound();
       return ownView(record, system, viewer);
     },
@@ -161,8 +161,8 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
       },
     },
     async (request) => {
-      const { system } = await resolveTarget(db, request);
-      if (!(await deleteTag(db, system.id, request.params.tag))) throw notFound();
+      const { viewer, system } = await resolveTarget(db, request);
+      if (!(await deleteTag(db, system.id, request.params.tag, viewer.clientId))) throw notFound();
       return { deleted: true as const };
     },
   );
