@@ -18,7 +18,6 @@ import {
   claimDeliveries,
   deliveryCounts,
   finishAttempts,
-  liveGrantsFor,
   loadDeliveryJobs,
   nextDueAt,
   onEventsCommitted,
@@ -29,6 +28,7 @@ import type { Schema } from '../db/tables.js';
 import { EVENT_SCOPES, eventFor } from '../domain/events.js';
 import type { StorageCrypto } from '../security/crypto.js';
 import { afterFailure, type RetryPolicy } from './backoff.js';
+import { grantedScopes } from './grants.js';
 import { WebhookSender } from './http-delivery.js';
 import { webhookHeaders } from './signature.js';
 
@@ -71,11 +71,6 @@ export interface Dispatcher {
 /** The sealing context of an endpoint's secret: a sealed secret moved to another row does not open. */
 export function secretContext(endpointId: string): string {
   return `event-endpoint:${endpointId}`;
-}
-
-interface GrantPayload {
-  clientId?: string;
-  openid?: { scope?: string };
 }
 
 export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; crypto: StorageCrypto; log: DispatcherLog; options: DispatcherOptions }): Dispatcher {
@@ -198,17 +193,7 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
   }
 
   /** The scopes of the system users' live grants to the client; undefined when there is none. */
-  async function grantedScopes(job: DeliveryJob, now: number): Promise<Set<string> | undefined> {
-    const grants = await liveGrantsFor(db, job.event.systemId, job.endpoint.clientId, now);
-    let scopes: Set<string> | undefined;
-    for (const grant of grants) {
-      const payload = crypto.unseal<GrantPayload>(grant.payload, grant.idHash);
-      if (!payload || payload.clientId !== job.endpoint.clientId) continue;
-      scopes ??= new Set();
-      for (const scope of payload.openid?.scope?.split(' ') ?? []) if (scope) scopes.add(scope);
-    }
-    return scopes;
-  }
+  const scopesFor = (job: DeliveryJob, now: number) => grantedScopes(db, crypto, job.event.systemId, job.endpoint.clientId, now);
 
   /**
    * Sends a run (one endpoint, one system, in order) one delivery after the other, stopping at the
@@ -220,7 +205,7 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
     try {
       for (const job of jobs) {
         // Looked up for every delivery: a revocation stops the rest of a run too.
-        const result = await attempt(job, await grantedScopes(job, Date.now()));
+        const result = await attempt(job, await scopesFor(job, Date.now()));
         outcomes.push(result);
         if (result.outcome.next.status === 'pending') break;
       }

@@ -28,6 +28,7 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/v1/events/endpoints/{endpoint}/replay', body: { since: '2026-01-01T00:00:00Z' }, ok: 200 },
   { method: 'POST', path: '/v1/events/deliveries/{delivery}/replay', ok: 404 },
   { method: 'POST', path: '/v1/events/endpoints/{endpoint}/delete', ok: 200 },
+  { method: 'GET', path: '/v1/events/feed', ok: 200 },
 ];
 
 describe.each(DIALECTS)('/v1/events authorization (%s)', (dialect) => {
@@ -126,6 +127,7 @@ describe.each(DIALECTS)('/v1/events authorization (%s)', (dialect) => {
       if (route.method === 'POST' && route.path === '/v1/events/endpoints') return; // creates its own
       const response = await call(route, otherAppToken);
       if (route.path === '/v1/events/endpoints') expect(response.body).toEqual({ data: [] });
+      else if (route.path === '/v1/events/feed') expect(response.status).toBe(200); // its own users' events, never another app's endpoints
       else expect(response.status, `${route.method} ${route.path}`).toBe(404);
     });
   });

@@ -336,6 +336,33 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     expect(mine[5]?.json.data).toMatchObject({ alterId: alter.alterId });
     expect(mine[6]?.json.data.alter).toMatchObject({ displayName: 'From a file' });
   });
+  it('serves the same events as a feed to read: from now, as the grants and privacy allow, none of users who never authorized the client, page by page', async () => {
+    type Feed = { data: { events: Array<{ type: string; data: Record<string, unknown> }>; next: string; more: boolean } };
+    const start = await events<Feed>('GET', '/feed');
+    expect(start.status).toBe(200);
+    expect(start.body.data.events).toEqual([]);
+    await ownerElsewhere.call('POST', '/v1/users/@me/system/create-alter', { username: 'fed-one', displayName: 'Fed one', description: 'owner words' });
+    await stranger.call('POST', '/v1/users/@me/system/create-alter', { username: 'strange', displayName: 'Strange' });
+    await editSystem(narrowElsewhere, { systemDescription: 'narrow feed' });
+    await ownerElsewhere.call('POST', '/v1/users/@me/system/create-alter', { username: 'fed-two', displayName: 'Fed two' });
+    await narrowElsewhere.call('POST', '/v1/users/@me/system/create-alter', { username: 'narrow-alter', displayName: 'Narrow' });
+
+    const first = await events<Feed>('GET', `/feed?after=${start.body.data.next}&max=2`);
+    expect(first.status).toBe(200);
+    expect(first.body.data.events.map((e) => [e.type, e.data.userId])).toEqual([['alter.created', OWNER], ['system.updated', NARROW]]);
+    expect(first.body.data.events[0]?.data).toMatchObject({ actor: { clientId: other.id, clientName: 'Other app', self: false }, alter: { username: 'fed-one', description: 'owner words' } });
+    expect(first.body.data.more).toBe(true);
+    const second = await events<Feed>('GET', `/feed?after=${first.body.data.next}`);
+    // NARROW granted system:read only: its alter event is not the client's to see; STRANGER never authorized it.
+    expect(second.body.data.events.map((e) => [e.type, e.data.userId])).toEqual([['alter.created', OWNER]]);
+    expect(second.body.data.more).toBe(false);
+    const after = await events<Feed>('GET', `/feed?after=${second.body.data.next}`);
+    expect(after.body.data).toEqual({ events: [], next: second.body.data.next, more: false });
+
+    expect((await events('GET', '/feed', undefined, owner.token)).status).toBe(403); // a user's token: the feed is the app's
+    expect(errorTypes(await events('GET', '/feed?after=-1'))).toEqual(['validation']);
+    expect(errorTypes(await events('GET', '/feed?max=501'))).toEqual(['max-too-high']);
+  });
 });
 
 describe.each(DIALECTS)('events without private addresses allowed (%s)', (dialect) => {

@@ -43,7 +43,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Alter } from '../../src/domain/alter.js';
 import { Autoproxy } from '../../src/domain/autoproxy.js';
-import { Delivery as EventDelivery, Endpoint as EventEndpoint, EVENT_TYPES } from '../../src/domain/events.js';
+import { Delivery as EventDelivery, Endpoint as EventEndpoint, EventEnvelope, EVENT_TYPES } from '../../src/domain/events.js';
 import { Front, FrontHistory, PushFrontResponse } from '../../src/domain/front.js';
 import { ImportReport } from '../../src/domain/import/model.js';
 import { PROBLEM_TYPES, type ProblemType } from '../../src/domain/problems.js';
@@ -98,6 +98,7 @@ const RUNS = {
   createEndpoint: 300,
   editEndpoint: 300,
   readEndpoint: 200,
+  eventFeed: 150,
   endpointDeliveries: 200,
   rotateEndpointSecret: 150,
   replayEndpoint: 200,
@@ -1759,6 +1760,11 @@ function eventEndpoints(fixtures: Fixtures): V1Endpoint[] {
       otherRoutes: { POST: { success: 201, schema: secretAnswer, readOnly: false } },
     },
     {
+      name: 'eventFeed', method: 'GET', success: 200, schema: z.strictObject({ data: z.strictObject({ events: z.array(EventEnvelope), next: z.string(), more: z.boolean() }) }), cleanToken,
+      path: fc.constant('/v1/events/feed'), query: { after: ['0', '1', '-1', 'x', '12345678901234567', ''], max: ['1', '100', '500', '501', '0', 'a'] }, body: undefined,
+      clean: { path: fc.constant('/v1/events/feed'), query: fc.constantFrom('', '?after=0', '?after=0&max=5', '?max=1') },
+    },
+    {
       name: 'endpointDeliveries', method: 'GET', success: 200, schema: z.strictObject({ data: z.array(EventDelivery) }), cleanToken,
       path: endpoint.map(at('/deliveries')), query: { max: ['1', '50', '100', '101', '0'], before: ['msg_1', '5', 'msg_x'], status: ['pending', 'failed', 'lost'] }, body: undefined,
       clean: { path: ownEndpoint.map(at('/deliveries')), query: fc.constantFrom('', '?max=10', '?status=failed&before=msg_9') },
@@ -2289,7 +2295,7 @@ describe.each(DIALECTS)('fuzzing every endpoint (%s)', (dialect) => {
       ...['deleteAlter', 'createTag', 'readTag', 'listTags', 'editTag', 'tagMembers', 'deleteTag'],
       // Last: an import may rename or (replace mode) delete the alters the cases above use.
       ...['exportSystem', 'importSystem'],
-      ...['createEndpoint', 'editEndpoint', 'readEndpoint', 'endpointDeliveries', 'rotateEndpointSecret', 'replayEndpoint', 'replayDelivery', 'deleteEndpoint'],
+      ...['createEndpoint', 'editEndpoint', 'readEndpoint', 'eventFeed', 'endpointDeliveries', 'rotateEndpointSecret', 'replayEndpoint', 'replayDelivery', 'deleteEndpoint'],
     ] as const;
     it.each(names)('%s', async (name) => {
       const endpoint = v1Endpoints(fixtures).find((candidate) => candidate.name === name);

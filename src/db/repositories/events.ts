@@ -475,6 +475,35 @@ export async function loadDeliveryJobs(db: Db, ids: number[]): Promise<DeliveryJ
   }));
 }
 
+/** The newest event's id (0 when there is none): where a feed that starts "now" begins. */
+export async function newestEventId(db: Db): Promise<number> {
+  const row = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+/** Events after `afterId`, oldest first, at most `limit`: what the event feed filters per client. */
+export async function eventsAfter(db: Db, afterId: number, limit: number): Promise<StoredEvent[]> {
+  const rows = await db
+    .selectFrom('events as ev')
+    .innerJoin('systems as s', 's.id', 'ev.system_id')
+    .leftJoin('oauth_clients as actor', 'actor.id', 'ev.actor_client_id')
+    .select(['ev.id', 'ev.system_id', 'ev.seq', 'ev.actor_client_id', 'actor.name as actor_client_name', 'ev.payload', 'ev.created_at', 's.user_id'])
+    .where('ev.id', '>', afterId)
+    .orderBy('ev.id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    systemId: Number(row.system_id),
+    userId: row.user_id,
+    sequence: Number(row.seq),
+    actorClientId: row.actor_client_id,
+    actorClientName: row.actor_client_name,
+    createdAt: Number(row.created_at),
+    snapshot: JSON.parse(row.payload) as EventSnapshot,
+  }));
+}
+
 /** The sealed grants the system's users gave `clientId`, still live: the dispatcher unseals them for scopes. */
 export async function liveGrantsFor(db: Db, systemId: number, clientId: string, now: number): Promise<Array<{ idHash: string; payload: string }>> {
   const rows = await db

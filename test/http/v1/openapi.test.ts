@@ -75,6 +75,7 @@ const OPERATIONS = [
   { method: 'GET', path: '/v1/events/endpoints/{endpoint}/deliveries', scope: 'events:manage', success: 200 },
   { method: 'POST', path: '/v1/events/endpoints/{endpoint}/replay', scope: 'events:manage', success: 200 },
   { method: 'POST', path: '/v1/events/deliveries/{delivery}/replay', scope: 'events:manage', success: 200 },
+  { method: 'GET', path: '/v1/events/feed', scope: 'events:manage', success: 200 },
 ] as const;
 
 /** The proxying schemas of components, with the fields the domain's zod schemas give them. */
@@ -490,6 +491,8 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect((await call('POST', '/v1/events/endpoints/{endpoint}/replay', { endpoint: endpointId }, { ...events, body: { since: '2026-01-01T00:00:00Z' } })).body).toEqual({ queued: 0 });
     expect((await call('POST', '/v1/events/deliveries/{delivery}/replay', { delivery: 'msg_1' }, events)).status).toBe(404);
     expect((await call('POST', '/v1/events/endpoints/{endpoint}/delete', { endpoint: endpointId }, events)).body).toEqual({ deleted: true });
+    const feed = await call('GET', '/v1/events/feed', {}, { ...events, query: '?after=0&max=500' });
+    expect(feed.body).toMatchObject({ data: { next: expect.any(String), more: false } });
     expect((await call('GET', '/v1/events/endpoints/{endpoint}', { endpoint: endpointId }, events)).status).toBe(404);
 
     expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);

@@ -6,9 +6,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { deleteEndpoint, findDelivery, findEndpoint, listDeliveries, listEndpoints, replayDeliveries } from '../../../db/repositories/events.js';
+import { deleteEndpoint, eventsAfter, findDelivery, findEndpoint, listDeliveries, listEndpoints, newestEventId, replayDeliveries } from '../../../db/repositories/events.js';
 import type { Schema } from '../../../db/tables.js';
-import { CreateEndpointBody, DELIVERY_STATUSES, Delivery, EditEndpointBody, Endpoint } from '../../../domain/events.js';
+import { CreateEndpointBody, DELIVERY_STATUSES, Delivery, EditEndpointBody, Endpoint, EventEnvelope, eventFor } from '../../../domain/events.js';
+import { grantedScopes } from '../../../events/grants.js';
 import { Problem } from '../../../domain/problems.js';
 import { IsoDateTime } from '../../../domain/values.js';
 import { ENDPOINT_ID_PATTERN, createEndpoint, editEndpoint, parseDeliveryId, rotateEndpointSecret, toDeliveryView, toEndpointView } from '../../../events/endpoints.js';
@@ -40,6 +41,22 @@ const DeliveriesQuery = z.strictObject({
     .describe(`Deliveries per page, 1 to ${MAX_DELIVERY_PAGE} (default 50).`),
   before: DeliveryParams.shape.delivery.optional().describe('Only deliveries older than this one (the last id of the previous page).'),
   status: z.enum(DELIVERY_STATUSES).optional(),
+});
+
+/** One feed call looks at this many events at most (most may belong to users who never authorized the client). */
+const FEED_SCAN = 2_000;
+const DEFAULT_FEED_PAGE = 100;
+const MAX_FEED_PAGE = 500;
+
+const FeedQuery = z.strictObject({
+  after: z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'must be the `next` of a previous answer').optional().describe('The `next` of the previous answer; omitted: start from now.'),
+  max: z
+    .string()
+    .regex(/^[0-9]{1,3}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(1, 'must be at least 1').max(MAX_FEED_PAGE, `must be at most ${MAX_FEED_PAGE}`))
+    .optional()
+    .describe(`Events per answer, 1 to ${MAX_FEED_PAGE} (default ${DEFAULT_FEED_PAGE}).`),
 });
 
 const SecretAnswer = z.strictObject({
@@ -215,4 +232,40 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
       return { queued };
     },
   );
+
+  app.get(
+    '/feed',
+    {
+      config,
+      schema: {
+        tags: ['Events'],
+        security: security('events:manage'),
+        summary: 'Read events instead of receiving them',
+        description: `The events your client would be sent, oldest first, for every user who has authorized it (as their grants and the privacy rules let it see them): for apps that cannot take webhooks, and for catching up. Without \`after\` the answer has no events and \`next\` is the position of "now"; pass each answer's \`next\` as the following \`after\`. One call looks at up to ${FEED_SCAN} events, so \`events\` may be short, or empty, while \`next\` moves on: read again while \`more\` is true. Events are kept for \`EVENTS_RETENTION_DAYS\`.`,
+        querystring: FeedQuery,
+        response: { 200: z.strictObject({ data: z.strictObject({ events: z.array(EventEnvelope), next: z.string(), more: z.boolean() }) }), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const clientId = clientOf(request);
+      if (request.query.after === undefined) return { data: { events: [], next: String(await newestEventId(db)), more: false } };
+      const max = request.query.max ?? DEFAULT_FEED_PAGE;
+      const now = Date.now();
+      const scanned = await eventsAfter(db, Number(request.query.after), FEED_SCAN);
+      const scopesOf = new Map<number, Set<string> | undefined>();
+      const events: EventEnvelope[] = [];
+      let next = request.query.after;
+      let read = 0;
+      for (; read < scanned.length && events.length < max; read++) {
+        const event = scanned[read] as (typeof scanned)[number];
+        next = String(event.id);
+        if (!scopesOf.has(event.systemId)) scopesOf.set(event.systemId, await grantedScopes(db, crypto, event.systemId, clientId, now));
+        const scopes = scopesOf.get(event.systemId);
+        const envelope = scopes && eventFor(event, { clientId, scopes });
+        if (envelope) events.push(envelope);
+      }
+      return { data: { events, next, more: read < scanned.length || scanned.length === FEED_SCAN } };
+    },
+  );
 };
+
