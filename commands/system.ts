@@ -3,10 +3,14 @@ import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.j
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { systemEmbed } from '../src/bot/embeds.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
+import { operationDmButtons } from '../src/bot/operation-notices.js';
 import { targetOf } from '../src/bot/options.js';
 import { SYSTEM_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
 import type { Responder } from '../src/bot/responder.js';
 import { AlterPrivacy } from '../src/domain/privacy-bits.js';
+
+/** The option that turns the "another app changed your system" messages on or off. */
+const OPERATION_MESSAGES = 'operation-messages';
 
 /** Typing this clears a field. */
 export const CLEAR = '-';
@@ -30,11 +34,13 @@ async function show(interaction: ChatInputCommandInteraction, { api, accounts }:
 }
 
 async function edit(interaction: ChatInputCommandInteraction, { api, accounts }: BotContext, reply: Responder) {
-  const patch: Record<string, string | null> = {};
+  const patch: Record<string, string | boolean | null> = {};
   for (const [option, field] of EDITS) {
     const value = interaction.options.getString(option);
     if (value !== null) patch[field] = value === CLEAR && field !== 'systemName' ? null : value;
   }
+  const operationMessages = interaction.options.getBoolean(OPERATION_MESSAGES);
+  if (operationMessages !== null) patch.systemOperationDM = operationMessages;
   if (Object.keys(patch).length === 0) {
     await reply.send({ content: 'Nothing to change: give at least one option.' });
     return;
@@ -75,11 +81,13 @@ export const system = {
     .addSubcommand((sub) => {
       sub.setName('edit').setDescription('Edit your system profile');
       for (const [option, , description] of EDITS) sub.addStringOption((o) => o.setName(option).setDescription(description).setMaxLength(option === 'description' ? 1000 : 300));
+      sub.addBooleanOption((o) => o.setName(OPERATION_MESSAGES).setDescription('Get a private message when another app changes your system'));
       return sub;
     })
     .addSubcommand((sub) => addPrivacyOptions(sub.setName('privacy').setDescription('Choose what others see of your system (all:public shows everything)'), SYSTEM_PRIVACY)),
   ephemeral: (interaction) => interaction.options.getSubcommand() !== 'show',
-  fieldWords: { ...fieldWordsOf(EDITS), public: 'privacy' },
+  fieldWords: { ...fieldWordsOf(EDITS), public: 'privacy', systemOperationDM: OPERATION_MESSAGES },
+  buttons: [operationDmButtons],
   async execute(interaction, context, reply) {
     const run = { show, edit, privacy }[interaction.options.getSubcommand() as 'show' | 'edit' | 'privacy'];
     await run(interaction, context, reply);

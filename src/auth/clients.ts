@@ -128,7 +128,7 @@ export function toProviderMetadata(client: OauthClientRecord): Record<string, un
 export const BOT_CLIENT_ID = 'switchboard-bot';
 /** Linking (device flow), staying linked, and message info for moderators who never linked. */
 const BOT_GRANT_TYPES = [DEVICE_CODE_GRANT, 'refresh_token', 'client_credentials'];
-const BOT_SCOPES = ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write'];
+const BOT_SCOPES = ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write', 'events:manage'];
 
 /**
  * The bot's own client when bot and service share a process: a first-party confidential client

@@ -44,6 +44,25 @@ export class ApiError extends Error {
 }
 
 /** One alter at the front and since when. */
+/** An event as the feed gives it (the fields the bot reads; see domain/events.ts for all). */
+export interface FeedEvent {
+  type: string;
+  timestamp: string;
+  data: {
+    userId: string;
+    actor: { clientId: string | null; clientName: string | null; self: boolean };
+    alter?: Alter;
+    alterId?: number;
+    alterIds?: number[];
+  };
+}
+
+export interface EventFeedPage {
+  events: FeedEvent[];
+  next: string;
+  more: boolean;
+}
+
 export interface Fronter {
   alter: Alter;
   since: string;
@@ -224,37 +243,42 @@ export function createApiClient(options: ApiClientOptions) {
   // token, shared by concurrent callers, renewed a minute before it expires or after a 401. It
   // holds read scopes only, and the service lets such a token read nothing but public data of
   // users named by id.
-  let appToken: { value: string; expiresAt: number } | undefined;
-  let appTokenRequest: Promise<string> | undefined;
-  function clientToken(): Promise<string> {
-    if (appToken && appToken.expiresAt - Date.now() > 60_000) return Promise.resolve(appToken.value);
-    appTokenRequest ??= oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'client_credentials', scope: CLIENT_SCOPE })
-      .catch((error: unknown) => {
-        // A client registered without client_credentials or these scopes (a bot run apart from the
-        // service, registered by hand): the operator's to fix, and the asker has no link to keep.
-        const refused = error instanceof ApiError && (error.kind === 'misconfigured' || (error.kind === 'oauth' && ['invalid_scope', 'unauthorized_client', 'unsupported_grant_type'].includes(error.type)));
-        throw refused ? new ApiError('misconfigured', error.status, error.type, CLIENT_MISCONFIGURED_MESSAGE) : error;
-      })
-      .then((body) => {
-        appToken = { value: String(body.access_token), expiresAt: Date.now() + Number(body.expires_in ?? 3600) * 1000 };
-        return appToken.value;
-      })
-      .finally(() => {
-        appTokenRequest = undefined;
-      });
-    return appTokenRequest;
-  }
-
-  async function withClientToken<T>(call: (token: string) => Promise<T>): Promise<T> {
-    const token = await clientToken();
-    try {
-      return await call(token);
-    } catch (error) {
-      if (!(error instanceof ApiError && error.kind === 'unauthorized')) throw error;
-      if (appToken?.value === token) appToken = undefined;
-      return call(await clientToken());
+  /** One client-credentials token source per scope set: shared by concurrent callers, renewed a minute early or after a 401. */
+  function clientTokenSource(scope: string, misconfigured: string) {
+    let current: { value: string; expiresAt: number } | undefined;
+    let pending: Promise<string> | undefined;
+    function token(): Promise<string> {
+      if (current && current.expiresAt - Date.now() > 60_000) return Promise.resolve(current.value);
+      pending ??= oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'client_credentials', scope })
+        .catch((error: unknown) => {
+          // A client registered without client_credentials or these scopes (a bot run apart from the
+          // service, registered by hand): the operator's to fix, and the asker has no link to keep.
+          const refused = error instanceof ApiError && (error.kind === 'misconfigured' || (error.kind === 'oauth' && ['invalid_scope', 'unauthorized_client', 'unsupported_grant_type'].includes(error.type)));
+          throw refused ? new ApiError('misconfigured', error.status, error.type, misconfigured) : error;
+        })
+        .then((body) => {
+          current = { value: String(body.access_token), expiresAt: Date.now() + Number(body.expires_in ?? 3600) * 1000 };
+          return current.value;
+        })
+        .finally(() => {
+          pending = undefined;
+        });
+      return pending;
     }
+    return async function withToken<T>(call: (token: string) => Promise<T>): Promise<T> {
+      const first = await token();
+      try {
+        return await call(first);
+      } catch (error) {
+        if (!(error instanceof ApiError && error.kind === 'unauthorized')) throw error;
+        if (current?.value === first) current = undefined;
+        return call(await token());
+      }
+    };
   }
+  const withClientToken = clientTokenSource(CLIENT_SCOPE, CLIENT_MISCONFIGURED_MESSAGE);
+  /** The event feed is the app's own (events:manage), apart from the read scopes, so lookups never depend on it. */
+  const withEventsToken = clientTokenSource('events:manage', 'The bot’s client may not read the event feed (it needs client_credentials and the events:manage scope).');
 
   const getFront = (token: string, user: string) => api<{ data: Front }>('GET', `${userPath(user)}/front`, { token }).then((r) => r.data);
 
@@ -363,6 +387,11 @@ export function createApiClient(options: ApiClientOptions) {
     },
     /** Runs `call` with the bot's own client-credentials token (public reads as nobody in particular). */
     withClientToken,
+    /** The events of users who authorized the bot, after `after` (omitted: the position of "now"). */
+    eventFeed(after: string | undefined, max: number): Promise<EventFeedPage> {
+      const query = new URLSearchParams({ max: String(max), ...(after === undefined ? {} : { after }) });
+      return withEventsToken((token) => api<{ data: EventFeedPage }>('GET', `/v1/events/feed?${query.toString()}`, { token }).then((r) => r.data));
+    },
     /** Imports an export file (its bytes as they were uploaded); a dry run only reports. */
     importSystem(token: string, file: Buffer, choice: ImportOptions): Promise<ImportReport> {
       const query = new URLSearchParams({ mode: choice.mode, dryRun: String(choice.dryRun), history: String(choice.history) });

@@ -12,6 +12,7 @@ import { createInteractionHandler } from './interactions.js';
 import { createLinkFlow } from './link-flow.js';
 import { openLinkStore, type LinkStore } from './link-store.js';
 import { createLinkedAccounts } from './linked-accounts.js';
+import { startOperationNotices } from './operation-notices.js';
 import { createProxying } from './proxy/index.js';
 import { createTagDirectory } from './tag-directory.js';
 
@@ -28,6 +29,8 @@ export interface BotOptions {
   discordApiBase: string;
   service: { url: string; clientId: string; clientSecret: string; timeoutMs: number };
   store: { url: string; key: Buffer };
+  /** How often the event feed is read for operation notices (operation-notices.ts). */
+  noticeIntervalMs?: number;
   log: BotLog;
   /** Sharding, when run by the CLI with --shards. */
   shards?: ClientOptions['shards'];
@@ -87,6 +90,9 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     throw error;
   }
   log.info({ user: client.user?.tag, guilds: client.guilds.cache.size }, 'bot is ready');
+  // One process tells owners about other apps' changes: the one holding shard 0 (or the only one).
+  const holdsShardZero = options.shards === undefined || options.shards === 'auto' || (Array.isArray(options.shards) ? options.shards.includes(0) : options.shards === 0);
+  const notices = holdsShardZero ? startOperationNotices({ client, api, accounts, alters: context.alters, log, ...(options.noticeIntervalMs === undefined ? {} : { intervalMs: options.noticeIntervalMs }) }) : undefined;
 
   let stopping: Promise<void> | undefined;
   return {
@@ -97,6 +103,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
       stopping ??= (async () => {
         context.linkFlow.stop();
         context.imports.stop();
+        await notices?.stop();
         await client.destroy();
         // Records still being retried get a last attempt while the store is open.
         await proxying.deliveries.stop();

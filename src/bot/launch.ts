@@ -29,6 +29,7 @@ export async function launchBot(config: Config, log: BotLog, service?: InProcess
     discordApiBase: config.discord.apiBase,
     service: { url, clientId: oauthClient.id, clientSecret: oauthClient.secret, timeoutMs: config.bot.apiTimeoutMs },
     store: { url: config.bot.storeUrl, key: loadBotSecrets(config).storeKey },
+    noticeIntervalMs: config.bot.noticeIntervalMs,
     log,
     ...sharding,
   });

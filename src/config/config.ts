@@ -138,6 +138,7 @@ const EnvSchema = z
       .optional(),
     BOT_STORE_KEY: z.string().optional(),
     BOT_API_TIMEOUT: z.coerce.number({ message: 'expected milliseconds' }).int().min(100).max(60_000).default(5000),
+    BOT_NOTICE_INTERVAL: z.coerce.number({ message: 'expected milliseconds' }).int().min(50).max(600_000).default(5000),
 
     ACCESS_TOKEN_TTL: seconds(3600),
     REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
@@ -299,6 +300,8 @@ export interface Config {
     /** Raw key sealing the token store; generated into DATA_DIR/keys when unset. */
     storeKey: string | undefined;
     apiTimeoutMs: number;
+    /** How often the bot reads the event feed for owners' "another app changed your system" messages. */
+    noticeIntervalMs: number;
   };
 }
 
@@ -389,6 +392,7 @@ export function loadConfig(env: Environment = process.env): Config {
       storeUrl: e.BOT_STORE_URL ?? `sqlite://${e.DATA_DIR.replace(/\/+$/, '')}/bot-links.sqlite`,
       storeKey: e.BOT_STORE_KEY,
       apiTimeoutMs: e.BOT_API_TIMEOUT,
+      noticeIntervalMs: e.BOT_NOTICE_INTERVAL,
     },
   };
 }
