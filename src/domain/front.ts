@@ -12,7 +12,10 @@ export const MAX_ALTERS_PER_SWITCH = 150;
 export const MAX_FRONT_HISTORY_PAGE = 100;
 export const DEFAULT_FRONT_HISTORY_PAGE = 20;
 
-const AlterRef = z.union([EntityIdString, EntityId]);
+/** A name where an id belongs is the common mistake: say what is expected and where ids are found. */
+const ALTER_ID_EXPECTED =
+  'must be an alter id such as "12", not a name or username: GET /v1/users/@me/system/list-alters lists your alters with their ids (alterId), and the bot shows “Alter 12” at the foot of each profile';
+const AlterRef = z.union([EntityIdString, EntityId], { error: ALTER_ID_EXPECTED });
 
 export const PushFrontBody = z
   .strictObject({

@@ -67,6 +67,18 @@ describe.each(DIALECTS)('front (%s)', (dialect) => {
     expect(shown.alters.map((alter) => [alter.alterId, alter.displayName])).toEqual([[two, 'TWO']]);
   });
 
+  it('answers a name where an id belongs with what is expected and where ids are found, changing nothing', async () => {
+    const before = await everything();
+    for (const body of [{ alter: 'one' }, { alters: [one, '@two'] }]) {
+      const refused = await push(viaA, body);
+      expectRefused(refused, 400, 'validation');
+      const friendly = (refused.body as unknown as { errors: Array<{ friendly: string }> }).errors[0]?.friendly ?? '';
+      expect(friendly).toMatch(/alter id such as "12", not a name or username/);
+      expect(friendly).toContain('/system/list-alters');
+    }
+    expect(await everything()).toEqual(before);
+  });
+
   it('records co-fronting in order (the first is the primary) and shows each alter once', async () => {
     const pushed = await push(viaA, { alters: [three, String(one)] });
     expect(pushed.status).toBe(200);
