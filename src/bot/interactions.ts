@@ -5,7 +5,7 @@ import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from
 import { ApiError } from './api-client.js';
 import { ALTER_PAGE_PREFIX, alterListPage, parseAlterPageId } from './alter-list.js';
 import { FRONT_PAGE_PREFIX, frontHistoryPage, parseFrontPageId } from './front-history.js';
-import type { BotLog } from './bot.js';
+import type { BotLog } from './log.js';
 import type { BotContext, Command, MessageMenuCommand, SlashCommand, UserMenuCommand } from './command.js';
 import { problemSentences, type FieldWords } from './error-wording.js';
 import { LINK_BUTTON_ID, linkPromptButton } from './link-flow.js';

@@ -202,8 +202,8 @@ function buildProgram(io: Io): Command {
       loadDotEnv();
       const config = loadConfig();
       if (!config.bot.token) throw new CliError('DISCORD_TOKEN is not set', 2);
-      const { registerCommands } = await import('../bot/register-commands.js');
-      const result = await registerCommands({ token: config.bot.token, discordApiBase: config.discord.apiBase, guildId: config.bot.guildId });
+      const [{ registerCommands }, { COMMANDS }] = await Promise.all([import('../bot/register-commands.js'), import('../../commands/index.js')]);
+      const result = await registerCommands(COMMANDS, { token: config.bot.token, discordApiBase: config.discord.apiBase, guildId: config.bot.guildId });
       io.out(`registered ${result.count} commands for application ${result.applicationId} (${result.scope})`);
     });
 
@@ -216,8 +216,8 @@ function buildProgram(io: Io): Command {
       const config = loadConfig();
       const sharding = parseShards(options.shards, config.bot.storeUrl);
       const log = { info: (o: object, m?: string) => io.out(`${m ?? ''} ${JSON.stringify(o)}`), warn: (o: object, m?: string) => io.err(`warning: ${m ?? ''} ${JSON.stringify(o)}`), error: (o: object, m?: string) => io.err(`error: ${m ?? ''} ${JSON.stringify(o)}`) };
-      const { launchBot } = await import('../bot/launch.js');
-      const bot = await launchBot(config, log, undefined, sharding);
+      const { runBot } = await import('../run-bot.js');
+      const bot = await runBot(config, log, undefined, sharding);
       await new Promise<void>((resolve) => {
         process.once('SIGTERM', resolve);
         process.once('SIGINT', resolve);
