@@ -17,6 +17,28 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // The bot and its commands reach the service only over HTTP (src/bot/api-client.ts): the
+    // composition roots (src/main.ts, src/run-bot.ts, the CLI) wire them to the service's insides.
+    files: ['src/bot/**', 'commands/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(src/)?(auth|db|http|events)(/|$)',
+              message: 'The bot talks to the service through src/bot/api-client.ts only; wire service internals in src/run-bot.ts or src/main.ts.',
+            },
+            {
+              regex: '^(\\.\\./)+commands(/|$)',
+              message: 'src/bot/ receives the command list (startBot, launchBot); it never imports commands/, which import src/bot/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', URLSearchParams: 'readonly' } },
   },

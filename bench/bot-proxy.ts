@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { Events, type Client, type GatewayMessageCreateDispatchData, type Message } from 'discord.js';
 import { sql } from 'kysely';
 import type { RunningBot } from '../src/bot/bot.js';
-import { launchBot } from '../src/bot/launch.js';
+import { runBot } from '../src/run-bot.js';
 import type { MessageOutcome } from '../src/bot/proxy/message-path.js';
 import { findSystemByUser } from '../src/db/repositories/systems.js';
 import { usernameKey } from '../src/domain/username-key.js';
@@ -136,7 +136,7 @@ async function startRig(): Promise<Rig> {
     BOT_STORE_URL: `sqlite://${join(storeDir, 'links.sqlite')}`,
     RATE_LIMIT_ENABLED: 'false',
   });
-  const bot = await launchBot(server.config, quietLog, { address: server.address, db: server.database.db });
+  const bot = await runBot(server.config, quietLog, { address: server.address, db: server.database.db });
   return {
     fake,
     server,

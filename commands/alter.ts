@@ -232,8 +232,7 @@ export const alter = {
   },
   buttons: [deleteButtons],
   async autocomplete(interaction, { alters }) {
-    const user = interaction.options.get('user')?.value;
-    const target = typeof user === 'string' && user !== interaction.user.id ? user : '@me';
+    const target = targetOf(interaction);
     await interaction.respond(await alters.choices(interaction.user.id, interaction.options.getFocused(), target));
   },
 } satisfies SlashCommand;

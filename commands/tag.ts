@@ -5,6 +5,7 @@ import type { BotContext, ButtonHandler, SlashCommand } from '../src/bot/command
 import { TAGS_PER_PAGE, alterName, tagEmbed, tagListEmbed, tagName } from '../src/bot/embeds.js';
 import { requireAlter, requireTag, targetOf } from '../src/bot/options.js';
 import type { ReplyPayload, Responder } from '../src/bot/responder.js';
+import { ownerOf, targetFor } from '../src/bot/target.js';
 import type { Tag } from '../src/domain/tag.js';
 import { CLEAR } from './system.js';
 
@@ -95,7 +96,7 @@ const PAGE_PREFIX = 'tag-page:';
 async function listPage({ api, accounts }: BotContext, viewerId: string, target: string, skip: number, title: string): Promise<ReplyPayload> {
   const page = await accounts.withToken(viewerId, (token) => api.listTags(token, target, { skip, max: TAGS_PER_PAGE + 1 }));
   const hasMore = page.length > TAGS_PER_PAGE;
-  const ownerId = target === '@me' ? viewerId : target;
+  const ownerId = ownerOf(target, viewerId);
   const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
     new ButtonBuilder().setCustomId(`${PAGE_PREFIX}${ownerId}:${Math.max(0, skip - TAGS_PER_PAGE)}`).setLabel('Previous').setStyle(ButtonStyle.Secondary).setDisabled(skip === 0),
     new ButtonBuilder().setCustomId(`${PAGE_PREFIX}${ownerId}:${skip + TAGS_PER_PAGE}`).setLabel('Next').setStyle(ButtonStyle.Secondary).setDisabled(!hasMore),
@@ -109,7 +110,7 @@ const pageButtons: ButtonHandler = {
     const match = /^tag-page:(\d{17,20}):(\d{1,7})$/.exec(interaction.customId);
     if (!match) return;
     const [, ownerId = '', skip = '0'] = match;
-    const target = ownerId === interaction.user.id ? '@me' : ownerId;
+    const target = targetFor(interaction.user.id, ownerId);
     const title = interaction.message.embeds[0]?.title ?? 'Tags';
     await interaction.update(await listPage(context, interaction.user.id, target, Number(skip), title));
   },
@@ -173,8 +174,7 @@ export const tag = {
     await run(interaction, context, reply);
   },
   async autocomplete(interaction, { alters, tags }) {
-    const user = interaction.options.get('user')?.value;
-    const target = typeof user === 'string' && user !== interaction.user.id ? user : '@me';
+    const target = targetOf(interaction);
     const focused = interaction.options.getFocused(true);
     const directory = focused.name === 'alter' ? alters : tags;
     await interaction.respond(await directory.choices(interaction.user.id, focused.value, target));

@@ -5,13 +5,14 @@ import { ApplicationCommandType, ContextMenuCommandBuilder, type EmbedBuilder } 
 import { ApiError } from '../src/bot/api-client.js';
 import type { UserMenuCommand } from '../src/bot/command.js';
 import { alterListEmbed, systemEmbed } from '../src/bot/embeds.js';
+import { targetFor } from '../src/bot/target.js';
 
 const SHOWN_ALTERS = 25;
 
 export const viewSystem = {
   data: new ContextMenuCommandBuilder().setName('View system').setType(ApplicationCommandType.User),
   async execute(interaction, { api, accounts }, reply) {
-    const target = interaction.targetUser.id === interaction.user.id ? '@me' : interaction.targetUser.id;
+    const target = targetFor(interaction.user.id, interaction.targetUser.id);
     const embeds: EmbedBuilder[] = await accounts.asViewer(interaction.user.id, target, async (token) => {
       const system = await api.getSystem(token, target);
       const fronters = await api.currentFront(token, target).catch(() => []);

@@ -17,8 +17,8 @@ async function main() {
   if (config.bot.token) {
     try {
       // Loaded only when needed: discord.js alone takes a third of a second to import.
-      const { launchBot } = await import('./bot/launch.js');
-      bot = await launchBot(config, server.app.log, { address: server.address, db: server.database.db });
+      const { runBot } = await import('./run-bot.js');
+      bot = await runBot(config, server.app.log, { address: server.address, db: server.database.db });
     } catch (error) {
       // A store that cannot be reached is the operator's to fix, like the service's own database;
       // anything else (Discord unreachable) leaves the service running for what it can do alone.

@@ -266,7 +266,7 @@ function grantSlider(db: Kysely<Schema>, crypto: StorageCrypto, refreshTtl: numb
 /**
  * oidc-provider's prompts, plus one rule: a request whose `login_hint` names a Discord user (the
  * bot's /link names the person who ran it) is for that user only. When the browser's account is
- * anyone else, the login step runs even with a live session, and refuses (interactions/routes.ts),
+ * anyone else, the login step runs even with a live session, and refuses (login-and-consent/routes.ts),
  * so a device code passed to someone else can never be approved into their account.
  */
 function policyWithBoundUser() {

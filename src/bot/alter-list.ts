@@ -7,6 +7,7 @@ import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import type { BotContext } from './command.js';
 import { ALTERS_PER_PAGE, alterListEmbed } from './embeds.js';
 import type { ReplyPayload } from './responder.js';
+import { ownerOf } from './target.js';
 
 export const ALTER_PAGE_PREFIX = 'alters:';
 
@@ -19,7 +20,7 @@ export function parseAlterPageId(customId: string): { ownerId: string; skip: num
 export async function alterListPage({ api, accounts }: BotContext, viewerId: string, target: string, skip: number, title: string): Promise<ReplyPayload> {
   const page = await accounts.asViewer(viewerId, target, (token) => api.listAlters(token, target, { skip, max: ALTERS_PER_PAGE + 1 }));
   const hasMore = page.length > ALTERS_PER_PAGE;
-  const ownerId = target === '@me' ? viewerId : target;
+  const ownerId = ownerOf(target, viewerId);
   const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
     new ButtonBuilder()
       .setCustomId(`${ALTER_PAGE_PREFIX}${ownerId}:${Math.max(0, skip - ALTERS_PER_PAGE)}`)

@@ -1,32 +1,27 @@
 // The Discord bot: a discord.js gateway client whose interactions are answered through the
-// service's HTTP API. createBot wires the parts and never decides where the service is or where
-// tokens live: main.ts and the CLI pass that in.
+// service's HTTP API. startBot wires the parts and never decides where the service is or where
+// tokens live, nor which commands it answers: its callers pass that in.
 import { Client, Events, GatewayIntentBits, Partials, type ClientOptions } from 'discord.js';
-import { COMMANDS } from '../../commands/index.js';
 import { createApiClient } from './api-client.js';
 import { createAlterDirectory } from './alter-directory.js';
-import type { BotContext } from './command.js';
+import type { BotContext, Command } from './command.js';
 import { attachmentOrigins } from './discord-attachment.js';
 import { createImportSessions } from './import-session.js';
 import { createInteractionHandler } from './interactions.js';
 import { createLinkFlow } from './link-flow.js';
 import { openLinkStore, type LinkStore } from './link-store.js';
 import { createLinkedAccounts } from './linked-accounts.js';
+import type { BotLog } from './log.js';
 import { startOperationNotices } from './operation-notices.js';
 import { createProxying } from './proxy/index.js';
 import { createTagDirectory } from './tag-directory.js';
-
-/** The part of a pino logger the bot uses. */
-export interface BotLog {
-  info(object: object, message?: string): void;
-  warn(object: object, message?: string): void;
-  error(object: object, message?: string): void;
-}
 
 export interface BotOptions {
   token: string;
   /** Discord's API base (e.g. https://discord.com/api); REST and gateway discovery use it. */
   discordApiBase: string;
+  /** What the bot answers (commands/index.ts, handed in by whoever runs the bot). */
+  commands: readonly Command[];
   service: { url: string; clientId: string; clientSecret: string; timeoutMs: number };
   store: { url: string; key: Buffer };
   /** How often the event feed is read for operation notices (operation-notices.ts). */
@@ -71,7 +66,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     imports: createImportSessions(),
     attachmentOrigins: attachmentOrigins(options.discordApiBase),
   };
-  const handle = createInteractionHandler(COMMANDS, context, log);
+  const handle = createInteractionHandler(options.commands, context, log);
   client.on(Events.InteractionCreate, (interaction) => void handle(interaction));
   client.on(Events.MessageCreate, (message) => {
     proxying.onMessage(message).catch((error: unknown) => log.warn({ err: error, message: message.id }, 'message handling failed'));

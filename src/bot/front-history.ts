@@ -5,6 +5,7 @@ import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import type { BotContext } from './command.js';
 import { SWITCHES_PER_PAGE, frontHistoryEmbed } from './embeds.js';
 import type { ReplyPayload } from './responder.js';
+import { ownerOf } from './target.js';
 
 export const FRONT_PAGE_PREFIX = 'fronts:';
 
@@ -17,7 +18,7 @@ export function parseFrontPageId(customId: string): { ownerId: string; skip: num
 export async function frontHistoryPage({ api, accounts }: BotContext, viewerId: string, target: string, skip: number, title: string): Promise<ReplyPayload> {
   const page = await accounts.asViewer(viewerId, target, (token) => api.frontHistory(token, target, { skip, max: SWITCHES_PER_PAGE }));
   const hasMore = page.next !== null;
-  const ownerId = target === '@me' ? viewerId : target;
+  const ownerId = ownerOf(target, viewerId);
   const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
     new ButtonBuilder()
       .setCustomId(`${FRONT_PAGE_PREFIX}${ownerId}:${Math.max(0, skip - SWITCHES_PER_PAGE)}`)

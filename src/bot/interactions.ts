@@ -5,12 +5,13 @@ import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from
 import { ApiError } from './api-client.js';
 import { ALTER_PAGE_PREFIX, alterListPage, parseAlterPageId } from './alter-list.js';
 import { FRONT_PAGE_PREFIX, frontHistoryPage, parseFrontPageId } from './front-history.js';
-import type { BotLog } from './bot.js';
+import type { BotLog } from './log.js';
 import type { BotContext, Command, MessageMenuCommand, SlashCommand, UserMenuCommand } from './command.js';
 import { problemSentences, type FieldWords } from './error-wording.js';
 import { LINK_BUTTON_ID, linkPromptButton } from './link-flow.js';
 import { NotLinkedError } from './linked-accounts.js';
 import { Responder } from './responder.js';
+import { targetFor } from './target.js';
 
 
 /** What the user reads for an error; `words` maps the service's field names to the command's options. */
@@ -72,7 +73,7 @@ export function createInteractionHandler(commands: readonly Command[], context: 
     const frontPage = interaction.customId.startsWith(FRONT_PAGE_PREFIX) ? parseFrontPageId(interaction.customId) : undefined;
     const page = alterPage ?? frontPage;
     if (!page) return;
-    const target = page.ownerId === interaction.user.id ? '@me' : page.ownerId;
+    const target = targetFor(interaction.user.id, page.ownerId);
     const title = interaction.message.embeds[0]?.title ?? (alterPage ? 'Alters' : 'Switches');
     const pager = alterPage ? alterListPage : frontHistoryPage;
     await pressed(interaction, async () => interaction.update(await pager(context, interaction.user.id, target, page.skip, title)));

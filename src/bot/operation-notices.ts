@@ -11,7 +11,7 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, MessageFlags, type ButtonInteraction, type Client } from 'discord.js';
 import type { ApiClient, FeedEvent } from './api-client.js';
 import type { BotContext, ButtonHandler } from './command.js';
-import type { BotLog } from './bot.js';
+import type { BotLog } from './log.js';
 import type { LinkedAccounts } from './linked-accounts.js';
 import { describeOperations } from './operation-summary.js';
 

@@ -1,10 +1,11 @@
 // Reading command options that name things the service knows.
-import type { ChatInputCommandInteraction } from 'discord.js';
+import type { AutocompleteInteraction, ChatInputCommandInteraction } from 'discord.js';
 import type { Alter } from '../domain/alter.js';
 import { ApiError } from './api-client.js';
 import type { AlterDirectory } from './alter-directory.js';
 import type { Tag } from '../domain/tag.js';
 import type { TagDirectory } from './tag-directory.js';
+import { targetFor } from './target.js';
 
 /** The alter an option names (autocomplete id, username or display name), or a friendly error. */
 export async function requireAlter(interaction: ChatInputCommandInteraction, alters: AlterDirectory, option: string, target = '@me'): Promise<Alter> {
@@ -22,8 +23,12 @@ export async function requireTag(interaction: ChatInputCommandInteraction, tags:
   return tag;
 }
 
-/** `{user}` for the API: the chosen user's id, or @me when none (or oneself) was chosen. */
-export function targetOf(interaction: ChatInputCommandInteraction, option = 'user'): string {
-  const user = interaction.options.getUser(option);
-  return user && user.id !== interaction.user.id ? user.id : '@me';
+/**
+ * `{user}` for the API from a user option: the chosen user's id, or @me when none (or oneself) was
+ * chosen. Autocomplete sees the option as the id typed so far, a command as the resolved user:
+ * both carry the id as the option's value.
+ */
+export function targetOf(interaction: ChatInputCommandInteraction | AutocompleteInteraction, option = 'user'): string {
+  const chosen = interaction.options.get(option)?.value;
+  return targetFor(interaction.user.id, typeof chosen === 'string' ? chosen : undefined);
 }

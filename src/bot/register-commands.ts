@@ -2,16 +2,16 @@
 // away): in one guild when DISCORD_GUILD_ID is set (instant, for development), globally otherwise.
 import { REST } from '@discordjs/rest';
 import { Routes, type APIApplication } from 'discord.js';
-import { COMMANDS } from '../../commands/index.js';
+import type { Command } from './command.js';
 
-export function commandPayload() {
-  return COMMANDS.map((command) => command.data.toJSON());
+export function commandPayload(commands: readonly Command[]) {
+  return commands.map((command) => command.data.toJSON());
 }
 
-export async function registerCommands(options: { token: string; discordApiBase: string; guildId?: string | undefined }): Promise<{ applicationId: string; count: number; scope: string }> {
+export async function registerCommands(commands: readonly Command[], options: { token: string; discordApiBase: string; guildId?: string | undefined }): Promise<{ applicationId: string; count: number; scope: string }> {
   const rest = new REST({ api: options.discordApiBase }).setToken(options.token);
   const application = (await rest.get(Routes.currentApplication())) as APIApplication;
-  const body = commandPayload();
+  const body = commandPayload(commands);
   const route = options.guildId ? Routes.applicationGuildCommands(application.id, options.guildId) : Routes.applicationCommands(application.id);
   const registered = (await rest.put(route, { body })) as unknown[];
   return { applicationId: application.id, count: registered.length, scope: options.guildId ? `guild ${options.guildId}` : 'global' };

@@ -14,7 +14,7 @@ import { accountRoutes } from '../auth/account-routes.js';
 import { auditProviderEvents, createAuditLog, type AuditLog } from '../auth/audit.js';
 import { createBrowserSession } from '../auth/browser-session.js';
 import { discordSignInRoutes } from '../auth/discord-sign-in.js';
-import { interactionRoutes } from '../auth/interactions/routes.js';
+import { loginAndConsentRoutes } from '../auth/login-and-consent/routes.js';
 import { createIntrospection } from '../auth/introspection.js';
 import { loginLinkRoutes } from '../auth/login-links.js';
 import { FAVICON_PATH, FAVICON_SVG, STYLESHEET, STYLESHEET_PATH } from '../auth/pages/layout.js';
@@ -117,7 +117,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       const message = status >= 500 ? 'Something went wrong on our side. Try again.' : (error.error_description ?? 'The request is invalid or has expired. Start again from the app.');
       return reply.code(status).type('text/html; charset=utf-8').send(errorPage('Something went wrong', message, undefined, frameFor(config.instanceName, session.signedInUser(request))));
     });
-    await scope.register(interactionRoutes, { config, db: database.db, provider, session });
+    await scope.register(loginAndConsentRoutes, { config, db: database.db, provider, session });
     await scope.register(discordSignInRoutes, { config, db: database.db, session });
     await scope.register(accountRoutes, { config, db: database.db, crypto, session });
     scope.get(STYLESHEET_PATH, async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../src/domain/alter.js';
 import type { MessageInfo } from '../../src/domain/proxied-message.js';
 import { request, signIn, type ApiUser } from '../support/api.js';
-import { launchBot } from '../../src/bot/launch.js';
+import { runBot } from '../../src/run-bot.js';
 import { quietLog, startBotHarness, type BotHarness } from '../support/bot.js';
 import { DIALECTS } from '../support/dialects.js';
 import { DEFAULT_BOT_PERMISSIONS, Permission, rateLimited, user, type ApiMessage, type RecordedResponse, type WebhookExecution } from '../support/fake-discord.js';
@@ -470,7 +470,7 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     await waitForRecord(before.messageId);
     const webhookId = before.webhookId;
     await h.bot.stop();
-    h.bot = await launchBot(h.server.config, quietLog, { address: h.server.address, db: h.server.database.db });
+    h.bot = await runBot(h.server.config, quietLog, { address: h.server.address, db: h.server.database.db });
     h.bot.context.proxying.outcomes.on('handled', (id, outcome) => {
       outcomes.set(id, outcome);
       waiting.get(id)?.(outcome);

@@ -1,4 +1,4 @@
-// The service and the bot as shipped (launchBot, as `npm start` runs it) against a fake Discord,
+// The service and the bot as shipped (runBot, as `npm start` runs it) against a fake Discord,
 // plus shortcuts tests need: linking a user through the real device flow, running a command and
 // waiting for its answer.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiClient, TokenSet } from '../../src/bot/api-client.js';
 import type { RunningBot } from '../../src/bot/bot.js';
-import { launchBot } from '../../src/bot/launch.js';
+import { runBot } from '../../src/run-bot.js';
 import type { Environment } from '../../src/config/config.js';
 import { TestBrowser } from './browser.js';
 import type { TestDialect } from './dialects.js';
@@ -63,7 +63,7 @@ export async function startBotHarness(options: { dialect?: TestDialect; env?: En
     ...options.env,
   });
   proxy.target = server.address;
-  const bot = await launchBot(server.config, quietLog, { address: server.address, db: server.database.db });
+  const bot = await runBot(server.config, quietLog, { address: server.address, db: server.database.db });
   const { api, accounts } = bot.context;
   return {
     fake,

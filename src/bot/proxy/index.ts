@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 // builds), and errors from the other copy would fail discord.js's `instanceof DiscordAPIError`.
 import { REST, type Client, type Message } from 'discord.js';
 import type { ApiClient } from '../api-client.js';
-import type { BotLog } from '../bot.js';
+import type { BotLog } from '../log.js';
 import type { LinkedAccounts } from '../linked-accounts.js';
 import { createMessagePath, type MessageOutcome } from './message-path.js';
 import { createNotices, type Notices } from './notices.js';

@@ -6,7 +6,7 @@ import { MessageType, PermissionFlagsBits, RESTJSONErrorCodes, type Message, typ
 import { entryAfter, proxyInputFor, stateChangeFor } from '../../domain/proxy-input.js';
 import { compileSystem, decideProxyCompiled, type CompiledSystem, type ProxySystem } from '../../domain/proxy/index.js';
 import type { ApiClient } from '../api-client.js';
-import type { BotLog } from '../bot.js';
+import type { BotLog } from '../log.js';
 import type { LinkedAccounts } from '../linked-accounts.js';
 import { downloadAttachments, uploadLimit } from './attachments.js';
 import { allowedMentionsFor } from './mentions.js';

@@ -2,7 +2,7 @@
 // reply, so they come as a direct message). Problems the sender can only solve through a server
 // admin (missing permissions) are said once per server and problem, not on every message.
 import type { User } from 'discord.js';
-import type { BotLog } from '../bot.js';
+import type { BotLog } from '../log.js';
 
 const MAX_REMEMBERED = 10_000;
 

@@ -3,7 +3,7 @@
 // afterwards where the bot may (it needs Manage Messages for that; nothing fails without it).
 import { Routes, makeURLSearchParams, type MessageReaction, type PartialMessageReaction, type PartialUser, type REST, type User } from 'discord.js';
 import { ApiError, type ApiClient } from '../api-client.js';
-import type { BotLog } from '../bot.js';
+import type { BotLog } from '../log.js';
 import type { LinkedAccounts } from '../linked-accounts.js';
 import { messageInfoEmbed } from './message-info.js';
 import type { RecentMessages } from './recent.js';

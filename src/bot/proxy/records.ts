@@ -5,7 +5,7 @@
 // (the service answered 4xx) are final. What is still queued at shutdown gets one last attempt.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../api-client.js';
-import type { BotLog } from '../bot.js';
+import type { BotLog } from '../log.js';
 import { NotLinkedError } from '../linked-accounts.js';
 
 const FIRST_RETRY_MS = 500;

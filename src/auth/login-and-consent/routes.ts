@@ -21,7 +21,7 @@ import { frameFor } from '../pages/frame.js';
 import { USER_ID_HINT, accountLabel, consentPage, errorPage, loginPage } from '../pages/pages.js';
 import { boundUserOf } from '../bound-user.js';
 
-export interface InteractionDependencies {
+export interface LoginAndConsentDependencies {
   config: Config;
   db: Kysely<Schema>;
   provider: Provider;
@@ -29,7 +29,7 @@ export interface InteractionDependencies {
 }
 
 
-export async function interactionRoutes(app: FastifyInstance, { config, db, provider, session }: InteractionDependencies) {
+export async function loginAndConsentRoutes(app: FastifyInstance, { config, db, provider, session }: LoginAndConsentDependencies) {
   await app.register(formbody, { bodyLimit: 4096 });
   const frame = { instanceName: config.instanceName };
   const frameOf = (request: FastifyRequest) => frameFor(config.instanceName, session.signedInUser(request));
