@@ -29,7 +29,10 @@ import type { Tag, TagRecord } from './tag.js';
 export interface Viewer {
   userId: string | null;
   clientId: string;
-  /** The viewer's own system, when they have one. */
+  /**
+   * The viewer's own system, as far as ownership needs it: the /v1 path sets it to the system being
+   * read when that system is theirs and to null otherwise, without a lookup of its own.
+   */
   systemId: number | null;
 }
 

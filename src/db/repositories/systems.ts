@@ -45,6 +45,38 @@ export async function findSystemByUser(db: Db, userId: string): Promise<SystemRe
   return viaSubAccount ? toRecord(viaSubAccount) : undefined;
 }
 
+/**
+ * The system `userId` owns or belongs to (owned first, as in findSystemByUser) and whether it is
+ * also the reader's own system by the same rule, in one query: the /v1 request path's one lookup.
+ * `readerUserId` is null for a client acting as itself, which owns no system.
+ */
+export async function findSystemForReader(
+  db: Db,
+  userId: string,
+  readerUserId: string | null,
+): Promise<{ system: SystemRecord; readerOwns: boolean } | undefined> {
+  const subAccountOf = (user: string) => db.selectFrom('system_sub_accounts').select('system_id').where('user_id', '=', user);
+  const readerIsTarget = readerUserId === userId;
+  const row = await db
+    .selectFrom('systems')
+    .selectAll('systems')
+    .select(
+      readerUserId === null || readerIsTarget
+        ? sql<number>`${readerIsTarget ? 1 : 0}`.as('reader_owns')
+        : // The reader's own system is the one they own, else the one they are a sub-account of.
+          sql<number>`case when systems.user_id = ${readerUserId}
+            or (not exists (select 1 from systems owned where owned.user_id = ${readerUserId})
+                and systems.id in (${subAccountOf(readerUserId)})) then 1 else 0 end`.as('reader_owns'),
+    )
+    .where((eb) => eb.or([eb('systems.user_id', '=', userId), eb('systems.id', 'in', subAccountOf(userId))]))
+    .orderBy(sql`case when systems.user_id = ${userId} then 0 else 1 end`)
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { reader_owns: readerOwns, ...system } = row;
+  return { system: toRecord(system), readerOwns: Number(readerOwns) === 1 };
+}
+
 export async function findSystemById(db: Db | Transaction<Schema>, id: number): Promise<SystemRecord | undefined> {
   const row = await db.selectFrom('systems').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toRecord(row) : undefined;
