@@ -4,11 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
-import { ALTER_VISIBLE_BIT, type AlterLoadPolicy } from '../../domain/privacy.js';
+import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation, violatedConstraint } from '../errors.js';
+import { alterVisibleCondition } from '../privacy-conditions.js';
 import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
 import { appendEvent, eventsCommitted } from './events.js';
@@ -17,7 +18,7 @@ import { touchSystem } from './systems.js';
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
 
-const onlyVisible = sql<boolean>`(alters.public & ${sql.lit(ALTER_VISIBLE_BIT)}) = ${sql.lit(ALTER_VISIBLE_BIT)}`;
+const onlyVisible = alterVisibleCondition();
 
 type TagRef = AlterRecord['tags'][number];
 

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { EditSystemInput, SystemDetails, SystemRecord } from '../../domain/system.js';
 import type { SystemLoadPolicy } from '../../domain/privacy.js';
-import { ALTER_VISIBLE_BIT, TAG_VISIBLE_BIT } from '../../domain/privacy.js';
+import { alterVisibleCondition, tagVisibleCondition } from '../privacy-conditions.js';
 import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
 import { toAutoproxyRecord } from './autoproxy.js';
 import { appendEvent, eventsCommitted } from './events.js';
@@ -91,7 +91,7 @@ export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: 
           .selectFrom('alters')
           .select('id')
           .where('system_id', '=', systemId)
-          .$if(policy.alterIds === 'visible', (q) => q.where(sql<boolean>`(public & ${sql.lit(ALTER_VISIBLE_BIT)}) = ${sql.lit(ALTER_VISIBLE_BIT)}`))
+          .$if(policy.alterIds === 'visible', (q) => q.where(alterVisibleCondition()))
           .orderBy('id')
           .execute();
   const tagIds =
@@ -101,7 +101,7 @@ export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: 
           .selectFrom('tags')
           .select('id')
           .where('system_id', '=', systemId)
-          .$if(policy.tagIds === 'visible', (q) => q.where(sql<boolean>`(public & ${sql.lit(TAG_VISIBLE_BIT)}) = ${sql.lit(TAG_VISIBLE_BIT)}`))
+          .$if(policy.tagIds === 'visible', (q) => q.where(tagVisibleCondition()))
           .orderBy('id')
           .execute();
   const autoproxy = policy.ownerDetails
