@@ -30,7 +30,7 @@ import { oauthErrorHandler } from './oauth-errors.js';
 import { oidcMount } from './plugins/oidc-mount.js';
 import { installRateLimits } from './plugins/rate-limits.js';
 import { SECURITY_HEADERS } from './security-headers.js';
-import { sendProblem } from './v1/problems.js';
+import { sendProblem } from './v1/problem-responses.js';
 import { v1Api } from './v1/plugin.js';
 
 export interface AppDependencies {

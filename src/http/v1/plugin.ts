@@ -9,7 +9,7 @@ import { isUtf8ContentType } from '../../auth/media-types.js';
 import type { Schema } from '../../db/tables.js';
 import { Problem } from '../../domain/problems.js';
 import { createAuthenticator } from './authentication.js';
-import { sendProblem, v1ErrorHandler } from './problems.js';
+import { sendProblem, v1ErrorHandler } from './problem-responses.js';
 import { serializerCompiler } from './serializer.js';
 import { createTargetResolver } from './target.js';
 import { alterRoutes } from './routes/alters.js';

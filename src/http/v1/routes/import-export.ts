@@ -15,7 +15,7 @@ import { IMPORT_MODES, ImportReport, MAX_IMPORT_BYTES } from '../../../domain/im
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { NoQuery, UserParams } from '../params.js';
-import { sendProblem, v1ErrorHandler } from '../problems.js';
+import { sendProblem, v1ErrorHandler } from '../problem-responses.js';
 import { errorResponses, security } from '../route-schema.js';
 import { targetOf } from '../target.js';
 
