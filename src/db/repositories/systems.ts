@@ -48,33 +48,31 @@ export async function findSystemByUser(db: Db, userId: string): Promise<SystemRe
 /**
  * The system `userId` owns or belongs to (owned first, as in findSystemByUser) and whether it is
  * also the reader's own system by the same rule, in one query: the /v1 request path's one lookup.
- * `readerUserId` is null for a client acting as itself, which owns no system.
+ * `readerUserId` is null for a client acting as itself, which owns no system. Each "system of a
+ * user" is two indexed scalar lookups (systems.user_id, the sub-account's primary key), so the row
+ * itself is found by its primary key.
  */
 export async function findSystemForReader(
   db: Db,
   userId: string,
   readerUserId: string | null,
 ): Promise<{ system: SystemRecord; readerOwns: boolean } | undefined> {
-  const subAccountOf = (user: string) => db.selectFrom('system_sub_accounts').select('system_id').where('user_id', '=', user);
-  const readerIsTarget = readerUserId === userId;
+  const systemIdOf = (user: string) =>
+    sql<number | null>`coalesce((select owned.id from systems owned where owned.user_id = ${user}),
+      (select sub.system_id from system_sub_accounts sub where sub.user_id = ${user}))`;
+  const readerOwns =
+    readerUserId === null || readerUserId === userId
+      ? sql<number>`${sql.lit(readerUserId === userId ? 1 : 0)}`
+      : sql<number>`case when systems.id = ${systemIdOf(readerUserId)} then 1 else 0 end`;
   const row = await db
     .selectFrom('systems')
     .selectAll('systems')
-    .select(
-      readerUserId === null || readerIsTarget
-        ? sql<number>`${readerIsTarget ? 1 : 0}`.as('reader_owns')
-        : // The reader's own system is the one they own, else the one they are a sub-account of.
-          sql<number>`case when systems.user_id = ${readerUserId}
-            or (not exists (select 1 from systems owned where owned.user_id = ${readerUserId})
-                and systems.id in (${subAccountOf(readerUserId)})) then 1 else 0 end`.as('reader_owns'),
-    )
-    .where((eb) => eb.or([eb('systems.user_id', '=', userId), eb('systems.id', 'in', subAccountOf(userId))]))
-    .orderBy(sql`case when systems.user_id = ${userId} then 0 else 1 end`)
-    .limit(1)
+    .select(readerOwns.as('reader_owns'))
+    .where('systems.id', '=', systemIdOf(userId))
     .executeTakeFirst();
   if (!row) return undefined;
-  const { reader_owns: readerOwns, ...system } = row;
-  return { system: toRecord(system), readerOwns: Number(readerOwns) === 1 };
+  const { reader_owns: owns, ...system } = row;
+  return { system: toRecord(system), readerOwns: Number(owns) === 1 };
 }
 
 export async function findSystemById(db: Db | Transaction<Schema>, id: number): Promise<SystemRecord | undefined> {
