@@ -1,6 +1,8 @@
 // The one place where privacy is decided. Every read path asks this module what a viewer may load
 // (so lists and pages are filtered in the query, and paging stays right) and then turns stored
-// records into what the viewer may see. Nothing else in the code base reads the `public` bits.
+// records into what the viewer may see. Nothing else in the code base reads the `public` bits: the
+// queries filter on the same definitions (the visible bits and `hasBits` below), which
+// db/privacy-conditions.ts only spells in SQL.
 //
 // Rules (a set bit shows that part to other users; owners always see everything):
 // - An alter exists for another viewer only when the system shows its alters (system bit 64) and
@@ -29,11 +31,21 @@ import type { Tag, TagRecord } from './tag.js';
 export interface Viewer {
   userId: string | null;
   clientId: string;
-  /** The viewer's own system, when they have one. */
+  /**
+   * The viewer's own system, as far as ownership needs it: the /v1 path sets it to the system being
+   * read when that system is theirs and to null otherwise, without a lookup of its own.
+   */
   systemId: number | null;
 }
 
-const has = (mask: number, bit: number) => (mask & bit) === bit;
+/** Every bit of `bits` is set in `mask`: the one test the filter makes (in SQL: db/privacy-conditions.ts). */
+export const hasBits = (mask: number, bits: number) => (mask & bits) === bits;
+const has = hasBits;
+
+/** The bit that makes an alter exist for other viewers (with the system's alters bit). */
+export const ALTER_VISIBLE_BIT = AlterPrivacy.visible;
+/** The bit that makes a tag exist for other viewers (with the system's tags bit). */
+export const TAG_VISIBLE_BIT = TagPrivacy.visible;
 
 export function isOwner(viewer: Viewer, systemId: number): boolean {
   return viewer.systemId !== null && viewer.systemId === systemId;
@@ -58,13 +70,10 @@ export function alterLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, vie
   return { onlyVisible: true, fieldsFor: null };
 }
 
-/** The bit a query filters on for `onlyVisible`. */
-export const ALTER_VISIBLE_BIT = AlterPrivacy.visible;
-
 /** The alter as this viewer may see it, or undefined when it does not exist for them. */
 export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): Alter | undefined {
   const owner = isOwner(viewer, system.id);
-  if (!owner && !(has(system.public, SystemPrivacy.alters) && has(alter.public, AlterPrivacy.visible))) return undefined;
+  if (!owner && !(has(system.public, SystemPrivacy.alters) && has(alter.public, ALTER_VISIBLE_BIT))) return undefined;
   const shown = (bit: number) => owner || has(alter.public, bit);
   const redacted: string[] = [];
   function pick<T, H>(fields: string[], bit: number | null, value: T, hidden: H): T | H {
@@ -121,8 +130,8 @@ export function membershipShown(system: Pick<SystemRecord, 'id' | 'public'>, alt
   if (isOwner(viewer, system.id)) return true;
   return (
     has(system.public, SystemPrivacy.alters | SystemPrivacy.tags) &&
-    has(alterPublic, AlterPrivacy.visible | AlterPrivacy.tags) &&
-    has(tagPublic, TagPrivacy.visible | TagPrivacy.members)
+    has(alterPublic, ALTER_VISIBLE_BIT | AlterPrivacy.tags) &&
+    has(tagPublic, TAG_VISIBLE_BIT | TagPrivacy.members)
   );
 }
 
@@ -142,13 +151,10 @@ export function tagLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, viewe
   return has(system.public, SystemPrivacy.tags) ? { onlyVisible: true } : undefined;
 }
 
-/** The bit a query filters on for a tag's `onlyVisible` (and the system's `tagIds`). */
-export const TAG_VISIBLE_BIT = TagPrivacy.visible;
-
 /** The tag as this viewer may see it, or undefined when it does not exist for them. */
 export function viewTag(tag: TagRecord, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): Tag | undefined {
   const owner = isOwner(viewer, system.id);
-  if (!owner && !(showsTags(system, viewer) && has(tag.public, TagPrivacy.visible))) return undefined;
+  if (!owner && !(showsTags(system, viewer) && has(tag.public, TAG_VISIBLE_BIT))) return undefined;
   const redacted: string[] = [];
   function pick<T>(fields: string[], bit: number, value: T): T | null {
     if (owner || has(tag.public, bit)) return value;

@@ -1,6 +1,7 @@
 // The one error class of the API. A Problem has a stable, machine-readable `type` (kebab-case, as
 // in the origin API), a sentence for people, and the field it concerns when there is one. The HTTP
-// layer maps each type to a status code (src/http/v1/problems.ts); nothing here knows HTTP.
+// layer maps each type to a status code and the error body (src/http/v1/problem-responses.ts);
+// nothing here knows HTTP.
 export const PROBLEM_TYPES = [
   // authentication and authorization
   'no-access-token',

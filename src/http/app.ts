@@ -2,7 +2,7 @@
 // the benchmark can run the very same app. Order: infrastructure (cookies, headers, errors), then
 // the authorization server and its pages, the /v1 API and its reference, then health checks.
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
 import type { Config, TrustedProxies } from '../config/config.js';
@@ -30,7 +30,7 @@ import { oauthErrorHandler } from './oauth-errors.js';
 import { oidcMount } from './plugins/oidc-mount.js';
 import { installRateLimits } from './plugins/rate-limits.js';
 import { SECURITY_HEADERS } from './security-headers.js';
-import { sendProblem } from './v1/problems.js';
+import { sendProblem, STATUS_OF } from './v1/problem-responses.js';
 import { v1Api } from './v1/plugin.js';
 
 export interface AppDependencies {
@@ -61,10 +61,8 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     // Errors raised while routing (bad percent-encoding, over-long parameters) happen before any
     // route's error handler; answer them in the shape of the part of the site they were meant for.
     frameworkErrors(error, request, rawReply) {
-      const reply = rawReply as FastifyReply;
       const friendly = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is too long' : 'the URL is not valid';
-      if (request.url.startsWith('/v1/')) return sendProblem(reply, new Problem('validation', friendly));
-      return reply.code(400).send({ error: 'invalid_request', error_description: friendly });
+      return sendUnroutedError(request, rawReply as FastifyReply, new Problem('validation', friendly), 'invalid_request');
     },
     return503OnClosing: true,
   });
@@ -102,9 +100,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   });
   await installRateLimits(app, config, {
     onExceeded(request, reply, retryAfter) {
-      const friendly = `too many requests; try again in ${retryAfter} s`;
-      if (request.url.startsWith('/v1/')) return sendProblem(reply, new Problem('rate-limited', friendly));
-      return reply.code(429).send({ error: 'rate_limited', error_description: friendly });
+      return sendUnroutedError(request, reply, new Problem('rate-limited', `too many requests; try again in ${retryAfter} s`), 'rate_limited');
     },
   });
   await registerOpenApi(app, config);
@@ -152,6 +148,18 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   });
 
   return app;
+}
+
+/**
+ * Errors are answered by the error handler of the part of the site a route belongs to: HTML pages
+ * (the `pages` scope), RFC 6749 JSON on the back channel (oauth-errors.ts) and Problems under /v1
+ * (v1/problem-responses.ts). The two kinds raised before any route is chosen (a URL that cannot be
+ * routed, a rate limit) come here, and answer in the shape of the API the URL names: a Problem
+ * under /v1, RFC 6749's `{error, error_description}` with the Problem's status elsewhere.
+ */
+function sendUnroutedError(request: FastifyRequest, reply: FastifyReply, problem: Problem, oauthError: string): FastifyReply {
+  if (request.url.startsWith('/v1/')) return sendProblem(reply, problem);
+  return reply.code(STATUS_OF[problem.type]).send({ error: oauthError, error_description: problem.message });
 }
 
 /**

@@ -51,7 +51,7 @@ import { MessageInfo, ProxiedMessage, RecordMessageResponse } from '../../src/do
 import { ProxyProfile } from '../../src/domain/proxy-profile.js';
 import { System } from '../../src/domain/system.js';
 import { Tag } from '../../src/domain/tag.js';
-import { STATUS_OF } from '../../src/http/v1/problems.js';
+import { STATUS_OF } from '../../src/http/v1/problem-responses.js';
 import { request, signIn, type ApiUser } from '../support/api.js';
 import { DIALECTS, type TestDialect } from '../support/dialects.js';
 import { REDIRECT_URI, createTestClient, obtainTokens, type TestClient } from '../support/oauth.js';

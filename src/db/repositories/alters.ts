@@ -4,11 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
-import { ALTER_VISIBLE_BIT, type AlterLoadPolicy } from '../../domain/privacy.js';
+import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation, violatedConstraint } from '../errors.js';
+import { alterVisibleCondition } from '../privacy-conditions.js';
 import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
 import { appendEvent, eventsCommitted } from './events.js';
@@ -17,7 +18,7 @@ import { touchSystem } from './systems.js';
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
 
-const onlyVisible = sql<boolean>`(alters.public & ${sql.lit(ALTER_VISIBLE_BIT)}) = ${sql.lit(ALTER_VISIBLE_BIT)}`;
+const onlyVisible = alterVisibleCondition();
 
 type TagRef = AlterRecord['tags'][number];
 
@@ -49,100 +50,87 @@ function toRecord(row: AlterRow, tags: TagRef[], fields: Record<string, string>)
 }
 
 /**
- * Attaches tags (with their privacy bits) and (for one client) integration fields to alter rows,
- * in one query: both lists come back as (alter, kind, value, bits) rows, the tag ids cast to text
- * so one column holds both.
+ * Alters with their tags and (for one client) integration field, one row per alter in one query:
+ * the tags as an `id:bits` list from a correlated `string_agg` (SQLite 3.44+ and PostgreSQL both
+ * have it) and the field from a correlated lookup by its primary key, so rows are never multiplied
+ * by joins and a page's LIMIT counts alters.
  */
-async function hydrate(db: Executor, rows: AlterRow[], fieldsFor: string | null): Promise<AlterRecord[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((row) => row.id);
-  const tagsQuery = db
-    .selectFrom('alter_tags')
-    .innerJoin('tags', 'tags.id', 'alter_tags.tag_id')
-    .select(['alter_tags.alter_id', sql<string>`'tag'`.as('kind'), sql<string>`cast(alter_tags.tag_id as text)`.as('value'), 'tags.public as bits'])
-    .where('alter_tags.alter_id', 'in', ids);
-  const related = await (fieldsFor === null
-    ? tagsQuery
-    : tagsQuery.unionAll(
-        db
-          .selectFrom('alter_fields')
-          .select(['alter_id', sql<string>`'field'`.as('kind'), 'value', sql<number>`0`.as('bits')])
-          .where('client_id', '=', fieldsFor)
-          .where('alter_id', 'in', ids),
-      )
-  ).execute();
-  const tags = new Map<number, TagRef[]>();
-  const fields = new Map<number, string>();
-  for (const { alter_id, kind, value, bits } of related) {
-    if (kind === 'field') {
-      fields.set(alter_id, value);
-      continue;
-    }
-    const tag = { id: Number(value), public: Number(bits) };
-    const list = tags.get(alter_id);
-    if (list) list.push(tag);
-    else tags.set(alter_id, [tag]);
-  }
-  for (const list of tags.values()) list.sort((a, b) => a.id - b.id);
-  return rows.map((row) => {
-    const value = fieldsFor === null ? undefined : fields.get(row.id);
-    return toRecord(row, tags.get(row.id) ?? [], value === undefined || fieldsFor === null ? {} : { [fieldsFor]: value });
-  });
+function selectAlters(db: Executor, fieldsFor: string | null) {
+  return db
+    .selectFrom('alters')
+    .selectAll('alters')
+    .select((eb) => [
+      eb
+        .selectFrom('alter_tags')
+        .innerJoin('tags', 'tags.id', 'alter_tags.tag_id')
+        .select(sql<string | null>`string_agg(cast(tags.id as text) || ':' || cast(tags.public as text), ',')`.as('list'))
+        .whereRef('alter_tags.alter_id', '=', 'alters.id')
+        .as('tag_list'),
+      fieldsFor === null
+        ? sql<string | null>`null`.as('field_value')
+        : eb
+            .selectFrom('alter_fields')
+            .select('alter_fields.value')
+            .whereRef('alter_fields.alter_id', '=', 'alters.id')
+            .where('alter_fields.client_id', '=', fieldsFor)
+            .as('field_value'),
+    ]);
+}
+
+type LoadedAlterRow = AlterRow & { tag_list: string | null; field_value: string | null };
+
+function fromLoaded(row: LoadedAlterRow, fieldsFor: string | null): AlterRecord {
+  const { tag_list: tagList, field_value: fieldValue, ...alter } = row;
+  const tags = (tagList ? tagList.split(',') : [])
+    .map((pair) => {
+      const [id, bits] = pair.split(':');
+      return { id: Number(id), public: Number(bits) };
+    })
+    .sort((a, b) => a.id - b.id);
+  return toRecord(alter, tags, fieldsFor !== null && fieldValue !== null ? { [fieldsFor]: fieldValue } : {});
 }
 
 export async function findAlter(db: Executor, systemId: number, alterId: number, policy: AlterLoadPolicy): Promise<AlterRecord | undefined> {
-  const row = await db
-    .selectFrom('alters')
-    .selectAll()
-    .where('system_id', '=', systemId)
-    .where('id', '=', alterId)
+  const row = await selectAlters(db, policy.fieldsFor)
+    .where('alters.system_id', '=', systemId)
+    .where('alters.id', '=', alterId)
     .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
     .executeTakeFirst();
-  if (!row) return undefined;
-  const [record] = await hydrate(db, [row], policy.fieldsFor);
-  return record;
+  return row && fromLoaded(row, policy.fieldsFor);
 }
 
 /** Several alters of one system by id (those the policy lets through), in one query. */
-export async function findAlters(db: Db, systemId: number, alterIds: number[], policy: AlterLoadPolicy): Promise<AlterRecord[]> {
+export async function findAlters(db: Executor, systemId: number, alterIds: number[], policy: AlterLoadPolicy): Promise<AlterRecord[]> {
   if (alterIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('alters')
-    .selectAll()
-    .where('system_id', '=', systemId)
-    .where('id', 'in', alterIds)
+  const rows = await selectAlters(db, policy.fieldsFor)
+    .where('alters.system_id', '=', systemId)
+    .where('alters.id', 'in', alterIds)
     .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
     .execute();
-  return hydrate(db, rows, policy.fieldsFor);
+  return rows.map((row) => fromLoaded(row, policy.fieldsFor));
 }
 
 /** A page of the system's alters in id order; with `onlyVisible`, paging counts visible ones only. */
 export async function listAlters(db: Db, systemId: number, page: { skip: number; max: number }, policy: AlterLoadPolicy): Promise<AlterRecord[]> {
-  const rows = await db
-    .selectFrom('alters')
-    .selectAll()
-    .where('system_id', '=', systemId)
+  const rows = await selectAlters(db, policy.fieldsFor)
+    .where('alters.system_id', '=', systemId)
     .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
-    .orderBy('id')
+    .orderBy('alters.id')
     .limit(page.max)
     .offset(page.skip)
     .execute();
-  return hydrate(db, rows, policy.fieldsFor);
+  return rows.map((row) => fromLoaded(row, policy.fieldsFor));
 }
 
-/** The system's alter whose integration field for `clientId` equals `value`. */
+/** The system's alter whose integration field for `clientId` equals `value`, in one query. */
 export async function findAlterByField(db: Db, systemId: number, clientId: string, value: string): Promise<AlterRecord | undefined> {
-  const row = await db
-    .selectFrom('alter_fields')
-    .innerJoin('alters', 'alters.id', 'alter_fields.alter_id')
-    .selectAll('alters')
-    .where('alter_fields.system_id', '=', systemId)
-    .where('alter_fields.client_id', '=', clientId)
-    .where('alter_fields.value', '=', value)
+  const row = await selectAlters(db, clientId)
+    .where('alters.system_id', '=', systemId)
+    .where('alters.id', 'in', (eb) =>
+      eb.selectFrom('alter_fields').select('alter_fields.alter_id').where('alter_fields.system_id', '=', systemId).where('alter_fields.client_id', '=', clientId).where('alter_fields.value', '=', value),
+    )
     .executeTakeFirst();
-  if (!row) return undefined;
-  const [record] = await hydrate(db, [row], clientId);
-  return record;
+  return row && fromLoaded(row, clientId);
 }
 
 function newProxyTagId(): string {
@@ -271,16 +259,20 @@ export async function editAlter(
   try {
     const edited = await db.transaction().execute(async (trx) => {
       const columns = columnsOf(input);
-      const row =
-        Object.keys(columns).length > 0
-          ? await trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId).returningAll().executeTakeFirst()
-          : await trx.selectFrom('alters').selectAll().where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
-      if (!row) return undefined;
+      const changed = Object.keys(columns).length > 0 || input.tagIds !== undefined || related.field !== undefined;
+      // The alter must be this system's before anything else is written; an edit that changes
+      // nothing needs no check, as the read below answers it.
+      if (Object.keys(columns).length > 0) {
+        const updated = await trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) return undefined;
+      } else if (changed) {
+        const exists = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
+        if (!exists) return undefined;
+      }
       if (ALTER_FIELDS_IN_PROFILE.some((field) => input[field] !== undefined)) await touchSystem(trx, systemId);
       if (input.tagIds !== undefined) await replaceTags(trx, systemId, alterId, input.tagIds);
       if (related.field !== undefined) await setField(trx, systemId, alterId, related.clientId, related.field);
-      const [record] = await hydrate(trx, [row], related.clientId);
-      const changed = Object.keys(columns).length > 0 || input.tagIds !== undefined || related.field !== undefined;
+      const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId });
       if (record && changed) {
         // The event keeps every client's field: each receiving client is shown its own.
         await appendEvent(trx, systemId, related.clientId, { type: 'alter.updated', alter: { ...record, fields: await allFields(trx, alterId) } });

@@ -2,7 +2,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { EditSystemInput, SystemDetails, SystemRecord } from '../../domain/system.js';
 import type { SystemLoadPolicy } from '../../domain/privacy.js';
-import { ALTER_VISIBLE_BIT, TAG_VISIBLE_BIT } from '../../domain/privacy.js';
+import { alterVisibleCondition, tagVisibleCondition } from '../privacy-conditions.js';
 import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
 import { toAutoproxyRecord } from './autoproxy.js';
 import { appendEvent, eventsCommitted } from './events.js';
@@ -45,6 +45,36 @@ export async function findSystemByUser(db: Db, userId: string): Promise<SystemRe
   return viaSubAccount ? toRecord(viaSubAccount) : undefined;
 }
 
+/**
+ * The system `userId` owns or belongs to (owned first, as in findSystemByUser) and whether it is
+ * also the reader's own system by the same rule, in one query: the /v1 request path's one lookup.
+ * `readerUserId` is null for a client acting as itself, which owns no system. Each "system of a
+ * user" is two indexed scalar lookups (systems.user_id, the sub-account's primary key), so the row
+ * itself is found by its primary key.
+ */
+export async function findSystemForReader(
+  db: Db,
+  userId: string,
+  readerUserId: string | null,
+): Promise<{ system: SystemRecord; readerOwns: boolean } | undefined> {
+  const systemIdOf = (user: string) =>
+    sql<number | null>`coalesce((select owned.id from systems owned where owned.user_id = ${user}),
+      (select sub.system_id from system_sub_accounts sub where sub.user_id = ${user}))`;
+  const readerOwns =
+    readerUserId === null || readerUserId === userId
+      ? sql<number>`${sql.lit(readerUserId === userId ? 1 : 0)}`
+      : sql<number>`case when systems.id = ${systemIdOf(readerUserId)} then 1 else 0 end`;
+  const row = await db
+    .selectFrom('systems')
+    .selectAll('systems')
+    .select(readerOwns.as('reader_owns'))
+    .where('systems.id', '=', systemIdOf(userId))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { reader_owns: owns, ...system } = row;
+  return { system: toRecord(system), readerOwns: Number(owns) === 1 };
+}
+
 export async function findSystemById(db: Db | Transaction<Schema>, id: number): Promise<SystemRecord | undefined> {
   const row = await db.selectFrom('systems').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toRecord(row) : undefined;
@@ -59,7 +89,7 @@ export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: 
           .selectFrom('alters')
           .select('id')
           .where('system_id', '=', systemId)
-          .$if(policy.alterIds === 'visible', (q) => q.where(sql<boolean>`(public & ${sql.lit(ALTER_VISIBLE_BIT)}) = ${sql.lit(ALTER_VISIBLE_BIT)}`))
+          .$if(policy.alterIds === 'visible', (q) => q.where(alterVisibleCondition()))
           .orderBy('id')
           .execute();
   const tagIds =
@@ -69,7 +99,7 @@ export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: 
           .selectFrom('tags')
           .select('id')
           .where('system_id', '=', systemId)
-          .$if(policy.tagIds === 'visible', (q) => q.where(sql<boolean>`(public & ${sql.lit(TAG_VISIBLE_BIT)}) = ${sql.lit(TAG_VISIBLE_BIT)}`))
+          .$if(policy.tagIds === 'visible', (q) => q.where(tagVisibleCondition()))
           .orderBy('id')
           .execute();
   const autoproxy = policy.ownerDetails

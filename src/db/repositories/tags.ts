@@ -4,11 +4,12 @@
 // rows runs in one transaction. Tags are not part of the proxy profile, so these writes leave the
 // system's revision alone.
 import { sql, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
-import { TAG_VISIBLE_BIT, type TagLoadPolicy } from '../../domain/privacy.js';
+import type { TagLoadPolicy } from '../../domain/privacy.js';
 import { Problem } from '../../domain/problems.js';
 import { MAX_TAGS_PER_SYSTEM, type CreateTagInput, type EditTagInput, type TagMembershipInput, type TagRecord } from '../../domain/tag.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation } from '../errors.js';
+import { tagVisibleCondition } from '../privacy-conditions.js';
 import type { Schema, TagsTable } from '../tables.js';
 import { appendEvent, eventsCommitted } from './events.js';
 
@@ -16,7 +17,7 @@ type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
 type TagRow = Selectable<TagsTable>;
 
-const onlyVisible = sql<boolean>`(tags.public & ${sql.lit(TAG_VISIBLE_BIT)}) = ${sql.lit(TAG_VISIBLE_BIT)}`;
+const onlyVisible = tagVisibleCondition();
 
 function toRecord(row: TagRow, members: TagRecord['members']): TagRecord {
   return {

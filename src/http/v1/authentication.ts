@@ -1,6 +1,7 @@
 // Bearer-token authentication for /v1 (RFC 6750, header form only) and the checks that need only
-// the token: the route's scope and, for writes, that `{user}` is the token's own user. Runs in
-// onRequest, before the body is read, so a request without a valid token learns nothing else.
+// the token: the route's scope and, for writes, that the token has a user. Runs in onRequest,
+// before the body is read, so a request without a valid token learns nothing else. Checks that
+// need `{user}` wait for its validation: target.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BearerGrant, BearerVerifier } from '../../auth/access-tokens.js';
 import { Problem } from '../../domain/problems.js';
@@ -10,7 +11,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a token must hold for this /v1 route; a list means all of them. */
     scope?: Scope | Scope[];
-    /** The route writes to `{user}`, which must then be the token's own user. */
+    /** The route writes to `{user}`, which must then be the token's own user (checked in target.ts). */
     writes?: boolean;
   }
   interface FastifyRequest {
@@ -63,14 +64,8 @@ export function createAuthenticator(verifyBearerToken: BearerVerifier) {
     }
     request.grant = grant;
 
-    const { user } = request.params as { user?: string };
-    if (request.routeOptions.config.writes) {
-      if (grant.userId === null) throw new Problem('user-token-required', 'writes need a token issued to a user, not to a client alone');
-      if (user !== '@me' && user !== grant.userId) {
-        throw new Problem('not-matching-oauth', 'a token can only change its own user’s data; use @me');
-      }
-    } else if (user === '@me' && grant.userId === null) {
-      throw new Problem('user-token-required', '@me needs a token issued to a user; a client-credentials token can only read other users by id');
+    if (request.routeOptions.config.writes && grant.userId === null) {
+      throw new Problem('user-token-required', 'writes need a token issued to a user, not to a client alone');
     }
   };
 }

@@ -9,8 +9,9 @@ import { isUtf8ContentType } from '../../auth/media-types.js';
 import type { Schema } from '../../db/tables.js';
 import { Problem } from '../../domain/problems.js';
 import { createAuthenticator } from './authentication.js';
-import { sendProblem, v1ErrorHandler } from './problems.js';
+import { sendProblem, v1ErrorHandler } from './problem-responses.js';
 import { serializerCompiler } from './serializer.js';
+import { createTargetResolver } from './target.js';
 import { alterRoutes } from './routes/alters.js';
 import { autoproxyRoutes } from './routes/autoproxy.js';
 import { messageLookupRoutes, messageRecordRoutes, messageReproxyRoutes } from './routes/messages.js';
@@ -49,6 +50,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, eve
     else parseJson(request, body as string, done);
   });
   app.decorateRequest('grant', null);
+  app.decorateRequest('target', null);
   app.addHook('onRequest', createAuthenticator(verifyBearerToken));
   app.addHook('preValidation', async (request) => {
     if (request.method === 'POST' && request.body === undefined) request.body = {};
@@ -60,6 +62,8 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, eve
 
   await app.register(
     async (users) => {
+      // `{user}` is resolved once, from the validated path, for every route below.
+      users.addHook('preHandler', createTargetResolver(db));
       await users.register(systemRoutes, { db });
       await users.register(alterRoutes, { db });
       await users.register(frontRoutes, { db });

@@ -1,7 +1,7 @@
 // The parts every /v1 route's schema shares: its security requirement and its error responses,
 // so the OpenAPI document states both for each operation.
 import type { Scope } from '../../domain/scopes.js';
-import { ProblemBody } from './problems.js';
+import { ProblemBody } from './problem-responses.js';
 
 const AUTH_ERRORS = [400, 401, 403, 429] as const;
 

@@ -1,7 +1,11 @@
-// Resolves `{user}` to the system it names and describes the viewer for the privacy rules.
-import type { FastifyRequest } from 'fastify';
+// `{user}` resolved once per request: after zod has validated the path, a preHandler of the
+// /v1/users/{user} context turns it into the target system and the viewer (one query) and hangs
+// them on the request; handlers read `targetOf(request)`. The checks that depend on `{user}` (a
+// write must name the token's own user; `@me` needs a user token) run here too, on the validated
+// value, before anything is looked up.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import { findSystemByUser } from '../../db/repositories/systems.js';
+import { findSystemForReader } from '../../db/repositories/systems.js';
 import type { Schema } from '../../db/tables.js';
 import type { Viewer } from '../../domain/privacy.js';
 import { Problem } from '../../domain/problems.js';
@@ -12,21 +16,42 @@ export interface Target {
   system: SystemRecord;
 }
 
-export async function resolveTarget(db: Kysely<Schema>, request: FastifyRequest): Promise<Target> {
-  const grant = request.grant;
-  if (!grant) throw new Error('resolveTarget called on a route without authentication');
-  const { user } = request.params as { user: string };
-  const targetUserId = user === '@me' ? grant.userId : user;
-  if (targetUserId === null) throw new Problem('user-token-required', '@me needs a token issued to a user');
-  const system = await findSystemByUser(db, targetUserId);
-  if (!system) {
-    throw new Problem(
-      'no-system',
-      user === '@me' ? 'you have no system yet; sign in to the service once to create it' : 'this user has no system (they have never signed in)',
-    );
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the /v1/users/{user} preHandler; null on every other route. */
+    target: Target | null;
   }
-  let viewerSystemId: number | null = null;
-  if (grant.userId === targetUserId) viewerSystemId = system.id;
-  else if (grant.userId !== null) viewerSystemId = (await findSystemByUser(db, grant.userId))?.id ?? null;
-  return { viewer: { userId: grant.userId, clientId: grant.clientId, systemId: viewerSystemId }, system };
+}
+
+export function createTargetResolver(db: Kysely<Schema>) {
+  return async function resolveTarget(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const grant = request.grant;
+    if (!grant) throw new Error('the {user} resolver runs on a route without authentication');
+    const { user } = request.params as { user: string }; // validated by UserRef
+    if (request.routeOptions.config.writes) {
+      // authentication.ts has already refused writes with a token that has no user.
+      if (user !== '@me' && user !== grant.userId) throw new Problem('not-matching-oauth', 'a token can only change its own user’s data; use @me');
+    }
+    const targetUserId = user === '@me' ? grant.userId : user;
+    if (targetUserId === null) {
+      throw new Problem('user-token-required', '@me needs a token issued to a user; a client-credentials token can only read other users by id');
+    }
+    const found = await findSystemForReader(db, targetUserId, grant.userId);
+    if (!found) {
+      throw new Problem(
+        'no-system',
+        user === '@me' ? 'you have no system yet; sign in to the service once to create it' : 'this user has no system (they have never signed in)',
+      );
+    }
+    // The viewer's system matters only to tell whether they own the target (privacy.isOwner): it
+    // is the target's id when it is theirs and null otherwise, never looked up on its own.
+    const viewer: Viewer = { userId: grant.userId, clientId: grant.clientId, systemId: found.readerOwns ? found.system.id : null };
+    request.target = { viewer, system: found.system };
+  };
+}
+
+/** The request's resolved `{user}`; only routes under /v1/users/{user} have one. */
+export function targetOf(request: FastifyRequest): Target {
+  if (!request.target) throw new Error('targetOf called outside /v1/users/{user}');
+  return request.target;
 }

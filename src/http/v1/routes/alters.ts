@@ -9,7 +9,7 @@ import { alterLoadPolicy, isOwner, viewAlter } from '../../../domain/privacy.js'
 import { Problem } from '../../../domain/problems.js';
 import { AlterParams, FieldParams, NoQuery, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { resolveTarget } from '../target.js';
+import { targetOf } from '../target.js';
 
 export const MAX_LIST_PAGE = 250;
 
@@ -52,7 +52,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request, reply) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const field = ownFieldChange(request.body.fields, viewer.clientId);
       const record = await createAlter(db, system.id, request.body, { clientId: viewer.clientId, field }, Date.now());
       return reply.code(201).send(ownView(record, system, viewer));
@@ -75,7 +75,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const field = ownFieldChange(request.body.fields, viewer.clientId);
       const record = await editAlter(db, system.id, request.params.alter, request.body, { clientId: viewer.clientId, field });
       if (!record) throw notFound();
@@ -100,7 +100,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       if (!(await deleteAlter(db, system.id, request.params.alter, viewer.clientId))) throw notFound();
       return { deleted: true as const };
     },
@@ -121,7 +121,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const policy = alterLoadPolicy(system, viewer);
       const record = policy && (await findAlter(db, system.id, request.params.alter, policy));
       const view = record && viewAlter(record, system, viewer);
@@ -145,7 +145,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const policy = alterLoadPolicy(system, viewer);
       if (!policy) throw new Problem('alters-private', 'this system does not show its alters');
       const page = { skip: request.query.skip ?? 0, max: request.query.max ?? MAX_LIST_PAGE };
@@ -169,7 +169,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'integration fields can only be looked up in your own system; use @me');
       const record = await findAlterByField(db, system.id, viewer.clientId, request.params.id);
       const view = record && viewAlter(record, system, viewer);

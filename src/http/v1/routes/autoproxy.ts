@@ -11,7 +11,7 @@ import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { NoQuery, UserParams } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { resolveTarget, type Target } from '../target.js';
+import { targetOf, type Target } from '../target.js';
 
 function requireOwner({ viewer, system }: Target): void {
   if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'autoproxy settings are their owner’s alone; use @me');
@@ -33,7 +33,7 @@ export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = as
       },
     },
     async (request) => {
-      const target = await resolveTarget(db, request);
+      const target = targetOf(request);
       requireOwner(target);
       return { data: (await listAutoproxy(db, target.system.id)).map(toAutoproxy) };
     },
@@ -55,7 +55,7 @@ export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = as
       },
     },
     async (request) => {
-      const { system } = await resolveTarget(db, request);
+      const { system } = targetOf(request);
       const body = request.body;
       if (!(AUTOPROXY_MODES as readonly string[]).includes(body.autoproxyMode) && !(await findClient(db, body.autoproxyMode))) {
         throw new Problem('validation', `autoproxyMode: must be one of ${AUTOPROXY_MODES.join(', ')}, or the client id of a registered integration`, 'autoproxyMode');
@@ -83,7 +83,7 @@ export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = as
       },
     },
     async (request) => {
-      const { system } = await resolveTarget(db, request);
+      const { system } = targetOf(request);
       return { removed: await removeAutoproxy(db, system.id, request.body.serverId) };
     },
   );
@@ -104,7 +104,7 @@ export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = as
       },
     },
     async (request) => {
-      const { system } = await resolveTarget(db, request);
+      const { system } = targetOf(request);
       return db.transaction().execute(async (trx) => {
         const applied = await applyAutoproxyState(trx, system.id, request.body);
         const { revision } = await trx.selectFrom('systems').select('revision').where('id', '=', system.id).executeTakeFirstOrThrow();

@@ -23,7 +23,7 @@ import type { SystemRecord } from '../../../domain/system.js';
 import { EntityIdString } from '../../../domain/values.js';
 import { NoQuery, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { resolveTarget } from '../target.js';
+import { targetOf } from '../target.js';
 
 const HistoryQuery = pageQuery(MAX_FRONT_HISTORY_PAGE, DEFAULT_FRONT_HISTORY_PAGE).extend({
   before: EntityIdString.optional().describe('A switch id: only switches older than it (the `next` of the previous page).'),
@@ -53,7 +53,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const now = Date.now();
       const switchedAt = request.body.timestamp === undefined ? now : Date.parse(request.body.timestamp);
       if (switchedAt > now) throw new Problem('validation', 'timestamp: must not be in the future', 'timestamp');
@@ -80,7 +80,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const policy = frontPolicy(system, viewer);
       const sources = seesFrontSources(system, viewer);
       const byApp = sources ? await newestSwitchByClient(db, system.id) : [];
@@ -113,7 +113,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const policy = frontPolicy(system, viewer);
       const { max = DEFAULT_FRONT_HISTORY_PAGE, skip = 0, before } = request.query;
       const page = await switchHistory(db, system.id, { max, skip, ...(before === undefined ? {} : { before }) });

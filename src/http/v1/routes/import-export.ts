@@ -15,9 +15,9 @@ import { IMPORT_MODES, ImportReport, MAX_IMPORT_BYTES } from '../../../domain/im
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { NoQuery, UserParams } from '../params.js';
-import { sendProblem, v1ErrorHandler } from '../problems.js';
+import { sendProblem, v1ErrorHandler } from '../problem-responses.js';
 import { errorResponses, security } from '../route-schema.js';
-import { resolveTarget } from '../target.js';
+import { targetOf } from '../target.js';
 
 const MIB = MAX_IMPORT_BYTES / (1024 * 1024);
 
@@ -102,7 +102,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
         },
       },
       async (request, reply) => {
-        const { viewer, system } = await resolveTarget(db, request);
+        const { viewer, system } = targetOf(request);
         const source = readImportFile(request.body);
         const options = { mode: request.query.mode, dryRun: request.query.dryRun, history: request.query.history };
         const key = request.headers['idempotency-key'];
@@ -133,7 +133,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       },
     },
     async (request, reply) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'only the owner can export a system; use @me');
       const { file } = buildExport(await loadExportData(db, system.id));
       reply.header('content-disposition', 'attachment; filename="system.json"');

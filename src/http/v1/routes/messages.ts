@@ -14,7 +14,7 @@ import { Problem } from '../../../domain/problems.js';
 import { MessageInfo, MessageParams, ProxiedMessage, RecordMessageBody, RecordMessageResponse, ReproxyBody, Snowflake, snowflakeTime, toProxiedMessage } from '../../../domain/proxied-message.js';
 import { NoQuery, UserParams, UserRef } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { resolveTarget } from '../target.js';
+import { targetOf } from '../target.js';
 
 const UserMessageParams = z.strictObject({ user: UserRef, message: Snowflake.describe('The proxied (webhook) message’s id.') });
 
@@ -46,7 +46,7 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
       },
     },
     async (request, reply) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const body = request.body;
       const createdAt = messageTime(body.messageId);
       const outcome = await recordProxiedMessage(
@@ -90,7 +90,7 @@ export const messageReproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }>
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const createdAt = messageTime(request.body.messageId);
       const record = await reproxyMessage(db, {
         systemId: system.id,

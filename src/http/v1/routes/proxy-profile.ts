@@ -10,7 +10,7 @@ import { Problem } from '../../../domain/problems.js';
 import { ProxyProfile, ProxyProfileQuery, profileETag } from '../../../domain/proxy-profile.js';
 import { UserParams } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { resolveTarget } from '../target.js';
+import { targetOf } from '../target.js';
 
 /** If-None-Match holds this ETag (RFC 9110 §13.1.2: weak comparison, lists, `*`). */
 function matches(header: string | undefined, etag: string): boolean {
@@ -45,7 +45,7 @@ export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       },
     },
     async (request, reply) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'a proxy profile is its owner’s alone; use @me');
       const etag = profileETag(system.id, system.revision);
       reply.header('etag', etag).header('cache-control', 'private, no-cache');

@@ -8,7 +8,7 @@ import { systemLoadPolicy, viewSystem } from '../../../domain/privacy.js';
 import { EditSystemBody, System } from '../../../domain/system.js';
 import { NoQuery, UserParams } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { resolveTarget } from '../target.js';
+import { targetOf } from '../target.js';
 
 export const systemRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
   app.get(
@@ -26,7 +26,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const details = await loadSystemDetails(db, system.id, systemLoadPolicy(system, viewer));
       return { data: viewSystem(system, details, viewer) };
     },
@@ -48,7 +48,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const updated = (await editSystem(db, system.id, request.body, viewer.clientId)) ?? system;
       const details = await loadSystemDetails(db, system.id, systemLoadPolicy(updated, viewer));
       return viewSystem(updated, details, viewer);

@@ -11,7 +11,7 @@ import { Problem } from '../../../domain/problems.js';
 import { CreateTagBody, EditTagBody, MAX_TAGS_PER_SYSTEM, Tag, TagMembershipBody } from '../../../domain/tag.js';
 import { NoQuery, TagParams, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { resolveTarget } from '../target.js';
+import { targetOf } from '../target.js';
 
 export const MAX_TAG_PAGE = 250;
 
@@ -45,7 +45,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
       },
     },
     async (request, reply) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const record = await createTag(db, system.id, request.body, Date.now(), viewer.clientId);
       return reply.code(201).send(ownView(record, system, viewer));
     },
@@ -66,7 +66,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const policy = tagLoadPolicy(system, viewer);
       const record = policy && (await findTag(db, system.id, request.params.tag, policy));
       const view = record && viewTag(record, system, viewer);
@@ -90,7 +90,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const policy = tagLoadPolicy(system, viewer);
       if (!policy) throw new Problem('tags-private', 'this system does not show its tags');
       const page = { skip: request.query.skip ?? 0, max: request.query.max ?? MAX_TAG_PAGE };
@@ -115,7 +115,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const record = await editTag(db, system.id, request.params.tag, request.body, viewer.clientId);
       if (!record) throw notFound();
       return ownView(record, system, viewer);
@@ -138,7 +138,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       const record = await changeTagMembers(db, system.id, request.params.tag, request.body, viewer.clientId);
       if (!record) throw notFound();
       return ownView(record, system, viewer);
@@ -161,7 +161,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
       },
     },
     async (request) => {
-      const { viewer, system } = await resolveTarget(db, request);
+      const { viewer, system } = targetOf(request);
       if (!(await deleteTag(db, system.id, request.params.tag, viewer.clientId))) throw notFound();
       return { deleted: true as const };
     },

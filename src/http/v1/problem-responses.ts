@@ -1,4 +1,5 @@
-// How the /v1 API answers when something is wrong: one body for every error,
+// A Problem (src/domain/problems.ts: the type, the sentence, the field) as HTTP: how the /v1 API
+// answers when something is wrong. One body for every error,
 //   {"errors": [{"type": "<stable-kebab-case>", "friendly": "<sentence>", "field"?: "<path>"}]}
 // (the origin API's shape, with `field` added), and one status per type. The error handler turns
 // every failure (ours, Fastify's, a validator's) into that body; nothing a client sends yields 500.
