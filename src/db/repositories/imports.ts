@@ -57,27 +57,7 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
   ]);
   return {
     system,
-    alters: alters.map((alter) => ({
-      id: alter.id,
-      username: alter.username,
-      displayName: alter.displayName,
-      nameMap: alter.nameMap,
-      color: alter.color,
-      description: alter.description,
-      pronouns: alter.pronouns,
-      avatarUrl: alter.avatarUrl,
-      avatarUrlMap: alter.avatarUrlMap,
-      webhookAvatarUrl: alter.webhookAvatarUrl,
-      banner: alter.banner,
-      alterMode: alter.alterMode,
-      proxyTags: alter.proxyTags,
-      public: alter.public,
-      flags: alter.flags,
-      messageCount: alter.messageCount,
-      lastMessageAt: alter.lastMessageAt,
-      createdAt: alter.createdAt,
-      tagIds: alter.tagIds,
-    })),
+    alters,
     tags: tags.map(
       (tag): TargetTag => ({ id: Number(tag.id), name: tag.name, displayName: tag.display_name, description: tag.description, color: tag.color, icon: tag.icon, public: tag.public }),
     ),
@@ -137,7 +117,13 @@ function chunks<T>(items: T[], size = BATCH): T[][] {
  * Writes a plan. Renames go through temporary names first: a matched alter may take the name
  * another one gives up in the same import, and the unique index checks every statement.
  */
-export async function applyImportPlan(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, clientId: string, progress?: ImportProgress): Promise<void> {
+/** The ids of the alters and tags an applied plan created (its events name them). */
+export interface AppliedImport {
+  createdAlterIds: number[];
+  createdTagIds: number[];
+}
+
+export async function applyImportPlan(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, clientId: string, progress?: ImportProgress): Promise<AppliedImport> {
   const total = plan.alterCreates.length + plan.alterUpdates.length + plan.tagCreates.length + plan.tagUpdates.length + plan.switches.length;
   let done = 0;
   const step = (what: string, count: number) => {
@@ -272,6 +258,8 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
   if (system.disabled !== undefined) update.disabled = system.disabled ? 1 : 0;
   if (system.createdAt !== undefined) update.created_at = system.createdAt;
   if (Object.keys(update).length > 0) await trx.updateTable('systems').set(update).where('id', '=', systemId).execute();
+  const created = (creates: Array<{ sourceId: string }>, ids: Map<string, number>) => creates.flatMap(({ sourceId }) => ids.get(sourceId) ?? []);
+  return { createdAlterIds: created(plan.alterCreates, alterIds), createdTagIds: created(plan.tagCreates, tagIds) };
 }
 
 export interface ImportRequest {
@@ -337,8 +325,8 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
       }
       const target = await loadImportTarget(trx, systemId, request.source.source, request.source.sourceSystemId);
       const plan = planImport(request.source, target, options);
-      await applyImportPlan(trx, systemId, plan, request.clientId, request.progress);
-      await appendImportEvents(trx, systemId, plan, request.clientId, request.now);
+      const applied = await applyImportPlan(trx, systemId, plan, request.clientId, request.progress);
+      await appendImportEvents(trx, systemId, plan, applied, request.clientId, request.now);
       if (idempotency) {
         await trx
           .insertInto('applied_imports')
@@ -360,10 +348,9 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
  * and the system's profile when it changed. Switches read from a file's history are history, not a
  * switch made now: they are not announced.
  */
-async function appendImportEvents(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, clientId: string, now: number): Promise<void> {
+async function appendImportEvents(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, applied: AppliedImport, clientId: string, now: number): Promise<void> {
   const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null };
-  const alterIdOf = await importedIds(trx, systemId, 'alters', plan.alterCreates.map((create) => usernameKey(create.values.username)));
-  const createdAlters = new Set(alterIdOf);
+  const createdAlters = new Set(applied.createdAlterIds);
   const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
   for (const ids of chunks([...createdAlters, ...changedAlters])) {
     for (const alter of await findAlters(trx, systemId, ids, owner)) {
@@ -371,8 +358,7 @@ async function appendImportEvents(trx: Transaction<Schema>, systemId: number, pl
     }
   }
   for (const alterId of plan.alterDeletes) await appendEvent(trx, systemId, clientId, { type: 'alter.deleted', alterId }, now);
-  const tagIdOf = await importedIds(trx, systemId, 'tags', plan.tagCreates.map((create) => usernameKey(create.values.name)));
-  const createdTags = new Set(tagIdOf);
+  const createdTags = new Set(applied.createdTagIds);
   const changedTags = plan.tagUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.tagId);
   for (const ids of chunks([...createdTags, ...changedTags])) {
     for (const tag of await findTagsById(trx, systemId, ids)) {
@@ -384,19 +370,6 @@ async function appendImportEvents(trx: Transaction<Schema>, systemId: number, pl
     const system = await findSystemById(trx, systemId);
     if (system) await appendEvent(trx, systemId, clientId, { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true }) }, now);
   }
-}
-
-/** The ids of the system's alters or tags with these keys (what the import just created). */
-async function importedIds(trx: Transaction<Schema>, systemId: number, table: 'alters' | 'tags', keys: string[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (const batch of chunks(keys)) {
-    const rows =
-      table === 'alters'
-        ? await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('username_key', 'in', batch).execute()
-        : await trx.selectFrom('tags').select('id').where('system_id', '=', systemId).where('name_key', 'in', batch).execute();
-    ids.push(...rows.map((row) => Number(row.id)));
-  }
-  return ids;
 }
 
 class Replay extends Error {

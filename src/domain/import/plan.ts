@@ -25,29 +25,11 @@ import {
   type SourceTag,
 } from './model.js';
 import { Notes, freeName, plural } from './normalise.js';
+import type { AlterRecord } from '../alter.js';
 
 /** An alter as stored, as far as an import reads and writes it. */
-export interface TargetAlter {
-  id: number;
-  username: string;
-  displayName: string;
-  nameMap: Array<{ server: string; name: string }>;
-  color: string | null;
-  description: string | null;
-  pronouns: string | null;
-  avatarUrl: string | null;
-  avatarUrlMap: Record<string, string>;
-  webhookAvatarUrl: string | null;
-  banner: string | null;
-  alterMode: 'webhook' | 'nickname' | 'both';
-  proxyTags: Array<{ id: string; prefix: string | null; suffix: string | null }>;
-  public: number;
-  flags: number;
-  messageCount: number;
-  lastMessageAt: number | null;
-  createdAt: number;
-  tagIds: number[];
-}
+/** An existing alter as the planner sees it: the stored record, without what an import never reads. */
+export type TargetAlter = Omit<AlterRecord, 'systemId' | 'tags' | 'fields'>;
 
 export interface TargetTag {
   id: number;
