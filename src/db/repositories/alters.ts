@@ -13,7 +13,7 @@ import { alterVisibleCondition } from '../privacy-conditions.js';
 import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
 import { appendEvent, eventsCommitted } from './events.js';
-import { touchSystem } from './systems.js';
+import { touchSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;

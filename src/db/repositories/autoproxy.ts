@@ -5,7 +5,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { MAX_AUTOPROXY_ENTRIES, type AutoproxyRecord, type AutoproxyStateChange } from '../../domain/autoproxy.js';
 import { Problem } from '../../domain/problems.js';
 import type { Schema } from '../tables.js';
-import { touchSystem } from './systems.js';
+import { touchSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;

@@ -14,7 +14,8 @@ import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { findAlters, listAlters } from './alters.js';
 import { appendEvent, eventsCommitted } from './events.js';
 import { findTagsById } from './tags.js';
-import { findSystemById, loadSystemDetails, touchSystem } from './systems.js';
+import { findSystemById, loadSystemDetails } from './systems.js';
+import { touchSystem } from './system-revision.js';
 import { DEFAULT_SYSTEM_NAME } from './users.js';
 
 type Db = Kysely<Schema>;

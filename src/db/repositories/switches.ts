@@ -7,7 +7,7 @@ import { sameAlters, type SwitchRecord } from '../../domain/front.js';
 import { Problem } from '../../domain/problems.js';
 import { isForeignKeyViolation } from '../errors.js';
 import type { Schema } from '../tables.js';
-import { touchSystem } from './systems.js';
+import { touchSystem } from './system-revision.js';
 import { appendEvent, eventsCommitted } from './events.js';
 
 type Db = Kysely<Schema>;

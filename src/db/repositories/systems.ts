@@ -146,13 +146,3 @@ export async function editSystem(db: Db, systemId: number, input: EditSystemInpu
   if (updated) eventsCommitted();
   return updated;
 }
-
-/**
- * Marks the system's proxy profile as changed (its revision moves on) and takes the system's row
- * lock for the rest of the transaction (PostgreSQL; SQLite has a single writer anyway). Every
- * write that changes what the proxy profile shows calls this in its transaction; the lock also
- * serializes checks such as the alter cap against concurrent creates.
- */
-export async function touchSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
-  await trx.updateTable('systems').set({ revision: sql`revision + 1` }).where('id', '=', systemId).execute();
-}

@@ -1,0 +1,15 @@
+// A system's revision: the version of everything its proxy profile shows (the ETag of
+// GET …/proxy-profile). Its own module so that every repository whose writes move it can import it
+// without importing the systems repository (which reads autoproxy entries).
+import { sql, type Transaction } from 'kysely';
+import type { Schema } from '../tables.js';
+
+/**
+ * Marks the system's proxy profile as changed (its revision moves on) and takes the system's row
+ * lock for the rest of the transaction (PostgreSQL; SQLite has a single writer anyway). Every
+ * write that changes what the proxy profile shows calls this in its transaction; the lock also
+ * serializes checks such as the alter cap against concurrent creates.
+ */
+export async function touchSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
+  await trx.updateTable('systems').set({ revision: sql`revision + 1` }).where('id', '=', systemId).execute();
+}
