@@ -3,9 +3,10 @@
 // account (revoking an app deletes its grant, which must end every token of that grant at once),
 // and a token bound to a browser session (issued without offline_access) still has that session.
 // It also says when the token stops working: the earliest of those three ends.
-import { sql, type Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
-import type { Schema } from '../db/tables.js';
+import { ExactCache } from '../db/changes/exact-cache.js';
+import type { ChangeWatch } from '../db/changes/remote.js';
+import { clientTopic, grantTopic, oidcRowTopic } from '../db/changes/topics.js';
 import type { StorageCrypto } from '../security/crypto.js';
 import { payloadKey } from './adapter.js';
 
@@ -109,69 +110,35 @@ export type BearerVerifier = (value: string) => Promise<BearerGrant | undefined>
 
 const VERIFIED_CACHE_SIZE = 10_000;
 
-type StoredRow = { id_hash: string; expires_at: number | null; payload: string | null };
-
-/** What a remembered token's check reads: its row, its grant's row and, when bound, its session. */
+/** A verified token as remembered: what it grants, and until when (milliseconds). */
 interface Remembered {
   grant: BearerGrant;
-  token: LiveToken;
-  tokenKey: string;
-  grantKey: string | undefined;
-  sessionKey: string | undefined;
-  /** The session's stored (sealed) form last found to hold, and its end: unchanged, it need not be unsealed again. */
-  sessionSeen?: { sealed: string; exp: number } | undefined;
-  /** Milliseconds: when the token stopped working as of its last full check (see tokenEnd). */
+  /** When the token stopped working as of its full check: the earliest of its own, its grant's and its session's end. */
   expiresAt: number;
+  /** The change notes that end it early (db/changes/topics.ts). */
+  topics: string[];
 }
 
 /**
  * Resolves an access token (never a refresh token) presented as a bearer credential, remembering
  * tokens already verified. A remembered token answers exactly what a full check would:
  * - until `expiresAt`, the earliest of the token's, its grant's and its session's end as of the
- *   last full check (grants and sessions only ever get longer, so after it a full check runs
- *   again and finds out);
- * - with one indexed query for the rows a revocation deletes (the revocation endpoint, a revoked
- *   app, a replayed refresh token, a deleted client, from any process): the token's, its grant's
- *   and, for a session-bound token, its session's, whose binding and expiry are checked again.
- * What is saved is finding and unsealing the token and its grant. Anything that does not hold
- * falls back to the full check.
+ *   full check (grants and sessions only ever get longer, so after it a full check runs again);
+ * - until a change note names one of the rows the full check read: the token's, its grant's, its
+ *   session's (by uid), the grant as a whole or the client. Every revocation writes one (the
+ *   revocation endpoint, a revoked app, a replayed code or refresh token, a deleted client, a
+ *   signed-out or changed session), in this process or any other (db/changes/).
  */
-export function createBearerVerifier(provider: Provider, db: Kysely<Schema>, crypto: StorageCrypto): BearerVerifier {
-  const verified = new Map<string, Remembered>();
-
-  async function stillHolds(entry: Remembered, now: number): Promise<boolean> {
-    const ids = entry.grantKey ? [entry.tokenKey, entry.grantKey] : [entry.tokenKey];
-    const { sessionKey } = entry;
-    // One query, written as SQL (building it with Kysely costs more than running it); rows with a
-    // payload are the session's (a UNION ALL: SQLite's plan for an OR of two indexes is slower).
-    const tokenAndGrant = sql`select id_hash, expires_at, null as payload from oidc_payloads where id_hash in (${sql.join(ids)})`;
-    const { rows } = await (
-      sessionKey
-        ? sql<StoredRow>`${tokenAndGrant} union all select id_hash, expires_at, payload from oidc_payloads where uid_hash = ${sessionKey} and model = 'Session'`
-        : sql<StoredRow>`${tokenAndGrant}`
-    ).execute(db);
-    const live = (row: { expires_at: number | null }) => row.expires_at === null || row.expires_at > now;
-    const has = (key: string) => rows.some((row) => row.id_hash === key && row.payload === null && live(row));
-    if (!has(entry.tokenKey) || (entry.grantKey && !has(entry.grantKey))) return false;
-    if (!sessionKey) return true;
-    const session = rows.find((row) => row.payload !== null && live(row));
-    if (!session?.payload) return false;
-    // Every save seals afresh (a new nonce): the same sealed text is the same session.
-    const seen = entry.sessionSeen;
-    if (seen?.sealed === session.payload) return seen.exp > epochSeconds(now);
-    const state = crypto.unseal<SessionState>(session.payload, session.id_hash);
-    if (!sessionHolds(state, entry.token, epochSeconds(now))) return false;
-    entry.sessionSeen = { sealed: session.payload, exp: state.exp };
-    return true;
-  }
+export function createBearerVerifier(provider: Provider, crypto: StorageCrypto, changes: ChangeWatch): BearerVerifier {
+  const verified = new ExactCache<string, Remembered>(changes, { maxEntries: VERIFIED_CACHE_SIZE, topicsOf: (_value, entry) => entry.topics });
 
   return async (value) => {
-    const now = Date.now();
     const known = verified.get(value);
     if (known) {
-      if (known.expiresAt > now && (await stillHolds(known, now))) return known.grant;
-      verified.delete(value);
+      if (known.expiresAt > Date.now()) return known.grant;
+      verified.remove(value);
     }
+    const ticket = verified.ticket();
     const token = await findLiveToken(provider, value, ['AccessToken', 'ClientCredentials']);
     if (!token?.clientId) return undefined;
     const grant: BearerGrant = {
@@ -179,15 +146,10 @@ export function createBearerVerifier(provider: Provider, db: Kysely<Schema>, cry
       clientId: token.clientId,
       scopes: new Set((token.scope ?? '').split(' ').filter(Boolean)),
     };
-    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-    verified.set(value, {
-      grant,
-      token,
-      tokenKey: payloadKey(crypto, token.kind, 'id', value),
-      grantKey: token.grantId ? payloadKey(crypto, 'Grant', 'id', token.grantId) : undefined,
-      sessionKey: token.expiresWithSession && token.sessionUid ? payloadKey(crypto, 'Session', 'uid', token.sessionUid) : undefined,
-      expiresAt: token.stopsAt * 1000,
-    });
+    const topics = [oidcRowTopic(payloadKey(crypto, token.kind, 'id', value)), clientTopic(token.clientId)];
+    if (token.grantId) topics.push(oidcRowTopic(payloadKey(crypto, 'Grant', 'id', token.grantId)), grantTopic(token.grantId));
+    if (token.expiresWithSession && token.sessionUid) topics.push(oidcRowTopic(payloadKey(crypto, 'Session', 'uid', token.sessionUid)));
+    verified.fill(value, { grant, expiresAt: token.stopsAt * 1000, topics }, ticket);
     return grant;
   };
 }

@@ -6,6 +6,8 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
+import { withChangeNotes } from './changes/dialect.js';
+import { PostgresListenerWatch, SqliteDataVersionWatch, type ChangeWatch, type ListenerLog } from './changes/remote.js';
 import { migrations } from './migrations/index.js';
 import type { Schema } from './tables.js';
 
@@ -16,11 +18,26 @@ export interface Database {
   dialect: Dialect;
   /** Runs a trivial query; rejects when the database cannot be reached. */
   ping(): Promise<void>;
+  /**
+   * What caches need to stay exact across processes (changes/remote.ts), started on first use so
+   * that short-lived processes (the CLI) open no listener they would never read. `log` (first call
+   * only) hears the PostgreSQL listener losing and regaining its connection.
+   */
+  changes(log?: ListenerLog): ChangeWatch;
   close(): Promise<void>;
 }
 
 export function openDatabase(url: string): Database {
   return url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length)) : openPostgres(url);
+}
+
+/** The watch, created on first use and closed with the database. */
+function lazyWatch(create: (log?: ListenerLog) => ChangeWatch) {
+  let watch: ChangeWatch | undefined;
+  return {
+    get: (log?: ListenerLog) => (watch ??= create(log)),
+    close: async () => watch?.close(),
+  };
 }
 
 function openSqlite(path: string): Database {
@@ -31,14 +48,19 @@ function openSqlite(path: string): Database {
   connection.pragma('synchronous = FULL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  const db = new Kysely<Schema>({
+    dialect: withChangeNotes(new SqliteDialect({ database: withStatementCache(connection) }), { sendToDatabase: false }),
+  });
+  const watch = lazyWatch(() => new SqliteDataVersionWatch(connection));
   return {
     db,
     dialect: 'sqlite',
     async ping() {
       await sql`select 1`.execute(db);
     },
+    changes: watch.get,
     async close() {
+      await watch.close();
       await db.destroy();
     },
   };
@@ -80,14 +102,17 @@ function openPostgres(url: string): Database {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes as pg.CustomTypesConfig });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Schema>({ dialect: withChangeNotes(new PostgresDialect({ pool }), { sendToDatabase: true }) });
+  const watch = lazyWatch((log) => new PostgresListenerWatch(url, log));
   return {
     db,
     dialect: 'postgres',
     async ping() {
       await sql`select 1`.execute(db);
     },
+    changes: watch.get,
     async close() {
+      await watch.close();
       await db.destroy();
     },
   };

@@ -8,6 +8,7 @@ import type Provider from 'oidc-provider';
 import type { Config, TrustedProxies } from '../config/config.js';
 import type { Secrets } from '../config/secrets.js';
 import type { Database } from '../db/database.js';
+import { createSystemLookup } from '../db/repositories/system-lookup.js';
 import type { Schema } from '../db/tables.js';
 import { createBearerVerifier } from '../auth/access-tokens.js';
 import { accountRoutes } from '../auth/account-routes.js';
@@ -85,6 +86,9 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       perEndpointConcurrency: config.events.perEndpointConcurrency,
     },
   });
+  const changes = database.changes(app.log.child({ component: 'cache-invalidation' }));
+  const systems = createSystemLookup(database.db, changes);
+  app.addHook('onClose', async () => systems.close());
   app.decorate('db', database.db);
   app.decorate('provider', provider);
   const audit = createAuditLog(database.db, app.log);
@@ -132,7 +136,8 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   await app.register(v1Api, {
     prefix: '/v1',
     db: database.db,
-    verifyBearerToken: createBearerVerifier(provider, database.db, crypto),
+    verifyBearerToken: createBearerVerifier(provider, crypto, changes),
+    systems,
     events: { crypto, allowPrivateAddresses: config.events.allowPrivateAddresses, wake: () => events.wake() },
   });
 

@@ -51,6 +51,7 @@ export function eventsCommitted(): void {
 // The outbox
 
 /** Appends an event to the outbox inside the change's transaction. Returns the event id. */
+// event_seq is not part of SystemRecord, so moving it needs no change note for the system cache.
 export async function appendEvent(trx: Transaction<Schema>, systemId: number, actorClientId: string | null, snapshot: EventSnapshot, now = Date.now()): Promise<number> {
   const system = await trx
     .updateTable('systems')

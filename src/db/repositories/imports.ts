@@ -9,6 +9,8 @@ import type { ImportReport, ImportSource } from '../../domain/import/model.js';
 import { planImport, type AlterValues, type ImportOptions, type ImportPlan, type ImportTarget, type TagValues, type TargetTag } from '../../domain/import/plan.js';
 import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
+import { noteChange } from '../changes/notes.js';
+import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { findAlters, listAlters } from './alters.js';
@@ -258,7 +260,10 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
   if (system.disabledGuilds !== undefined) update.disabled_guilds = JSON.stringify(system.disabledGuilds);
   if (system.disabled !== undefined) update.disabled = system.disabled ? 1 : 0;
   if (system.createdAt !== undefined) update.created_at = system.createdAt;
-  if (Object.keys(update).length > 0) await trx.updateTable('systems').set(update).where('id', '=', systemId).execute();
+  if (Object.keys(update).length > 0) {
+    await trx.updateTable('systems').set(update).where('id', '=', systemId).execute();
+    await noteChange(trx, [systemTopic(systemId)]);
+  }
   const created = (creates: Array<{ sourceId: string }>, ids: Map<string, number>) => creates.flatMap(({ sourceId }) => ids.get(sourceId) ?? []);
   return { createdAlterIds: created(plan.alterCreates, alterIds), createdTagIds: created(plan.tagCreates, tagIds) };
 }
@@ -445,6 +450,7 @@ export async function systemForImport(db: Db, userId: string, now: number): Prom
       .values({ user_id: userId, name: DEFAULT_SYSTEM_NAME, display_tag: null, description: null, avatar: null, banner: null, pronouns: null, created_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
+    await noteChange(trx, [userSystemTopic(userId)]);
     return { systemId: Number(row.id), created: true };
   });
 }

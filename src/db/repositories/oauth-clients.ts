@@ -1,5 +1,7 @@
 // Registered OAuth clients. Secrets are stored only as hashes; see src/auth/clients.ts.
 import type { Kysely } from 'kysely';
+import { noteChange } from '../changes/notes.js';
+import { clientTopic } from '../changes/topics.js';
 import type { OauthClientRow, Schema } from '../tables.js';
 
 type Db = Kysely<Schema>;
@@ -64,6 +66,7 @@ export async function deleteClient(db: Db, id: string): Promise<boolean> {
     const result = await trx.deleteFrom('oauth_clients').where('id', '=', id).executeTakeFirst();
     if (result.numDeletedRows === 0n) return false;
     await trx.deleteFrom('oidc_payloads').where('client_id', '=', id).execute();
+    await noteChange(trx, [clientTopic(id)]);
     return true;
   };
   return db.isTransaction ? run(db) : db.transaction().execute(run);

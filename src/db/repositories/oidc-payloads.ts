@@ -1,6 +1,8 @@
 // Storage of oidc-provider's models (sessions, grants, codes, tokens, interactions...). Rows are
 // addressed by hashes; the sealing and hashing themselves belong to the adapter.
 import type { Kysely } from 'kysely';
+import { noteChange } from '../changes/notes.js';
+import { grantTopic, oidcRowTopic } from '../changes/topics.js';
 import type { OidcPayloadRow, Schema } from '../tables.js';
 
 type Db = Kysely<Schema>;
@@ -44,7 +46,14 @@ export async function upsertPayload(db: Db, record: PayloadRecord): Promise<void
       }),
     )
     .execute();
+  // A grant or session saved again may no longer hold what a verified token relied on (the bearer
+  // cache, auth/access-tokens.ts); new tokens are in no cache yet.
+  if (MODELS_TOKENS_DEPEND_ON.has(record.model)) {
+    await noteChange(db, [record.idHash, ...(record.uidHash ? [record.uidHash] : [])].map(oidcRowTopic));
+  }
 }
+
+const MODELS_TOKENS_DEPEND_ON = new Set(['Grant', 'Session']);
 
 type Lookup = { idHash: string } | { uidHash: string } | { userCodeHash: string };
 
@@ -58,7 +67,10 @@ export async function findPayload(db: Db, model: string, lookup: Lookup, now: nu
   return row;
 }
 
-/** Marks a payload consumed; false when it was consumed already (a concurrent redemption won). */
+/**
+ * Marks a payload consumed; false when it was consumed already (a concurrent redemption won).
+ * Only codes and refresh tokens are consumed, and no cache holds those: no change note.
+ */
 export async function consumePayload(db: Db, idHash: string, now: number): Promise<boolean> {
   const result = await db
     .updateTable('oidc_payloads')
@@ -70,7 +82,9 @@ export async function consumePayload(db: Db, idHash: string, now: number): Promi
 }
 
 export async function destroyPayload(db: Db, idHash: string): Promise<void> {
-  await db.deleteFrom('oidc_payloads').where('id_hash', '=', idHash).execute();
+  // A session is known to the tokens bound to it by its uid: note that key too.
+  const deleted = await db.deleteFrom('oidc_payloads').where('id_hash', '=', idHash).returning('uid_hash').executeTakeFirst();
+  await noteChange(db, [idHash, ...(deleted?.uid_hash ? [deleted.uid_hash] : [])].map(oidcRowTopic));
 }
 
 /**
@@ -81,6 +95,7 @@ export async function revokeGrantPayloads(db: Db, grantId: string, model?: strin
   let query = db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId);
   if (model !== undefined) query = query.where('model', '=', model);
   await query.execute();
+  await noteChange(db, [grantTopic(grantId)]);
 }
 
 export async function listAccountPayloads(db: Db, accountId: string, model: string, now: number): Promise<OidcPayloadRow[]> {
@@ -93,6 +108,7 @@ export async function listAccountPayloads(db: Db, accountId: string, model: stri
     .execute();
 }
 
+// Rows past their expiry need no change note: no cache answers for anything past its end.
 export async function purgeExpiredPayloads(db: Db, now: number): Promise<number> {
   const result = await db.deleteFrom('oidc_payloads').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -2,6 +2,8 @@
 // GET …/proxy-profile). Its own module so that every repository whose writes move it can import it
 // without importing the systems repository (which reads autoproxy entries).
 import { sql, type Transaction } from 'kysely';
+import { noteChange } from '../changes/notes.js';
+import { systemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
 
 /**
@@ -12,4 +14,6 @@ import type { Schema } from '../tables.js';
  */
 export async function touchSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
   await trx.updateTable('systems').set({ revision: sql`revision + 1` }).where('id', '=', systemId).execute();
+  // The cached system (and with it the profile's ETag) must move too.
+  await noteChange(trx, [systemTopic(systemId)]);
 }

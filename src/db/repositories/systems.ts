@@ -3,6 +3,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { EditSystemInput, SystemDetails, SystemRecord } from '../../domain/system.js';
 import type { SystemLoadPolicy } from '../../domain/privacy.js';
 import { alterVisibleCondition, tagVisibleCondition } from '../privacy-conditions.js';
+import { noteChange } from '../changes/notes.js';
+import { systemTopic } from '../changes/topics.js';
 import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
 import { toAutoproxyRecord } from './autoproxy.js';
 import { appendEvent, eventsCommitted } from './events.js';
@@ -75,6 +77,17 @@ export async function findSystemForReader(
   return { system: toRecord(system), readerOwns: Number(owns) === 1 };
 }
 
+/** The id of the system `userId` owns or belongs to (owned first). */
+export async function findSystemIdOfUser(db: Db, userId: string): Promise<number | undefined> {
+  const row = await db
+    .selectNoFrom(
+      sql<number | null>`coalesce((select owned.id from systems owned where owned.user_id = ${userId}),
+        (select sub.system_id from system_sub_accounts sub where sub.user_id = ${userId}))`.as('id'),
+    )
+    .executeTakeFirst();
+  return row?.id === null || row?.id === undefined ? undefined : Number(row.id);
+}
+
 export async function findSystemById(db: Db | Transaction<Schema>, id: number): Promise<SystemRecord | undefined> {
   const row = await db.selectFrom('systems').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toRecord(row) : undefined;
@@ -137,6 +150,7 @@ export async function editSystem(db: Db, systemId: number, input: EditSystemInpu
   // The edit and its event (with the owner's view of the whole system) in one transaction.
   const updated = await db.transaction().execute(async (trx) => {
     await trx.updateTable('systems').set({ ...update, revision: sql`revision + 1` }).where('id', '=', systemId).execute();
+    await noteChange(trx, [systemTopic(systemId)]);
     const system = await findSystemById(trx, systemId);
     if (!system) return undefined;
     const details = await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true });

@@ -104,6 +104,7 @@ function conflictProblem(error: unknown): Problem | undefined {
  * Holds the system's row lock for the rest of the transaction without changing it (PostgreSQL;
  * SQLite has one writer), so the tag cap is checked and kept under concurrent creates.
  */
+// (No change note: the row's content stays as it was.)
 async function lockSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
   await trx.updateTable('systems').set({ revision: sql`revision` }).where('id', '=', systemId).execute();
 }

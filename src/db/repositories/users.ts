@@ -1,6 +1,8 @@
 // Users are Discord accounts that signed in at least once. Signing in also creates the user's
 // system, so a signed-in user always has one (see the API reference).
 import type { Kysely } from 'kysely';
+import { noteChange } from '../changes/notes.js';
+import { userSystemTopic } from '../changes/topics.js';
 import type { Schema, UserRow } from '../tables.js';
 
 type Db = Kysely<Schema>;
@@ -23,6 +25,7 @@ export async function recordSignIn(db: Db, user: { id: string; username: string 
       await trx.insertInto('systems').values({ user_id: user.id, name: DEFAULT_SYSTEM_NAME, display_tag: null, description: null, avatar: null, banner: null, pronouns: null, created_at: now })
         .onConflict((oc) => oc.column('user_id').doNothing())
         .execute();
+      await noteChange(trx, [userSystemTopic(user.id)]);
     }
   });
 }

@@ -11,6 +11,7 @@ import { Problem } from '../../domain/problems.js';
 import { createAuthenticator } from './authentication.js';
 import { sendProblem, v1ErrorHandler } from './problem-responses.js';
 import { serializerCompiler } from './serializer.js';
+import type { SystemLookup } from '../../db/repositories/system-lookup.js';
 import { createTargetResolver } from './target.js';
 import { alterRoutes } from './routes/alters.js';
 import { autoproxyRoutes } from './routes/autoproxy.js';
@@ -25,13 +26,15 @@ import { eventRoutes, type EventRoutesOptions } from './routes/events.js';
 export interface V1Dependencies {
   db: Kysely<Schema>;
   verifyBearerToken: BearerVerifier;
+  /** `{user}` → system (cached; db/repositories/system-lookup.ts). */
+  systems: SystemLookup;
   events: Omit<EventRoutesOptions, 'db'>;
 }
 
 /** Request bodies are small JSON objects; the largest legitimate edit is well under this. */
 export const V1_BODY_LIMIT = 256 * 1024;
 
-export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, events }: V1Dependencies) {
+export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, systems, events }: V1Dependencies) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -63,7 +66,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, eve
   await app.register(
     async (users) => {
       // `{user}` is resolved once, from the validated path, for every route below.
-      users.addHook('preHandler', createTargetResolver(db));
+      users.addHook('preHandler', createTargetResolver(systems));
       await users.register(systemRoutes, { db });
       await users.register(alterRoutes, { db });
       await users.register(frontRoutes, { db });

@@ -4,16 +4,14 @@
 // write must name the token's own user; `@me` needs a user token) run here too, on the validated
 // value, before anything is looked up.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import { findSystemForReader } from '../../db/repositories/systems.js';
-import type { Schema } from '../../db/tables.js';
+import type { SystemLookup } from '../../db/repositories/system-lookup.js';
 import type { Viewer } from '../../domain/privacy.js';
 import { Problem } from '../../domain/problems.js';
 import type { SystemRecord } from '../../domain/system.js';
 
 export interface Target {
   viewer: Viewer;
-  system: SystemRecord;
+  system: Readonly<SystemRecord>;
 }
 
 declare module 'fastify' {
@@ -23,7 +21,7 @@ declare module 'fastify' {
   }
 }
 
-export function createTargetResolver(db: Kysely<Schema>) {
+export function createTargetResolver(systems: SystemLookup) {
   return async function resolveTarget(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const grant = request.grant;
     if (!grant) throw new Error('the {user} resolver runs on a route without authentication');
@@ -36,7 +34,7 @@ export function createTargetResolver(db: Kysely<Schema>) {
     if (targetUserId === null) {
       throw new Problem('user-token-required', '@me needs a token issued to a user; a client-credentials token can only read other users by id');
     }
-    const found = await findSystemForReader(db, targetUserId, grant.userId);
+    const found = await systems.forReader(targetUserId, grant.userId);
     if (!found) {
       throw new Problem(
         'no-system',

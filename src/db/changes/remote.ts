@@ -1,0 +1,153 @@
+// Changes made by other processes. A cache may answer only while it would learn of them:
+// - PostgreSQL: one dedicated connection LISTENs on the change channel; every committed note of
+//   every process arrives there. While that connection is down the caches are emptied and bypassed
+//   (usable() is false); once it listens again they are emptied once more (whatever changed in
+//   between was missed) and used again.
+// - SQLite: other processes (the CLI, a second service on the same file) show up as a new
+//   `PRAGMA data_version`, which changes when another connection commits. It is read before each
+//   use of a cache; a change empties every cache of this database (the file says that something
+//   changed, not what).
+import type SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { CHANGE_CHANNEL, decodeTopics, onLocalChange, type Changes } from './notes.js';
+
+export interface ChangeWatch {
+  /** Whether a cache may answer now: false while other processes' changes could go unseen. */
+  usable(): boolean;
+  /** Hears this process's changes and other processes' (as far as the watch can tell). */
+  subscribe(listener: (changes: Changes) => void): () => void;
+  close(): Promise<void>;
+}
+
+abstract class BaseWatch implements ChangeWatch {
+  private readonly listeners = new Set<(changes: Changes) => void>();
+  private readonly stopLocal = onLocalChange((changes) => this.emit(changes));
+
+  abstract usable(): boolean;
+
+  subscribe(listener: (changes: Changes) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  protected emit(changes: Changes): void {
+    for (const listener of this.listeners) listener(changes);
+  }
+
+  async close(): Promise<void> {
+    this.stopLocal();
+    this.emit('all');
+  }
+}
+
+export class SqliteDataVersionWatch extends BaseWatch {
+  private readonly readVersion: () => unknown;
+  private version: unknown;
+  private closed = false;
+
+  constructor(connection: SqliteDatabase.Database) {
+    super();
+    const statement = connection.prepare('pragma data_version').pluck();
+    this.readVersion = () => statement.get();
+    this.version = this.readVersion();
+  }
+
+  usable(): boolean {
+    if (this.closed) return false;
+    const version = this.readVersion();
+    if (version !== this.version) {
+      this.version = version;
+      this.emit('all');
+    }
+    return true;
+  }
+
+  override async close(): Promise<void> {
+    this.closed = true;
+    await super.close();
+  }
+}
+
+export interface ListenerLog {
+  warn(message: string): void;
+  info(message: string): void;
+}
+
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5_000;
+
+export class PostgresListenerWatch extends BaseWatch {
+  private client: pg.Client | undefined;
+  private listening = false;
+  private closed = false;
+  private retryMs = RETRY_FIRST_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private schema: string | undefined;
+  /** Resolves once the first LISTEN has succeeded or failed (tests and start-up can wait for it). */
+  readonly firstAttempt: Promise<void>;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly log: ListenerLog | undefined,
+  ) {
+    super();
+    this.firstAttempt = this.connect();
+  }
+
+  usable(): boolean {
+    return this.listening;
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.connectionString });
+    this.client = client;
+    client.on('notification', (message) => {
+      if (message.channel !== CHANGE_CHANNEL || message.payload === undefined) return;
+      const space = message.payload.indexOf(' ');
+      // Another schema is another deployment (or test) sharing the database: not ours.
+      if (space < 0 || message.payload.slice(0, space) !== this.schema) return;
+      this.emit(decodeTopics(message.payload.slice(space + 1)));
+    });
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
+      this.schema = rows[0]?.schema;
+      await client.query(`listen ${CHANGE_CHANNEL}`);
+      if (this.client !== client || this.closed) return;
+      // Whatever changed while nobody listened is unknown: start from empty caches.
+      this.emit('all');
+      this.listening = true;
+      if (this.retryMs !== RETRY_FIRST_MS) this.log?.info('cache invalidation listener is back; caches are in use again');
+      this.retryMs = RETRY_FIRST_MS;
+    } catch {
+      this.lost(client);
+    }
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    const wasListening = this.listening;
+    this.listening = false;
+    this.emit('all');
+    client.end().catch(() => undefined);
+    if (this.closed) return;
+    if (wasListening) this.log?.warn('cache invalidation listener lost its PostgreSQL connection; caches are bypassed until it is back');
+    this.retryTimer = setTimeout(() => void this.connect(), this.retryMs);
+    this.retryTimer.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+  }
+
+  override async close(): Promise<void> {
+    this.closed = true;
+    this.listening = false;
+    clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+    await super.close();
+  }
+}

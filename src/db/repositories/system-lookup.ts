@@ -1,0 +1,76 @@
+// `{user}` → system on the request path, held in memory. Two exact caches (db/changes/): which
+// system each Discord user owns or belongs to, and each system's record (its privacy settings and
+// revision included). Every write that changes a systems row notes `system:<id>` (editSystem,
+// touchSystem, an import); creating a system notes `user:<id>`. Users without a system are not
+// remembered, so a first sign-in needs no note to be seen.
+import type { Kysely } from 'kysely';
+import type { SystemRecord } from '../../domain/system.js';
+import { ExactCache } from '../changes/exact-cache.js';
+import type { ChangeWatch } from '../changes/remote.js';
+import { systemTopic, userSystemTopic } from '../changes/topics.js';
+import type { Schema } from '../tables.js';
+import { findSystemById, findSystemForReader, findSystemIdOfUser } from './systems.js';
+
+export interface SystemForReader {
+  /** Frozen: shared by every request that reads it. */
+  system: Readonly<SystemRecord>;
+  readerOwns: boolean;
+}
+
+export interface SystemLookup {
+  /**
+   * The system `userId` owns or belongs to, and whether it is also the reader's (null for a client
+   * acting as itself): what findSystemForReader answers, from memory when it can.
+   */
+  forReader(userId: string, readerUserId: string | null): Promise<SystemForReader | undefined>;
+  close(): void;
+}
+
+const MAX_SYSTEMS = 20_000;
+
+function freeze(system: SystemRecord): Readonly<SystemRecord> {
+  Object.freeze(system.displayTagMap);
+  Object.freeze(system.disabledGuilds);
+  return Object.freeze(system);
+}
+
+export function createSystemLookup(db: Kysely<Schema>, changes: ChangeWatch): SystemLookup {
+  const systemIdOf = new ExactCache<string, number>(changes, {
+    maxEntries: MAX_SYSTEMS,
+    topicsOf: (userId, systemId) => [userSystemTopic(userId), systemTopic(systemId)],
+  });
+  const systems = new ExactCache<number, Readonly<SystemRecord>>(changes, { maxEntries: MAX_SYSTEMS, topicsOf: (id) => [systemTopic(id)] });
+
+  async function idOf(userId: string): Promise<number | undefined> {
+    const known = systemIdOf.get(userId);
+    if (known !== undefined) return known;
+    const ticket = systemIdOf.ticket();
+    const found = await findSystemIdOfUser(db, userId);
+    if (found !== undefined) systemIdOf.fill(userId, found, ticket);
+    return found;
+  }
+
+  return {
+    async forReader(userId, readerUserId) {
+      const targetId = systemIdOf.get(userId);
+      const system = targetId === undefined ? undefined : systems.get(targetId);
+      if (targetId === undefined || system === undefined) {
+        // A miss: the one query of the uncached path, and what it found is remembered.
+        const tickets = { system: systems.ticket(), ids: systemIdOf.ticket() };
+        const found = await findSystemForReader(db, userId, readerUserId);
+        if (!found) return undefined;
+        const record = freeze(found.system);
+        systems.fill(record.id, record, tickets.system);
+        systemIdOf.fill(userId, record.id, tickets.ids);
+        if (found.readerOwns && readerUserId !== null) systemIdOf.fill(readerUserId, record.id, tickets.ids);
+        return { system: record, readerOwns: found.readerOwns };
+      }
+      const readerOwns = readerUserId !== null && (readerUserId === userId || (await idOf(readerUserId)) === targetId);
+      return { system, readerOwns };
+    },
+    close() {
+      systemIdOf.close();
+      systems.close();
+    },
+  };
+}
