@@ -9,7 +9,7 @@ import { ExactCache } from '../changes/exact-cache.js';
 import type { ChangeWatch } from '../changes/remote.js';
 import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
-import { findSystemById, findSystemForReader, findSystemIdOfUser } from './systems.js';
+import { findSystemForReader, findSystemIdOfUser } from './systems.js';
 
 export interface SystemForReader {
   /** Frozen: shared by every request that reads it. */
