@@ -73,6 +73,9 @@ export interface ListenerLog {
   info(message: string): void;
 }
 
+/** The PostgreSQL application_name of this process's change listeners. */
+export const listenerApplicationName = () => `switchboard-changes ${process.pid}`;
+
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
@@ -100,7 +103,8 @@ export class PostgresListenerWatch extends BaseWatch {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.connectionString });
+    // Named so that an operator (or a test) can tell the listener apart in pg_stat_activity.
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: listenerApplicationName() });
     this.client = client;
     client.on('notification', (message) => {
       if (message.channel !== CHANGE_CHANNEL || message.payload === undefined) return;

@@ -1,0 +1,163 @@
+// The machinery that keeps in-memory caches exact (src/db/changes/): change notes reach this
+// process's caches when their transaction commits and never when it rolls back; a fill that
+// raced a change is refused; another process's writes empty the caches (SQLite's data version)
+// or drop what they name (PostgreSQL's notifications); a lost listener empties and bypasses them
+// until it is back.
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ExactCache } from '../../../src/db/changes/exact-cache.js';
+import { CHANGE_CHANNEL, noteChange } from '../../../src/db/changes/notes.js';
+import { listenerApplicationName, type ChangeWatch } from '../../../src/db/changes/remote.js';
+import { migrateToLatest, openDatabase, type Database } from '../../../src/db/database.js';
+import { DIALECTS, createTestDatabase, type TestDatabase } from '../../support/dialects.js';
+
+/** Polls `condition` until it holds (deliveries from the database are asynchronous). */
+async function eventually(condition: () => boolean, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+/** What another service process's noteChange sends, from a client that shares nothing with this process. */
+async function notifyFromAnotherProcess(url: string, topic: string): Promise<void> {
+  const other = new pg.Client({ connectionString: url });
+  await other.connect();
+  try {
+    await other.query('begin');
+    await other.query(`select pg_notify($1, current_schema() || ' ' || $2)`, [CHANGE_CHANNEL, topic]);
+    await other.query('commit');
+  } finally {
+    await other.end();
+  }
+}
+
+function cacheOf(watch: ChangeWatch) {
+  return new ExactCache<string, string>(watch, { maxEntries: 100, topicsOf: (key) => [`item:${key}`] });
+}
+
+function fillNow(cache: ExactCache<string, string>, key: string, value: string) {
+  cache.fill(key, value, cache.ticket());
+}
+
+// Each test uses keys of its own: on PostgreSQL this process's own notes also come back through
+// the listener a moment later, and must not land in the next test.
+describe.each(DIALECTS)('exact caches (%s)', (dialect) => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  let watch: ChangeWatch;
+  let cache: ExactCache<string, string>;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(dialect);
+    database = openDatabase(testDatabase.url);
+    await migrateToLatest(database.db);
+    watch = database.changes();
+    await eventually(() => watch.usable(), 'the watch is usable');
+  });
+  afterAll(async () => {
+    await database.close();
+    await testDatabase.drop();
+  });
+  afterEach(() => cache?.close());
+
+  it('drops what a committed transaction noted, at commit and not before, and keeps the rest', async () => {
+    cache = cacheOf(watch);
+    fillNow(cache, 'a', 'A');
+    fillNow(cache, 'b', 'B');
+    await database.db.transaction().execute(async (trx) => {
+      await noteChange(trx, ['item:a']);
+      expect(cache.get('a')).toBe('A');
+    });
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBe('B');
+  });
+
+  it('keeps what a rolled-back transaction noted', async () => {
+    cache = cacheOf(watch);
+    fillNow(cache, 'r', 'R');
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await noteChange(trx, ['item:r']);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(cache.get('r')).toBe('R');
+  });
+
+  it('drops at once what a statement outside a transaction noted', async () => {
+    cache = cacheOf(watch);
+    fillNow(cache, 'o', 'O');
+    await noteChange(database.db, ['item:o']);
+    expect(cache.get('o')).toBeUndefined();
+  });
+
+  it('refuses a fill that raced a change: the reader read before the change committed', async () => {
+    cache = cacheOf(watch);
+    const ticket = cache.ticket();
+    await noteChange(database.db, ['item:unrelated']);
+    cache.fill('f', 'stale', ticket);
+    expect(cache.get('f')).toBeUndefined();
+    fillNow(cache, 'f', 'fresh');
+    expect(cache.get('f')).toBe('fresh');
+  });
+
+  it('hears a change committed by another process (a connection of its own, outside this process)', async () => {
+    cache = cacheOf(watch);
+    fillNow(cache, 'a', 'A');
+    fillNow(cache, 'b', 'B');
+    if (dialect === 'sqlite') {
+      // SQLite's data version says that something changed, not what: everything goes.
+      const other = new SqliteDatabase(testDatabase.url.slice('sqlite:'.length));
+      other.prepare("insert into users (id, username, created_at, last_sign_in_at) values ('1', null, 0, null)").run();
+      other.close();
+      expect(cache.get('a')).toBeUndefined();
+      expect(cache.get('b')).toBeUndefined();
+    } else {
+      await notifyFromAnotherProcess(testDatabase.url, 'item:a');
+      await eventually(() => cache.get('a') === undefined, 'the other process’s change is heard');
+      expect(cache.get('b')).toBe('B');
+    }
+  });
+
+  it('ignores a change noted in another schema of the same PostgreSQL database (another deployment)', async () => {
+    if (dialect !== 'postgres') return;
+    cache = cacheOf(watch);
+    fillNow(cache, 'x', 'X');
+    fillNow(cache, 'marker', 'M');
+    const elsewhere = await createTestDatabase('postgres');
+    try {
+      await notifyFromAnotherProcess(elsewhere.url, 'item:x');
+      // A note in our own schema, sent after it, proves the first one was delivered and passed over.
+      await notifyFromAnotherProcess(testDatabase.url, 'item:marker');
+      await eventually(() => cache.get('marker') === undefined, 'our own note arrives');
+      expect(cache.get('x')).toBe('X');
+    } finally {
+      await elsewhere.drop();
+    }
+  });
+
+  it('empties and bypasses the caches while the PostgreSQL listener is down, and uses them again once it is back', async () => {
+    if (dialect !== 'postgres') return;
+    cache = cacheOf(watch);
+    fillNow(cache, 'a', 'A');
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [listenerApplicationName()]);
+      expect(rowCount).toBeGreaterThan(0);
+    } finally {
+      await admin.end();
+    }
+    await eventually(() => !watch.usable(), 'the watch notices the lost connection');
+    expect(cache.get('a')).toBeUndefined();
+    fillNow(cache, 'b', 'B');
+    expect(cache.get('b')).toBeUndefined();
+    await eventually(() => watch.usable(), 'the listener reconnects');
+    fillNow(cache, 'c', 'C');
+    expect(cache.get('c')).toBe('C');
+    expect(cache.get('a')).toBeUndefined();
+  });
+});
