@@ -14,12 +14,10 @@
 // an answer sent before its write is exposed when the write waits for a later turn of the loop.
 // A process kill never loses what reached the OS, so `synchronous` itself is beyond this test;
 // the file being in WAL mode is checked instead.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -30,8 +28,8 @@ import { ALL_API_SCOPES } from '../support/api.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { createTestClient, obtainTokens, type TestClient } from '../support/oauth.js';
 import { freePort, type TestServer } from '../support/server.js';
+import { startService, stopService, waitReady, type Service } from '../support/service-process.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const USERS = ['300000000000000001', '300000000000000002', '300000000000000003', '300000000000000004'];
 /** Alters created before the storm, per user: each gets exactly one edit and one front push in it. */
@@ -44,61 +42,6 @@ const KILL_AFTER_RESPONSES = 300;
 
 // ---------------------------------------------------------------------------------------------
 // The service process
-
-interface Service {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-  output(): string;
-}
-
-function startService(env: Record<string, string>): Service {
-  // Nothing from the developer's environment may steer the child: no bot, no shared stores, no keys.
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(DATABASE_URL|DISCORD_|BOT_|REDIS_URL|SIGNING_KEYS|COOKIE_SECRETS|DATA_ENCRYPTION_KEY|SWITCHBOARD_)/.test(name)),
-  );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...inherited, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
-}
-
-async function waitReady(service: Service, url: string, timeoutMs = 45_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited = false;
-  void service.exited.then(() => (exited = true));
-  const agent = new Agent({ keepAliveTimeout: 1 });
-  try {
-    for (;;) {
-      if (exited) throw new Error(`the service exited before it was ready:\n${service.output()}`);
-      try {
-        const response = await undiciFetch(`${url}/readyz`, { dispatcher: agent });
-        const body = (await response.json()) as { status?: string };
-        if (response.status === 200 && body.status === 'ready') return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`the service was not ready within ${timeoutMs} ms:\n${service.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  } finally {
-    await agent.destroy();
-  }
-}
-
-/** SIGTERM (a graceful close), then SIGKILL if it has not exited within 10 s. */
-async function stopService(service: Service | undefined): Promise<void> {
-  if (!service || service.child.exitCode !== null || service.child.signalCode !== null) return;
-  service.child.kill('SIGTERM');
-  const timer = setTimeout(() => service.child.kill('SIGKILL'), 10_000);
-  await service.exited;
-  clearTimeout(timer);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Requests

@@ -1,0 +1,131 @@
+// Two service processes on one database: each holds verified tokens and `{user}` → system (with
+// the system's privacy settings) in memory. What one process changes must be in effect in the
+// other at once: the next request after the change's answer. A token revoked through one is
+// refused by the other; a privacy setting changed through one hides the data in the other; a
+// process's cache never answers with what the other has changed since (PostgreSQL: LISTEN/NOTIFY;
+// SQLite: the file's data version).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
+import { ALTER_PRIVACY_MASK, SYSTEM_PRIVACY_MASK, SystemPrivacy } from '../../src/domain/privacy-bits.js';
+import { ALL_API_SCOPES } from '../support/api.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { createTestClient, obtainTokens, type TestClient } from '../support/oauth.js';
+import { freePort, type TestServer } from '../support/server.js';
+import { startService, stopService, waitReady, type Service } from '../support/service-process.js';
+
+const OWNER = '310000000000000001';
+const READER = '310000000000000002';
+
+interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<Reply> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) => {
+  let testDatabase: TestDatabase | undefined;
+  let dataDir: string | undefined;
+  const services: Service[] = [];
+  /** The process that takes the changes and the one that must see them. */
+  let first = '';
+  let second = '';
+  let client: TestClient;
+
+  async function signIn(userId: string) {
+    const { tokens } = await obtainTokens(client, { userId, scope: `openid offline_access ${ALL_API_SCOPES}` });
+    return tokens.access_token;
+  }
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(dialect);
+    dataDir = mkdtempSync(join(tmpdir(), 'switchboard-two-processes-'));
+    const ports = [await freePort(), await freePort()];
+    [first, second] = ports.map((port) => `http://127.0.0.1:${port}`) as [string, string];
+    for (const port of ports) {
+      const env = {
+        NODE_ENV: 'test',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        // One issuer for both: they are two processes of one deployment.
+        PUBLIC_URL: first,
+        DATA_DIR: dataDir,
+        DATABASE_URL: testDatabase.url,
+        AUTH_DEV_LOGIN: 'true',
+        RATE_LIMIT_ENABLED: 'false',
+        LOG_LEVEL: 'silent',
+      };
+      const service = startService(env);
+      services.push(service);
+      // One after the other: the first one creates the keys and migrates.
+      await waitReady(service, `http://127.0.0.1:${port}`);
+    }
+    const registration = openDatabase(testDatabase.url);
+    try {
+      client = await createTestClient({ url: first, database: registration } as Pick<TestServer, 'url' | 'database'> as TestServer);
+    } finally {
+      await registration.close();
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const service of services) await stopService(service);
+    await testDatabase?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses a token in one process as soon as the other has revoked it', { timeout: 60_000 }, async () => {
+    const token = await signIn(OWNER);
+    // Both processes have verified (and remembered) the token.
+    for (const base of [first, second, first, second]) expect((await call(base, token, 'GET', '/v1/users/@me/system')).status).toBe(200);
+
+    await oidc.tokenRevocation(client.config, token);
+
+    const refused = await call(second, token, 'GET', '/v1/users/@me/system');
+    expect(refused.status).toBe(401);
+    expect((await call(first, token, 'GET', '/v1/users/@me/system')).status).toBe(401);
+  });
+
+  it('applies a privacy change made through one process at once in the other, both ways', { timeout: 60_000 }, async () => {
+    const owner = await signIn(OWNER);
+    const reader = await signIn(READER);
+    const everything = SYSTEM_PRIVACY_MASK;
+    const shown = await call(first, owner, 'POST', '/v1/users/@me/system/edit', { systemDescription: 'about us', public: everything });
+    expect(shown.status, JSON.stringify(shown.body)).toBe(200);
+    const created = await call(first, owner, 'POST', '/v1/users/@me/system/create-alter', { username: 'ash', displayName: 'Ash', public: ALTER_PRIVACY_MASK });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+    // The reader's view, read twice through the second process so that it is cached there.
+    for (let read = 0; read < 2; read++) {
+      const system = await call(second, reader, 'GET', `/v1/users/${OWNER}/system`);
+      expect(system.body.data).toMatchObject({ systemDescription: 'about us' });
+      expect((await call(second, reader, 'GET', `/v1/users/${OWNER}/system/list-alters`)).status).toBe(200);
+    }
+
+    // Hidden through the first process: the second answers with the new settings at once.
+    const hidden = await call(first, owner, 'POST', '/v1/users/@me/system/edit', { public: everything & ~SystemPrivacy.description & ~SystemPrivacy.alters });
+    expect(hidden.status).toBe(200);
+    const afterHiding = await call(second, reader, 'GET', `/v1/users/${OWNER}/system`);
+    expect(afterHiding.status).toBe(200);
+    expect(afterHiding.body.data).toMatchObject({ associatedUserId: OWNER });
+    expect((afterHiding.body.data as Record<string, unknown>).systemDescription ?? null).toBeNull();
+    expect((await call(second, reader, 'GET', `/v1/users/${OWNER}/system/list-alters`)).status).not.toBe(200);
+
+    // And back, this time changed through the second process and read through the first.
+    for (let read = 0; read < 2; read++) await call(first, reader, 'GET', `/v1/users/${OWNER}/system`);
+    expect((await call(second, owner, 'POST', '/v1/users/@me/system/edit', { public: everything })).status).toBe(200);
+    expect((await call(first, reader, 'GET', `/v1/users/${OWNER}/system`)).body.data).toMatchObject({ systemDescription: 'about us' });
+    expect((await call(first, reader, 'GET', `/v1/users/${OWNER}/system/list-alters`)).status).toBe(200);
+  });
+});
