@@ -2,9 +2,10 @@
 // from the database (each the head of its endpoint-and-system queue, so a system's events reach an
 // endpoint in order), sends them, records each attempt, and schedules retries.
 //
-// - Woken at once when this process commits an event (onEventsCommitted), when a delivery finishes,
-//   and by a timer: at the next due retry, and at least every poll interval (events committed by
-//   other processes, leases that ran out).
+// - Woken at once when this process commits an event (onEventsCommitted), when another process
+//   on the same PostgreSQL database does (its change note, db/changes/), when a delivery finishes,
+//   and by a timer: at the next due retry, and at least every poll interval (leases that ran out,
+//   notes missed while the listener was down, other processes on one SQLite file).
 // - One slow or dead endpoint never holds up another: at most `perEndpointConcurrency` requests per
 //   endpoint are in flight, the rest of the `concurrency` budget goes to other endpoints, and every
 //   request has a deadline. The API's write path only inserts rows; it never waits on delivery.
@@ -24,6 +25,8 @@ import {
   type AttemptOutcome,
   type DeliveryJob,
 } from '../db/repositories/events.js';
+import type { ChangeWatch } from '../db/changes/remote.js';
+import { EVENTS_TOPIC } from '../db/changes/topics.js';
 import type { Schema } from '../db/tables.js';
 import { EVENT_SCOPES, eventFor } from '../domain/events.js';
 import type { StorageCrypto } from '../security/crypto.js';
@@ -73,7 +76,15 @@ export function secretContext(endpointId: string): string {
   return `event-endpoint:${endpointId}`;
 }
 
-export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; crypto: StorageCrypto; log: DispatcherLog; options: DispatcherOptions }): Dispatcher {
+export function createDispatcher(deps: {
+  db: Kysely<Schema>;
+  postgres: boolean;
+  crypto: StorageCrypto;
+  log: DispatcherLog;
+  options: DispatcherOptions;
+  /** Other processes' committed events arrive here as the EVENTS_TOPIC note. */
+  changes?: ChangeWatch;
+}): Dispatcher {
   const { db, crypto, log, options } = deps;
   const sender = new WebhookSender(options.perEndpointConcurrency);
   const inFlightByEndpoint = new Map<string, number>();
@@ -256,7 +267,14 @@ export function createDispatcher(deps: { db: Kysely<Schema>; postgres: boolean; 
     start() {
       if (running) return;
       running = true;
-      unsubscribe = onEventsCommitted(() => void pump());
+      const stopLocal = onEventsCommitted(() => void pump());
+      const stopRemote = deps.changes?.subscribe((changes) => {
+        if (changes === 'all' || changes.includes(EVENTS_TOPIC)) void pump();
+      });
+      unsubscribe = () => {
+        stopLocal();
+        stopRemote?.();
+      };
       void pump();
     },
     async stop(graceMs = 5000) {

@@ -72,8 +72,10 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   const provider = createProvider({ config, db: database.db, crypto, signingKeys: secrets.signingKeys, cookieSecrets: secrets.cookieSecrets });
   const introspection = createIntrospection(provider, database.db);
   const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets, provider });
+  const changes = database.changes(app.log.child({ component: 'cache-invalidation' }));
   const events = createDispatcher({
     db: database.db,
+    changes,
     postgres: database.dialect === 'postgres',
     crypto,
     log: app.log.child({ component: 'events' }),
@@ -86,7 +88,6 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       perEndpointConcurrency: config.events.perEndpointConcurrency,
     },
   });
-  const changes = database.changes(app.log.child({ component: 'cache-invalidation' }));
   const systems = createSystemLookup(database.db, changes);
   app.addHook('onClose', async () => systems.close());
   app.decorate('db', database.db);

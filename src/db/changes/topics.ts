@@ -15,3 +15,6 @@ export const grantTopic = (grantId: string) => `grant:${grantId}`;
 
 /** Everything issued to one client (deleting a client deletes it). */
 export const clientTopic = (clientId: string) => `client:${clientId}`;
+
+/** A transaction appended events: dispatchers in other processes have deliveries to claim. */
+export const EVENTS_TOPIC = 'events';

@@ -12,6 +12,8 @@
 // authorized. Scopes and revocation are checked again when each delivery is sent.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DeliveryStatus, EventSnapshot, EventType, StoredEvent } from '../../domain/events.js';
+import { noteChange } from '../changes/notes.js';
+import { EVENTS_TOPIC } from '../changes/topics.js';
 import type { EventDeliveriesTable, EventEndpointsTable, Schema } from '../tables.js';
 import type { Selectable } from 'kysely';
 
@@ -51,8 +53,16 @@ export function eventsCommitted(): void {
 // The outbox
 
 /** Appends an event to the outbox inside the change's transaction. Returns the event id. */
+/** Transactions that have noted their events already: one note per transaction, however many events. */
+const notedEvents = new WeakSet<Transaction<Schema>>();
+
 // event_seq is not part of SystemRecord, so moving it needs no change note for the system cache.
 export async function appendEvent(trx: Transaction<Schema>, systemId: number, actorClientId: string | null, snapshot: EventSnapshot, now = Date.now()): Promise<number> {
+  if (!notedEvents.has(trx)) {
+    notedEvents.add(trx);
+    // Wakes the dispatchers of other processes when this commits (this one's: eventsCommitted).
+    await noteChange(trx, [EVENTS_TOPIC]);
+  }
   const system = await trx
     .updateTable('systems')
     .set({ event_seq: sql`event_seq + 1` })
