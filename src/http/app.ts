@@ -88,6 +88,11 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       perEndpointConcurrency: config.events.perEndpointConcurrency,
     },
   });
+  // Other processes' commits are caught up with as each request arrives, before any cache answers it.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    changes.refresh();
+    done();
+  });
   const systems = createSystemLookup(database.db, changes);
   app.addHook('onClose', async () => systems.close());
   app.decorate('db', database.db);

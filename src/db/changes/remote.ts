@@ -4,9 +4,11 @@
 //   (usable() is false); once it listens again they are emptied once more (whatever changed in
 //   between was missed) and used again.
 // - SQLite: other processes (the CLI, a second service on the same file) show up as a new
-//   `PRAGMA data_version`, which changes when another connection commits. It is read before each
-//   use of a cache; a change empties every cache of this database (the file says that something
-//   changed, not what).
+//   `PRAGMA data_version`, which changes when another connection commits. It is read when a request
+//   starts (`refresh`, an onRequest hook) and before a cache is used in a turn of the event loop
+//   that has not read it yet; a change empties every cache of this database (the file says that
+//   something changed, not what). A cache use in a request thus always follows a read made after
+//   the request arrived, and the request path reads it once instead of at every cache.
 import type SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { CHANGE_CHANNEL, decodeTopics, onLocalChange, type Changes } from './notes.js';
@@ -14,6 +16,8 @@ import { CHANGE_CHANNEL, decodeTopics, onLocalChange, type Changes } from './not
 export interface ChangeWatch {
   /** Whether a cache may answer now: false while other processes' changes could go unseen. */
   usable(): boolean;
+  /** Catches up with other processes' changes now (a request starting); usable() may then skip it in this turn. */
+  refresh(): void;
   /** Hears this process's changes and other processes' (as far as the watch can tell). */
   subscribe(listener: (changes: Changes) => void): () => void;
   close(): Promise<void>;
@@ -24,6 +28,8 @@ abstract class BaseWatch implements ChangeWatch {
   private readonly stopLocal = onLocalChange((changes) => this.emit(changes));
 
   abstract usable(): boolean;
+
+  refresh(): void {}
 
   subscribe(listener: (changes: Changes) => void): () => void {
     this.listeners.add(listener);
@@ -44,6 +50,8 @@ export class SqliteDataVersionWatch extends BaseWatch {
   private readonly readVersion: () => unknown;
   private version: unknown;
   private closed = false;
+  /** Read in this turn of the event loop; cleared by setImmediate, before any later turn. */
+  private fresh = false;
 
   constructor(connection: SqliteDatabase.Database) {
     super();
@@ -54,12 +62,24 @@ export class SqliteDataVersionWatch extends BaseWatch {
 
   usable(): boolean {
     if (this.closed) return false;
+    if (!this.fresh) this.check();
+    return true;
+  }
+
+  override refresh(): void {
+    if (!this.closed) this.check();
+  }
+
+  private check(): void {
     const version = this.readVersion();
     if (version !== this.version) {
       this.version = version;
       this.emit('all');
     }
-    return true;
+    if (!this.fresh) {
+      this.fresh = true;
+      setImmediate(() => (this.fresh = false)).unref();
+    }
   }
 
   override async close(): Promise<void> {

@@ -10,6 +10,7 @@ import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation, violatedConstraint } from '../errors.js';
 import { alterVisibleCondition } from '../privacy-conditions.js';
+import { prepareQuery } from '../prepared.js';
 import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
 import { appendEvent, eventsCommitted } from './events.js';
@@ -90,12 +91,38 @@ function fromLoaded(row: LoadedAlterRow, fieldsFor: string | null): AlterRecord 
   return toRecord(alter, tags, fieldsFor !== null && fieldValue !== null ? { [fieldsFor]: fieldValue } : {});
 }
 
+/**
+ * The read queries' shapes, each prepared once (db/prepared.ts): whether only visible alters are
+ * loaded, and whether one client's field is, change the SQL; the ids and paging are values.
+ */
+function byPolicy<Q>(prepare: (onlyVisible: boolean, withField: boolean) => Q): (policy: AlterLoadPolicy) => Q {
+  const owner = { plain: prepare(false, false), withField: prepare(false, true) };
+  const other = { plain: prepare(true, false), withField: prepare(true, true) };
+  return (policy) => (policy.onlyVisible ? other : owner)[policy.fieldsFor === null ? 'plain' : 'withField'];
+}
+
+const alterById = byPolicy((visibleOnly, withField) =>
+  prepareQuery((db, p: { systemId: number; alterId: number; fieldsFor: string | null }) =>
+    selectAlters(db, withField ? p.fieldsFor : null)
+      .where('alters.system_id', '=', p.systemId)
+      .where('alters.id', '=', p.alterId)
+      .$if(visibleOnly, (q) => q.where(onlyVisible)),
+  ),
+);
+
+const alterPage = byPolicy((visibleOnly, withField) =>
+  prepareQuery((db, p: { systemId: number; max: number; skip: number; fieldsFor: string | null }) =>
+    selectAlters(db, withField ? p.fieldsFor : null)
+      .where('alters.system_id', '=', p.systemId)
+      .$if(visibleOnly, (q) => q.where(onlyVisible))
+      .orderBy('alters.id')
+      .limit(p.max)
+      .offset(p.skip),
+  ),
+);
+
 export async function findAlter(db: Executor, systemId: number, alterId: number, policy: AlterLoadPolicy): Promise<AlterRecord | undefined> {
-  const row = await selectAlters(db, policy.fieldsFor)
-    .where('alters.system_id', '=', systemId)
-    .where('alters.id', '=', alterId)
-    .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
-    .executeTakeFirst();
+  const [row] = await alterById(policy)(db, { systemId, alterId, fieldsFor: policy.fieldsFor });
   return row && fromLoaded(row, policy.fieldsFor);
 }
 
@@ -112,13 +139,7 @@ export async function findAlters(db: Executor, systemId: number, alterIds: numbe
 
 /** A page of the system's alters in id order; with `onlyVisible`, paging counts visible ones only. */
 export async function listAlters(db: Db, systemId: number, page: { skip: number; max: number }, policy: AlterLoadPolicy): Promise<AlterRecord[]> {
-  const rows = await selectAlters(db, policy.fieldsFor)
-    .where('alters.system_id', '=', systemId)
-    .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
-    .orderBy('alters.id')
-    .limit(page.max)
-    .offset(page.skip)
-    .execute();
+  const rows = await alterPage(policy)(db, { systemId, max: page.max, skip: page.skip, fieldsFor: policy.fieldsFor });
   return rows.map((row) => fromLoaded(row, policy.fieldsFor));
 }
 
