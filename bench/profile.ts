@@ -1,6 +1,7 @@
-// `npm run bench:profile`: a CPU profile of the service under the point-read load (50 connections,
-// 5 s), written to bench/profiles/point-read.cpuprofile (open it in Chrome DevTools), with the
-// functions that took the most CPU printed. This is how the hot paths in RESULTS.md were found.
+// `npm run bench:profile [-- list]`: a CPU profile of the service under the point-read load (or,
+// with `list`, list-alters?max=250 of 2,000 alters), 50 connections, 5 s, written to
+// bench/profiles/<name>.cpuprofile (open it in Chrome DevTools), with the functions that took the
+// most CPU printed. This is how the hot paths in RESULTS.md were found.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/config.js';
 import { startServer } from '../src/http/server.js';
 import { createTestClient, obtainTokens } from '../test/support/oauth.js';
+import { seedAlters } from '../test/support/seed.js';
 import { freePort, type TestServer } from '../test/support/server.js';
 import { runLoad } from './load.js';
 
@@ -30,17 +32,22 @@ async function main() {
       await fetch(`${config.publicUrl}/v1/users/@me/system/create-alter`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'a', displayName: 'A' }) })
     ).json()) as { alterId: number };
 
+    const list = process.argv.includes('list');
+    if (list) await seedAlters(running.database.db, '500000000000000001', 1999);
+    const name = list ? 'list-alters' : 'point-read';
+    const url = list ? `${config.publicUrl}/v1/users/@me/system/list-alters?max=250` : `${config.publicUrl}/v1/users/@me/alters/${created.alterId}`;
+
     const session = new Session();
     session.connect();
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
-    const result = await runLoad({ url: `${config.publicUrl}/v1/users/@me/alters/${created.alterId}`, connections: 50, duration: 5, headers: { authorization } });
+    const result = await runLoad({ url, connections: 50, duration: 5, headers: { authorization } });
     const { profile } = await session.post('Profiler.stop');
-    console.log(`point read under profile: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99} ms`);
+    console.log(`${name} under profile: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99} ms`);
 
     const out = fileURLToPath(new URL('./profiles/', import.meta.url));
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'point-read.cpuprofile'), JSON.stringify(profile));
+    writeFileSync(join(out, `${name}.cpuprofile`), JSON.stringify(profile));
 
     const nodes = new Map((profile.nodes as ProfileNode[]).map((node) => [node.id, node]));
     const self = new Map<string, number>();
