@@ -1,5 +1,5 @@
-// `npm run bench:profile [-- list]`: a CPU profile of the service under the point-read load (or,
-// with `list`, list-alters?max=250 of 2,000 alters), 50 connections, 5 s, written to
+// `npm run bench:profile [-- list|create] [postgres]`: a CPU profile of the service under the point-read load
+// (or list-alters?max=250 of 2,000 alters, or 1,900 create-alters), 50 connections, 5 s, written to
 // bench/profiles/<name>.cpuprofile (open it in Chrome DevTools), with the functions that took the
 // most CPU printed. This is how the hot paths in RESULTS.md were found.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config/config.js';
 import { startServer } from '../src/http/server.js';
 import { createTestClient, obtainTokens } from '../test/support/oauth.js';
 import { seedAlters } from '../test/support/seed.js';
+import { createTestDatabase } from '../test/support/dialects.js';
 import { freePort, type TestServer } from '../test/support/server.js';
 import { runLoad } from './load.js';
 
@@ -22,7 +23,11 @@ interface ProfileNode {
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-profile-'));
   const port = await freePort();
-  const config = loadConfig({ NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent', DATA_DIR: dataDir, AUTH_DEV_LOGIN: 'true', RATE_LIMIT_ENABLED: 'false' });
+  // `postgres`: on a fresh schema of BENCH_DATABASE_URL (or TEST_DATABASE_URL) instead of SQLite.
+  const postgresUrl = process.argv.includes('postgres') ? (process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL) : undefined;
+  if (process.argv.includes('postgres') && !postgresUrl) throw new Error('postgres: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  const schema = postgresUrl ? await createTestDatabase('postgres', postgresUrl) : undefined;
+  const config = loadConfig({ ...(schema ? { DATABASE_URL: schema.url } : {}), NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent', DATA_DIR: dataDir, AUTH_DEV_LOGIN: 'true', RATE_LIMIT_ENABLED: 'false' });
   const running = await startServer(config);
   try {
     const client = await createTestClient({ ...running, url: config.publicUrl } as unknown as TestServer);
@@ -33,15 +38,17 @@ async function main() {
     ).json()) as { alterId: number };
 
     const list = process.argv.includes('list');
+    const create = process.argv.includes('create');
     if (list) await seedAlters(running.database.db, '500000000000000001', 1999);
-    const name = list ? 'list-alters' : 'point-read';
-    const url = list ? `${config.publicUrl}/v1/users/@me/system/list-alters?max=250` : `${config.publicUrl}/v1/users/@me/alters/${created.alterId}`;
+    const name = list ? 'list-alters' : create ? 'create-alter' : 'point-read';
+    const url = list ? `${config.publicUrl}/v1/users/@me/system/list-alters?max=250` : create ? `${config.publicUrl}/v1/users/@me/system/create-alter` : `${config.publicUrl}/v1/users/@me/alters/${created.alterId}`;
+    const write = create ? { method: 'POST', body: '{"username":"w$N","displayName":"Writer"}', amount: 1900 } : { duration: 5 };
 
     const session = new Session();
     session.connect();
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
-    const result = await runLoad({ url, connections: 50, duration: 5, headers: { authorization } });
+    const result = await runLoad({ url, connections: 50, ...write, headers: { authorization, ...(create ? { 'content-type': 'application/json' } : {}) } });
     const { profile } = await session.post('Profiler.stop');
     console.log(`${name} under profile: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99} ms`);
 
@@ -61,6 +68,7 @@ async function main() {
     for (const [key, time] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${((100 * time) / total).toFixed(1).padStart(5)}%  ${key}`);
   } finally {
     await running.close();
+    await schema?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,14 +1,14 @@
-// Opens the database named by DATABASE_URL: embedded SQLite (better-sqlite3, WAL) by default or
+// Opens the database named by DATABASE_URL: embedded SQLite (better-sqlite3, WAL, sqlite-driver.ts) by default or
 // PostgreSQL (pg pool). Everything above this module talks Kysely and never asks which it got,
 // except where a dialect difference is a fact of life (error codes, see errors.ts).
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type MigrationResultSet, type PostgresCursor, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { withChangeNotes } from './changes/dialect.js';
 import { PostgresListenerWatch, SqliteDataVersionWatch, type ChangeWatch, type ListenerLog } from './changes/remote.js';
 import { migrations } from './migrations/index.js';
+import { openSqliteDialect } from './sqlite-driver.js';
 import type { Schema } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -42,16 +42,9 @@ function lazyWatch(create: (log?: ListenerLog) => ChangeWatch) {
 
 function openSqlite(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const connection = new SqliteDatabase(path);
-  connection.pragma('journal_mode = WAL');
-  // FULL: a commit that was acknowledged survives power loss, not only a process crash.
-  connection.pragma('synchronous = FULL');
-  connection.pragma('foreign_keys = ON');
-  connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({
-    dialect: withChangeNotes(new SqliteDialect({ database: withStatementCache(connection) }), { sendToDatabase: false }),
-  });
-  const watch = lazyWatch(() => new SqliteDataVersionWatch(connection));
+  const { dialect, connections } = openSqliteDialect(path);
+  const db = new Kysely<Schema>({ dialect: withChangeNotes(dialect, { sendToDatabase: false }) });
+  const watch = lazyWatch(() => new SqliteDataVersionWatch(connections.writer));
   return {
     db,
     dialect: 'sqlite',
@@ -62,59 +55,6 @@ function openSqlite(path: string): Database {
     async close() {
       await watch.close();
       await db.destroy();
-    },
-  };
-}
-
-const STATEMENT_CACHE_SIZE = 500;
-
-/** What Kysely's SQLite driver calls on a prepared statement. */
-interface DriverStatement {
-  readonly reader: boolean;
-  all(parameters: ReadonlyArray<unknown>): unknown[];
-  run(parameters: ReadonlyArray<unknown>): SqliteDatabase.RunResult;
-  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown>;
-}
-
-/**
- * Kysely prepares every query anew; compiling SQL was the largest single cost of a request in a
- * CPU profile of the point-read benchmark. The app issues a few dozen distinct queries, so prepared statements
- * are kept by SQL text (better-sqlite3 statements are reusable; Kysely only calls all/run on them).
- */
-function withStatementCache(connection: SqliteDatabase.Database) {
-  const statements = new Map<string, DriverStatement>();
-  return {
-    close: () => connection.close(),
-    prepare(query: string): DriverStatement {
-      let statement = statements.get(query);
-      if (!statement) {
-        statement = driverStatement(connection.prepare(query));
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
-        statements.set(query, statement);
-      }
-      return statement;
-    },
-  };
-}
-
-/**
- * A statement whose rows are built by a function made for its columns. better-sqlite3 builds each
- * row object property by property, which took more than half of a 250-alter page's read (820 µs
- * against 360 µs for the same rows as arrays); an object literal with the columns in order is
- * built in one step and every row shares its shape. The literal's keys are the statement's column
- * names, quoted with JSON.stringify; nothing else goes into the generated code.
- */
-function driverStatement(statement: SqliteDatabase.Statement): DriverStatement {
-  if (!statement.reader) return statement as DriverStatement;
-  const columns = statement.columns().map((column) => column.name);
-  const toRow = new Function('values', `return { ${columns.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ')} };`) as (values: unknown[]) => unknown;
-  statement.raw(true);
-  return {
-    reader: true,
-    all: (parameters) => (statement.all(parameters) as unknown[][]).map(toRow),
-    run: (parameters) => statement.run(parameters),
-    *iterate(parameters) {
-      for (const values of statement.iterate(parameters) as IterableIterator<unknown[]>) yield toRow(values);
     },
   };
 }
@@ -132,7 +72,7 @@ function openPostgres(url: string): Database {
   const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes as pg.CustomTypesConfig });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<Schema>({ dialect: withChangeNotes(new PostgresDialect({ pool }), { sendToDatabase: true }) });
+  const db = new Kysely<Schema>({ dialect: withChangeNotes(new PostgresDialect({ pool: preparingPool(pool) }), { sendToDatabase: true }) });
   const watch = lazyWatch((log) => new PostgresListenerWatch(url, log));
   return {
     db,
@@ -145,6 +85,49 @@ function openPostgres(url: string): Database {
       await watch.close();
       await db.destroy();
     },
+  };
+}
+
+/** Distinct statements prepared by name on each connection; later ones run unnamed. */
+const MAX_NAMED_STATEMENTS = 1000;
+/** Statements with more parameters are mostly `in (…)` lists of varying length: each length would be a statement of its own. */
+const MAX_NAMED_PARAMETERS = 32;
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\s/i;
+
+/**
+ * Named prepared statements on PostgreSQL: a statement is parsed and planned once per connection,
+ * then only bound and run (Kysely sends every query as text with parameters, which PostgreSQL
+ * parses and plans each time). Names come from the SQL text. A schema change made through this
+ * pool starts a new generation of names, so no statement runs on a plan of the old schema;
+ * statements without parameters (begin, commit, DDL) stay unnamed.
+ */
+function preparingPool(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>();
+  let generation = 0;
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_NAMED_STATEMENTS) names.set(text, (name = `sb${generation}_${names.size}`));
+    return name;
+  };
+  return {
+    async connect() {
+      const client = await pool.connect();
+      return {
+        query(query: string | PostgresCursor<unknown>, parameters?: ReadonlyArray<unknown>) {
+          if (typeof query !== 'string') return client.query(query as unknown as pg.Submittable);
+          if (SCHEMA_CHANGE.test(query)) {
+            generation++;
+            names.clear();
+          }
+          const values = parameters ? [...parameters] : [];
+          const name = values.length > 0 && values.length <= MAX_NAMED_PARAMETERS ? nameOf(query) : undefined;
+          return client.query(name ? { name, text: query, values } : { text: query, values });
+        },
+        release: () => client.release(),
+        // One function behind Kysely's two overloads (text and parameters, or a cursor), as pg's own client has.
+      } as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
   };
 }
 
