@@ -106,7 +106,11 @@ export interface BearerGrant {
   scopes: ReadonlySet<string>;
 }
 
-export type BearerVerifier = (value: string) => Promise<BearerGrant | undefined>;
+export interface BearerVerifier {
+  (value: string): Promise<BearerGrant | undefined>;
+  /** The answer from memory alone, when the token was verified before and nothing has ended it since; else undefined (then call the verifier). */
+  known(value: string): BearerGrant | undefined;
+}
 
 const VERIFIED_CACHE_SIZE = 10_000;
 
@@ -132,12 +136,17 @@ interface Remembered {
 export function createBearerVerifier(provider: Provider, crypto: StorageCrypto, changes: ChangeWatch): BearerVerifier {
   const verified = new ExactCache<string, Remembered>(changes, { maxEntries: VERIFIED_CACHE_SIZE, topicsOf: (_value, entry) => entry.topics });
 
-  return async (value) => {
-    const known = verified.get(value);
-    if (known) {
-      if (known.expiresAt > Date.now()) return known.grant;
-      verified.remove(value);
-    }
+  function known(value: string): BearerGrant | undefined {
+    const entry = verified.get(value);
+    if (!entry) return undefined;
+    if (entry.expiresAt > Date.now()) return entry.grant;
+    verified.remove(value);
+    return undefined;
+  }
+
+  const verify = async (value: string): Promise<BearerGrant | undefined> => {
+    const remembered = known(value);
+    if (remembered) return remembered;
     const ticket = verified.ticket();
     const token = await findLiveToken(provider, value, ['AccessToken', 'ClientCredentials']);
     if (!token?.clientId) return undefined;
@@ -152,4 +161,5 @@ export function createBearerVerifier(provider: Provider, crypto: StorageCrypto, 
     verified.fill(value, { grant, expiresAt: token.stopsAt * 1000, topics }, ticket);
     return grant;
   };
+  return Object.assign(verify, { known });
 }

@@ -23,6 +23,8 @@ export interface SystemLookup {
    * acting as itself): what findSystemForReader answers, from memory when it can.
    */
   forReader(userId: string, readerUserId: string | null): Promise<SystemForReader | undefined>;
+  /** The same answer from memory alone, or undefined when memory cannot give it (then call forReader). */
+  known(userId: string, readerUserId: string | null): SystemForReader | undefined;
   close(): void;
 }
 
@@ -50,8 +52,20 @@ export function createSystemLookup(db: Kysely<Schema>, changes: ChangeWatch): Sy
     return found;
   }
 
+  function known(userId: string, readerUserId: string | null): SystemForReader | undefined {
+    const targetId = systemIdOf.get(userId);
+    const system = targetId === undefined ? undefined : systems.get(targetId);
+    if (targetId === undefined || system === undefined) return undefined;
+    if (readerUserId === null || readerUserId === userId) return { system, readerOwns: readerUserId !== null };
+    const readerSystem = systemIdOf.get(readerUserId);
+    return readerSystem === undefined ? undefined : { system, readerOwns: readerSystem === targetId };
+  }
+
   return {
+    known,
     async forReader(userId, readerUserId) {
+      const remembered = known(userId, readerUserId);
+      if (remembered) return remembered;
       const targetId = systemIdOf.get(userId);
       const system = targetId === undefined ? undefined : systems.get(targetId);
       if (targetId === undefined || system === undefined) {

@@ -55,12 +55,14 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, sys
   app.decorateRequest('grant', null);
   app.decorateRequest('target', null);
   app.addHook('onRequest', createAuthenticator(verifyBearerToken));
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.method === 'POST' && request.body === undefined) request.body = {};
+    done();
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     // Responses depend on the token; no shared cache may keep them.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    done(null, payload);
   });
 
   await app.register(

@@ -4,7 +4,8 @@
 // write must name the token's own user; `@me` needs a user token) run here too, on the validated
 // value, before anything is looked up.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SystemLookup } from '../../db/repositories/system-lookup.js';
+import type { BearerGrant } from '../../auth/access-tokens.js';
+import type { SystemForReader, SystemLookup } from '../../db/repositories/system-lookup.js';
 import type { Viewer } from '../../domain/privacy.js';
 import { Problem } from '../../domain/problems.js';
 import type { SystemRecord } from '../../domain/system.js';
@@ -21,31 +22,52 @@ declare module 'fastify' {
   }
 }
 
+/** Callback-style, like authentication.ts: a system held in memory resolves without a promise. */
 export function createTargetResolver(systems: SystemLookup) {
-  return async function resolveTarget(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const grant = request.grant;
-    if (!grant) throw new Error('the {user} resolver runs on a route without authentication');
-    const { user } = request.params as { user: string }; // validated by UserRef
-    if (request.routeOptions.config.writes) {
-      // authentication.ts has already refused writes with a token that has no user.
-      if (user !== '@me' && user !== grant.userId) throw new Problem('not-matching-oauth', 'a token can only change its own user’s data; use @me');
+  return function resolveTarget(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    let lookup: { user: string; targetUserId: string; readerUserId: string | null; grant: BearerGrant };
+    try {
+      lookup = targetLookup(request);
+    } catch (error) {
+      return done(error as Error);
     }
-    const targetUserId = user === '@me' ? grant.userId : user;
-    if (targetUserId === null) {
-      throw new Problem('user-token-required', '@me needs a token issued to a user; a client-credentials token can only read other users by id');
-    }
-    const found = await systems.forReader(targetUserId, grant.userId);
-    if (!found) {
-      throw new Problem(
-        'no-system',
-        user === '@me' ? 'you have no system yet; sign in to the service once to create it' : 'this user has no system (they have never signed in)',
-      );
-    }
-    // The viewer's system matters only to tell whether they own the target (privacy.isOwner): it
-    // is the target's id when it is theirs and null otherwise, never looked up on its own.
-    const viewer: Viewer = { userId: grant.userId, clientId: grant.clientId, systemId: found.readerOwns ? found.system.id : null };
-    request.target = { viewer, system: found.system };
+    const known = systems.known(lookup.targetUserId, lookup.readerUserId);
+    if (known) return done(settle(request, lookup, known));
+    systems.forReader(lookup.targetUserId, lookup.readerUserId).then(
+      (found) => done(settle(request, lookup, found)),
+      (error: unknown) => done(error as Error),
+    );
   };
+}
+
+/** The checks on the validated `{user}`, and whose system to look up for whom. */
+function targetLookup(request: FastifyRequest) {
+  const grant = request.grant;
+  if (!grant) throw new Error('the {user} resolver runs on a route without authentication');
+  const { user } = request.params as { user: string }; // validated by UserRef
+  if (request.routeOptions.config.writes) {
+    // authentication.ts has already refused writes with a token that has no user.
+    if (user !== '@me' && user !== grant.userId) throw new Problem('not-matching-oauth', 'a token can only change its own user’s data; use @me');
+  }
+  const targetUserId = user === '@me' ? grant.userId : user;
+  if (targetUserId === null) {
+    throw new Problem('user-token-required', '@me needs a token issued to a user; a client-credentials token can only read other users by id');
+  }
+  return { user, targetUserId, readerUserId: grant.userId, grant };
+}
+
+function settle(request: FastifyRequest, lookup: ReturnType<typeof targetLookup>, found: SystemForReader | undefined): Problem | undefined {
+  if (!found) {
+    return new Problem(
+      'no-system',
+      lookup.user === '@me' ? 'you have no system yet; sign in to the service once to create it' : 'this user has no system (they have never signed in)',
+    );
+  }
+  // The viewer's system matters only to tell whether they own the target (privacy.isOwner): it
+  // is the target's id when it is theirs and null otherwise, never looked up on its own.
+  const viewer: Viewer = { userId: lookup.grant.userId, clientId: lookup.grant.clientId, systemId: found.readerOwns ? found.system.id : null };
+  request.target = { viewer, system: found.system };
+  return undefined;
 }
 
 /** The request's resolved `{user}`; only routes under /v1/users/{user} have one. */
