@@ -1,8 +1,10 @@
 // Wraps a Kysely dialect so that change notes (notes.ts) reach this process's caches exactly when
 // the change becomes visible: at commit for a note inside a transaction (dropped on rollback), at
-// once for a note outside one. Nothing else about the dialect changes.
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, Kysely, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
-import { CHANGE_NOTE_MARKER, decodeTopics, publishLocally } from './notes.js';
+// once for a note outside one. On PostgreSQL the notes of a transaction travel to the database
+// with its COMMIT, as one `pg_notify` in the same round trip, instead of one statement per note.
+// Nothing else about the dialect changes.
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryCompiler, type QueryResult, type TransactionSettings } from 'kysely';
+import { CHANGE_CHANNEL, CHANGE_NOTE_MARKER, decodeTopics, encodeTopics, EVERYTHING, publishLocally } from './notes.js';
 
 interface ConnectionState {
   inTransaction: boolean;
@@ -60,7 +62,8 @@ class ChangeNotingDriver implements Driver {
   private async execute<R>(connection: DatabaseConnection, state: ConnectionState, query: CompiledQuery): Promise<QueryResult<R>> {
     if (!query.sql.startsWith(CHANGE_NOTE_MARKER)) return connection.executeQuery<R>(query);
     const changes = decodeTopics(String(query.parameters[1]));
-    const result = this.options.sendToDatabase ? await connection.executeQuery<R>(query) : (EMPTY_RESULT as QueryResult<R>);
+    // Inside a transaction the note waits for the COMMIT (commitTransaction sends it along).
+    const result = this.options.sendToDatabase && !state.inTransaction ? await connection.executeQuery<R>(query) : (EMPTY_RESULT as QueryResult<R>);
     if (!state.inTransaction) publishLocally(changes);
     else if (changes === 'all') state.pending = 'all';
     else if (state.pending !== 'all') for (const topic of changes) state.pending.add(topic);
@@ -84,7 +87,9 @@ class ChangeNotingDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const { inner, state } = this.unwrap(connection);
     try {
-      await this.inner.commitTransaction(inner);
+      const notes = state.pending === 'all' ? EVERYTHING : encodeTopics([...state.pending]);
+      if (this.options.sendToDatabase && notes !== '') await inner.executeQuery(CompiledQuery.raw(notifyAndCommit(notes)));
+      else await this.inner.commitTransaction(inner);
     } finally {
       // Also when the commit failed: on PostgreSQL a COMMIT whose answer was lost may have
       // committed, and an extra drop costs only a miss.
@@ -136,4 +141,14 @@ class ChangeNotingDriver implements Driver {
   destroy(): Promise<void> {
     return this.inner.destroy();
   }
+}
+
+/**
+ * The transaction's notes and its COMMIT as one simple query (one round trip; a simple query takes
+ * no parameters, so the payload is a dollar-quoted literal, which has no escapes to get wrong). If
+ * the notify fails, the COMMIT is skipped with it and the transaction rolls back.
+ */
+function notifyAndCommit(notes: string): string {
+  const payload = notes.includes('$note$') ? EVERYTHING : notes;
+  return `select pg_notify('${CHANGE_CHANNEL}', current_schema() || ' ' || $note$${payload}$note$); commit`;
 }
