@@ -223,8 +223,10 @@ async function setField(trx: Transaction<Schema>, systemId: number, alterId: num
 }
 
 /** Every client's integration field of one alter. */
+const fieldsOfAlter = prepareQuery((db, p: { alterId: number }) => db.selectFrom('alter_fields').select(['client_id', 'value']).where('alter_id', '=', p.alterId));
+
 async function allFields(trx: Transaction<Schema>, alterId: number): Promise<Record<string, string>> {
-  const rows = await trx.selectFrom('alter_fields').select(['client_id', 'value']).where('alter_id', '=', alterId).execute();
+  const rows = await fieldsOfAlter(trx, { alterId });
   return Object.fromEntries(rows.map((row) => [row.client_id, row.value]));
 }
 
@@ -235,15 +237,18 @@ interface RelatedChanges {
   field: string | null | undefined;
 }
 
+const countAlters = prepareQuery((db, p: { systemId: number }) =>
+  db
+    .selectFrom('alters')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('system_id', '=', p.systemId),
+);
+
 export async function createAlter(db: Db, systemId: number, input: CreateAlterInput, related: RelatedChanges, now: number): Promise<AlterRecord> {
   try {
     const created = await db.transaction().execute(async (trx) => {
       await touchSystem(trx, systemId);
-      const { count } = await trx
-        .selectFrom('alters')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('system_id', '=', systemId)
-        .executeTakeFirstOrThrow();
+      const [{ count } = { count: 0 }] = await countAlters(trx, { systemId });
       if (Number(count) >= MAX_ALTERS_PER_SYSTEM) {
         throw new Problem('too-many-alters', `a system can have at most ${MAX_ALTERS_PER_SYSTEM} alters`);
       }

@@ -4,7 +4,10 @@
 import { sql, type Transaction } from 'kysely';
 import { noteChange } from '../changes/notes.js';
 import { systemTopic } from '../changes/topics.js';
+import { prepareQuery } from '../prepared.js';
 import type { Schema } from '../tables.js';
+
+const bumpRevision = prepareQuery((db, p: { systemId: number }) => db.updateTable('systems').set({ revision: sql`revision + 1` }).where('id', '=', p.systemId));
 
 /**
  * Marks the system's proxy profile as changed (its revision moves on) and takes the system's row
@@ -13,7 +16,7 @@ import type { Schema } from '../tables.js';
  * serializes checks such as the alter cap against concurrent creates.
  */
 export async function touchSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
-  await trx.updateTable('systems').set({ revision: sql`revision + 1` }).where('id', '=', systemId).execute();
+  await bumpRevision(trx, { systemId });
   // The cached system (and with it the profile's ETag) must move too.
   await noteChange(trx, [systemTopic(systemId)]);
 }

@@ -1,9 +1,10 @@
 // Systems: found by the Discord user who owns them (or one of its sub-accounts), edited in place.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { EditSystemInput, SystemDetails, SystemRecord } from '../../domain/system.js';
 import type { SystemLoadPolicy } from '../../domain/privacy.js';
 import { alterVisibleCondition, tagVisibleCondition } from '../privacy-conditions.js';
 import { noteChange } from '../changes/notes.js';
+import { prepareQuery } from '../prepared.js';
 import { systemTopic } from '../changes/topics.js';
 import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
 import { toAutoproxyRecord } from './autoproxy.js';
@@ -59,23 +60,33 @@ export async function findSystemForReader(
   userId: string,
   readerUserId: string | null,
 ): Promise<{ system: SystemRecord; readerOwns: boolean } | undefined> {
-  const systemIdOf = (user: string) =>
-    sql<number | null>`coalesce((select owned.id from systems owned where owned.user_id = ${user}),
-      (select sub.system_id from system_sub_accounts sub where sub.user_id = ${user}))`;
-  const readerOwns =
-    readerUserId === null || readerUserId === userId
-      ? sql<number>`${sql.lit(readerUserId === userId ? 1 : 0)}`
-      : sql<number>`case when systems.id = ${systemIdOf(readerUserId)} then 1 else 0 end`;
-  const row = await db
-    .selectFrom('systems')
-    .selectAll('systems')
-    .select(readerOwns.as('reader_owns'))
-    .where('systems.id', '=', systemIdOf(userId))
-    .executeTakeFirst();
+  const query = readerUserId === userId ? systemForReader.own : readerUserId === null ? systemForReader.client : systemForReader.other;
+  const [row] = await query(db, { userId, readerUserId: readerUserId ?? '' });
   if (!row) return undefined;
   const { reader_owns: owns, ...system } = row;
   return { system: toRecord(system), readerOwns: Number(owns) === 1 };
 }
+
+const systemIdOf = (user: string) =>
+  sql<number | null>`coalesce((select owned.id from systems owned where owned.user_id = ${user}),
+    (select sub.system_id from system_sub_accounts sub where sub.user_id = ${user}))`;
+
+/** findSystemForReader's three shapes (the reader is the user, a client, or someone else), prepared once: it runs after every write to a system. */
+function systemForReaderQuery(readerOwns: (readerUserId: string) => RawBuilder<number>) {
+  return prepareQuery((db, p: { userId: string; readerUserId: string }) =>
+    db
+      .selectFrom('systems')
+      .selectAll('systems')
+      .select(readerOwns(p.readerUserId).as('reader_owns'))
+      .where('systems.id', '=', systemIdOf(p.userId)),
+  );
+}
+
+const systemForReader = {
+  own: systemForReaderQuery(() => sql<number>`${sql.lit(1)}`),
+  client: systemForReaderQuery(() => sql<number>`${sql.lit(0)}`),
+  other: systemForReaderQuery((reader) => sql<number>`case when systems.id = ${systemIdOf(reader)} then 1 else 0 end`),
+};
 
 /** The id of the system `userId` owns or belongs to (owned first). */
 export async function findSystemIdOfUser(db: Db, userId: string): Promise<number | undefined> {
