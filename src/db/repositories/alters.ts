@@ -295,13 +295,14 @@ export async function editAlter(
         const exists = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
         if (!exists) return undefined;
       }
-      if (ALTER_FIELDS_IN_PROFILE.some((field) => input[field] !== undefined)) await touchSystem(trx, systemId);
       if (input.tagIds !== undefined) await replaceTags(trx, systemId, alterId, input.tagIds);
       if (related.field !== undefined) await setField(trx, systemId, alterId, related.clientId, related.field);
       const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId });
       if (record && changed) {
-        // The event keeps every client's field: each receiving client is shown its own.
-        await appendEvent(trx, systemId, related.clientId, { type: 'alter.updated', alter: { ...record, fields: await allFields(trx, alterId) } });
+        // The event keeps every client's field: each receiving client is shown its own. A change
+        // to what the proxy profile shows moves the system's revision in the same statement.
+        const touchSystem = ALTER_FIELDS_IN_PROFILE.some((field) => input[field] !== undefined);
+        await appendEvent(trx, systemId, related.clientId, { type: 'alter.updated', alter: { ...record, fields: await allFields(trx, alterId) } }, Date.now(), { touchSystem });
       }
       return record && { record, changed };
     });
