@@ -8,7 +8,7 @@ import pg from 'pg';
 import { withChangeNotes } from './changes/dialect.js';
 import { PostgresListenerWatch, SqliteDataVersionWatch, type ChangeWatch, type ListenerLog } from './changes/remote.js';
 import { migrations } from './migrations/index.js';
-import { openSqliteDialect } from './sqlite-driver.js';
+import { openSqliteDialect, type CommitCounts } from './sqlite-driver.js';
 import type { Schema } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -24,6 +24,8 @@ export interface Database {
    * only) hears the PostgreSQL listener losing and regaining its connection.
    */
   changes(log?: ListenerLog): ChangeWatch;
+  /** SQLite: physical commits and the transactions they carried (group commit; sqlite-driver.ts). */
+  commits?: CommitCounts;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ function openSqlite(path: string): Database {
   return {
     db,
     dialect: 'sqlite',
+    commits: connections.commits,
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -39,6 +39,13 @@ const LOGICAL = 'switchboard_tx';
 export interface SqliteConnections {
   /** The write connection: what `PRAGMA data_version` must be read on (it moves only for other connections' commits). */
   writer: SqliteDatabase.Database;
+  /** Physical commits and the transactions they carried, since the database was opened (the benchmark reports the ratio). */
+  commits: CommitCounts;
+}
+
+export interface CommitCounts {
+  commits: number;
+  transactions: number;
 }
 
 export function openSqliteDialect(path: string): { dialect: Dialect; connections: SqliteConnections } {
@@ -55,14 +62,15 @@ export function openSqliteDialect(path: string): { dialect: Dialect; connections
     reader.pragma('busy_timeout = 5000');
     reader.pragma('query_only = ON');
   }
-  const driver = new GroupCommitDriver(writer, reader, { groupCommit: !memory });
+  const counts: CommitCounts = { commits: 0, transactions: 0 };
+  const driver = new GroupCommitDriver(writer, reader, { groupCommit: !memory }, counts);
   const dialect: Dialect = {
     createDriver: () => driver,
     createQueryCompiler: () => new SqliteQueryCompiler(),
     createAdapter: () => new SqliteAdapter(),
     createIntrospector: <DB>(db: Kysely<DB>) => new SqliteIntrospector(db),
   };
-  return { dialect, connections: { writer } };
+  return { dialect, connections: { writer, commits: counts } };
 }
 
 interface Statement {
@@ -170,6 +178,7 @@ class GroupCommitDriver implements Driver {
     private readonly writer: SqliteDatabase.Database,
     private readonly reader: SqliteDatabase.Database | undefined,
     private readonly options: { groupCommit: boolean },
+    private readonly counts: CommitCounts,
   ) {
     this.writerStatements = new StatementCache(writer);
     this.readerStatements = reader && new StatementCache(reader);
@@ -325,6 +334,10 @@ class GroupCommitDriver implements Driver {
     if (!batch) return;
     try {
       if (this.writer.inTransaction) this.writer.exec('commit');
+      if (batch.transactions > 0) {
+        this.counts.commits++;
+        this.counts.transactions += batch.transactions;
+      }
       batch.resolve();
     } catch (error) {
       if (this.writer.inTransaction) this.writer.exec('rollback');
