@@ -35,6 +35,7 @@ const MAX_BATCH_TRANSACTIONS = 256;
 const MAX_BATCH_MS = 20;
 const STATEMENT_CACHE_SIZE = 500;
 const LOGICAL = 'switchboard_tx';
+const MAX_IDLE_SESSIONS = 64;
 
 export interface SqliteConnections {
   /** The write connection: what `PRAGMA data_version` must be read on (it moves only for other connections' commits). */
@@ -173,6 +174,7 @@ class GroupCommitDriver implements Driver {
   private readonly waiting: Array<() => void> = [];
   private batch: Batch | undefined;
   private flushScheduled = false;
+  private readonly idleSessions: Session[] = [];
 
   constructor(
     private readonly writer: SqliteDatabase.Database,
@@ -187,7 +189,9 @@ class GroupCommitDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new Session(this);
+    // Sessions are reused: a new one per query cost allocations here and in the wrapping driver
+    // (db/changes/dialect.ts keeps a wrapper per connection object).
+    return this.idleSessions.pop() ?? new Session(this);
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -217,7 +221,11 @@ class GroupCommitDriver implements Driver {
     this.writer.exec(`release ${quote(name)}`);
   }
 
-  async releaseConnection(): Promise<void> {}
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const session = connection as Session;
+    session.inTransaction = false;
+    if (this.idleSessions.length < MAX_IDLE_SESSIONS) this.idleSessions.push(session);
+  }
 
   async destroy(): Promise<void> {
     if (this.batch && !this.writerHeld) this.flush();

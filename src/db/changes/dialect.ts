@@ -49,7 +49,9 @@ class ChangeNotingDriver implements Driver {
     if (!ours) {
       const state: ConnectionState = { inTransaction: false, pending: new Set() };
       ours = {
-        executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> => this.execute<R>(connection, state, query),
+        // Only notes take the extra step: every other query goes straight to the connection.
+        executeQuery: <R>(query: CompiledQuery): Promise<QueryResult<R>> =>
+          query.sql.startsWith(CHANGE_NOTE_MARKER) ? this.note<R>(connection, state, query) : connection.executeQuery<R>(query),
         streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => connection.streamQuery<R>(query, chunkSize),
       };
       this.wrapped.set(connection, ours);
@@ -59,8 +61,7 @@ class ChangeNotingDriver implements Driver {
     return ours;
   }
 
-  private async execute<R>(connection: DatabaseConnection, state: ConnectionState, query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!query.sql.startsWith(CHANGE_NOTE_MARKER)) return connection.executeQuery<R>(query);
+  private async note<R>(connection: DatabaseConnection, state: ConnectionState, query: CompiledQuery): Promise<QueryResult<R>> {
     const changes = decodeTopics(String(query.parameters[1]));
     // Inside a transaction the note waits for the COMMIT (commitTransaction sends it along).
     const result = this.options.sendToDatabase && !state.inTransaction ? await connection.executeQuery<R>(query) : (EMPTY_RESULT as QueryResult<R>);
