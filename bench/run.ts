@@ -265,7 +265,7 @@ async function writeBenchmarks(dialect: 'sqlite' | 'postgres', dataDir: string, 
   try {
     const client = await createTestClient(server);
     // Enough systems that the 2000-alter cap is never reached during the run.
-    const users = await signInUsers(server, client, quick ? 4 : 20, 510000000000000000n, 'alters:write alters:read');
+    const users = await signInUsers(server, client, quick ? 4 : 40, 510000000000000000n, 'alters:write alters:read');
     const baseline = await startInsertBaseline(dialect, dialect === 'sqlite' ? join(dataDir, 'baseline.db') : (databaseUrl ?? ''));
     try {
       const bare = await runLoad({ url: baseline.url, method: 'POST', connections: CONNECTIONS, duration: DURATION });
