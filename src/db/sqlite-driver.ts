@@ -175,6 +175,7 @@ class GroupCommitDriver implements Driver {
   private batch: Batch | undefined;
   private flushScheduled = false;
   private readonly idleSessions: Session[] = [];
+  private readonly control: Record<'begin' | 'savepoint' | 'release' | 'rollbackTo' | 'commit', SqliteDatabase.Statement>;
 
   constructor(
     private readonly writer: SqliteDatabase.Database,
@@ -183,6 +184,14 @@ class GroupCommitDriver implements Driver {
     private readonly counts: CommitCounts,
   ) {
     this.writerStatements = new StatementCache(writer);
+    // Prepared once: exec() parses its SQL every time, and these run for every write.
+    this.control = {
+      begin: writer.prepare('begin immediate'),
+      savepoint: writer.prepare(`savepoint ${LOGICAL}`),
+      release: writer.prepare(`release ${LOGICAL}`),
+      rollbackTo: writer.prepare(`rollback to ${LOGICAL}`),
+      commit: writer.prepare('commit'),
+    };
     this.readerStatements = reader && new StatementCache(reader);
   }
 
@@ -275,10 +284,10 @@ class GroupCommitDriver implements Driver {
     this.writerHeld = true;
     try {
       if (!this.writer.inTransaction) {
-        this.writer.exec('begin immediate');
+        this.control.begin.run();
         this.batch = newBatch();
       }
-      this.writer.exec(`savepoint ${LOGICAL}`);
+      this.control.savepoint.run();
     } catch (error) {
       this.handOver();
       throw error;
@@ -294,7 +303,7 @@ class GroupCommitDriver implements Driver {
       this.handOver();
       throw error;
     }
-    this.writer.exec(`release ${LOGICAL}`);
+    this.control.release.run();
     batch.transactions++;
     this.handOver();
     await batch.durable;
@@ -302,8 +311,8 @@ class GroupCommitDriver implements Driver {
 
   private rollbackLogical(cause: unknown): void {
     if (this.writer.inTransaction) {
-      this.writer.exec(`rollback to ${LOGICAL}`);
-      this.writer.exec(`release ${LOGICAL}`);
+      this.control.rollbackTo.run();
+      this.control.release.run();
     } else if (this.batch) {
       // SQLite rolled the physical transaction back itself: the batch's other transactions are gone too.
       this.batch.reject(cause);
@@ -341,7 +350,7 @@ class GroupCommitDriver implements Driver {
     this.batch = undefined;
     if (!batch) return;
     try {
-      if (this.writer.inTransaction) this.writer.exec('commit');
+      if (this.writer.inTransaction) this.control.commit.run();
       if (batch.transactions > 0) {
         this.counts.commits++;
         this.counts.transactions += batch.transactions;
