@@ -1,8 +1,9 @@
 // An alter (a member profile of a system): the shape the API returns, the bodies that create and
 // edit one, and the limits on each field. One source of truth: request validation, response
-// serialization, the TypeScript types and the OpenAPI document all come from these schemas.
+// serialization, the TypeScript types and the OpenAPI document all come from these schemas, and the
+// fields an owner sets are one table (ALTER_FIELDS) that also gives each its default and privacy.
 import { z } from 'zod';
-import { ALTER_PRIVACY_MASK } from './privacy-bits.js';
+import { ALTER_PRIVACY_MASK, AlterPrivacy } from './privacy-bits.js';
 import { INVISIBLE_OR_BIDI_CONTROL, usernameKey } from './username-key.js';
 import { EntityId, GuildId, HexColor, HttpUrl, IsoDateTime, bitmask, perServerMap, readOnly, text } from './values.js';
 
@@ -67,23 +68,161 @@ const TagIds = z
  */
 const FieldsInput = z.record(z.string().max(200), text(MAX_FIELD_LENGTH, 1).nullable());
 
+/**
+ * Who besides the owner sees a field: a viewer of an alter that has this `AlterPrivacy` bit set, no
+ * one ('owner'), or everyone who sees the alter ('everyone'). Others get an unseen field as null
+ * (lists and maps empty) and named in `redacted`.
+ */
+export type FieldPrivacy = (typeof AlterPrivacy)[keyof typeof AlterPrivacy] | 'owner' | 'everyone';
+
+interface AlterField {
+  /** What a create or an edit accepts. */
+  input: z.ZodType;
+  /** The value as stored and as the owner reads it: the answer's schema, without the limits. */
+  value: z.ZodType;
+  /** What a create that leaves the field out stores; undefined: a create must give it. */
+  default: unknown;
+  shown: FieldPrivacy;
+  /** Said in the reference of the answer, where the value alone does not tell it. */
+  note?: string;
+}
+export type AlterFieldGroup = Record<string, AlterField>;
+
+/** A row of the table, with its types kept (the default is checked against the value). */
+function field<I extends z.ZodType, V extends z.ZodType, const S extends FieldPrivacy, D extends z.output<V> | undefined = undefined>(row: {
+  input: I;
+  value: V;
+  default?: D;
+  shown: S;
+  note?: string;
+}) {
+  return row as { input: I; value: V; default: D; shown: S; note?: string };
+}
+
+/**
+ * The alter's fields that its owner sets and that are stored with it, one row each. Validation, the
+ * answer, AlterRecord, the privacy filter (privacy.ts), the columns (db/alter-columns.ts) and the
+ * export's own key all follow from these rows.
+ *
+ * The groups only keep the order of the origin API's answers, which put `created` after the first,
+ * the message stats after the second and `tagIds` after the third; a new field may join any group.
+ */
+export const ALTER_FIELDS = {
+  identity: {
+    username: field({ input: Username, value: z.string(), shown: AlterPrivacy.username }),
+    displayName: field({ input: DisplayName, value: z.string(), shown: AlterPrivacy.name }),
+    nameMap: field({ input: z.array(NameMapEntry).max(200, 'must have at most 200 servers'), value: z.array(NameMapEntry), default: [], shown: 'owner' }),
+    color: field({ input: HexColor.nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.avatar }),
+    description: field({ input: text(1000).nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.description }),
+  },
+  profile: {
+    pronouns: field({ input: text(100).nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.pronouns }),
+    avatarUrl: field({ input: HttpUrl.nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.avatar }),
+    avatarUrlMap: field({
+      input: perServerMap(HttpUrl).describe('Server id → avatar URL used in that server.'),
+      value: z.record(z.string(), z.string()),
+      default: {},
+      shown: 'owner',
+    }),
+    webhookAvatarUrl: field({ input: HttpUrl.nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.avatar }),
+    banner: field({ input: HttpUrl.nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.banner }),
+  },
+  proxying: {
+    alterMode: field({
+      input: z.enum(ALTER_MODES).describe('webhook: messages are re-sent as the alter; nickname: the member nickname is set; both.'),
+      value: z.enum(ALTER_MODES),
+      default: 'webhook',
+      shown: 'everyone',
+    }),
+    proxyTags: field({
+      input: z.array(ProxyTagInput).max(MAX_PROXY_TAGS, `must have at most ${MAX_PROXY_TAGS} proxy tags`),
+      value: z.array(ProxyTag),
+      default: [],
+      shown: AlterPrivacy.proxyTags,
+    }),
+  },
+  settings: {
+    public: field({
+      input: bitmask(ALTER_PRIVACY_MASK, 'the alter privacy settings').describe('Privacy bitmask; see the privacy section of the API reference.'),
+      value: z.number().int(),
+      default: 0,
+      shown: 'everyone',
+    }),
+    flags: field({
+      input: z.number().int('must be a whole number').min(0, 'must not be negative').max(2 ** 31 - 1, 'is too large'),
+      value: z.number().int(),
+      default: 0,
+      shown: 'owner',
+      note: 'The owner’s alone: null for others.',
+    }),
+  },
+};
+
+const { identity, profile, proxying, settings } = ALTER_FIELDS;
+/** Every row, out of its group. */
+const FIELDS = { ...identity, ...profile, ...proxying, ...settings };
+type Fields = typeof FIELDS;
+export type AlterFieldName = keyof Fields;
+const FIELD_NAMES = Object.keys(FIELDS) as AlterFieldName[];
+
+/** The stored fields' values, as an AlterRecord holds them. */
+export type AlterFieldValues = { [K in AlterFieldName]: z.output<Fields[K]['value']> };
+
+type Defaulted = { [K in AlterFieldName]: Fields[K]['default'] extends undefined ? never : K }[AlterFieldName];
+
+/** What a new alter stores for each field its create (or import) leaves out. */
+export const ALTER_DEFAULTS = Object.fromEntries(
+  FIELD_NAMES.flatMap((name) => (FIELDS[name].default === undefined ? [] : [[name, FIELDS[name].default]])),
+) as Pick<AlterFieldValues, Defaulted>;
+
+/** The stored fields `source` has (undefined ones left out), in the table's order. */
+export function pickAlterFields<T extends object>(source: T): Pick<T, AlterFieldName & keyof T> {
+  const picked: Record<string, unknown> = {};
+  for (const name of FIELD_NAMES) {
+    const value = (source as Record<string, unknown>)[name];
+    if (value !== undefined) picked[name] = value;
+  }
+  return picked as Pick<T, AlterFieldName & keyof T>;
+}
+
+/** What a viewer who may not see a field gets in its place: an empty list or map, or null. */
+export function hiddenAs(field: AlterField): 'list' | 'map' | null {
+  if (field.value instanceof z.ZodArray) return 'list';
+  if (field.value instanceof z.ZodRecord) return 'map';
+  return null;
+}
+
+type Mapped<G extends AlterFieldGroup, T> = { [K in keyof G]: T };
+function mapFields<G extends AlterFieldGroup, T>(group: G, map: (field: G[keyof G]) => T): Mapped<G, T> {
+  return Object.fromEntries(Object.entries(group).map(([name, field]) => [name, map(field as G[keyof G])])) as Mapped<G, T>;
+}
+
+type InputsOf<G extends AlterFieldGroup> = { [K in keyof G]: G[K]['input'] };
+const inputsOf = <G extends AlterFieldGroup>(group: G) => mapFields(group, (field) => field.input) as InputsOf<G>;
+
+/** The answer's schema of a field: nullable when others may get null in its place. */
+type AnswerOf<F extends AlterField> = F['shown'] extends 'everyone'
+  ? F['value']
+  : F['value'] extends z.ZodArray | z.ZodRecord | z.ZodNullable
+    ? F['value']
+    : z.ZodNullable<F['value']>;
+type AnswersOf<G extends AlterFieldGroup> = { [K in keyof G]: AnswerOf<G[K]> };
+function answerOf(field: AlterField): z.ZodType {
+  const schema = field.shown !== 'everyone' && hiddenAs(field) === null && !(field.value instanceof z.ZodNullable) ? field.value.nullable() : field.value;
+  return field.note === undefined ? schema : schema.describe(field.note);
+}
+const answersOf = <G extends AlterFieldGroup>(group: G) => mapFields(group, answerOf) as AnswersOf<G>;
+
+/** Every stored field as an owner sends it: the export's own key carries them all. */
+export const ALTER_FIELD_INPUTS = inputsOf(FIELDS);
+
 /** Every field an owner may set, with its input schema. Create and edit both build on this. */
 const editable = {
-  username: Username,
-  displayName: DisplayName,
-  nameMap: z.array(NameMapEntry).max(200, 'must have at most 200 servers'),
-  color: HexColor.nullable(),
-  description: text(1000).nullable(),
-  pronouns: text(100).nullable(),
-  avatarUrl: HttpUrl.nullable(),
-  avatarUrlMap: perServerMap(HttpUrl).describe('Server id → avatar URL used in that server.'),
-  webhookAvatarUrl: HttpUrl.nullable(),
-  banner: HttpUrl.nullable(),
-  alterMode: z.enum(ALTER_MODES).describe('webhook: messages are re-sent as the alter; nickname: the member nickname is set; both.'),
-  proxyTags: z.array(ProxyTagInput).max(MAX_PROXY_TAGS, `must have at most ${MAX_PROXY_TAGS} proxy tags`),
+  ...inputsOf(identity),
+  ...inputsOf(profile),
+  ...inputsOf(proxying),
   tagIds: TagIds,
-  public: bitmask(ALTER_PRIVACY_MASK, 'the alter privacy settings').describe('Privacy bitmask; see the privacy section of the API reference.'),
-  flags: z.number().int('must be a whole number').min(0, 'must not be negative').max(2 ** 31 - 1, 'is too large'),
+  ...inputsOf(settings),
   fields: FieldsInput.describe('`{"<your client id>": "value"}`; any other key is refused. null removes the value.'),
 };
 
@@ -95,22 +234,17 @@ const readOnlyAlterFields = {
   lastMessageTimestamp: readOnly('lastMessageTimestamp'),
 };
 
+type GivenOnCreate = Exclude<AlterFieldName, Defaulted>;
+type CreateShape = { [K in keyof typeof editable]: K extends GivenOnCreate ? (typeof editable)[K] : z.ZodOptional<(typeof editable)[K]> };
+
+/** A create must give the fields without a default; it may leave out the rest. */
+function createShape(): CreateShape {
+  const given = new Set<string>(FIELD_NAMES.filter((name) => FIELDS[name].default === undefined));
+  return Object.fromEntries(Object.entries(editable).map(([name, schema]) => [name, given.has(name) ? schema : schema.optional()])) as CreateShape;
+}
+
 export const CreateAlterBody = z.strictObject({
-  ...editable,
-  nameMap: editable.nameMap.optional(),
-  color: editable.color.optional(),
-  description: editable.description.optional(),
-  pronouns: editable.pronouns.optional(),
-  avatarUrl: editable.avatarUrl.optional(),
-  avatarUrlMap: editable.avatarUrlMap.optional(),
-  webhookAvatarUrl: editable.webhookAvatarUrl.optional(),
-  banner: editable.banner.optional(),
-  alterMode: editable.alterMode.optional(),
-  proxyTags: editable.proxyTags.optional(),
-  tagIds: editable.tagIds.optional(),
-  public: editable.public.optional(),
-  flags: editable.flags.optional(),
-  fields: editable.fields.optional(),
+  ...createShape(),
   ...readOnlyAlterFields,
 });
 export type CreateAlterInput = z.infer<typeof CreateAlterBody>;
@@ -129,24 +263,14 @@ export const Alter = z
   .strictObject({
     alterId: z.number().int(),
     systemId: z.string(),
-    username: z.string().nullable(),
-    displayName: z.string().nullable(),
-    nameMap: z.array(NameMapEntry),
-    color: z.string().nullable(),
-    description: z.string().nullable(),
+    ...answersOf(identity),
     created: IsoDateTime,
-    pronouns: z.string().nullable(),
-    avatarUrl: z.string().nullable(),
-    avatarUrlMap: z.record(z.string(), z.string()),
-    webhookAvatarUrl: z.string().nullable(),
-    banner: z.string().nullable(),
+    ...answersOf(profile),
     lastMessageTimestamp: IsoDateTime.nullable(),
     messageCount: z.number().int().nullable(),
-    alterMode: z.enum(ALTER_MODES),
-    proxyTags: z.array(ProxyTag),
+    ...answersOf(proxying),
     tagIds: z.array(z.number().int()),
-    public: z.number().int(),
-    flags: z.number().int().nullable().describe('The owner’s alone: null for others.'),
+    ...answersOf(settings),
     fields: z.record(z.string(), z.string()).describe('Only the calling client’s own value, and only on the owner’s reads.'),
     redacted: z.array(z.string()).describe('Fields withheld from this viewer by the system’s privacy settings (an addition to the origin API).'),
   })
@@ -154,23 +278,9 @@ export const Alter = z
 export type Alter = z.infer<typeof Alter>;
 
 /** An alter as stored, before privacy is applied: what repositories return. */
-export interface AlterRecord {
+export interface AlterRecord extends AlterFieldValues {
   id: number;
   systemId: number;
-  username: string;
-  displayName: string;
-  nameMap: Array<{ server: string; name: string }>;
-  color: string | null;
-  description: string | null;
-  pronouns: string | null;
-  avatarUrl: string | null;
-  avatarUrlMap: Record<string, string>;
-  webhookAvatarUrl: string | null;
-  banner: string | null;
-  alterMode: (typeof ALTER_MODES)[number];
-  proxyTags: Array<{ id: string; prefix: string | null; suffix: string | null }>;
-  public: number;
-  flags: number;
   messageCount: number;
   lastMessageAt: number | null;
   createdAt: number;

@@ -2,7 +2,7 @@
 // one server, in one read it can cache (revalidated by ETag). Per-server names, avatars and the
 // display tag are already resolved for that server, as proxy-rules.md's mapping describes.
 import { z } from 'zod';
-import type { AlterRecord } from './alter.js';
+import type { AlterFieldName, AlterRecord } from './alter.js';
 import { ALTER_MODES } from './alter.js';
 import { Autoproxy, type AutoproxyRecord, toAutoproxy } from './autoproxy.js';
 import { SystemFlags } from './privacy-bits.js';
@@ -52,7 +52,7 @@ export const ProxyProfile = z
 export type ProxyProfile = z.infer<typeof ProxyProfile>;
 
 /** The alter fields the profile shows: an edit of any other field leaves its revision (and ETag). */
-export const ALTER_FIELDS_IN_PROFILE = ['username', 'displayName', 'nameMap', 'avatarUrl', 'avatarUrlMap', 'webhookAvatarUrl', 'pronouns', 'color', 'alterMode', 'proxyTags'] as const;
+export const ALTER_FIELDS_IN_PROFILE = ['username', 'displayName', 'nameMap', 'avatarUrl', 'avatarUrlMap', 'webhookAvatarUrl', 'pronouns', 'color', 'alterMode', 'proxyTags'] as const satisfies readonly AlterFieldName[];
 
 /** The ETag of a profile: the system and its revision (the guild is part of the URL). */
 export function profileETag(systemId: number, revision: number): string {

@@ -3,15 +3,15 @@
 // decided by unique indexes, never by a read-then-write.
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
+import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
-import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation, violatedConstraint } from '../errors.js';
 import { alterVisibleCondition } from '../privacy-conditions.js';
 import { prepareQuery } from '../prepared.js';
-import type { AlterRow, AlterUpdate, Schema } from '../tables.js';
+import { ALTER_RECORD_COLUMNS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
+import type { NewAlter, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
 import { appendEvent, eventsCommitted } from './events.js';
 import { touchSystem } from './system-revision.js';
@@ -23,33 +23,6 @@ const onlyVisible = alterVisibleCondition();
 
 type TagRef = AlterRecord['tags'][number];
 
-function toRecord(row: AlterRow, tags: TagRef[], fields: Record<string, string>): AlterRecord {
-  return {
-    id: row.id,
-    systemId: row.system_id,
-    username: row.username,
-    displayName: row.display_name,
-    nameMap: JSON.parse(row.name_map) as AlterRecord['nameMap'],
-    color: row.color,
-    description: row.description,
-    pronouns: row.pronouns,
-    avatarUrl: row.avatar_url,
-    avatarUrlMap: JSON.parse(row.avatar_url_map) as Record<string, string>,
-    webhookAvatarUrl: row.webhook_avatar_url,
-    banner: row.banner,
-    alterMode: row.alter_mode as AlterRecord['alterMode'],
-    proxyTags: JSON.parse(row.proxy_tags) as AlterRecord['proxyTags'],
-    public: row.public,
-    flags: row.flags,
-    messageCount: row.message_count,
-    lastMessageAt: row.last_message_at,
-    createdAt: row.created_at,
-    tagIds: tags.map((tag) => tag.id),
-    tags,
-    fields,
-  };
-}
-
 /**
  * Alters with their tags and (for one client) integration field, one row per alter in one query:
  * the tags as an `id:bits` list from a correlated `string_agg` (SQLite 3.44+ and PostgreSQL both
@@ -59,7 +32,7 @@ function toRecord(row: AlterRow, tags: TagRef[], fields: Record<string, string>)
 function selectAlters(db: Executor, fieldsFor: string | null) {
   return db
     .selectFrom('alters')
-    .selectAll('alters')
+    .select(ALTER_RECORD_COLUMNS)
     .select((eb) => [
       eb
         .selectFrom('alter_tags')
@@ -78,7 +51,7 @@ function selectAlters(db: Executor, fieldsFor: string | null) {
     ]);
 }
 
-type LoadedAlterRow = AlterRow & { tag_list: string | null; field_value: string | null };
+type LoadedAlterRow = AlterRecordRow & { tag_list: string | null; field_value: string | null };
 
 function fromLoaded(row: LoadedAlterRow, fieldsFor: string | null): AlterRecord {
   const { tag_list: tagList, field_value: fieldValue, ...alter } = row;
@@ -88,7 +61,7 @@ function fromLoaded(row: LoadedAlterRow, fieldsFor: string | null): AlterRecord 
       return { id: Number(id), public: Number(bits) };
     })
     .sort((a, b) => a.id - b.id);
-  return toRecord(alter, tags, fieldsFor !== null && fieldValue !== null ? { [fieldsFor]: fieldValue } : {});
+  return alterRecord(alter, tags, fieldsFor !== null && fieldValue !== null ? { [fieldsFor]: fieldValue } : {});
 }
 
 /**
@@ -158,34 +131,12 @@ function newProxyTagId(): string {
   return randomBytes(6).toString('base64url');
 }
 
-function proxyTagsJson(tags: NonNullable<EditAlterInput['proxyTags']>): string {
-  const withIds = tags.map((tag) => ({ id: tag.id ?? newProxyTagId(), prefix: tag.prefix || null, suffix: tag.suffix || null }));
-  const ids = new Set(withIds.map((tag) => tag.id));
-  if (ids.size !== withIds.length) throw new Problem('validation', 'proxyTags: two proxy tags have the same id', 'proxyTags');
-  return JSON.stringify(withIds);
-}
-
-/** Column values for the editable scalar fields present in `input`. */
-function columnsOf(input: EditAlterInput): AlterUpdate {
-  const update: AlterUpdate = {};
-  if (input.username !== undefined) {
-    update.username = input.username;
-    update.username_key = usernameKey(input.username);
-  }
-  if (input.displayName !== undefined) update.display_name = input.displayName;
-  if (input.nameMap !== undefined) update.name_map = JSON.stringify(input.nameMap);
-  if (input.color !== undefined) update.color = input.color;
-  if (input.description !== undefined) update.description = input.description;
-  if (input.pronouns !== undefined) update.pronouns = input.pronouns;
-  if (input.avatarUrl !== undefined) update.avatar_url = input.avatarUrl;
-  if (input.avatarUrlMap !== undefined) update.avatar_url_map = JSON.stringify(input.avatarUrlMap);
-  if (input.webhookAvatarUrl !== undefined) update.webhook_avatar_url = input.webhookAvatarUrl;
-  if (input.banner !== undefined) update.banner = input.banner;
-  if (input.alterMode !== undefined) update.alter_mode = input.alterMode;
-  if (input.proxyTags !== undefined) update.proxy_tags = proxyTagsJson(input.proxyTags);
-  if (input.public !== undefined) update.public = input.public;
-  if (input.flags !== undefined) update.flags = input.flags;
-  return update;
+/** Proxy tags as stored: each with an id (kept when given), an empty prefix or suffix as null. */
+function storedProxyTags(tags: NonNullable<EditAlterInput['proxyTags']>): AlterRecord['proxyTags'] {
+  const stored = tags.map((tag) => ({ id: tag.id ?? newProxyTagId(), prefix: tag.prefix || null, suffix: tag.suffix || null }));
+  const ids = new Set(stored.map((tag) => tag.id));
+  if (ids.size !== stored.length) throw new Problem('validation', 'proxyTags: two proxy tags have the same id', 'proxyTags');
+  return stored;
 }
 
 function conflictProblem(error: unknown): Problem | undefined {
@@ -244,6 +195,14 @@ const countAlters = prepareQuery((db, p: { systemId: number }) =>
     .where('system_id', '=', p.systemId),
 );
 
+/** A new alter always names every column (alterColumns of a whole record), so its insert is prepared once. */
+const insertAlter = prepareQuery((db, p: NewAlter) =>
+  db
+    .insertInto('alters')
+    .values(Object.fromEntries([...NEW_ALTER_COLUMNS, 'system_id'].map((column) => [column, p[column as keyof NewAlter]])) as NewAlter)
+    .returning(ALTER_RECORD_COLUMNS),
+);
+
 export async function createAlter(db: Db, systemId: number, input: CreateAlterInput, related: RelatedChanges, now: number): Promise<AlterRecord> {
   try {
     const created = await db.transaction().execute(async (trx) => {
@@ -252,18 +211,15 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
       if (Number(count) >= MAX_ALTERS_PER_SYSTEM) {
         throw new Problem('too-many-alters', `a system can have at most ${MAX_ALTERS_PER_SYSTEM} alters`);
       }
-      const columns = columnsOf(input);
-      const inserted = await trx
-        .insertInto('alters')
-        .values({ ...columns, system_id: systemId, username: input.username, username_key: usernameKey(input.username), display_name: input.displayName, created_at: now })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const columns = alterColumns({ ...ALTER_DEFAULTS, ...input, proxyTags: storedProxyTags(input.proxyTags ?? []), messageCount: 0, lastMessageAt: null, createdAt: now });
+      const [inserted] = await insertAlter(trx, { ...columns, system_id: systemId });
+      if (!inserted) throw new Error('the alter was not stored');
       const tagIds = input.tagIds ?? [];
       const tags = tagIds.length > 0 ? await replaceTags(trx, systemId, inserted.id, tagIds) : [];
       if (related.field !== undefined) await setField(trx, systemId, inserted.id, related.clientId, related.field);
       // A new alter has exactly what this request gave it: no need to read it back.
       const fields = typeof related.field === 'string' ? { [related.clientId]: related.field } : {};
-      const record = toRecord(inserted, tags, fields);
+      const record = alterRecord(inserted, tags, fields);
       await appendEvent(trx, systemId, related.clientId, { type: 'alter.created', alter: record }, now);
       return record;
     });
@@ -284,7 +240,7 @@ export async function editAlter(
 ): Promise<AlterRecord | undefined> {
   try {
     const edited = await db.transaction().execute(async (trx) => {
-      const columns = columnsOf(input);
+      const columns = alterColumns({ ...input, proxyTags: input.proxyTags && storedProxyTags(input.proxyTags) });
       const changed = Object.keys(columns).length > 0 || input.tagIds !== undefined || related.field !== undefined;
       // The alter must be this system's before anything else is written; an edit that changes
       // nothing needs no check, as the read below answers it.

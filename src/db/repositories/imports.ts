@@ -6,9 +6,10 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { MAX_ALTERS_PER_SYSTEM } from '../../domain/alter.js';
 import type { ExportData } from '../../domain/import/export.js';
 import type { ImportReport, ImportSource } from '../../domain/import/model.js';
-import { planImport, type AlterValues, type ImportOptions, type ImportPlan, type ImportTarget, type TagValues, type TargetTag } from '../../domain/import/plan.js';
+import { planImport, type ImportOptions, type ImportPlan, type ImportTarget, type TagValues, type TargetTag } from '../../domain/import/plan.js';
 import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
+import { alterColumns } from '../alter-columns.js';
 import { noteChange } from '../changes/notes.js';
 import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
@@ -68,32 +69,6 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
     tagLinks: new Map(tagLinks.map((link) => [link.source_entity_id, Number(link.tag_id)])),
     switchTimes: new Set(switches.map((row) => Number(row.switched_at))),
   };
-}
-
-/** Column values of an alter. */
-function alterColumns(values: Partial<AlterValues>) {
-  const columns: Record<string, unknown> = {};
-  if (values.username !== undefined) {
-    columns.username = values.username;
-    columns.username_key = usernameKey(values.username);
-  }
-  if (values.displayName !== undefined) columns.display_name = values.displayName;
-  if (values.nameMap !== undefined) columns.name_map = JSON.stringify(values.nameMap);
-  if (values.color !== undefined) columns.color = values.color;
-  if (values.description !== undefined) columns.description = values.description;
-  if (values.pronouns !== undefined) columns.pronouns = values.pronouns;
-  if (values.avatarUrl !== undefined) columns.avatar_url = values.avatarUrl;
-  if (values.avatarUrlMap !== undefined) columns.avatar_url_map = JSON.stringify(values.avatarUrlMap);
-  if (values.webhookAvatarUrl !== undefined) columns.webhook_avatar_url = values.webhookAvatarUrl;
-  if (values.banner !== undefined) columns.banner = values.banner;
-  if (values.alterMode !== undefined) columns.alter_mode = values.alterMode;
-  if (values.proxyTags !== undefined) columns.proxy_tags = JSON.stringify(values.proxyTags);
-  if (values.public !== undefined) columns.public = values.public;
-  if (values.flags !== undefined) columns.flags = values.flags;
-  if (values.messageCount !== undefined) columns.message_count = values.messageCount;
-  if (values.lastMessageAt !== undefined) columns.last_message_at = values.lastMessageAt;
-  if (values.createdAt !== undefined) columns.created_at = values.createdAt;
-  return columns;
 }
 
 function tagColumns(values: Partial<TagValues>) {
@@ -158,7 +133,7 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
   for (const batch of chunks(plan.alterCreates)) {
     const rows = await trx
       .insertInto('alters')
-      .values(batch.map((create) => ({ ...alterColumns(create.values), system_id: systemId }) as never))
+      .values(batch.map((create) => ({ ...alterColumns(create.values), system_id: systemId })))
       .returning(['id', 'username_key'])
       .execute();
     const byKey = new Map(rows.map((row) => [row.username_key, Number(row.id)]));

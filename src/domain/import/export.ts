@@ -3,6 +3,7 @@
 // `accounts` so an import into PluralKit never resets settings it has and we do not), plus
 // everything PluralKit has no place for under one namespaced key, `switchboard`, which our own
 // importer reads back: export → import into a fresh system loses nothing.
+import { pickAlterFields } from '../alter.js';
 import { AlterPrivacy, SystemPrivacy } from '../privacy-bits.js';
 import type { SystemRecord } from '../system.js';
 import { EXTENSION_KEY, EXTENSION_VERSION, MAX_IMPORT_SWITCHES, MAX_SWITCH_MEMBERS, TagPrivacy, type ExtensionAlter, type ExtensionSystem, type ExtensionTag } from './model.js';
@@ -237,20 +238,8 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
   const ownAlters: Record<string, ExtensionAlter> = {};
   for (const alter of data.alters) {
     ownAlters[alterHids.get(alter.id) as string] = {
-      username: alter.username,
-      displayName: alter.displayName,
-      nameMap: alter.nameMap,
-      color: alter.color,
-      description: alter.description,
-      pronouns: alter.pronouns,
-      avatarUrl: alter.avatarUrl,
-      avatarUrlMap: alter.avatarUrlMap,
-      webhookAvatarUrl: alter.webhookAvatarUrl,
-      banner: alter.banner,
-      alterMode: alter.alterMode,
+      ...pickAlterFields(alter),
       proxyTags: alter.proxyTags.map((tag) => ({ prefix: tag.prefix, suffix: tag.suffix })),
-      public: alter.public,
-      flags: alter.flags,
     };
   }
   const ownTags: Record<string, ExtensionTag> = {};

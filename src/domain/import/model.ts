@@ -2,7 +2,7 @@
 // both a preview and an applied import answer, the limits, and the schema of our own namespaced
 // key in exports (`switchboard`), which makes export → import lossless.
 import { z } from 'zod';
-import { CreateAlterBody } from '../alter.js';
+import { ALTER_FIELD_INPUTS, type AlterFieldValues } from '../alter.js';
 import { EditSystemBody } from '../system.js';
 import { HexColor, HttpUrl, bitmask, text } from '../values.js';
 import type { ProxyTagPair } from './normalise.js';
@@ -64,8 +64,12 @@ export type ImportReport = z.infer<typeof ImportReport>;
 // ---------------------------------------------------------------------------------------------
 // The file, read
 
-/** An alter as the file describes it, normalised. Undefined fields are not in the file (left as they are on a merge). */
-export interface SourceAlter {
+/**
+ * An alter as the file describes it, normalised. A stored field left undefined is not in the file
+ * (the format has no such field, or only our own key has it): a new alter gets its default, a merge
+ * leaves it as it is. Tupperbox has no privacy, so its alters start private.
+ */
+export interface SourceAlter extends Partial<Omit<AlterFieldValues, 'proxyTags'>> {
   /** PluralKit short id or Tupperbox tupper id, as text. */
   id: string;
   uuid: string | null;
@@ -74,26 +78,15 @@ export interface SourceAlter {
   /** The username derived from the name (before collisions), or the exact one from our own key. */
   username: string;
   displayName: string;
-  /** Undefined: the format has no such field (Tupperbox), so a merge leaves it. */
-  color?: string | null;
   description: string | null;
-  pronouns?: string | null;
   avatarUrl: string | null;
-  webhookAvatarUrl?: string | null;
   banner: string | null;
   createdAt: number | null;
   lastMessageAt: number | null;
   messageCount: number;
   proxyTags: ProxyTagPair[];
-  /** Undefined for Tupperbox (no privacy): new alters start private, a merge leaves existing bits. */
-  public?: number;
   /** keep_proxy / show_brackets; null when the file does not say. */
   keepProxy: boolean | null;
-  /** Only from our own key: fields PluralKit has no place for. */
-  nameMap?: Array<{ server: string; name: string }>;
-  avatarUrlMap?: Record<string, string>;
-  alterMode?: 'webhook' | 'nickname' | 'both';
-  flags?: number;
 }
 
 export interface SourceTag {
@@ -166,22 +159,8 @@ export interface ImportSource {
 export const EXTENSION_KEY = 'switchboard';
 export const EXTENSION_VERSION = 1;
 
-export const ExtensionAlter = CreateAlterBody.pick({
-  username: true,
-  displayName: true,
-  nameMap: true,
-  color: true,
-  description: true,
-  pronouns: true,
-  avatarUrl: true,
-  avatarUrlMap: true,
-  webhookAvatarUrl: true,
-  banner: true,
-  alterMode: true,
-  proxyTags: true,
-  public: true,
-  flags: true,
-}).required();
+/** Every stored field of an alter, as its owner would send it. */
+export const ExtensionAlter = z.strictObject(ALTER_FIELD_INPUTS);
 
 export const ExtensionTag = z.strictObject({
   name: text(100, 1),

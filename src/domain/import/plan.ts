@@ -10,7 +10,7 @@
 // - replace: as merge, then every alter and tag of the system that the file did not match is
 //   deleted, matched alters' tag memberships are set to exactly the file's, and with history the
 //   switches whose time is not in the file are deleted: the system becomes the file.
-import { MAX_ALTERS_PER_SYSTEM } from '../alter.js';
+import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, pickAlterFields } from '../alter.js';
 import { SystemFlags } from '../privacy-bits.js';
 import { Problem } from '../problems.js';
 import type { SystemRecord } from '../system.js';
@@ -132,23 +132,13 @@ function withIds(pairs: SourceAlter['proxyTags'], current: TargetAlter['proxyTag
   });
 }
 
-/** The alter columns a file alter sets on a new alter. */
+/** The alter columns a file alter sets on a new alter: what the file carries, defaults for the rest. */
 function newAlterValues(alter: SourceAlter, username: string, options: ImportOptions): AlterValues {
   return {
+    ...ALTER_DEFAULTS,
+    ...pickAlterFields(alter),
     username,
-    displayName: alter.displayName,
-    nameMap: alter.nameMap ?? [],
-    color: alter.color ?? null,
-    description: alter.description,
-    pronouns: alter.pronouns ?? null,
-    avatarUrl: alter.avatarUrl,
-    avatarUrlMap: alter.avatarUrlMap ?? {},
-    webhookAvatarUrl: alter.webhookAvatarUrl ?? null,
-    banner: alter.banner,
-    alterMode: alter.alterMode ?? 'webhook',
     proxyTags: withIds(alter.proxyTags, [], options.newProxyTagId),
-    public: alter.public ?? 0,
-    flags: alter.flags ?? 0,
     messageCount: alter.messageCount,
     lastMessageAt: alter.lastMessageAt,
     createdAt: alter.createdAt ?? options.now,
@@ -161,20 +151,9 @@ function newAlterValues(alter: SourceAlter, username: string, options: ImportOpt
  */
 function updatedAlterValues(alter: SourceAlter, username: string, current: TargetAlter, options: ImportOptions): Partial<AlterValues> {
   const values: Partial<AlterValues> = {
+    ...pickAlterFields(alter),
     username,
-    displayName: alter.displayName,
-    nameMap: alter.nameMap,
-    color: alter.color,
-    description: alter.description,
-    pronouns: alter.pronouns,
-    avatarUrl: alter.avatarUrl,
-    avatarUrlMap: alter.avatarUrlMap,
-    webhookAvatarUrl: alter.webhookAvatarUrl,
-    banner: alter.banner,
-    alterMode: alter.alterMode,
     proxyTags: withIds(alter.proxyTags, current.proxyTags, options.newProxyTagId),
-    public: alter.public,
-    flags: alter.flags,
     messageCount: Math.max(current.messageCount, alter.messageCount),
     lastMessageAt: alter.lastMessageAt === null ? current.lastMessageAt : Math.max(current.lastMessageAt ?? 0, alter.lastMessageAt),
   };

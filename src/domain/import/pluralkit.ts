@@ -250,20 +250,8 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
     const own = extensionPart(extension?.alters, id, ExtensionAlter, notes, 'alter');
     if (own) {
       Object.assign(alter, {
-        username: own.username,
-        displayName: own.displayName,
-        nameMap: own.nameMap,
-        color: own.color,
-        description: own.description,
-        pronouns: own.pronouns,
-        avatarUrl: own.avatarUrl,
-        avatarUrlMap: own.avatarUrlMap,
-        webhookAvatarUrl: own.webhookAvatarUrl,
-        banner: own.banner,
-        alterMode: own.alterMode,
+        ...own,
         proxyTags: own.proxyTags.map((pair) => ({ prefix: pair.prefix || null, suffix: pair.suffix || null })),
-        public: own.public,
-        flags: own.flags,
       } satisfies Partial<SourceAlter>);
     }
     alters.push(alter);
