@@ -4,7 +4,8 @@
 // memory), yet no route of the service uses them: /v1 brings its own compilers (zod) and the
 // other routes declare no JSON Schema to validate or serialize with. They are the very same
 // compilers, taken from Fastify's own dependencies, so a route that does need one gets what it
-// would have had.
+// would have had. One difference: Fastify treats a compilersFactory as custom and so does not
+// lower-case the property names of a `headers` schema for it; declare header names in lower case.
 import { createRequire } from 'node:module';
 import type { FastifyServerOptions } from 'fastify';
 
