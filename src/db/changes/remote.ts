@@ -8,7 +8,8 @@
 //   use of a cache; a change empties every cache of this database (the file says that something
 //   changed, not what).
 import type SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../pg.js';
 import { CHANGE_CHANNEL, decodeTopics, onLocalChange, type Changes } from './notes.js';
 
 export interface ChangeWatch {
@@ -104,7 +105,7 @@ export class PostgresListenerWatch extends BaseWatch {
   private async connect(): Promise<void> {
     if (this.closed) return;
     // Named so that an operator (or a test) can tell the listener apart in pg_stat_activity.
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: listenerApplicationName() });
+    const client = new (loadPg().Client)({ connectionString: this.connectionString, application_name: listenerApplicationName() });
     this.client = client;
     client.on('notification', (message) => {
       if (message.channel !== CHANGE_CHANNEL || message.payload === undefined) return;
