@@ -3,7 +3,7 @@
 // otherwise what went wrong (down, too slow, rate-limited). Short rate-limit waits are honoured
 // by retrying once; longer ones are reported with the wait.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request } from 'undici';
+import { request } from './http.js';
 import type { Alter } from '../domain/alter.js';
 import type { Autoproxy, AutoproxyStateChange } from '../domain/autoproxy.js';
 import type { Front, FrontHistory, Switch } from '../domain/front.js';

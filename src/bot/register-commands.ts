@@ -1,7 +1,9 @@
 // Registers the slash commands with Discord (PUT replaces the whole set, so removed commands go
 // away): in one guild when DISCORD_GUILD_ID is set (instant, for development), globally otherwise.
-import { REST } from '@discordjs/rest';
-import { Routes, type APIApplication } from 'discord.js';
+// REST from discord.js (its CommonJS build of @discordjs/rest), not from '@discordjs/rest': in ESM
+// that is a second copy of the REST client and of its dependencies' ESM builds, loaded only for
+// this one call (see also proxy/index.ts).
+import { REST, Routes, type APIApplication } from 'discord.js';
 import type { Command } from './command.js';
 
 export function commandPayload(commands: readonly Command[]) {

@@ -4,10 +4,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type MigrationResultSet, type PostgresCursor, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { withChangeNotes } from './changes/dialect.js';
 import { PostgresListenerWatch, SqliteDataVersionWatch, type ChangeWatch, type ListenerLog } from './changes/remote.js';
 import { migrations } from './migrations/index.js';
+import { loadPg } from './pg.js';
 import { openSqliteDialect, type CommitCounts } from './sqlite-driver.js';
 import type { Schema } from './tables.js';
 
@@ -66,13 +67,14 @@ function openSqlite(path: string): Database {
 // them as numbers rather than pg's default strings.
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
+    const { types } = loadPg();
+    if (oid === types.builtins.INT8) return (value: string) => Number(value);
+    return types.getTypeParser(oid, format);
   },
 };
 
 function openPostgres(url: string): Database {
-  const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes as pg.CustomTypesConfig });
+  const pool = new (loadPg().Pool)({ connectionString: url, max: 10, types: pgTypes as pg.CustomTypesConfig });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const db = new Kysely<Schema>({ dialect: withChangeNotes(new PostgresDialect({ pool: preparingPool(pool) }), { sendToDatabase: true }) });

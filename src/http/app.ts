@@ -25,6 +25,7 @@ import { createProvider } from '../auth/provider.js';
 import { createStorageCrypto } from '../security/crypto.js';
 import { createDispatcher, type Dispatcher } from '../events/dispatcher.js';
 import { Problem } from '../domain/problems.js';
+import { lazyDefaultCompilers } from './lazy-compilers.js';
 import { loggerOptions, RequestLog } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { oauthErrorHandler } from './oauth-errors.js';
@@ -66,6 +67,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       return sendUnroutedError(request, rawReply as FastifyReply, new Problem('validation', friendly), 'invalid_request');
     },
     return503OnClosing: true,
+    schemaController: { compilersFactory: lazyDefaultCompilers() },
   });
 
   const crypto = createStorageCrypto(secrets.dataEncryptionKey);

@@ -6,9 +6,15 @@
 // blocks, and no "Explore" box that loads other documents), our title and icon, dark colours
 // when the browser prefers them, and an Authorize dialog that works: it signs in through the
 // docs client (clients.ts, ensureDocsClient) with PKCE, as any browser app would.
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+//
+// Both are built on first use, not at start-up: registering @fastify/swagger and
+// @fastify/swagger-ui (with @fastify/static, yaml and their file listings) took about 45 ms of
+// every start, for pages most instances serve rarely. The service keeps the list of its routes;
+// the first request for /openapi.json or /docs builds the reference, a Fastify instance of its
+// own holding the two plugins and those routes (schemas only), and /docs requests are answered
+// by it: same status, headers and body as when the plugins were registered on the service (but
+// for paths with `..` segments: see forwardTo).
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { DOCS_CLIENT_ID, ensureDocsClient } from '../auth/clients.js';
 import { FAVICON_SVG } from '../auth/pages/layout.js';
@@ -20,10 +26,44 @@ import { apiDescription } from './v1/api-description.js';
 /** The API's scopes in people's words: what the operations need, and what the Authorize dialog offers. */
 const API_SCOPE_DESCRIPTIONS = Object.fromEntries(API_SCOPES.map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
 
+const DOCS_PREFIX = '/docs';
+const isDocsPath = (url: string) => url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`);
+
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
-  const url = (path: string) => `${config.publicUrl}${path}`;
   await ensureDocsClient(app.db, config.publicUrl);
-  await app.register(swagger, {
+  // Every route added from here on (as @fastify/swagger's own hook would see them), but for the
+  // reference's: HEAD routes are Fastify's copies of GET routes, which the document leaves out.
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.method !== 'HEAD' && !isDocsPath(route.url)) routes.push(route);
+  });
+  let reference: Promise<FastifyInstance> | undefined;
+  const loadReference = () =>
+    (reference ??= buildReference(app, config, routes).catch((error: unknown) => {
+      reference = undefined;
+      throw error;
+    }));
+  app.addHook('onClose', async () => {
+    const built = await reference?.catch(() => undefined);
+    await built?.close();
+  });
+
+  app.get(`${DOCS_PREFIX}/static/oauth2-redirect.js`, { schema: { hide: true } }, async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(DOCS_REDIRECT_JS));
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-cache').send((await loadReference()).swagger()));
+  const forward = async (request: FastifyRequest, reply: FastifyReply) => forwardTo(await loadReference(), request, reply);
+  app.get(DOCS_PREFIX, { schema: { hide: true } }, forward);
+  app.get(`${DOCS_PREFIX}/*`, { schema: { hide: true } }, forward);
+}
+
+/** The document and Swagger UI, on an instance of their own, with the service's routes. */
+async function buildReference(app: FastifyInstance, config: Config, routes: readonly RouteOptions[]): Promise<FastifyInstance> {
+  const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([import('@fastify/swagger'), import('@fastify/swagger-ui')]);
+  const reference = Fastify({ loggerInstance: app.log.child({ component: 'docs' }), disableRequestLogging: true });
+  // The routes are there to be described, never called: their schemas need no compiling.
+  reference.setValidatorCompiler(() => () => true);
+  reference.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  const url = (path: string) => `${config.publicUrl}${path}`;
+  await reference.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: `${config.instanceName} API`, version: '1.0.0', description: apiDescription(config.publicUrl) },
@@ -63,8 +103,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     transform: jsonSchemaTransform,
     transformObject: (input) => bodiesWithoutRequiredFieldsAreOptional(jsonSchemaTransformObject(input)),
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
+  await reference.register(swaggerUi, {
+    routePrefix: DOCS_PREFIX,
     staticCSP: true,
     // Swagger UI's own policy allows remote fonts and styles and upgrades to https (which breaks
     // plain-http self-hosting); this one keeps it to this origin.
@@ -81,8 +121,47 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       js: [{ filename: 'theme.js', content: DOCS_THEME_JS }],
     },
   });
-  app.get('/docs/static/oauth2-redirect.js', { schema: { hide: true } }, async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(DOCS_REDIRECT_JS));
-  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-cache').send(app.swagger()));
+  // Described, never called: a request the reference is handed is always for /docs (forwardTo).
+  for (const route of routes) {
+    reference.route({ method: route.method, url: route.url, ...(route.schema ? { schema: route.schema } : {}), ...(route.config ? { config: route.config } : {}), handler: (_request, reply) => reply.callNotFound() });
+  }
+  await reference.ready();
+  return reference;
+}
+
+/** Headers of one hop: the service's own connection answers with its own. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'date']);
+
+/**
+ * Whether a path has a `.` or `..` segment (also written with %2e, or between backslashes), which
+ * injecting would resolve away: `/docs/../v1/...` must not reach the reference as `/v1/...`.
+ */
+function hasDotSegment(url: string): boolean {
+  const path = url.split('?')[0] ?? url;
+  return path.split(/[/\\]/).some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));
+}
+
+/**
+ * Answers a /docs request with the reference's answer to the same request. A path with dot
+ * segments is not found, as the service answers any path it has no route for (with the plugins
+ * registered on the service, @fastify/static answered those under /docs/static/ with 403).
+ */
+async function forwardTo(reference: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  if (hasDotSegment(request.url)) {
+    reply.callNotFound();
+    return reply;
+  }
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+  const response = await reference.inject({ method: request.method === 'HEAD' ? 'HEAD' : 'GET', url: request.url, headers: headers as Record<string, string> });
+  reply.code(response.statusCode);
+  for (const [name, value] of Object.entries(response.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+  if (request.method === 'HEAD') {
+    // Fastify answers HEAD on a GET route with the headers of the body the route sends, and
+    // without the body: given one of the length the reference announced, it says that length.
+    const length = Number(response.headers['content-length'] ?? 0);
+    return reply.send(length > 0 ? Buffer.alloc(length) : undefined);
+  }
+  return reply.send(response.rawPayload.length > 0 ? response.rawPayload : undefined);
 }
 
 /**

@@ -10,7 +10,8 @@
 //   something changed, not what). A cache use in a request thus always follows a read made after
 //   the request arrived, and the request path reads it once instead of at every cache.
 import type SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../pg.js';
 import { CHANGE_CHANNEL, decodeTopics, onLocalChange, type Changes } from './notes.js';
 
 export interface ChangeWatch {
@@ -124,7 +125,7 @@ export class PostgresListenerWatch extends BaseWatch {
   private async connect(): Promise<void> {
     if (this.closed) return;
     // Named so that an operator (or a test) can tell the listener apart in pg_stat_activity.
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: listenerApplicationName() });
+    const client = new (loadPg().Client)({ connectionString: this.connectionString, application_name: listenerApplicationName() });
     this.client = client;
     client.on('notification', (message) => {
       if (message.channel !== CHANGE_CHANNEL || message.payload === undefined) return;
