@@ -267,7 +267,12 @@ export function createDispatcher(deps: {
     start() {
       if (running) return;
       running = true;
-      const stopLocal = onEventsCommitted(() => void pump());
+      // An endpoint already at its share of requests in flight pumps again when one of them ends:
+      // deliveries queued only for such endpoints need no claim now (a dead endpoint would
+      // otherwise cost a claim per write).
+      const stopLocal = onEventsCommitted((endpointIds) => {
+        for (const id of endpointIds) if ((inFlightByEndpoint.get(id) ?? 0) < options.perEndpointConcurrency) return void pump();
+      });
       const stopRemote = deps.changes?.subscribe((changes) => {
         if (changes === 'all' || changes.includes(EVENTS_TOPIC)) void pump();
       });

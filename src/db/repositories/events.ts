@@ -37,25 +37,29 @@ const PENDING = sql.lit('pending');
 // ---------------------------------------------------------------------------------------------
 // Waking the dispatcher
 
-const listeners = new Set<() => void>();
+const listeners = new Set<(endpointIds: ReadonlySet<string>) => void>();
 
-/** Runs `listener` whenever a transaction that appended events has committed in this process. */
-export function onEventsCommitted(listener: () => void): () => void {
+/**
+ * Runs `listener` whenever a transaction that queued deliveries has committed in this process,
+ * with the endpoints they are for.
+ */
+export function onEventsCommitted(listener: (endpointIds: ReadonlySet<string>) => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
-/** Deliveries queued since the dispatcher was last woken; a commit without any has nothing to send. */
-let queuedSinceWake = 0;
+/** Endpoints deliveries were queued for since the dispatcher was last woken; a commit without any has nothing to send. */
+let queuedSinceWake = new Set<string>();
 
 /**
  * Call after the commit of a transaction that called appendEvent. It wakes the dispatcher only if
  * a delivery was queued (one of a transaction that then rolled back costs a spurious wake, no more).
  */
 export function eventsCommitted(): void {
-  if (queuedSinceWake === 0) return;
-  queuedSinceWake = 0;
-  for (const listener of listeners) listener();
+  if (queuedSinceWake.size === 0) return;
+  const endpointIds = queuedSinceWake;
+  queuedSinceWake = new Set();
+  for (const listener of listeners) listener(endpointIds);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -122,7 +126,7 @@ export async function appendEvent(trx: Transaction<Schema>, systemId: number, ac
       // Wakes the dispatchers of other processes when this commits (this one's: eventsCommitted).
       await noteChange(trx, [EVENTS_TOPIC]);
     }
-    queuedSinceWake += wanted.length;
+    for (const endpoint of wanted) queuedSinceWake.add(endpoint.id);
     await trx
       .insertInto('event_deliveries')
       .values(
