@@ -7,8 +7,9 @@
 //   stopped) drained to one endpoint with the shipped settings, deliveries per second next to a
 //   bare POST loop with the same concurrency as the dispatcher's per-endpoint limit;
 // - a dead endpoint (it accepts connections and never answers) does not slow the write path: alter
-//   edits per second (autocannon, separate process) with no endpoint, then with a dead endpoint
-//   receiving every event.
+//   edits per second (autocannon, separate process) with no endpoint, with a healthy endpoint
+//   (the receiver) receiving every event, and with a dead one receiving every event. The dead
+//   endpoint's own effect is dead against healthy; against none is what queuing deliveries costs.
 // The service, the receiver and the bare loop share this process (autocannon has its own).
 //
 // Run alone: node --import tsx bench/events.ts [--quick]. bench/run.ts runs it too.
@@ -30,7 +31,7 @@ import { runLoad, type LoadResult } from './load.js';
 export interface EventsBenchResult {
   latency: { events: number; p50Ms: number; p99Ms: number; writeP50Ms: number; writeP99Ms: number; bareP50Ms: number; bareP99Ms: number };
   throughput: { events: number; systems: number; concurrency: number; perSecond: number; barePerSecond: number };
-  deadEndpoint: { none: LoadResult; dead: LoadResult; rounds: number; pendingAfter: number; connections: number };
+  deadEndpoint: { none: LoadResult; healthy: LoadResult; dead: LoadResult; rounds: number; pendingAfter: number; connections: number };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -215,24 +216,38 @@ export async function benchEvents(options: { quick: boolean }): Promise<EventsBe
         body: '{"pronouns":"p$N"}',
         variants: users.map((user) => ({ path: `/v1/users/@me/alters/${user.alterId}/edit`, headers: { authorization: `Bearer ${user.token}` } })),
       });
-    // Alternating (none, dead, none, dead…) so drift on a shared machine hits both alike; the
-    // median run of each is reported.
+    // Alternating (none, healthy, dead, none, …) so drift on a shared machine hits all alike; the
+    // median run of each is reported. One endpoint of each kind, enabled only for its own runs.
     const rounds = quick ? 1 : 3;
     const noneRuns: LoadResult[] = [];
+    const healthyRuns: LoadResult[] = [];
     const deadRuns: LoadResult[] = [];
-    let deadEndpoint: string | undefined;
+    const healthyEndpoint = (await events('POST', '/endpoints', { url: `${receiver.url}/healthy`, eventTypes: ['alter.updated'] })).data.id;
+    const deadEndpoint = (await events('POST', '/endpoints', { url: dead.url, eventTypes: ['alter.updated'] })).data.id;
+    const enable = async (endpoint: string, enabled: boolean) => void (await events('POST', `/endpoints/${endpoint}/edit`, { enabled }));
+    await enable(healthyEndpoint, false);
+    await enable(deadEndpoint, false);
     for (let round = 0; round < rounds; round++) {
-      if (deadEndpoint) await events('POST', `/endpoints/${deadEndpoint}/edit`, { enabled: false });
       noneRuns.push(await editLoad());
-      if (deadEndpoint) await events('POST', `/endpoints/${deadEndpoint}/edit`, { enabled: true });
-      else deadEndpoint = (await events('POST', '/endpoints', { url: dead.url, eventTypes: ['alter.updated'] })).data.id;
+      await enable(healthyEndpoint, true);
+      healthyRuns.push(await editLoad());
+      await enable(healthyEndpoint, false);
+      // What the healthy endpoint was sent is delivered before the dead one's runs start.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await enable(deadEndpoint, true);
       deadRuns.push(await editLoad());
+      await enable(deadEndpoint, false);
     }
     const median = (runs: LoadResult[]) => [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)] as LoadResult;
     const none = median(noneRuns);
+    const healthy = median(healthyRuns);
     const withDead = median(deadRuns);
     const pending = await running.database.db.selectFrom('event_deliveries').select((eb) => eb.fn.countAll<number>().as('count')).where('status', '=', 'pending').executeTakeFirstOrThrow();
-    for (const [result, what] of [...noneRuns.map((r) => [r, 'edits without endpoints'] as const), ...deadRuns.map((r) => [r, 'edits with a dead endpoint'] as const)]) {
+    for (const [result, what] of [
+      ...noneRuns.map((r) => [r, 'edits without endpoints'] as const),
+      ...healthyRuns.map((r) => [r, 'edits with a healthy endpoint'] as const),
+      ...deadRuns.map((r) => [r, 'edits with a dead endpoint'] as const),
+    ]) {
       if (result.errors > 0 || result.non2xx > 0) throw new Error(`${what}: ${result.errors} errors and ${result.non2xx} non-2xx of ${result.total}`);
     }
     return {
@@ -246,7 +261,7 @@ export async function benchEvents(options: { quick: boolean }): Promise<EventsBe
         bareP99Ms: percentile(bare, 99),
       },
       throughput: { events: backlog, systems, concurrency, perSecond, barePerSecond },
-      deadEndpoint: { none, dead: withDead, rounds, pendingAfter: Number(pending.count), connections },
+      deadEndpoint: { none, healthy, dead: withDead, rounds, pendingAfter: Number(pending.count), connections },
     };
   } finally {
     await dead.close();

@@ -530,12 +530,14 @@ async function eventsBenchmark() {
     target: 'reported',
     met: undefined,
   });
-  const ratio = d.dead.requestsPerSecond / d.none.requestsPerSecond;
+  // The dead endpoint's own effect: against a healthy endpoint sent the same events (both queue a
+  // delivery per edit); against no endpoint at all is what queuing costs, reported beside it.
+  const ratio = d.dead.requestsPerSecond / d.healthy.requestsPerSecond;
   rows.push({
     id: '13c',
     name: `Alter edits with a dead endpoint receiving every event (SQLite, ${d.connections} connections, median of ${d.rounds} alternating runs; ${fmt(d.pendingAfter)} deliveries pending after)`,
     measured: load(d.dead),
-    baseline: `${load(d.none)} (no endpoint)`,
+    baseline: `${load(d.healthy)} (a healthy endpoint receiving every event); ${load(d.none)} (no endpoint: ${fmt(d.dead.requestsPerSecond / d.none.requestsPerSecond, 2)})`,
     ratio: fmt(ratio, 2),
     target: 'ratio >= 0.9',
     met: ratio >= 0.9,
