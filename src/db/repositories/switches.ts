@@ -17,7 +17,12 @@ export interface NewSwitch {
   clientId: string;
   /** In order, the primary first; empty switches out. */
   alterIds: number[];
-  switchedAt: number;
+  /**
+   * When the front changed; undefined for now, read once the system's lock is held. A time read
+   * before the lock would let concurrent identical switches be checked against a front in effect
+   * before each other's, so that both are recorded.
+   */
+  switchedAt: number | undefined;
 }
 
 /**
@@ -33,20 +38,21 @@ export async function recordSwitch(db: Db, systemId: number, change: NewSwitch, 
     const recorded = await db.transaction().execute(async (trx) => {
       // The profile's front may change ("front" autoproxy); this also takes the system's lock.
       await touchSystem(trx, systemId);
+      const switchedAt = change.switchedAt ?? Date.now();
       if (change.alterIds.length > 0) {
         const found = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', 'in', change.alterIds).execute();
         const mine = new Set(found.map((row) => Number(row.id)));
         const missing = change.alterIds.findIndex((id) => !mine.has(id));
         if (missing >= 0) throw new Problem('unknown-alter', 'your system has no such alter', alterField(missing));
       }
-      const inEffect = await switchInEffect(trx, systemId, change.switchedAt, null);
-      const ownInEffect = inEffect?.clientId === change.clientId ? inEffect : await switchInEffect(trx, systemId, change.switchedAt, change.clientId);
+      const inEffect = await switchInEffect(trx, systemId, switchedAt, null);
+      const ownInEffect = inEffect?.clientId === change.clientId ? inEffect : await switchInEffect(trx, systemId, switchedAt, change.clientId);
       if (sameAlters(inEffect?.alterIds ?? [], change.alterIds) && sameAlters(ownInEffect?.alterIds ?? [], change.alterIds)) {
         throw new Problem('same-front', change.alterIds.length === 0 ? 'nobody is fronting already' : 'these alters are already fronting, in this order');
       }
       const created = await trx
         .insertInto('switches')
-        .values({ system_id: systemId, client_id: change.clientId, switched_at: change.switchedAt })
+        .values({ system_id: systemId, client_id: change.clientId, switched_at: switchedAt })
         .returning('id')
         .executeTakeFirstOrThrow();
       if (change.alterIds.length > 0) {
@@ -56,8 +62,8 @@ export async function recordSwitch(db: Db, systemId: number, change: NewSwitch, 
           .execute();
       }
       const client = await trx.selectFrom('oauth_clients').select('name').where('id', '=', change.clientId).executeTakeFirst();
-      await appendEvent(trx, systemId, change.clientId, { type: 'switch.created', switchId: Number(created.id), alterIds: [...change.alterIds], timestamp: new Date(change.switchedAt).toISOString() });
-      return { id: Number(created.id), systemId, clientId: change.clientId, clientName: client?.name ?? null, switchedAt: change.switchedAt, alterIds: [...change.alterIds] };
+      await appendEvent(trx, systemId, change.clientId, { type: 'switch.created', switchId: Number(created.id), alterIds: [...change.alterIds], timestamp: new Date(switchedAt).toISOString() });
+      return { id: Number(created.id), systemId, clientId: change.clientId, clientName: client?.name ?? null, switchedAt, alterIds: [...change.alterIds] };
     });
     eventsCommitted();
     return recorded;

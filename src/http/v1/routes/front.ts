@@ -54,9 +54,9 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      const now = Date.now();
-      const switchedAt = request.body.timestamp === undefined ? now : Date.parse(request.body.timestamp);
-      if (switchedAt > now) throw new Problem('validation', 'timestamp: must not be in the future', 'timestamp');
+      // Without a timestamp the switch happens when it is recorded, under the system's lock.
+      const switchedAt = request.body.timestamp === undefined ? undefined : Date.parse(request.body.timestamp);
+      if (switchedAt !== undefined && switchedAt > Date.now()) throw new Problem('validation', 'timestamp: must not be in the future', 'timestamp');
       const single = request.body.alters === undefined;
       const recorded = await recordSwitch(db, system.id, { clientId: viewer.clientId, alterIds: requestedAlters(request.body), switchedAt }, (index) =>
         single ? 'alter' : `alters.${index}`,
