@@ -62,11 +62,22 @@ export interface RegisteredClient {
   secret: string | undefined;
 }
 
+/**
+ * A client id: 16 random bytes in base64url, never starting with "-", which a command line reads as
+ * an option (`switchboard clients rotate-secret <id>` failed for one client in 64).
+ */
+export function newClientId(): string {
+  let id: string;
+  do id = randomSecret(16);
+  while (id.startsWith('-'));
+  return id;
+}
+
 export async function registerClient(db: Kysely<Schema>, input: ClientRegistration, now = Date.now()): Promise<RegisteredClient> {
   const registration = ClientRegistrationSchema.parse(input);
   const secret = registration.public ? undefined : newClientSecret();
   const client: OauthClientRecord = {
-    id: randomSecret(16),
+    id: newClientId(),
     name: registration.name,
     secretHash: secret === undefined ? null : sha256(secret),
     redirectUris: registration.redirectUris,
