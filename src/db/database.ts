@@ -10,6 +10,7 @@ import { PostgresListenerWatch, SqliteDataVersionWatch, type ChangeWatch, type L
 import { migrations } from './migrations/index.js';
 import { loadPg } from './pg.js';
 import { openSqliteDialect, type CommitCounts } from './sqlite-driver.js';
+import { isSchemaChange } from './schema-change.js';
 import type { Schema } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -97,7 +98,6 @@ function openPostgres(url: string): Database {
 const MAX_NAMED_STATEMENTS = 1000;
 /** Statements with more parameters are mostly `in (…)` lists of varying length: each length would be a statement of its own. */
 const MAX_NAMED_PARAMETERS = 32;
-const SCHEMA_CHANGE = /^\s*(create|alter|drop)\s/i;
 
 /**
  * Named prepared statements on PostgreSQL: a statement is parsed and planned once per connection,
@@ -120,7 +120,7 @@ function preparingPool(pool: pg.Pool): PostgresPool {
       return {
         query(query: string | PostgresCursor<unknown>, parameters?: ReadonlyArray<unknown>) {
           if (typeof query !== 'string') return client.query(query as unknown as pg.Submittable);
-          if (SCHEMA_CHANGE.test(query)) {
+          if (isSchemaChange(query)) {
             generation++;
             names.clear();
           }

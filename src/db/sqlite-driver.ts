@@ -29,6 +29,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import { isSchemaChange } from './schema-change.js';
 
 /** A batch is committed at once when it reaches this many transactions or this age, so no write waits long. */
 const MAX_BATCH_TRANSACTIONS = 256;
@@ -139,9 +140,6 @@ function fastRows(statement: SqliteDatabase.Statement): Statement {
   };
 }
 
-/** A schema change makes prepared statements' columns stale: the caches start over. */
-const SCHEMA_CHANGE = /^\s*(create|alter|drop)\s/i;
-
 function run<R>(statement: Statement, parameters: ReadonlyArray<unknown>): QueryResult<R> {
   if (statement.reader) return { rows: statement.all(parameters) as R[] };
   const { changes, lastInsertRowid } = statement.run(parameters);
@@ -244,7 +242,7 @@ class GroupCommitDriver implements Driver {
 
   /** A statement outside any transaction: a read on the read connection, a write as a transaction of its own. */
   async executeAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const schemaChange = SCHEMA_CHANGE.test(query.sql);
+    const schemaChange = isSchemaChange(query.sql);
     if (!schemaChange && this.readerStatements) {
       const statement = this.readerStatements.get(query.sql);
       if (statement.readonly) return run<R>(statement, query.parameters);
@@ -264,7 +262,7 @@ class GroupCommitDriver implements Driver {
   executeInTransaction<R>(query: CompiledQuery): QueryResult<R> {
     // Had SQLite abandoned the physical transaction, this statement would commit on its own.
     if (!this.writer.inTransaction) throw new Error('the transaction was rolled back by SQLite (see the error before this one)');
-    if (SCHEMA_CHANGE.test(query.sql)) {
+    if (isSchemaChange(query.sql)) {
       this.writerStatements.clear();
       this.readerStatements?.clear();
     }
