@@ -1,5 +1,5 @@
 // `npm run bench:profile [-- list|create] [postgres]`: a CPU profile of the service under the point-read load
-// (or list-alters?max=250 of 2,000 alters, or 1,900 create-alters), 50 connections, 5 s, written to
+// (or list-alters?max=250 of 2,000 alters, or create-alter over 40 systems), 50 connections, 5 s, written to
 // bench/profiles/<name>.cpuprofile (open it in Chrome DevTools), with the functions that took the
 // most CPU printed. This is how the hot paths in RESULTS.md were found.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,15 +42,21 @@ async function main() {
     if (list) await seedAlters(running.database.db, '500000000000000001', 1999);
     const name = list ? 'list-alters' : create ? 'create-alter' : 'point-read';
     const url = list ? `${config.publicUrl}/v1/users/@me/system/list-alters?max=250` : create ? `${config.publicUrl}/v1/users/@me/system/create-alter` : `${config.publicUrl}/v1/users/@me/alters/${created.alterId}`;
-    const write = create ? { method: 'POST', body: '{"username":"w$N","displayName":"Writer"}', amount: 1900 } : { duration: 5 };
+    // Creates spread over 40 systems, as in row 3 of the bench: one system would measure its row lock.
+    const writers = create ? await Promise.all(Array.from({ length: 40 }, (_, i) => obtainTokens(client, { userId: String(510000000000000000n + BigInt(i)), scope: 'alters:write' }))) : [];
+    const variants = writers.map(({ tokens: set }) => ({ path: '/v1/users/@me/system/create-alter', headers: { authorization: `Bearer ${set.access_token}` } }));
+    const write = create ? { method: 'POST', body: '{"username":"w$N","displayName":"Writer"}', duration: 5, variants } : { duration: 5 };
 
     const session = new Session();
     session.connect();
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
+    const cpuBefore = process.cpuUsage();
     const result = await runLoad({ url, connections: 50, ...write, headers: { authorization, ...(create ? { 'content-type': 'application/json' } : {}) } });
+    const cpu = process.cpuUsage(cpuBefore);
     const { profile } = await session.post('Profiler.stop');
-    console.log(`${name} under profile: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99} ms`);
+    const perRequest = (micros: number) => (micros / Math.max(1, result.requestsPerSecond * result.durationSeconds)).toFixed(0);
+    console.log(`${name} under profile: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99} ms; service CPU per request ${perRequest(cpu.user)} µs user, ${perRequest(cpu.system)} µs system`);
 
     const out = fileURLToPath(new URL('./profiles/', import.meta.url));
     mkdirSync(out, { recursive: true });

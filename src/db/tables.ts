@@ -32,6 +32,8 @@ export interface SystemsTable {
   revision: Generated<number>;
   /** The sequence number of the system's last event (appendEvent). */
   event_seq: Generated<number>;
+  /** How many alters the system has: kept by triggers on `alters` (migration 2026-11-27T00). */
+  alter_count: Generated<number>;
 }
 
 export interface SystemSubAccountsTable {

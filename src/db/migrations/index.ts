@@ -9,6 +9,7 @@ import * as tagsAndSwitches from './2026-11-23T02-tags-and-switches.js';
 import * as events from './2026-11-23T03-events.js';
 import * as importLinks from './2026-11-23T04-import.js';
 import * as auditLog from './2026-11-23T05-audit-log.js';
+import * as alterCount from './2026-11-27T00-alter-count.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T03-events': events,
   '2026-11-23T04-import': importLinks,
   '2026-11-23T05-audit-log': auditLog,
+  '2026-11-27T00-alter-count': alterCount,
 };

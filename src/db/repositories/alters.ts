@@ -2,7 +2,7 @@
 // in one transaction; uniqueness (username per system, field value per system and client) is
 // decided by unique indexes, never by a read-then-write.
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
@@ -13,7 +13,7 @@ import { prepareQuery } from '../prepared.js';
 import { ALTER_RECORD_COLUMNS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
 import type { NewAlter, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent, eventsCommitted, numberEvent } from './events.js';
 import { touchSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
@@ -34,12 +34,7 @@ function selectAlters(db: Executor, fieldsFor: string | null) {
     .selectFrom('alters')
     .select(ALTER_RECORD_COLUMNS)
     .select((eb) => [
-      eb
-        .selectFrom('alter_tags')
-        .innerJoin('tags', 'tags.id', 'alter_tags.tag_id')
-        .select(sql<string | null>`string_agg(cast(tags.id as text) || ':' || cast(tags.public as text), ',')`.as('list'))
-        .whereRef('alter_tags.alter_id', '=', 'alters.id')
-        .as('tag_list'),
+      tagList(eb),
       fieldsFor === null
         ? sql<string | null>`null`.as('field_value')
         : eb
@@ -51,18 +46,63 @@ function selectAlters(db: Executor, fieldsFor: string | null) {
     ]);
 }
 
+function tagList(eb: ExpressionBuilder<Schema, 'alters'>) {
+  return eb
+    .selectFrom('alter_tags')
+    .innerJoin('tags', 'tags.id', 'alter_tags.tag_id')
+    .select(sql<string | null>`string_agg(cast(tags.id as text) || ':' || cast(tags.public as text), ',')`.as('list'))
+    .whereRef('alter_tags.alter_id', '=', 'alters.id')
+    .as('tag_list');
+}
+
+/**
+ * Every client's integration field of the alter as a JSON object (null or `{}` when it has none),
+ * for an event, which carries them all. The one place the dialects need different SQL here.
+ */
+function fieldsJson(db: Executor) {
+  return db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<string | null>`(select cast(json_object_agg(f.client_id, f.value) as text) from alter_fields f where f.alter_id = alters.id)`.as('fields_json')
+    : sql<string | null>`(select json_group_object(f.client_id, f.value) from alter_fields f where f.alter_id = alters.id)`.as('fields_json');
+}
+
 type LoadedAlterRow = AlterRecordRow & { tag_list: string | null; field_value: string | null };
 
 function fromLoaded(row: LoadedAlterRow, fieldsFor: string | null): AlterRecord {
   const { tag_list: tagList, field_value: fieldValue, ...alter } = row;
-  const tags = (tagList ? tagList.split(',') : [])
+  return alterRecord(alter, parseTagList(tagList), fieldsFor !== null && fieldValue !== null ? { [fieldsFor]: fieldValue } : {});
+}
+
+function parseTagList(list: string | null): TagRef[] {
+  return (list ? list.split(',') : [])
     .map((pair) => {
       const [id, bits] = pair.split(':');
       return { id: Number(id), public: Number(bits) };
     })
     .sort((a, b) => a.id - b.id);
-  return alterRecord(alter, tags, fieldsFor !== null && fieldValue !== null ? { [fieldsFor]: fieldValue } : {});
 }
+
+type AlterRowForEvent = AlterRecordRow & { tag_list: string | null; fields_json: string | null };
+
+/** The alter with every client's field (what its event carries). */
+function forEvent(row: AlterRowForEvent): AlterRecord {
+  const { tag_list: tagList, fields_json: fieldsJson, ...alter } = row;
+  return alterRecord(alter, parseTagList(tagList), fieldsJson ? (JSON.parse(fieldsJson) as Record<string, string>) : {});
+}
+
+/** The record as one client sees it: only its own integration field. */
+function withFieldOf(record: AlterRecord, clientId: string): AlterRecord {
+  const value = record.fields[clientId];
+  return { ...record, fields: value === undefined ? {} : { [clientId]: value } };
+}
+
+const alterForEvent = prepareQuery((db, p: { systemId: number; alterId: number }) =>
+  db
+    .selectFrom('alters')
+    .select(ALTER_RECORD_COLUMNS)
+    .select((eb) => [tagList(eb), fieldsJson(db)])
+    .where('alters.system_id', '=', p.systemId)
+    .where('alters.id', '=', p.alterId),
+);
 
 /**
  * The read queries' shapes, each prepared once (db/prepared.ts): whether only visible alters are
@@ -173,27 +213,12 @@ async function setField(trx: Transaction<Schema>, systemId: number, alterId: num
     .execute();
 }
 
-/** Every client's integration field of one alter. */
-const fieldsOfAlter = prepareQuery((db, p: { alterId: number }) => db.selectFrom('alter_fields').select(['client_id', 'value']).where('alter_id', '=', p.alterId));
-
-async function allFields(trx: Transaction<Schema>, alterId: number): Promise<Record<string, string>> {
-  const rows = await fieldsOfAlter(trx, { alterId });
-  return Object.fromEntries(rows.map((row) => [row.client_id, row.value]));
-}
-
 /** What a write may change beyond the alter row: tags and the calling client's field. */
 interface RelatedChanges {
   clientId: string;
   /** The calling client's new field value (null clears it); undefined leaves it. */
   field: string | null | undefined;
 }
-
-const countAlters = prepareQuery((db, p: { systemId: number }) =>
-  db
-    .selectFrom('alters')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('system_id', '=', p.systemId),
-);
 
 /** A new alter always names every column (alterColumns of a whole record), so its insert is prepared once. */
 const insertAlter = prepareQuery((db, p: NewAlter) =>
@@ -206,9 +231,9 @@ const insertAlter = prepareQuery((db, p: NewAlter) =>
 export async function createAlter(db: Db, systemId: number, input: CreateAlterInput, related: RelatedChanges, now: number): Promise<AlterRecord> {
   try {
     const created = await db.transaction().execute(async (trx) => {
-      await touchSystem(trx, systemId);
-      const [{ count } = { count: 0 }] = await countAlters(trx, { systemId });
-      if (Number(count) >= MAX_ALTERS_PER_SYSTEM) {
+      // The event's number, the system's lock and revision, and its alter count in one statement.
+      const numbered = await numberEvent(trx, systemId, now, { touchSystem: true });
+      if (numbered.alterCount >= MAX_ALTERS_PER_SYSTEM) {
         throw new Problem('too-many-alters', `a system can have at most ${MAX_ALTERS_PER_SYSTEM} alters`);
       }
       const columns = alterColumns({ ...ALTER_DEFAULTS, ...input, proxyTags: storedProxyTags(input.proxyTags ?? []), messageCount: 0, lastMessageAt: null, createdAt: now });
@@ -220,7 +245,7 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
       // A new alter has exactly what this request gave it: no need to read it back.
       const fields = typeof related.field === 'string' ? { [related.clientId]: related.field } : {};
       const record = alterRecord(inserted, tags, fields);
-      await appendEvent(trx, systemId, related.clientId, { type: 'alter.created', alter: record }, now);
+      await appendEvent(trx, systemId, related.clientId, { type: 'alter.created', alter: record }, now, { numbered });
       return record;
     });
     eventsCommitted();
@@ -241,26 +266,34 @@ export async function editAlter(
   try {
     const edited = await db.transaction().execute(async (trx) => {
       const columns = alterColumns({ ...input, proxyTags: input.proxyTags && storedProxyTags(input.proxyTags) });
-      const changed = Object.keys(columns).length > 0 || input.tagIds !== undefined || related.field !== undefined;
-      // The alter must be this system's before anything else is written; an edit that changes
-      // nothing needs no check, as the read below answers it.
+      const relatedChanges = input.tagIds !== undefined || related.field !== undefined;
+      if (Object.keys(columns).length === 0 && !relatedChanges) {
+        const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId });
+        return record && { record, changed: false };
+      }
+      let full: AlterRecord | undefined;
+      // The alter must be this system's before anything else is written. An edit of its own
+      // columns only reads the whole alter back from the same statement (one round trip, not three).
       if (Object.keys(columns).length > 0) {
-        const updated = await trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
-        if (Number(updated.numUpdatedRows) === 0) return undefined;
-      } else if (changed) {
+        const update = trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId);
+        if (!relatedChanges) {
+          const row = await update.returning(ALTER_RECORD_COLUMNS).returning((eb) => [tagList(eb), fieldsJson(trx)]).executeTakeFirst();
+          if (!row) return undefined;
+          full = forEvent(row);
+        } else if (Number((await update.executeTakeFirst()).numUpdatedRows) === 0) return undefined;
+      } else {
         const exists = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
         if (!exists) return undefined;
       }
       if (input.tagIds !== undefined) await replaceTags(trx, systemId, alterId, input.tagIds);
       if (related.field !== undefined) await setField(trx, systemId, alterId, related.clientId, related.field);
-      const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId });
-      if (record && changed) {
-        // The event keeps every client's field: each receiving client is shown its own. A change
-        // to what the proxy profile shows moves the system's revision in the same statement.
-        const touchSystem = ALTER_FIELDS_IN_PROFILE.some((field) => input[field] !== undefined);
-        await appendEvent(trx, systemId, related.clientId, { type: 'alter.updated', alter: { ...record, fields: await allFields(trx, alterId) } }, Date.now(), { touchSystem });
-      }
-      return record && { record, changed };
+      full ??= await alterForEvent(trx, { systemId, alterId }).then(([row]) => row && forEvent(row));
+      if (!full) throw new Error('the edited alter was not found');
+      // The event keeps every client's field: each receiving client is shown its own. A change
+      // to what the proxy profile shows moves the system's revision in the same statement.
+      const touchSystem = ALTER_FIELDS_IN_PROFILE.some((field) => input[field] !== undefined);
+      await appendEvent(trx, systemId, related.clientId, { type: 'alter.updated', alter: full }, Date.now(), { touchSystem });
+      return { record: withFieldOf(full, related.clientId), changed: true };
     });
     if (edited?.changed) eventsCommitted();
     return edited?.record;

@@ -86,15 +86,15 @@ function endpointList(now: number) {
 // The statements every event runs, prepared once (db/prepared.ts): an alter edit's CPU went largely
 // to building and compiling them. With `touch`, the same statement moves the system's revision
 // (system-revision.ts), for writes that change the proxy profile too.
-const numberEvent = (touch: boolean) =>
+const numberingStatement = (touch: boolean) =>
   prepareQuery((db, p: { systemId: number; now: number }) =>
     db
       .updateTable('systems')
       .set(touch ? { event_seq: sql`event_seq + 1`, revision: sql`revision + 1` } : { event_seq: sql`event_seq + 1` })
       .where('id', '=', p.systemId)
-      .returning(['event_seq', endpointList(p.now).as('endpoints')]),
+      .returning(['event_seq', 'alter_count', endpointList(p.now).as('endpoints')]),
   );
-const nextEventSeq = { plain: numberEvent(false), touching: numberEvent(true) };
+const nextEventSeq = { plain: numberingStatement(false), touching: numberingStatement(true) };
 const insertEvent = prepareQuery((db, p: { systemId: number; seq: number; type: string; actor: string | null; payload: string; now: number }) =>
   db.insertInto('events').values({ system_id: p.systemId, seq: p.seq, type: p.type, actor_client_id: p.actor, payload: p.payload, created_at: p.now }).returning('id'),
 );
@@ -104,12 +104,38 @@ export interface AppendOptions {
   touchSystem?: boolean;
 }
 
-/** Appends an event to the outbox inside the change's transaction. Returns the event id. */
-export async function appendEvent(trx: Transaction<Schema>, systemId: number, actorClientId: string | null, snapshot: EventSnapshot, now = Date.now(), options: AppendOptions = {}): Promise<number> {
+/** An event's number in its system, taken before the event itself is written (numberEvent). */
+export interface EventNumber {
+  seq: number;
+  /** The system's alters when the number was taken, under the system's row lock. */
+  alterCount: number;
+  /** The candidate endpoints (endpointList). */
+  endpoints: string | null;
+}
+
+/**
+ * Takes the next event number of the system, and with it the system's row lock: the first
+ * statement of a write that needs the lock anyway (a create reads the alter count it checks the
+ * cap against from the same row). Pass the result to appendEvent as `numbered`.
+ */
+export async function numberEvent(trx: Transaction<Schema>, systemId: number, now: number, options: AppendOptions = {}): Promise<EventNumber> {
   const [system] = await (options.touchSystem ? nextEventSeq.touching : nextEventSeq.plain)(trx, { systemId, now });
   if (!system) throw new Error(`no system ${systemId}`);
   if (options.touchSystem) await noteChange(trx, [systemTopic(systemId)]);
-  const [event] = await insertEvent(trx, { systemId, seq: Number(system.event_seq), type: snapshot.type, actor: actorClientId, payload: JSON.stringify(snapshot), now });
+  return { seq: Number(system.event_seq), alterCount: Number(system.alter_count), endpoints: system.endpoints };
+}
+
+/** Appends an event to the outbox inside the change's transaction. Returns the event id. */
+export async function appendEvent(
+  trx: Transaction<Schema>,
+  systemId: number,
+  actorClientId: string | null,
+  snapshot: EventSnapshot,
+  now = Date.now(),
+  options: AppendOptions & { numbered?: EventNumber } = {},
+): Promise<number> {
+  const system = options.numbered ?? (await numberEvent(trx, systemId, now, options));
+  const [event] = await insertEvent(trx, { systemId, seq: system.seq, type: snapshot.type, actor: actorClientId, payload: JSON.stringify(snapshot), now });
   if (!event) throw new Error('the event was not stored');
   const eventId = Number(event.id);
   const endpoints = (system.endpoints ?? '')

@@ -225,6 +225,17 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       expect(refused.status).toBe(409);
       expect(errorTypes(refused)).toEqual(['too-many-alters']);
     });
+
+    it(`lets exactly as many concurrent creates through as the ${MAX_ALTERS_PER_SYSTEM}-alter cap has room for`, async () => {
+      const user = await signIn(server, '200000000000000010', { client: owner.client });
+      await seedAlters(server.database.db, user.userId, MAX_ALTERS_PER_SYSTEM - 2);
+      const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => create(user, { username: `near-cap-${i}`, displayName: 'Near' })));
+      const statuses = responses.map((response) => response.status);
+      expect(statuses.filter((status) => status === 201)).toHaveLength(2);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(6);
+      const page = await user.call<Alter[]>('GET', `/v1/users/@me/system/list-alters?skip=${MAX_ALTERS_PER_SYSTEM - 5}&max=100`);
+      expect(page.body).toHaveLength(5);
+    });
   });
 
   describe('edit', () => {
