@@ -1,5 +1,6 @@
 // `npm run bench:profile [-- list|create] [postgres]`: a CPU profile of the service under the point-read load
-// (or list-alters?max=250 of 2,000 alters, or create-alter over 40 systems), 50 connections, 5 s, written to
+// (or list-alters?max=250 of 2,000 alters, or create-alter over 40 systems, then the bare insert route of
+// the write rows for comparison), 50 connections, 5 s, written to
 // bench/profiles/<name>.cpuprofile (open it in Chrome DevTools), with the functions that took the
 // most CPU printed. This is how the hot paths in RESULTS.md were found.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { createTestClient, obtainTokens } from '../test/support/oauth.js';
 import { seedAlters } from '../test/support/seed.js';
 import { createTestDatabase } from '../test/support/dialects.js';
 import { freePort, type TestServer } from '../test/support/server.js';
+import { startInsertBaseline } from './insert-baseline.js';
 import { runLoad } from './load.js';
 
 interface ProfileNode {
@@ -61,6 +63,21 @@ async function main() {
     const out = fileURLToPath(new URL('./profiles/', import.meta.url));
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, `${name}.cpuprofile`), JSON.stringify(profile));
+
+    if (create) {
+      // The bare insert route of rows 3a-3d, same dialect and load, without the profiler: its CPU per
+      // request is what the write ratio compares the create's with once the machine's CPU is the bound.
+      const baseline = await startInsertBaseline(schema ? 'postgres' : 'sqlite', schema ? schema.url : join(dataDir, 'baseline.db'));
+      try {
+        const bareBefore = process.cpuUsage();
+        const bare = await runLoad({ url: baseline.url, method: 'POST', connections: 50, duration: 5 });
+        const bareCpu = process.cpuUsage(bareBefore);
+        const count = Math.max(1, bare.requestsPerSecond * bare.durationSeconds);
+        console.log(`bare insert (no profiler): ${Math.round(bare.requestsPerSecond)} req/s; CPU per request ${(bareCpu.user / count).toFixed(0)} µs user, ${(bareCpu.system / count).toFixed(0)} µs system`);
+      } finally {
+        await baseline.close();
+      }
+    }
 
     const nodes = new Map((profile.nodes as ProfileNode[]).map((node) => [node.id, node]));
     const self = new Map<string, number>();
