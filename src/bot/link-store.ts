@@ -30,8 +30,9 @@ async function openKeyv(url: string): Promise<Keyv> {
   if (url.startsWith('sqlite://')) {
     const path = url.slice('sqlite://'.length);
     mkdirSync(dirname(path), { recursive: true });
-    const { default: KeyvSqlite } = await import('@keyv/sqlite');
-    return new Keyv({ store: new KeyvSqlite({ uri: `sqlite://${path}`, table: 'switchboard_bot_links' }), namespace: 'links' });
+    // Our own store over better-sqlite3, on the table @keyv/sqlite made (sqlite-keyv-store.ts).
+    const { SqliteKeyvStore } = await import('./sqlite-keyv-store.js');
+    return new Keyv({ store: new SqliteKeyvStore({ path, table: 'switchboard_bot_links' }), namespace: 'links' });
   }
   if (url.startsWith('redis')) {
     const { default: KeyvRedis } = await import('@keyv/redis');

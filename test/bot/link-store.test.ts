@@ -1,6 +1,6 @@
 // The linked-accounts store on each keyv backend the bot supports, and what a copy of it reveals.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -60,7 +60,8 @@ describe.each(BACKENDS)('link store on %s', (backend, url) => {
     try {
       await store.set(userId, value);
       let raw = '';
-      if (backend === 'sqlite') raw = readFileSync(join(dir, 'links.sqlite')).toString('latin1');
+      // The write-ahead log too: a write stays there until a checkpoint copies it into the file.
+      if (backend === 'sqlite') raw = ['links.sqlite', 'links.sqlite-wal'].map((name) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name)).toString('latin1') : '')).join('');
       if (backend === 'redis') {
         const redis = new Redis(url);
         const keys = await redis.keys('*switchboard-bot-links*');
