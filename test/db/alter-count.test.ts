@@ -3,20 +3,13 @@
 // table: one-row and many-row inserts and deletes, an alter moved to another system, and the
 // cascade from a deleted system. After each step every count equals a count(*) of the rows.
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { Migrator, PostgresAdapter, sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
 import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { insertSystem, migrateTo, migrationBefore } from '../support/migrations.js';
 
-const MIGRATION = '2026-11-27T00-alter-count';
-const names = Object.keys(migrations);
-const PREVIOUS = names[names.indexOf(MIGRATION) - 1] as string;
-
-async function migrator(db: Kysely<any>): Promise<Migrator> {
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  return new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-}
+const PREVIOUS = migrationBefore('2026-11-27T00-alter-count');
 
 describe.each(DIALECTS)('alter counts (%s)', (dialect) => {
   let testDatabase: TestDatabase;
@@ -29,19 +22,14 @@ describe.each(DIALECTS)('alter counts (%s)', (dialect) => {
     testDatabase = await createTestDatabase(dialect);
     database = openDatabase(testDatabase.url);
     db = database.db as unknown as Kysely<any>;
-    const result = await (await migrator(db)).migrateTo(PREVIOUS);
-    if (result.error) throw result.error;
+    await migrateTo(db, PREVIOUS);
   });
   afterEach(async () => {
     await database?.close();
     await testDatabase?.drop();
   });
 
-  async function system(userId: string): Promise<number> {
-    await db.insertInto('users').values({ id: userId, username: userId, created_at: now }).execute();
-    const row = await db.insertInto('systems').values({ user_id: userId, name: userId, created_at: now }).returning('id').executeTakeFirstOrThrow();
-    return Number(row.id);
-  }
+  const system = (userId: string) => insertSystem(db, userId, now);
 
   /** `count` alters of the system in one statement; their ids. */
   async function alters(systemId: number, count: number): Promise<number[]> {
@@ -106,8 +94,7 @@ describe.each(DIALECTS)('alter counts (%s)', (dialect) => {
 
   it('is undone by the migration down', async () => {
     await migrateToLatest(database.db);
-    const result = await (await migrator(db)).migrateTo(PREVIOUS);
-    if (result.error) throw result.error;
+    await migrateTo(db, PREVIOUS);
     const systemId = await system('610000000000000021');
     await alters(systemId, 2);
     const columns = await db.introspection.getTables();

@@ -3,24 +3,16 @@
 // record becomes a switch of one alter with its time, client and order, ids keep counting after
 // the migrated ones, and going down restores the records.
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { Migrator, PostgresAdapter, sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { isUniqueViolation } from '../../src/db/errors.js';
-import { migrations } from '../../src/db/migrations/index.js';
 import { usernameKey } from '../../src/domain/username-key.js';
 import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { insertSystem, migrateTo, migrationBefore } from '../support/migrations.js';
 
 const MIGRATION = '2026-11-23T02-tags-and-switches';
-const names = Object.keys(migrations);
-const PREVIOUS = names[names.indexOf(MIGRATION) - 1] as string;
-
-async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const result = await migrator.migrateTo(name);
-  if (result.error) throw result.error;
-}
+const PREVIOUS = migrationBefore(MIGRATION);
 
 describe.each(DIALECTS)('tags-and-switches migration (%s)', (dialect) => {
   let testDatabase: TestDatabase;
@@ -39,11 +31,7 @@ describe.each(DIALECTS)('tags-and-switches migration (%s)', (dialect) => {
     await testDatabase?.drop();
   });
 
-  async function system(userId: string): Promise<number> {
-    await db.insertInto('users').values({ id: userId, username: userId, created_at: now }).execute();
-    const row = await db.insertInto('systems').values({ user_id: userId, name: userId, created_at: now }).returning('id').executeTakeFirstOrThrow();
-    return Number(row.id);
-  }
+  const system = (userId: string) => insertSystem(db, userId, now);
 
   async function alter(systemId: number, username: string): Promise<number> {
     const row = await db

@@ -3,27 +3,16 @@
 // one name under the new key; migrating to the latest version backfills every key and renames the
 // later duplicates deterministically instead of failing.
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { Migrator, PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
 import { isUniqueViolation } from '../../src/db/errors.js';
-import { migrations } from '../../src/db/migrations/index.js';
 import { usernameKey } from '../../src/domain/username-key.js';
 import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { insertSystem, migrateTo, migrationBefore } from '../support/migrations.js';
 
 const MIGRATION = '2026-11-23T01-username-key';
-const names = Object.keys(migrations);
-const PREVIOUS = names[names.indexOf(MIGRATION) - 1] as string;
-
-async function migrator(db: Kysely<any>): Promise<Migrator> {
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  return new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-}
-
-async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
-  const result = await (await migrator(db)).migrateTo(name);
-  if (result.error) throw result.error;
-}
+const PREVIOUS = migrationBefore(MIGRATION);
 
 describe.each(DIALECTS)('username-key migration (%s)', (dialect) => {
   let testDatabase: TestDatabase;
@@ -43,11 +32,7 @@ describe.each(DIALECTS)('username-key migration (%s)', (dialect) => {
     await testDatabase?.drop();
   });
 
-  async function system(userId: string): Promise<number> {
-    await db.insertInto('users').values({ id: userId, username: userId, created_at: now }).execute();
-    const row = await db.insertInto('systems').values({ user_id: userId, name: userId, created_at: now }).returning('id').executeTakeFirstOrThrow();
-    return Number(row.id);
-  }
+  const system = (userId: string) => insertSystem(db, userId, now);
 
   /** Inserts alters the old schema's way (no key), in order; their ids ascend with it. */
   async function oldAlters(systemId: number, usernames: string[]): Promise<void> {

@@ -1,0 +1,29 @@
+// For tests of one migration on a database that already has data: the migration before it, moving
+// a database to a given migration (on PostgreSQL its bookkeeping lives in the test's own schema),
+// and the rows every such test starts from.
+/* eslint-disable @typescript-eslint/no-explicit-any -- these tests write the schema of a past migration, which tables.ts no longer describes */
+import { Migrator, PostgresAdapter, sql, type Kysely } from 'kysely';
+import { migrations } from '../../src/db/migrations/index.js';
+
+/** The name of the migration that runs just before `name`. */
+export function migrationBefore(name: string): string {
+  const names = Object.keys(migrations);
+  const index = names.indexOf(name);
+  if (index < 1) throw new Error(`no migration before ${name}`);
+  return names[index - 1] as string;
+}
+
+/** Migrates up or down to `name` (inclusive). */
+export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
+  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const result = await migrator.migrateTo(name);
+  if (result.error) throw result.error;
+}
+
+/** A user and their system, as the first sign-in makes them; the system's id. */
+export async function insertSystem(db: Kysely<any>, userId: string, now: number): Promise<number> {
+  await db.insertInto('users').values({ id: userId, username: userId, created_at: now }).execute();
+  const row = await db.insertInto('systems').values({ user_id: userId, name: userId, created_at: now }).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
+}
