@@ -266,15 +266,16 @@ export async function editAlter(
   try {
     const edited = await db.transaction().execute(async (trx) => {
       const columns = alterColumns({ ...input, proxyTags: input.proxyTags && storedProxyTags(input.proxyTags) });
+      const ownColumns = Object.keys(columns).length > 0;
       const relatedChanges = input.tagIds !== undefined || related.field !== undefined;
-      if (Object.keys(columns).length === 0 && !relatedChanges) {
+      if (!ownColumns && !relatedChanges) {
         const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId });
         return record && { record, changed: false };
       }
       let full: AlterRecord | undefined;
       // The alter must be this system's before anything else is written. An edit of its own
       // columns only reads the whole alter back from the same statement (one round trip, not three).
-      if (Object.keys(columns).length > 0) {
+      if (ownColumns) {
         const update = trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId);
         if (!relatedChanges) {
           const row = await update.returning(ALTER_RECORD_COLUMNS).returning((eb) => [tagList(eb), fieldsJson(trx)]).executeTakeFirst();

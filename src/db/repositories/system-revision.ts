@@ -12,8 +12,9 @@ const bumpRevision = prepareQuery((db, p: { systemId: number }) => db.updateTabl
 /**
  * Marks the system's proxy profile as changed (its revision moves on) and takes the system's row
  * lock for the rest of the transaction (PostgreSQL; SQLite has a single writer anyway). Every
- * write that changes what the proxy profile shows calls this in its transaction; the lock also
- * serializes checks such as the alter cap against concurrent creates.
+ * write that changes what the proxy profile shows calls this in its transaction, or moves the
+ * revision with its event's number (appendEvent's and numberEvent's `touchSystem`), which takes the
+ * same lock: a create checks the alter cap under it.
  */
 export async function touchSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
   await bumpRevision(trx, { systemId });
