@@ -1,5 +1,5 @@
 // buildApp assembles the service from its parts and never listens (server.ts does), so tests and
-// the benchmark can run the very same app. Order: infrastructure (cookies, headers, errors), then
+// the benchmark can run the very same app. Order: infrastructure (headers, errors, rate limits), then
 // the authorization server and its pages, the /v1 API and its reference, then health checks.
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -106,7 +106,6 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   provider.on('server_error', (ctx, error) => app.log.error({ err: error, route: ctx.oidc?.route }, 'the authorization server failed'));
   app.decorate('events', events);
 
-  await app.register(cookie, { secret: secrets.cookieSecrets });
   // Hooks on every request are callback-style: an async hook costs a promise and a turn of the
   // microtask queue per request, measurable on the point read.
   const securityHeaders = Object.entries(SECURITY_HEADERS);
@@ -121,30 +120,35 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   });
   await registerOpenApi(app, config);
 
-  await app.register(async function pages(scope) {
-    // Page routes answer errors with an HTML page; a client mistake is never a 500.
-    scope.setErrorHandler((error: { statusCode?: number; status?: number; error_description?: string; message: string }, request, reply) => {
-      const status = error.statusCode ?? error.status ?? 500;
-      if (status >= 500) request.log.error({ err: error }, 'page failed');
-      const message = status >= 500 ? 'Something went wrong on our side. Try again.' : (error.error_description ?? 'The request is invalid or has expired. Start again from the app.');
-      return reply.code(status).type('text/html; charset=utf-8').send(errorPage('Something went wrong', message, undefined, frameFor(config.instanceName, session.signedInUser(request))));
+  // Cookies belong to the browser-facing parts (pages, the back channel, the authorization server):
+  // registered in their scope only, so API requests do not parse a Cookie header they never read.
+  await app.register(async function browserFacing(site) {
+    await site.register(cookie, { secret: secrets.cookieSecrets });
+    await site.register(async function pages(scope) {
+      // Page routes answer errors with an HTML page; a client mistake is never a 500.
+      scope.setErrorHandler((error: { statusCode?: number; status?: number; error_description?: string; message: string }, request, reply) => {
+        const status = error.statusCode ?? error.status ?? 500;
+        if (status >= 500) request.log.error({ err: error }, 'page failed');
+        const message = status >= 500 ? 'Something went wrong on our side. Try again.' : (error.error_description ?? 'The request is invalid or has expired. Start again from the app.');
+        return reply.code(status).type('text/html; charset=utf-8').send(errorPage('Something went wrong', message, undefined, frameFor(config.instanceName, session.signedInUser(request))));
+      });
+      await scope.register(loginAndConsentRoutes, { config, db: database.db, provider, session });
+      await scope.register(discordSignInRoutes, { config, db: database.db, session });
+      await scope.register(accountRoutes, { config, db: database.db, crypto, session });
+      scope.get(STYLESHEET_PATH, async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));
+      // Also at /favicon.ico, which browsers ask for on pages that name no icon (Swagger UI's redirect page).
+      for (const path of [FAVICON_PATH, '/favicon.ico']) {
+        scope.get(path, async (_request, reply) => reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON_SVG));
+      }
+      scope.get('/', async (_request, reply) => reply.redirect('/account/apps', 303));
     });
-    await scope.register(loginAndConsentRoutes, { config, db: database.db, provider, session });
-    await scope.register(discordSignInRoutes, { config, db: database.db, session });
-    await scope.register(accountRoutes, { config, db: database.db, crypto, session });
-    scope.get(STYLESHEET_PATH, async (_request, reply) => reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET));
-    // Also at /favicon.ico, which browsers ask for on pages that name no icon (Swagger UI's redirect page).
-    for (const path of [FAVICON_PATH, '/favicon.ico']) {
-      scope.get(path, async (_request, reply) => reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON_SVG));
-    }
-    scope.get('/', async (_request, reply) => reply.redirect('/account/apps', 303));
-  });
 
-  await app.register(async function backChannel(scope) {
-    scope.setErrorHandler(oauthErrorHandler('the request body is malformed or too large'));
-    await scope.register(loginLinkRoutes, { config, db: database.db, session });
+    await site.register(async function backChannel(scope) {
+      scope.setErrorHandler(oauthErrorHandler('the request body is malformed or too large'));
+      await scope.register(loginLinkRoutes, { config, db: database.db, session });
+    });
+    await site.register(oidcMount, { provider, introspection, session });
   });
-  await app.register(oidcMount, { provider, introspection, session });
   await app.register(v1Api, {
     prefix: '/v1',
     db: database.db,
