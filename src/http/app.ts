@@ -90,11 +90,9 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       perEndpointConcurrency: config.events.perEndpointConcurrency,
     },
   });
-  // Other processes' commits are caught up with as each request arrives, before any cache answers it.
-  app.addHook('onRequest', (_request, _reply, done) => {
-    changes.refresh();
-    done();
-  });
+  // Other processes' commits are caught up with after each request arrives, before any cache answers it
+  // (on SQLite, one read for all the requests of a turn of the event loop: db/changes/remote.ts).
+  app.addHook('onRequest', (_request, _reply, done) => changes.catchUp(done));
   const systems = createSystemLookup(database.db, changes);
   app.addHook('onClose', async () => systems.close());
   app.decorate('db', database.db);

@@ -4,11 +4,11 @@
 //   (usable() is false); once it listens again they are emptied once more (whatever changed in
 //   between was missed) and used again.
 // - SQLite: other processes (the CLI, a second service on the same file) show up as a new
-//   `PRAGMA data_version`, which changes when another connection commits. It is read when a request
-//   starts (`refresh`, an onRequest hook) and before a cache is used in a turn of the event loop
-//   that has not read it yet; a change empties every cache of this database (the file says that
-//   something changed, not what). A cache use in a request thus always follows a read made after
-//   the request arrived, and the request path reads it once instead of at every cache.
+//   `PRAGMA data_version`, which changes when another connection commits; a change empties every
+//   cache of this database (the file says that something changed, not what). A request starting
+//   waits for a read made after it arrived (`catchUp`, an onRequest hook): one read in the check
+//   phase of the event loop serves every request the poll phase before it read. Any other cache use
+//   reads it first in a turn that has not read it yet.
 import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
 import { loadPg } from '../pg.js';
@@ -17,8 +17,11 @@ import { CHANGE_CHANNEL, decodeTopics, onLocalChange, type Changes } from './not
 export interface ChangeWatch {
   /** Whether a cache may answer now: false while other processes' changes could go unseen. */
   usable(): boolean;
-  /** Catches up with other processes' changes now (a request starting); usable() may then skip it in this turn. */
-  refresh(): void;
+  /**
+   * Catches up with other processes' changes, then calls `then` (a request starting: no cache may
+   * answer it from before its arrival). usable() may skip its own check in the turn that did this.
+   */
+  catchUp(then: () => void): void;
   /** Hears this process's changes and other processes' (as far as the watch can tell). */
   subscribe(listener: (changes: Changes) => void): () => void;
   close(): Promise<void>;
@@ -30,7 +33,9 @@ abstract class BaseWatch implements ChangeWatch {
 
   abstract usable(): boolean;
 
-  refresh(): void {}
+  catchUp(then: () => void): void {
+    then();
+  }
 
   subscribe(listener: (changes: Changes) => void): () => void {
     this.listeners.add(listener);
@@ -51,6 +56,8 @@ export class SqliteDataVersionWatch extends BaseWatch {
   private readonly readVersion: () => unknown;
   private version: unknown;
   private closed = false;
+  /** The requests waiting for this turn's read. */
+  private waiting: Array<() => void> = [];
   /** Read in this turn of the event loop; cleared by setImmediate, before any later turn. */
   private fresh = false;
 
@@ -67,9 +74,26 @@ export class SqliteDataVersionWatch extends BaseWatch {
     return true;
   }
 
-  override refresh(): void {
-    if (!this.closed) this.check();
+  /**
+   * Every request that arrives in a turn of the event loop waits for the check phase that follows
+   * the poll phase which read it; one version read there serves them all. It is made after each of
+   * their bytes was read from its socket, so whatever another process committed before a client
+   * sent its request is seen, as with a read per request, for one read per turn instead of one per
+   * request (several under load).
+   */
+  override catchUp(then: () => void): void {
+    if (this.closed) return then();
+    this.waiting.push(then);
+    if (this.waiting.length === 1) setImmediate(this.release);
   }
+
+  private readonly release = () => {
+    const waiting = this.waiting;
+    this.waiting = [];
+    if (!this.closed) this.check();
+    // Fastify answers what a later hook or the handler throws with an error: one request cannot stop the others.
+    for (const then of waiting) then();
+  };
 
   private check(): void {
     const version = this.readVersion();

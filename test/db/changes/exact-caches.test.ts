@@ -113,8 +113,8 @@ describe.each(DIALECTS)('exact caches (%s)', (dialect) => {
       const other = new SqliteDatabase(testDatabase.url.slice('sqlite:'.length));
       other.prepare("insert into users (id, username, created_at, last_sign_in_at) values ('1', null, 0, null)").run();
       other.close();
-      // A request arriving now (app.ts's onRequest hook) reads the data version before any cache answers it.
-      watch.refresh();
+      // A request arriving now (app.ts's onRequest hook) waits for a data version read before any cache answers it.
+      await new Promise<void>((resolve) => watch.catchUp(resolve));
       expect(cache.get('a')).toBeUndefined();
       expect(cache.get('b')).toBeUndefined();
     } else {
@@ -133,6 +133,26 @@ describe.each(DIALECTS)('exact caches (%s)', (dialect) => {
     other.close();
     await new Promise((resolve) => setImmediate(resolve));
     expect(cache.get('a')).toBeUndefined();
+  });
+
+  it('on SQLite, lets the requests of a turn go on together after one read made once the last of them arrived', async () => {
+    if (dialect !== 'sqlite') return;
+    cache = cacheOf(watch);
+    fillNow(cache, 'c', 'C');
+    const seen: Array<[number, string | undefined]> = [];
+    // Two requests arrive in one turn of the event loop (app.ts's onRequest hook) ...
+    watch.catchUp(() => seen.push([1, cache.get('c')]));
+    watch.catchUp(() => seen.push([2, cache.get('c')]));
+    expect(seen).toEqual([]);
+    // ... and another process commits after they arrived, in the same turn: neither may miss it.
+    const other = new SqliteDatabase(testDatabase.url.slice('sqlite:'.length));
+    other.prepare("insert into users (id, username, created_at, last_sign_in_at) values ('3', null, 0, null)").run();
+    other.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([
+      [1, undefined],
+      [2, undefined],
+    ]);
   });
 
   it('ignores a change noted in another schema of the same PostgreSQL database (another deployment)', async () => {
