@@ -81,6 +81,20 @@ async function startBaseline(databaseFile: string) {
   const app = Fastify({ logger: false });
   app.get<{ Params: { id: string } }>('/alters/:id', async (request) => one.get(Number(request.params.id)));
   app.get<{ Params: { system: string } }>('/systems/:system/alters', async (request) => page.all(Number(request.params.system)));
+  // The same route with the service's SQLite request path held back as the service holds it (the
+  // requests of a turn of the event loop go on together in its check phase: db/changes/remote.ts),
+  // for row 1c: like for like with row 1, without anything else the service does.
+  let turn: Array<() => void> = [];
+  const release = () => {
+    const waiting = turn;
+    turn = [];
+    for (const done of waiting) done();
+  };
+  const holdForTurn = (_request: unknown, _reply: unknown, done: () => void) => {
+    turn.push(done);
+    if (turn.length === 1) setImmediate(release);
+  };
+  app.get<{ Params: { id: string } }>('/turn/alters/:id', { onRequest: holdForTurn }, async (request) => one.get(Number(request.params.id)));
   const port = await freePort();
   await app.listen({ port, host: '127.0.0.1' });
   return { url: `http://127.0.0.1:${port}`, close: async () => (await app.close(), sqlite.close()) };
@@ -104,6 +118,9 @@ async function readBenchmarks(dataDir: string) {
     check(bare, 'baseline point read');
     check(ours, 'point read');
     rows.push(pointReadRow('1', 'Point read `GET /v1/users/@me/alters/{id}`, SQLite (50 connections)', ours, bare));
+    const bareByTurn = await withCpu(() => runLoad({ url: `${baseline.url}/turn/alters/${alter.alterId}`, connections: CONNECTIONS, duration: DURATION }));
+    check(bareByTurn, 'baseline point read, held for the turn');
+    rows.push({ id: '1c', name: 'Point read, SQLite, against the bare route with its requests held for the turn as the service holds them', measured: `${load(ours)}, ${cpuPerRequest(ours)} (row 1)`, baseline: `${load(bareByTurn)}, ${cpuPerRequest(bareByTurn)}`, ratio: fmt(ours.requestsPerSecond / bareByTurn.requestsPerSecond, 2), target: 'reported', met: undefined });
     const rssAfter = process.memoryUsage().rss;
 
     // 2. list-alters?max=250 on a system with 2000 alters vs the bare route.
