@@ -19,9 +19,10 @@ export interface ChangeWatch {
   usable(): boolean;
   /**
    * Catches up with other processes' changes, then calls `then` (a request starting: no cache may
-   * answer it from before its arrival). usable() may skip its own check in the turn that did this.
+   * answer it from before its arrival), with the error if it could not. usable() may skip its own
+   * check in the turn that did this.
    */
-  catchUp(then: () => void): void;
+  catchUp(then: (error?: Error) => void): void;
   /** Hears this process's changes and other processes' (as far as the watch can tell). */
   subscribe(listener: (changes: Changes) => void): () => void;
   close(): Promise<void>;
@@ -33,7 +34,7 @@ abstract class BaseWatch implements ChangeWatch {
 
   abstract usable(): boolean;
 
-  catchUp(then: () => void): void {
+  catchUp(then: (error?: Error) => void): void {
     then();
   }
 
@@ -57,7 +58,7 @@ export class SqliteDataVersionWatch extends BaseWatch {
   private version: unknown;
   private closed = false;
   /** The requests waiting for this turn's read. */
-  private waiting: Array<() => void> = [];
+  private waiting: Array<(error?: Error) => void> = [];
   /** Read in this turn of the event loop; cleared by setImmediate, before any later turn. */
   private fresh = false;
 
@@ -81,7 +82,7 @@ export class SqliteDataVersionWatch extends BaseWatch {
    * sent its request is seen, as with a read per request, for one read per turn instead of one per
    * request (several under load).
    */
-  override catchUp(then: () => void): void {
+  override catchUp(then: (error?: Error) => void): void {
     if (this.closed) return then();
     this.waiting.push(then);
     if (this.waiting.length === 1) setImmediate(this.release);
@@ -90,9 +91,16 @@ export class SqliteDataVersionWatch extends BaseWatch {
   private readonly release = () => {
     const waiting = this.waiting;
     this.waiting = [];
-    if (!this.closed) this.check();
+    // A read that fails fails the requests that waited for it (Fastify answers each with an error),
+    // as it did when each request read for itself; nothing is left waiting.
+    let failure: Error | undefined;
+    try {
+      if (!this.closed) this.check();
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+    }
     // Fastify answers what a later hook or the handler throws with an error: one request cannot stop the others.
-    for (const then of waiting) then();
+    for (const then of waiting) then(failure);
   };
 
   private check(): void {

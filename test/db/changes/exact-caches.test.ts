@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExactCache } from '../../../src/db/changes/exact-cache.js';
 import { CHANGE_CHANNEL, noteChange } from '../../../src/db/changes/notes.js';
-import { listenerApplicationName, type ChangeWatch } from '../../../src/db/changes/remote.js';
+import { listenerApplicationName, SqliteDataVersionWatch, type ChangeWatch } from '../../../src/db/changes/remote.js';
 import { migrateToLatest, openDatabase, type Database } from '../../../src/db/database.js';
 import { DIALECTS, createTestDatabase, type TestDatabase } from '../../support/dialects.js';
 
@@ -114,7 +114,7 @@ describe.each(DIALECTS)('exact caches (%s)', (dialect) => {
       other.prepare("insert into users (id, username, created_at, last_sign_in_at) values ('1', null, 0, null)").run();
       other.close();
       // A request arriving now (app.ts's onRequest hook) waits for a data version read before any cache answers it.
-      await new Promise<void>((resolve) => watch.catchUp(resolve));
+      await new Promise<void>((resolve, reject) => watch.catchUp((error) => (error ? reject(error) : resolve())));
       expect(cache.get('a')).toBeUndefined();
       expect(cache.get('b')).toBeUndefined();
     } else {
@@ -153,6 +153,19 @@ describe.each(DIALECTS)('exact caches (%s)', (dialect) => {
       [1, undefined],
       [2, undefined],
     ]);
+  });
+
+  it('on SQLite, fails the requests of a turn whose read fails, and leaves none waiting', async () => {
+    if (dialect !== 'sqlite') return;
+    const connection = new SqliteDatabase(testDatabase.url.slice('sqlite:'.length));
+    const broken = new SqliteDataVersionWatch(connection);
+    try {
+      connection.close();
+      const outcomes = await Promise.all([1, 2].map(() => new Promise<Error | undefined>((resolve) => broken.catchUp(resolve))));
+      expect(outcomes.map((error) => error?.message)).toEqual(['The database connection is not open', 'The database connection is not open']);
+    } finally {
+      await broken.close();
+    }
   });
 
   it('ignores a change noted in another schema of the same PostgreSQL database (another deployment)', async () => {
