@@ -1,5 +1,5 @@
-// The real service as a child process (src/main.ts, as `npm start` runs it, through tsx), for
-// tests that need a process of its own: a crash, or two processes sharing one database.
+// The real service as a child process (src/main.ts through tsx, or the bundle `npm start` runs),
+// for tests that need a process of its own: a crash, two processes sharing one database, the bundle.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -12,12 +12,13 @@ export interface Service {
   output(): string;
 }
 
-export function startService(env: Record<string, string>): Service {
+/** `entry`: the script to run instead of src/main.ts (through tsx), e.g. a bundle's main.js. */
+export function startService(env: Record<string, string>, entry?: string): Service {
   // Nothing from the developer's environment may steer the child: no bot, no shared stores, no keys.
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(DATABASE_URL|DISCORD_|BOT_|REDIS_URL|SIGNING_KEYS|COOKIE_SECRETS|DATA_ENCRYPTION_KEY|SWITCHBOARD_)/.test(name)),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entry ? [entry] : ['--import', 'tsx', 'src/main.ts'], {
     cwd: REPO_ROOT,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,100 @@
+// The bundle `npm start` runs (scripts/bundle.mjs): built from this checkout, started as a process of
+// its own, and driven through the parts it loads lazily or from node_modules at run time (the
+// authorization server, the /v1 API and its serializers, the API reference, PostgreSQL, the bot).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { startFakeDiscord, user } from '../support/fake-discord.js';
+import { createTestClient, obtainTokens } from '../support/oauth.js';
+import { freePort, type TestServer } from '../support/server.js';
+import { startService, stopService, waitReady, type Service } from '../support/service-process.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// Inside the repository: what the bundle leaves outside it resolves from node_modules.
+const outdir = join(REPO_ROOT, 'test', 'artifacts', `bundle-${process.pid}`);
+const main = join(outdir, 'main.js');
+
+beforeAll(() => {
+  execFileSync(process.execPath, ['scripts/bundle.mjs', outdir], { cwd: REPO_ROOT, stdio: 'pipe' });
+}, 120_000);
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+function serviceEnv(port: number, dataDir: string, databaseUrl: string) {
+  return { NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, AUTH_DEV_LOGIN: 'true', RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'silent' };
+}
+
+describe.each(DIALECTS)('the bundle (%s)', (dialect) => {
+  let testDatabase: TestDatabase;
+  let dataDir: string;
+  let service: Service | undefined;
+  let base = '';
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(dialect);
+    dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bundle-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    service = startService(serviceEnv(port, dataDir, testDatabase.url), main);
+    await waitReady(service, base);
+  }, 60_000);
+  afterAll(async () => {
+    await stopService(service);
+    await testDatabase.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('signs a user in, answers the API and serves its reference', { timeout: 60_000 }, async () => {
+    const registration = openDatabase(testDatabase.url);
+    let tokens: { access_token: string };
+    try {
+      const client = await createTestClient({ url: base, database: registration } as Pick<TestServer, 'url' | 'database'> as TestServer);
+      ({ tokens } = await obtainTokens(client, { userId: '320000000000000001', scope: 'alters:read alters:write system:read' }));
+    } finally {
+      await registration.close();
+    }
+    const headers = { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' };
+
+    const created = await fetch(`${base}/v1/users/@me/system/create-alter`, { method: 'POST', headers, body: JSON.stringify({ username: 'ash', displayName: 'Ash' }) });
+    expect(created.status).toBe(201);
+    const { alterId } = (await created.json()) as { alterId: number };
+    const read = await fetch(`${base}/v1/users/@me/alters/${alterId}`, { headers });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ isSelf: true, data: { alterId, username: 'ash', displayName: 'Ash' } });
+
+    const refused = await fetch(`${base}/v1/users/@me/alters/${alterId}`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect(await refused.json()).toMatchObject({ errors: [expect.any(Object)] });
+
+    const reference = await fetch(`${base}/openapi.json`);
+    expect(reference.status).toBe(200);
+    expect(((await reference.json()) as { openapi: string }).openapi).toMatch(/^3\./);
+    expect((await fetch(`${base}/docs/`)).status).toBe(200);
+  });
+});
+
+describe('the bundle with the bot', () => {
+  it('connects the bot to Discord and answers a slash command', { timeout: 60_000 }, async () => {
+    const fake = await startFakeDiscord();
+    const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bundle-bot-'));
+    const port = await freePort();
+    let service: Service | undefined;
+    try {
+      service = startService({ ...serviceEnv(port, dataDir, ''), DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase, DISCORD_GUILD_ID: fake.guild.id }, main);
+      await waitReady(service, `http://127.0.0.1:${port}`);
+      await fake.waitForReady(30_000);
+      const help = fake.dispatchInteraction(fake.slashCommand({ name: 'help', user: user('320000000000000002', 'erin') }));
+      const response = await help.waitForResponse(undefined, 20_000);
+      expect(JSON.stringify(response.body)).toContain('/system');
+    } finally {
+      await stopService(service);
+      await fake.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
