@@ -155,6 +155,23 @@ describe.each(DIALECTS)('exact caches (%s)', (dialect) => {
     ]);
   });
 
+  it('on SQLite, lets every request of a busy turn go on, in groups, each after a read made once it arrived', async () => {
+    if (dialect !== 'sqlite') return;
+    cache = cacheOf(watch);
+    fillNow(cache, 'm', 'M');
+    const seen: Array<string | undefined> = [];
+    const all = Promise.all(Array.from({ length: 20 }, () => new Promise<void>((resolve) => watch.catchUp(() => resolve(void seen.push(cache.get('m')))))));
+    const other = new SqliteDatabase(testDatabase.url.slice('sqlite:'.length));
+    other.prepare("insert into users (id, username, created_at, last_sign_in_at) values ('4', null, 0, null)").run();
+    other.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first group has gone on; the others follow in later turns.
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.length).toBeLessThan(20);
+    await all;
+    expect(seen).toEqual(Array.from({ length: 20 }, () => undefined));
+  });
+
   it('on SQLite, fails the requests of a turn whose read fails, and leaves none waiting', async () => {
     if (dialect !== 'sqlite') return;
     const connection = new SqliteDatabase(testDatabase.url.slice('sqlite:'.length));
