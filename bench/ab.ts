@@ -1,5 +1,5 @@
-// `node --import tsx bench/ab.ts [--rounds=N] <root>...`: the point read of several builds of the
-// service, measured side by side. Each root is `src` (this checkout, through tsx) or a build's
+// `node --import tsx bench/ab.ts [--rounds=N] [--list] <root>...`: the point read (or, with --list,
+// the 250-alter list of row 2) of several builds of the service, measured side by side. Each root is `src` (this checkout, through tsx) or a build's
 // `dist/src` directory (`npm run build`, copied aside, e.g. one per commit under comparison). All run
 // in this process on databases of their own; 5 s load runs (50 connections) of each are interleaved
 // with the bare route's and with the bare route held for the turn (row 1c), round after round, so
@@ -8,10 +8,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import SqliteDatabase from 'better-sqlite3';
-import Fastify from 'fastify';
 import { createTestClient, obtainTokens } from '../test/support/oauth.js';
+import { seedAlters } from '../test/support/seed.js';
 import { freePort, type TestServer } from '../test/support/server.js';
+import { startBareReadRoutes } from './bare-read-routes.js';
 import { runLoad } from './load.js';
 
 interface Target {
@@ -21,6 +21,7 @@ interface Target {
 }
 
 const rounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.slice('--rounds='.length) ?? 3);
+const list = process.argv.includes('--list');
 const roots = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 if (roots.length === 0) throw new Error('usage: bench/ab.ts [--rounds=N] <src | path to a build’s dist/src>...');
 
@@ -38,38 +39,21 @@ async function startBuild(root: string): Promise<Target & { dataDir: string }> {
   const headers = { authorization: `Bearer ${tokens.access_token}` };
   const response = await fetch(`${publicUrl}/v1/users/@me/system/create-alter`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'a', displayName: 'A' }) });
   const { alterId } = (await response.json()) as { alterId: number };
-  return { name: root, url: `${publicUrl}/v1/users/@me/alters/${alterId}`, headers, dataDir };
-}
-
-/** The bare routes of rows 1 and 1c, on the first build's database file. */
-async function startBare(databaseFile: string): Promise<Target[]> {
-  const one = new SqliteDatabase(databaseFile, { readonly: true }).prepare('select * from alters where id = ?');
-  const app = Fastify({ logger: false });
-  let turn: Array<() => void> = [];
-  const release = () => {
-    const waiting = turn;
-    turn = [];
-    for (const done of waiting) done();
-  };
-  const holdForTurn = (_request: unknown, _reply: unknown, done: () => void) => {
-    turn.push(done);
-    if (turn.length === 1) setImmediate(release);
-  };
-  app.get<{ Params: { id: string } }>('/alters/:id', async (request) => one.get(Number(request.params.id)));
-  app.get<{ Params: { id: string } }>('/turn/alters/:id', { onRequest: holdForTurn }, async (request) => one.get(Number(request.params.id)));
-  const port = await freePort();
-  await app.listen({ port, host: '127.0.0.1' });
-  return [
-    { name: 'bare', url: `http://127.0.0.1:${port}/alters/1`, headers: {} },
-    { name: 'bare, held for the turn', url: `http://127.0.0.1:${port}/turn/alters/1`, headers: {} },
-  ];
+  if (list) await seedAlters(running.database.db, '500000000000000001', 1999);
+  const url = list ? `${publicUrl}/v1/users/@me/system/list-alters?max=250` : `${publicUrl}/v1/users/@me/alters/${alterId}`;
+  return { name: root, url, headers, dataDir };
 }
 
 const builds = [];
 for (const root of roots) builds.push(await startBuild(root));
 const [first] = builds;
 if (!first) throw new Error('no build started');
-const targets = [...(await startBare(join(first.dataDir, 'switchboard.db'))), ...builds];
+const bare = await startBareReadRoutes(join(first.dataDir, 'switchboard.db'));
+const targets: Target[] = [
+  { name: 'bare', url: list ? `${bare.url}/systems/1/alters` : `${bare.url}/alters/1`, headers: {} },
+  ...(list ? [] : [{ name: 'bare, held for the turn', url: `${bare.url}/turn/alters/1`, headers: {} }]),
+  ...builds,
+];
 const rates = new Map<string, number[]>();
 for (let round = 0; round < rounds; round++) {
   for (const target of targets) {
@@ -83,7 +67,7 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-const bare = mean(rates.get('bare') ?? []);
-const held = mean(rates.get('bare, held for the turn') ?? []);
-for (const [name, values] of rates) console.log(`${name.padEnd(32)} mean ${Math.round(mean(values))} req/s: ${(mean(values) / bare).toFixed(3)} of bare, ${(mean(values) / held).toFixed(3)} of bare held for the turn`);
+const bareRate = mean(rates.get('bare') ?? []);
+const held = mean(rates.get('bare, held for the turn') ?? [NaN]);
+for (const [name, values] of rates) console.log(`${name.padEnd(32)} mean ${Math.round(mean(values))} req/s: ${(mean(values) / bareRate).toFixed(3)} of bare, ${(mean(values) / held).toFixed(3)} of bare held for the turn`);
 process.exit(0);

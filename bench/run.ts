@@ -19,6 +19,7 @@ import { authorize, createTestClient, obtainTokens, REDIRECT_URI, type TestClien
 import { seedAlters } from '../test/support/seed.js';
 import { usernameKey } from '../src/domain/username-key.js';
 import { freePort, type TestServer } from '../test/support/server.js';
+import { startBareReadRoutes } from './bare-read-routes.js';
 import { startInsertBaseline } from './insert-baseline.js';
 import { runLoad, type LoadResult } from './load.js';
 import { benchBotProxy } from './bot-proxy.js';
@@ -73,33 +74,6 @@ async function startService(dataDir: string, env: Record<string, string> = {}): 
   return { running: await startServer(config), url: config.publicUrl };
 }
 
-/** A bare Fastify app answering the same rows straight from SQLite: the physical limit. */
-async function startBaseline(databaseFile: string) {
-  const sqlite = new SqliteDatabase(databaseFile, { readonly: true });
-  const one = sqlite.prepare('select * from alters where id = ?');
-  const page = sqlite.prepare('select * from alters where system_id = ? order by id limit 250');
-  const app = Fastify({ logger: false });
-  app.get<{ Params: { id: string } }>('/alters/:id', async (request) => one.get(Number(request.params.id)));
-  app.get<{ Params: { system: string } }>('/systems/:system/alters', async (request) => page.all(Number(request.params.system)));
-  // The same route with the service's SQLite request path held back as the service holds it (the
-  // requests of a turn of the event loop go on together in its check phase: db/changes/remote.ts),
-  // for row 1c: like for like with row 1, without anything else the service does.
-  let turn: Array<() => void> = [];
-  const release = () => {
-    const waiting = turn;
-    turn = [];
-    for (const done of waiting) done();
-  };
-  const holdForTurn = (_request: unknown, _reply: unknown, done: () => void) => {
-    turn.push(done);
-    if (turn.length === 1) setImmediate(release);
-  };
-  app.get<{ Params: { id: string } }>('/turn/alters/:id', { onRequest: holdForTurn }, async (request) => one.get(Number(request.params.id)));
-  const port = await freePort();
-  await app.listen({ port, host: '127.0.0.1' });
-  return { url: `http://127.0.0.1:${port}`, close: async () => (await app.close(), sqlite.close()) };
-}
-
 async function readBenchmarks(dataDir: string) {
   const { running, url } = await startService(dataDir);
   const server = { ...running, url } as unknown as TestServer;
@@ -110,7 +84,7 @@ async function readBenchmarks(dataDir: string) {
   const first = await (await fetch(`${url}/v1/users/@me/system/list-alters?max=1`, { headers })).json() as Array<{ alterId: number; systemId: string }>;
   const alter = first[0];
   if (!alter) throw new Error('seeding failed');
-  const baseline = await startBaseline(join(dataDir, 'switchboard.db'));
+  const baseline = await startBareReadRoutes(join(dataDir, 'switchboard.db'));
   try {
     // 1. Authenticated point read vs the bare route.
     const bare = await withCpu(() => runLoad({ url: `${baseline.url}/alters/${alter.alterId}`, connections: CONNECTIONS, duration: DURATION }));
