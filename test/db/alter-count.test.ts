@@ -5,29 +5,24 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
-import { insertSystem, migrateTo, migrationBefore } from '../support/migrations.js';
+import { migrateToLatest, type Database } from '../../src/db/database.js';
+import { DIALECTS } from '../support/dialects.js';
+import { insertSystem, migrateTo, migrationBefore, openDatabaseAt, type DatabaseAt } from '../support/migrations.js';
 
 const PREVIOUS = migrationBefore('2026-11-27T00-alter-count');
 
 describe.each(DIALECTS)('alter counts (%s)', (dialect) => {
-  let testDatabase: TestDatabase;
+  let opened: DatabaseAt | undefined;
   let database: Database;
   let db: Kysely<any>;
   const now = Date.now();
   let serial = 0;
 
   beforeEach(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    db = database.db as unknown as Kysely<any>;
-    await migrateTo(db, PREVIOUS);
+    opened = await openDatabaseAt(dialect, PREVIOUS);
+    ({ database, db } = opened);
   });
-  afterEach(async () => {
-    await database?.close();
-    await testDatabase?.drop();
-  });
+  afterEach(async () => opened?.close());
 
   const system = (userId: string) => insertSystem(db, userId, now);
 

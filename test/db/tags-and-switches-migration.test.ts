@@ -5,31 +5,24 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
 import { isUniqueViolation } from '../../src/db/errors.js';
 import { usernameKey } from '../../src/domain/username-key.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
-import { insertSystem, migrateTo, migrationBefore } from '../support/migrations.js';
+import { DIALECTS } from '../support/dialects.js';
+import { insertSystem, migrateTo, migrationBefore, openDatabaseAt, type DatabaseAt } from '../support/migrations.js';
 
 const MIGRATION = '2026-11-23T02-tags-and-switches';
 const PREVIOUS = migrationBefore(MIGRATION);
 
 describe.each(DIALECTS)('tags-and-switches migration (%s)', (dialect) => {
-  let testDatabase: TestDatabase;
-  let database: Database;
+  let opened: DatabaseAt | undefined;
   let db: Kysely<any>;
   const now = Date.UTC(2026, 10, 1);
 
   beforeEach(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    db = database.db as unknown as Kysely<any>;
-    await migrateTo(db, PREVIOUS);
+    opened = await openDatabaseAt(dialect, PREVIOUS);
+    ({ db } = opened);
   });
-  afterEach(async () => {
-    await database?.close();
-    await testDatabase?.drop();
-  });
+  afterEach(async () => opened?.close());
 
   const system = (userId: string) => insertSystem(db, userId, now);
 

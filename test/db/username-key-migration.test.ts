@@ -5,32 +5,27 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { migrateToLatest, type Database } from '../../src/db/database.js';
 import { isUniqueViolation } from '../../src/db/errors.js';
 import { usernameKey } from '../../src/domain/username-key.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
-import { insertSystem, migrateTo, migrationBefore } from '../support/migrations.js';
+import { DIALECTS } from '../support/dialects.js';
+import { insertSystem, migrateTo, migrationBefore, openDatabaseAt, type DatabaseAt } from '../support/migrations.js';
 
 const MIGRATION = '2026-11-23T01-username-key';
 const PREVIOUS = migrationBefore(MIGRATION);
 
 describe.each(DIALECTS)('username-key migration (%s)', (dialect) => {
-  let testDatabase: TestDatabase;
+  let opened: DatabaseAt | undefined;
   let database: Database;
   let db: Kysely<any>;
   let now: number;
 
   beforeEach(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    db = database.db as unknown as Kysely<any>;
+    opened = await openDatabaseAt(dialect, PREVIOUS);
+    ({ database, db } = opened);
     now = Date.now();
-    await migrateTo(db, PREVIOUS);
   });
-  afterEach(async () => {
-    await database?.close();
-    await testDatabase?.drop();
-  });
+  afterEach(async () => opened?.close());
 
   const system = (userId: string) => insertSystem(db, userId, now);
 
