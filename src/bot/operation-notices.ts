@@ -3,7 +3,7 @@
 // off. The bot learns of changes the way any integration can: it reads the service's event feed
 // for its own client (`GET /v1/events/feed`, the events of users who authorized it, as their
 // grants let it see them), so it needs no inbound port. Changes the bot made itself are not
-// reported; changes close together are one message per owner.
+// reported; changes close together are one message per owner (notice-batches.ts says when).
 //
 // Best effort by design: the feed position lives in memory and starts at "now" when the bot
 // starts, so changes made while no bot ran are not reported (they are history, not news). With
@@ -13,6 +13,7 @@ import type { ApiClient, FeedEvent } from './api-client.js';
 import type { BotContext, ButtonHandler } from './command.js';
 import type { BotLog } from './log.js';
 import type { LinkedAccounts } from './linked-accounts.js';
+import { NoticeBatches, type NoticeBatch } from './notice-batches.js';
 import { describeOperations } from './operation-summary.js';
 
 export const OPERATION_DM_PREFIX = 'operation-dm:';
@@ -20,6 +21,8 @@ export const OPERATION_DM_PREFIX = 'operation-dm:';
 /** The feed is read this often when nothing is waiting; a full page is followed at once. */
 export const DEFAULT_NOTICE_INTERVAL_MS = 5_000;
 const PAGE = 200;
+/** An owner's events wait at most this many reads for one that brings nothing new for them. */
+const MAX_HELD_READS = 6;
 
 export interface OperationNotices {
   stop(): Promise<void>;
@@ -37,6 +40,7 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  const batches = new NoticeBatches(MAX_HELD_READS);
 
   async function readFeed(): Promise<void> {
     if (cursor === undefined) {
@@ -44,19 +48,20 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
       return;
     }
     for (;;) {
-      const after = cursor;
-      const page = await api.eventFeed(after, PAGE);
+      const page = await api.eventFeed(cursor, PAGE);
       cursor = page.next;
-      const byOwner = new Map<string, FeedEvent[]>();
       for (const event of page.events) {
         // Another app's change: the directory's copy of this owner's alters is stale now.
         alters.invalidate(event.data.userId);
-        if (event.data.actor.self || event.data.actor.clientId === null) continue;
-        byOwner.set(event.data.userId, [...(byOwner.get(event.data.userId) ?? []), event]);
+        if (!event.data.actor.self && event.data.actor.clientId !== null) batches.add(event);
       }
-      for (const [userId, events] of byOwner) await notify(userId, events).catch((error: unknown) => log.info({ err: error, user: userId }, 'could not send an operation notice'));
-      if (!page.more || stopped) return;
+      if (!page.more || stopped) break;
     }
+    await tell(batches.endRead());
+  }
+
+  async function tell(due: NoticeBatch[]): Promise<void> {
+    for (const { userId, events } of due) await notify(userId, events).catch((error: unknown) => log.info({ err: error, user: userId }, 'could not send an operation notice'));
   }
 
   async function notify(userId: string, events: FeedEvent[]): Promise<void> {
@@ -91,6 +96,8 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
+      // What was waiting for a quiet read is news all the same.
+      await tell(batches.drain());
     },
   };
 }

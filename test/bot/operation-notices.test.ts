@@ -16,6 +16,8 @@ const CAROL = user('400000000000000063', 'carol');
 const SCOPES = 'openid offline_access alters:read alters:write system:read system:write system:ai-ap';
 
 type Json = Record<string, unknown>;
+/** How often the bot reads its event feed here; changes this close together are one message. */
+const INTERVAL = 200;
 
 describe('describeOperations (the message text)', () => {
   const actor = (clientId: string | null, clientName: string | null = null) => ({ clientId, clientName, self: false });
@@ -44,7 +46,7 @@ describe('operation messages from the bot', () => {
   let bobElsewhere: ApiUser;
 
   beforeAll(async () => {
-    h = await startBotHarness({ env: { BOT_NOTICE_INTERVAL: '100' } });
+    h = await startBotHarness({ env: { BOT_NOTICE_INTERVAL: String(INTERVAL) } });
     for (const member of [ALICE, BOB, CAROL]) h.fake.addMember({ user: member });
     await h.link(ALICE.id);
     await h.link(BOB.id);
@@ -65,8 +67,8 @@ describe('operation messages from the bot', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  /** Long enough for the bot to have read the feed several times. */
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 600));
+  /** Long enough for the bot to have read the feed several times, and sent what it holds. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 5 * INTERVAL));
 
   it('tells the owner which app switched and edited, in one message with a button to stop', async () => {
     const ash = (await elsewhere.call<{ alterId: number }>('POST', '/v1/users/@me/system/create-alter', { username: 'ash', displayName: 'Ash' })).body;
