@@ -137,12 +137,58 @@ function preparingPool(pool: pg.Pool): PostgresPool {
 }
 
 export async function migrateToLatest(db: Kysely<Schema>): Promise<MigrationResultSet> {
-  // On PostgreSQL, name the schema of the migration bookkeeping explicitly: without it Kysely
-  // looks for its tables in every schema and is fooled by another schema's (another deployment
-  // or test run in the same database).
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const result = await migrator.migrateToLatest();
+  return migrate(db, (migrator) => migrator.migrateToLatest());
+}
+
+/**
+ * Runs `step` with a Migrator for this database, and throws what it failed with. On PostgreSQL:
+ * - the migration bookkeeping's schema is named explicitly: without it Kysely looks for its tables
+ *   in every schema and is fooled by another schema's (another deployment or test run);
+ * - the step holds an advisory lock of the whole database (MIGRATION_LOCK). Before it takes its own
+ *   lock, Kysely's Migrator lists the tables of every schema, and that listing fails when another
+ *   process changes them meanwhile ("column … does not exist" while a migration alters a table,
+ *   "schema … does not exist" while a schema is dropped). So migrations of every switchboard
+ *   process, of this deployment or another, run one at a time (and tools that drop schemas can
+ *   take the lock too, as the tests do);
+ * - a listing upset by a schema that something else dropped is tried again.
+ */
+export async function migrate(db: Kysely<Schema>, step: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return succeeded(await step(new Migrator({ db, provider: { getMigrations: async () => migrations } })));
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(connection);
+    try {
+      const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(connection)).rows[0]?.schema;
+      if (!schema) throw new Error('no current schema: the search_path names no schema that exists');
+      const migrator = new Migrator({ db: connection, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
+      for (let attempt = 1; ; attempt += 1) {
+        const result = await step(migrator);
+        if (attempt < MIGRATION_ATTEMPTS && isOtherSchemaDropped(result.error, schema)) continue;
+        return succeeded(result);
+      }
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(connection);
+    }
+  });
+}
+
+/** The advisory lock key every switchboard migration holds on PostgreSQL ("swbd" "migr" in ASCII). */
+export const MIGRATION_LOCK = 0x73776264_6d696772n;
+
+/** With two lanes dropping schemas without pause (the test), about one listing in three failed. */
+const MIGRATION_ATTEMPTS = 10;
+
+function succeeded(result: MigrationResultSet): MigrationResultSet {
   if (result.error) throw result.error;
   return result;
+}
+
+/**
+ * The listing fails naming the dropped schema (SQLSTATE 3F000) or one of its tables (42P01).
+ * Nothing was written yet, so trying again is safe.
+ */
+function isOtherSchemaDropped(error: unknown, ownSchema: string): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  const named = code === '3F000' ? /^schema "([^"]+)" does not exist/.exec(error.message) : code === '42P01' ? /^relation "([^".]+)\./.exec(error.message) : null;
+  return named !== null && named[1] !== ownSchema;
 }

@@ -92,7 +92,7 @@ describe.each(DIALECTS)('alter counts (%s)', (dialect) => {
     await migrateTo(db, PREVIOUS);
     const systemId = await system('610000000000000021');
     await alters(systemId, 2);
-    const columns = await db.introspection.getTables();
-    expect(columns.find((table) => table.name === 'systems')?.columns.map((column) => column.name)).not.toContain('alter_count');
+    // Asked of this database alone (Kysely's introspection would list every PostgreSQL schema's tables).
+    await expect(db.selectFrom('systems').select('alter_count').execute()).rejects.toThrow(/alter_count/);
   });
 });

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { MIGRATION_LOCK } from '../../src/db/database.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -38,6 +39,8 @@ export async function createTestDatabase(dialect: TestDialect, postgresUrl = pro
     async drop() {
       const client = new pg.Client({ connectionString: base });
       await client.connect();
+      // Not while a migration lists every schema's tables (migrate in database.ts).
+      await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
       await client.query(`drop schema if exists ${schema} cascade`);
       await client.end();
     },

@@ -2,8 +2,8 @@
 // a database to a given migration (on PostgreSQL its bookkeeping lives in the test's own schema), a
 // fresh database at one, and the rows every such test starts from.
 /* eslint-disable @typescript-eslint/no-explicit-any -- these tests write the schema of a past migration, which tables.ts no longer describes */
-import { Migrator, PostgresAdapter, sql, type Kysely } from 'kysely';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Kysely } from 'kysely';
+import { migrate, openDatabase, type Database } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { createTestDatabase, type TestDialect } from './dialects.js';
 
@@ -17,10 +17,7 @@ export function migrationBefore(name: string): string {
 
 /** Migrates up or down to `name` (inclusive). */
 export async function migrateTo(db: Kysely<any>, name: string): Promise<void> {
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const result = await migrator.migrateTo(name);
-  if (result.error) throw result.error;
+  await migrate(db, (migrator) => migrator.migrateTo(name));
 }
 
 export interface DatabaseAt {
