@@ -10,7 +10,7 @@ export default defineConfig({
     // Two files at a time: about two thirds of the time of one at a time (372-409 s against 613 s on
     // a slow day here). Each file's PostgreSQL schema is its own; the race this once exposed (a
     // schema dropped while another file's migration listed every schema) is handled in
-    // migrateToLatest and tested in test/db/migrations.test.ts.
+    // migrate (src/db/database.ts) and tested in test/db/migrations.test.ts.
     maxWorkers: 2,
   },
 });

@@ -100,6 +100,8 @@ export function databaseFailure(error: unknown, databaseUrl: string, variable = 
       return new StartupError(variable, `PostgreSQL at ${target.address} refused the user ${JSON.stringify(target.user)} (wrong user name or password); fix them in ${variable}`);
     case '3D000':
       return new StartupError(variable, `the database ${JSON.stringify(target.database)} does not exist on ${target.address}; create it (createdb ${target.database}) or fix its name in ${variable}`);
+    case 'NO_CURRENT_SCHEMA': // thrown by migrate (db/database.ts)
+      return new StartupError(variable, `its search_path (options=-c search_path=…) names no schema that exists in ${JSON.stringify(target.database)} on ${target.address}; create the schema (create schema …) or fix the search_path in ${variable}`);
     case '42501':
       return new StartupError(variable, `the user ${JSON.stringify(target.user)} may not create tables in ${JSON.stringify(target.database)}; grant it CREATE on the schema or use the database's owner`);
     default:

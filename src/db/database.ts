@@ -158,7 +158,8 @@ export async function migrate(db: Kysely<Schema>, step: (migrator: Migrator) => 
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(connection);
     try {
       const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(connection)).rows[0]?.schema;
-      if (!schema) throw new Error('no current schema: the search_path names no schema that exists');
+      // Start-up names DATABASE_URL for this one (config/startup-errors.ts).
+      if (!schema) throw Object.assign(new Error('the search_path names no schema that exists'), { code: NO_CURRENT_SCHEMA });
       const migrator = new Migrator({ db: connection, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
       for (let attempt = 1; ; attempt += 1) {
         const result = await step(migrator);
@@ -170,6 +171,9 @@ export async function migrate(db: Kysely<Schema>, step: (migrator: Migrator) => 
     }
   });
 }
+
+/** The code of the error migrate throws when PostgreSQL's search_path names no existing schema. */
+const NO_CURRENT_SCHEMA = 'NO_CURRENT_SCHEMA';
 
 /** The advisory lock key every switchboard migration holds on PostgreSQL ("swbd" "migr" in ASCII). */
 export const MIGRATION_LOCK = 0x73776264_6d696772n;

@@ -150,6 +150,13 @@ describe.concurrent('start-up failures', () => {
       const exit = await start({ DATA_DIR: dir('pg-db'), DATABASE_URL: url.toString() });
       expectOneLine(exit, 'DATABASE_URL', /the database "switchboard_missing_database" does not exist/, /createdb switchboard_missing_database/);
     });
+
+    it('search_path naming no schema that exists', async () => {
+      const url = server();
+      url.searchParams.set('options', '-c search_path=switchboard_missing_schema');
+      const exit = await start({ DATA_DIR: dir('pg-schema'), DATABASE_URL: url.toString() });
+      expectOneLine(exit, 'DATABASE_URL', /its search_path .* names no schema that exists in "test"/, /create the schema/);
+    });
   });
 
   it('REDIS_URL unreachable', async () => {
