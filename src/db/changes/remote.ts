@@ -5,10 +5,13 @@
 //   between was missed) and used again.
 // - SQLite: other processes (the CLI, a second service on the same file) show up as a new
 //   `PRAGMA data_version`, which changes when another connection commits; a change empties every
-//   cache of this database (the file says that something changed, not what). A request starting
-//   waits for a read made after it arrived (`catchUp`, an onRequest hook): one read in the check
-//   phase of the event loop serves every request the poll phase before it read, and they go on in
-//   groups of 8. Any other cache use reads it first in a turn that has not read it yet.
+//   cache of this database (the file says that something changed, not what). Any cache use reads
+//   it first in a turn that has not read it yet.
+// Either way a request starting waits until this process has caught up with what other processes
+// committed before it arrived (`catchUp`, an onRequest hook), so a client that wrote through one
+// process and then reads through another sees its write. One catch-up in the check phase of the
+// event loop serves every request the poll phase before it read (a version read on SQLite, a
+// round trip on the listening connection on PostgreSQL), and they go on in groups of 8.
 import type SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
 import { loadPg } from '../pg.js';
@@ -28,14 +31,55 @@ export interface ChangeWatch {
   close(): Promise<void>;
 }
 
+/** How many requests go on together after a catch-up (BaseWatch.goOn). */
+const REQUESTS_TOGETHER = 8;
+
 abstract class BaseWatch implements ChangeWatch {
   private readonly listeners = new Set<(changes: Changes) => void>();
   private readonly stopLocal = onLocalChange((changes) => this.emit(changes));
+  /** The requests waiting for this turn's catch-up. */
+  private waiting: Array<(error?: Error) => void> = [];
 
   abstract usable(): boolean;
 
+  /** Whether a request must wait for readChanges: not once closed, nor while the caches are bypassed. */
+  protected abstract mustCatchUp(): boolean;
+
+  /**
+   * Learns what other processes committed before now, then calls `done` (with the error if it
+   * could not). Called in the check phase, once every byte of the waiting requests was read.
+   */
+  protected abstract readChanges(done: (failure?: Error) => void): void;
+
+  /**
+   * Every request that arrives in a turn of the event loop waits for the check phase that follows
+   * the poll phase which read it; one readChanges there serves them all. It starts after each of
+   * their bytes was read from its socket, so whatever another process committed before a client
+   * sent its request is seen, as with a catch-up per request, for one per turn instead.
+   */
   catchUp(then: (error?: Error) => void): void {
-    then();
+    if (!this.mustCatchUp()) return then();
+    this.waiting.push(then);
+    if (this.waiting.length === 1) setImmediate(this.release);
+  }
+
+  private readonly release = () => {
+    const waiting = this.waiting;
+    this.waiting = [];
+    // A catch-up that fails fails the requests that waited for it (Fastify answers each with an
+    // error), as when each request read for itself; nothing is left waiting.
+    this.readChanges((failure) => this.goOn(waiting, failure));
+  };
+
+  /**
+   * Lets the waiting requests go on, a group at a time: the requests of a group advance together
+   * (one drain of the microtask queue), the next group in the next turn. Unbounded, a turn's worth of
+   * 250-alter pages were all alive at once, and the list cost 40 % more CPU (bench/ANALYSIS.md).
+   */
+  private goOn(waiting: Array<(error?: Error) => void>, failure: Error | undefined): void {
+    // Fastify answers what a later hook or the handler throws with an error: one request cannot stop the others.
+    for (const then of waiting.slice(0, REQUESTS_TOGETHER)) then(failure);
+    if (waiting.length > REQUESTS_TOGETHER) setImmediate(() => this.goOn(waiting.slice(REQUESTS_TOGETHER), failure));
   }
 
   subscribe(listener: (changes: Changes) => void): () => void {
@@ -53,15 +97,10 @@ abstract class BaseWatch implements ChangeWatch {
   }
 }
 
-/** How many requests go on together after a data-version read (SqliteDataVersionWatch.goOn). */
-const REQUESTS_TOGETHER = 8;
-
 export class SqliteDataVersionWatch extends BaseWatch {
   private readonly readVersion: () => unknown;
   private version: unknown;
   private closed = false;
-  /** The requests waiting for this turn's read. */
-  private waiting: Array<(error?: Error) => void> = [];
   /** Read in this turn of the event loop; cleared by setImmediate, before any later turn. */
   private fresh = false;
 
@@ -78,42 +117,17 @@ export class SqliteDataVersionWatch extends BaseWatch {
     return true;
   }
 
-  /**
-   * Every request that arrives in a turn of the event loop waits for the check phase that follows
-   * the poll phase which read it; one version read there serves them all. It is made after each of
-   * their bytes was read from its socket, so whatever another process committed before a client
-   * sent its request is seen, as with a read per request, for one read per turn instead of one per
-   * request (several under load).
-   */
-  override catchUp(then: (error?: Error) => void): void {
-    if (this.closed) return then();
-    this.waiting.push(then);
-    if (this.waiting.length === 1) setImmediate(this.release);
+  protected mustCatchUp(): boolean {
+    return !this.closed;
   }
 
-  private readonly release = () => {
-    const waiting = this.waiting;
-    this.waiting = [];
-    // A read that fails fails the requests that waited for it (Fastify answers each with an error),
-    // as it did when each request read for itself; nothing is left waiting.
-    let failure: Error | undefined;
+  protected readChanges(done: (failure?: Error) => void): void {
     try {
       if (!this.closed) this.check();
     } catch (error) {
-      failure = error instanceof Error ? error : new Error(String(error));
+      return done(error instanceof Error ? error : new Error(String(error)));
     }
-    this.goOn(waiting, failure);
-  };
-
-  /**
-   * Lets the waiting requests go on, a group at a time: the requests of a group advance together
-   * (one drain of the microtask queue), the next group in the next turn. Unbounded, a turn's worth of
-   * 250-alter pages were all alive at once, and the list cost 40 % more CPU (bench/ANALYSIS.md).
-   */
-  private goOn(waiting: Array<(error?: Error) => void>, failure: Error | undefined): void {
-    // Fastify answers what a later hook or the handler throws with an error: one request cannot stop the others.
-    for (const then of waiting.slice(0, REQUESTS_TOGETHER)) then(failure);
-    if (waiting.length > REQUESTS_TOGETHER) setImmediate(() => this.goOn(waiting.slice(REQUESTS_TOGETHER), failure));
+    done();
   }
 
   private check(): void {
@@ -165,6 +179,33 @@ export class PostgresListenerWatch extends BaseWatch {
 
   usable(): boolean {
     return this.listening;
+  }
+
+  protected mustCatchUp(): boolean {
+    return this.listening;
+  }
+
+  /**
+   * A round trip on the listening connection. A transaction that commits signals every listening
+   * backend before its client hears that it committed, and a listening backend sends the
+   * notifications it was signalled for before it says it is ready for the next query; pg hands
+   * messages over in the order they came. So by the answer, every note committed before the
+   * waiting requests arrived has been heard. Without it, a client that changed something through
+   * another process could be answered here before the notification arrived: with a revoked token,
+   * or through privacy settings it had just made stricter.
+   */
+  protected readChanges(done: (failure?: Error) => void): void {
+    const client = this.client;
+    if (!client || !this.listening) return done();
+    client.query('select 1').then(
+      () => done(),
+      () => {
+        // Whatever went wrong, this connection can no longer be trusted to have heard everything:
+        // the caches are emptied and bypassed until it listens again, so the requests may go on.
+        this.lost(client);
+        done();
+      },
+    );
   }
 
   private async connect(): Promise<void> {

@@ -185,6 +185,27 @@ describe.each(DIALECTS)('exact caches (%s)', (dialect) => {
     }
   });
 
+  it('on PostgreSQL, lets a request that arrives after another process committed go on only once that commit was heard', async () => {
+    if (dialect !== 'postgres') return;
+    cache = cacheOf(watch);
+    const other = new pg.Client({ connectionString: testDatabase.url });
+    await other.connect();
+    try {
+      for (let round = 0; round < 20; round++) {
+        fillNow(cache, `p${round}`, 'P');
+        await other.query('begin');
+        await other.query(`select pg_notify($1, current_schema() || ' ' || $2)`, [CHANGE_CHANNEL, `item:p${round}`]);
+        await other.query('commit');
+        // The commit is done, as the write request through the other process would have answered:
+        // a request arriving now must not be answered from before it.
+        const seen = await new Promise<string | undefined>((resolve, reject) => watch.catchUp((error) => (error ? reject(error) : resolve(cache.get(`p${round}`)))));
+        expect(seen, `round ${round}`).toBeUndefined();
+      }
+    } finally {
+      await other.end();
+    }
+  });
+
   it('ignores a change noted in another schema of the same PostgreSQL database (another deployment)', async () => {
     if (dialect !== 'postgres') return;
     cache = cacheOf(watch);
@@ -214,8 +235,10 @@ describe.each(DIALECTS)('exact caches (%s)', (dialect) => {
     } finally {
       await admin.end();
     }
+    // A request arriving now goes on without an error, whether its catch-up meets the connection
+    // still up, failing or gone.
+    expect(await new Promise((resolve) => watch.catchUp(resolve))).toBeUndefined();
     await eventually(() => !watch.usable(), 'the watch notices the lost connection');
-    expect(cache.get('a')).toBeUndefined();
     fillNow(cache, 'b', 'B');
     expect(cache.get('b')).toBeUndefined();
     await eventually(() => watch.usable(), 'the listener reconnects');
