@@ -166,6 +166,10 @@ export class PostgresListenerWatch extends BaseWatch {
   private retryMs = RETRY_FIRST_MS;
   private retryTimer: NodeJS.Timeout | undefined;
   private schema: string | undefined;
+  /** A catch-up round trip is out on the listening connection. */
+  private syncing = false;
+  /** Catch-ups waiting for the next round trip. */
+  private waitingForSync: Array<(failure?: Error) => void> = [];
   /** Resolves once the first LISTEN has succeeded or failed (tests and start-up can wait for it). */
   readonly firstAttempt: Promise<void>;
 
@@ -195,17 +199,34 @@ export class PostgresListenerWatch extends BaseWatch {
    * or through privacy settings it had just made stricter.
    */
   protected readChanges(done: (failure?: Error) => void): void {
+    this.waitingForSync.push(done);
+    if (!this.syncing) this.sync();
+  }
+
+  /**
+   * One round trip at a time: what arrives while one is out waits for the next, which must start
+   * after it arrived (the one out may have been sent before).
+   */
+  private sync(): void {
     const client = this.client;
-    if (!client || !this.listening) return done();
-    client.query('select 1').then(
-      () => done(),
-      () => {
-        // Whatever went wrong, this connection can no longer be trusted to have heard everything:
-        // the caches are emptied and bypassed until it listens again, so the requests may go on.
-        this.lost(client);
-        done();
-      },
-    );
+    const waiting = this.waitingForSync;
+    this.waitingForSync = [];
+    if (!client || !this.listening) {
+      for (const done of waiting) done();
+      return;
+    }
+    this.syncing = true;
+    const finish = () => {
+      this.syncing = false;
+      for (const done of waiting) done();
+      if (this.waitingForSync.length > 0) this.sync();
+    };
+    client.query('select 1').then(finish, () => {
+      // Whatever went wrong, this connection can no longer be trusted to have heard everything:
+      // the caches are emptied and bypassed until it listens again, so the requests may go on.
+      this.lost(client);
+      finish();
+    });
   }
 
   private async connect(): Promise<void> {
