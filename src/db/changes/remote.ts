@@ -190,7 +190,7 @@ export class PostgresListenerWatch extends BaseWatch {
   }
 
   /**
-   * A round trip on the listening connection. A transaction that commits signals every listening
+   * A round trip on the listening connection (an empty query). A transaction that commits signals every listening
    * backend before its client hears that it committed, and a listening backend sends the
    * notifications it was signalled for before it says it is ready for the next query; pg hands
    * messages over in the order they came. So by the answer, every note committed before the
@@ -221,7 +221,8 @@ export class PostgresListenerWatch extends BaseWatch {
       for (const done of waiting) done();
       if (this.waitingForSync.length > 0) this.sync();
     };
-    client.query('select 1').then(finish, () => {
+    // An empty query: nothing to parse, plan or run, and still an answer after the notifications.
+    client.query('').then(finish, () => {
       // Whatever went wrong, this connection can no longer be trusted to have heard everything:
       // the caches are emptied and bypassed until it listens again, so the requests may go on.
       this.lost(client);
