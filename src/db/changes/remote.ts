@@ -190,10 +190,10 @@ export class PostgresListenerWatch extends BaseWatch {
   }
 
   /**
-   * A round trip on the listening connection (an empty query). A transaction that commits signals every listening
-   * backend before its client hears that it committed, and a listening backend sends the
-   * notifications it was signalled for before it says it is ready for the next query; pg hands
-   * messages over in the order they came. So by the answer, every note committed before the
+   * A round trip on the listening connection (an empty query). A transaction that commits signals
+   * every listening backend before its client hears that it committed, and a listening backend
+   * sends the notifications it was signalled for before it says it is ready for the next query; pg
+   * hands messages over in the order they came. So by the answer, every note committed before the
    * waiting requests arrived has been heard. Without it, a client that changed something through
    * another process could be answered here before the notification arrived: with a revoked token,
    * or through privacy settings it had just made stricter.
