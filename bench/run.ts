@@ -182,6 +182,16 @@ async function coldStart(args: string[], env: Record<string, string>, readyUrl: 
   }
 }
 
+const STARTS = 3;
+
+/** The median time and the median RSS of STARTS starts, one after the other. */
+async function medianStart(start: () => Promise<{ ms: number; rss: number }>): Promise<{ ms: number; rss: number }> {
+  const results: Array<{ ms: number; rss: number }> = [];
+  for (let i = 0; i < STARTS; i++) results.push(await start());
+  const middle = <T>(values: T[], by: (value: T) => number) => [...values].sort((a, b) => by(a) - by(b))[Math.floor(values.length / 2)] as T;
+  return { ms: middle(results, (r) => r.ms).ms, rss: middle(results, (r) => r.rss).rss };
+}
+
 /** What `npm start` runs (package.json): the bundle (scripts/bundle.mjs); a small young generation keeps idle memory down. */
 const START_ARGS = ['--max-semi-space-size=4', 'dist/bundle/main.js'];
 
@@ -190,19 +200,22 @@ async function startupBenchmarks(dataDir: string, rssAfterReads: number | undefi
   const env = { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'production', DATABASE_URL: '' };
   // The first start generates keys and creates the database; "cold start" is a later start.
   await coldStart(START_ARGS, env, `http://127.0.0.1:${port}/readyz`);
-  const service = await coldStart(START_ARGS, env, `http://127.0.0.1:${port}/readyz`);
+  // Each figure is the median of STARTS starts: one start is at the mercy of whatever else the
+  // machine does for that half second (the earlier groups' files still being written back, say).
+  const service = await medianStart(() => coldStart(START_ARGS, env, `http://127.0.0.1:${port}/readyz`));
   // The same with the bot connected to a fake Discord: ready once the bot has answered.
-  const fake = await startFakeDiscord();
-  let withBot: { ms: number; rss: number };
-  try {
-    const botPort = await freePort();
-    withBot = await coldStart(START_ARGS, { ...env, PORT: String(botPort), DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase, DISCORD_GUILD_ID: fake.guild.id }, `http://127.0.0.1:${botPort}/readyz`, () => fake.waitForReady(20_000));
-  } finally {
-    await fake.close();
-  }
+  const withBot = await medianStart(async () => {
+    const fake = await startFakeDiscord();
+    try {
+      const botPort = await freePort();
+      return await coldStart(START_ARGS, { ...env, PORT: String(botPort), DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase, DISCORD_GUILD_ID: fake.guild.id }, `http://127.0.0.1:${botPort}/readyz`, () => fake.waitForReady(20_000));
+    } finally {
+      await fake.close();
+    }
+  });
   const barePort = await freePort();
-  const bare = await coldStart(['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${barePort}, '127.0.0.1')`], {}, `http://127.0.0.1:${barePort}/`);
-  rows.push({ id: '7a', name: 'Cold start to ready (`node dist/bundle/main.js`, SQLite)', measured: `${fmt(service.ms)} ms`, baseline: `${fmt(bare.ms)} ms (bare node:http)`, ratio: fmt(service.ms / bare.ms, 1), target: '<= 700 ms', met: service.ms <= 700 });
+  const bare = await medianStart(() => coldStart(['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${barePort}, '127.0.0.1')`], {}, `http://127.0.0.1:${barePort}/`));
+  rows.push({ id: '7a', name: 'Cold start to ready (`node dist/bundle/main.js`, SQLite; median of 3 starts, as 7b and 7d)', measured: `${fmt(service.ms)} ms`, baseline: `${fmt(bare.ms)} ms (bare node:http)`, ratio: fmt(service.ms / bare.ms, 1), target: '<= 700 ms', met: service.ms <= 700 });
   rows.push({ id: '7b', name: 'Idle RSS of the service alone', measured: `${fmt(service.rss / 2 ** 20)} MB`, baseline: `${fmt(bare.rss / 2 ** 20)} MB (bare node:http)`, ratio: fmt(service.rss / bare.rss, 1), target: 'reported', met: undefined });
   rows.push({ id: '7d', name: 'Idle RSS of service + bot (one process, bot connected)', measured: `${fmt(withBot.rss / 2 ** 20)} MB`, baseline: `${fmt(bare.rss / 2 ** 20)} MB (bare node:http)`, ratio: fmt(withBot.rss / bare.rss, 1), target: '<= 110 MB', met: withBot.rss <= 110 * 2 ** 20 });
   if (rssAfterReads !== undefined) rows.push({ id: '7c', name: 'RSS of the benchmark process after benchmark 1 (service + baseline)', measured: `${fmt(rssAfterReads / 2 ** 20)} MB`, baseline: '–', ratio: '–', target: 'reported', met: undefined });
