@@ -4,6 +4,7 @@
 import { Client, Events, GatewayIntentBits, Partials, type ClientOptions } from 'discord.js';
 import { createApiClient } from './api-client.js';
 import { createAlterDirectory } from './alter-directory.js';
+import { discordCaches } from './discord-caches.js';
 import type { BotContext, Command } from './command.js';
 import { attachmentOrigins } from './discord-attachment.js';
 import { createImportSessions } from './import-session.js';
@@ -51,6 +52,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.GuildWebhooks, GatewayIntentBits.GuildMessageReactions],
     // Reactions on messages sent before this process started arrive as partials.
     partials: [Partials.Message, Partials.Reaction, Partials.User],
+    ...discordCaches(),
     rest: { api: options.discordApiBase },
     ...(options.shards === undefined ? {} : { shards: options.shards }),
     ...(options.shardCount === undefined ? {} : { shardCount: options.shardCount }),

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../src/domain/alter.js';
 import type { MessageInfo } from '../../src/domain/proxied-message.js';
+import { MESSAGES_PER_CHANNEL } from '../../src/bot/discord-caches.js';
 import { request, signIn, type ApiUser } from '../support/api.js';
 import { runBot } from '../../src/run-bot.js';
 import { quietLog, startBotHarness, type BotHarness } from '../support/bot.js';
@@ -206,6 +207,21 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     expect(embed.author.name).toContain('bob');
     expect(embed.description).toContain('a question from bob');
     expect(embed.description).toContain(earlier.id);
+  });
+
+  it('quotes a reply to a message it no longer holds, and holds only the last messages of a channel', async () => {
+    const old = h.fake.sendUserMessage({ author: BOB, channelId: channel, content: 'an old question from bob' });
+    let last = old;
+    for (let i = 0; i <= MESSAGES_PER_CHANNEL; i++) last = h.fake.sendUserMessage({ author: BOB, channelId: channel, content: `chatter ${i}` });
+    await outcomeOf(last.id);
+    const held = (h.bot.client.channels.cache.get(channel) as unknown as { messages: { cache: Map<string, unknown> } }).messages.cache;
+    expect(held.size).toBeLessThanOrEqual(MESSAGES_PER_CHANNEL);
+    expect(held.has(last.id)).toBe(true);
+    expect(held.has(old.id)).toBe(false);
+    // Fetched again for the quote.
+    const { execution } = await proxied('k: a late answer', { messageReference: { messageId: old.id } });
+    const embed = (execution.body.embeds as Json[])[0] as { description: string };
+    expect(embed.description).toContain('an old question from bob');
   });
 
   it('never lets a proxied message ping what its sender could not', async () => {
