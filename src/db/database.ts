@@ -153,14 +153,14 @@ export async function migrateToLatest(db: Kysely<Schema>): Promise<MigrationResu
  * - a listing upset by a schema that something else dropped is tried again.
  */
 export async function migrate(db: Kysely<Schema>, step: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return succeeded(await step(new Migrator({ db, provider: { getMigrations: async () => migrations } })));
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return succeeded(await step(new Migrator({ db, provider: MIGRATIONS })));
   return db.connection().execute(async (connection) => {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(connection);
     try {
       const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(connection)).rows[0]?.schema;
       // Start-up names DATABASE_URL for this one (config/startup-errors.ts).
       if (!schema) throw Object.assign(new Error('the search_path names no schema that exists'), { code: NO_CURRENT_SCHEMA });
-      const migrator = new Migrator({ db: connection, provider: { getMigrations: async () => migrations }, migrationTableSchema: schema });
+      const migrator = new Migrator({ db: connection, provider: MIGRATIONS, migrationTableSchema: schema });
       for (let attempt = 1; ; attempt += 1) {
         const result = await step(migrator);
         if (attempt < MIGRATION_ATTEMPTS && isOtherSchemaDropped(result.error, schema)) continue;
@@ -174,6 +174,8 @@ export async function migrate(db: Kysely<Schema>, step: (migrator: Migrator) => 
 
 /** The code of the error migrate throws when PostgreSQL's search_path names no existing schema. */
 const NO_CURRENT_SCHEMA = 'NO_CURRENT_SCHEMA';
+
+const MIGRATIONS = { getMigrations: async () => migrations };
 
 /** The advisory lock key every switchboard migration holds on PostgreSQL ("swbd" "migr" in ASCII). */
 export const MIGRATION_LOCK = 0x73776264_6d696772n;

@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { MIGRATION_LOCK, migrateToLatest, openDatabase } from '../../src/db/database.js';
+import { migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import { DIALECTS, createTestDatabase } from '../support/dialects.js';
+import { DIALECTS, createTestDatabase, underMigrationLock } from '../support/dialects.js';
 
 describe.each(DIALECTS)('migrations (%s)', (dialect) => {
   it('bring two databases (schemas) to the latest version independently', async () => {
@@ -73,29 +73,21 @@ describe.skipIf(!DIALECTS.includes('postgres'))('migrations beside other schemas
   const newSchema = () => `test_churn_${randomBytes(6).toString('hex')}`;
 
   it('wait for tools that take the migration lock, whatever those change', async () => {
-    const locked = async (client: pg.Client, statement: string) => {
-      await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
-      try {
-        await client.query(statement);
-      } finally {
-        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]);
-      }
-    };
     const schemas = new Map<pg.Client, string>();
     const churned = await migrateBesideChurn(async (client) => {
       let schema = schemas.get(client);
       if (schema === undefined) {
         schema = newSchema();
         schemas.set(client, schema);
-        await locked(client, `create schema ${schema}; ${tables(schema)}`);
+        await underMigrationLock(client, `create schema ${schema}; ${tables(schema)}`);
       }
       // Columns that come and go, as in a migration (no schema is dropped: nothing to try again for).
-      await locked(client, Array.from({ length: 8 }, (_, n) => `alter table ${schema}.t${n} rename column a to z;`).join(' '));
-      await locked(client, Array.from({ length: 8 }, (_, n) => `alter table ${schema}.t${n} rename column z to a;`).join(' '));
+      await underMigrationLock(client, Array.from({ length: 8 }, (_, n) => `alter table ${schema}.t${n} rename column a to z;`).join(' '));
+      await underMigrationLock(client, Array.from({ length: 8 }, (_, n) => `alter table ${schema}.t${n} rename column z to a;`).join(' '));
     }).finally(async () => {
       const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
       await admin.connect();
-      for (const schema of schemas.values()) await locked(admin, `drop schema ${schema} cascade`);
+      for (const schema of schemas.values()) await underMigrationLock(admin, `drop schema ${schema} cascade`);
       await admin.end();
     });
     expect(churned).toBeGreaterThan(0);

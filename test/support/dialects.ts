@@ -40,9 +40,18 @@ export async function createTestDatabase(dialect: TestDialect, postgresUrl = pro
       const client = new pg.Client({ connectionString: base });
       await client.connect();
       // Not while a migration lists every schema's tables (migrate in database.ts).
-      await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
-      await client.query(`drop schema if exists ${schema} cascade`);
+      await underMigrationLock(client, `drop schema if exists ${schema} cascade`);
       await client.end();
     },
   };
+}
+
+/** Runs `statement` holding the advisory lock every switchboard migration holds on PostgreSQL. */
+export async function underMigrationLock(client: pg.Client, statement: string): Promise<void> {
+  await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
+  try {
+    await client.query(statement);
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]);
+  }
 }
