@@ -25,6 +25,7 @@ import { runLoad, type LoadResult } from './load.js';
 import { benchBotProxy } from './bot-proxy.js';
 import { benchFront } from './front.js';
 import { benchImport } from './import.js';
+import { benchImportWorstShapes } from './import-worst.js';
 import { benchMessageRecords } from './message-records.js';
 import { benchEvents } from './events.js';
 import { benchProxyEngine } from './proxy-engine.js';
@@ -449,6 +450,22 @@ async function importBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: str
   });
 }
 
+/** 12c. Import's worst shapes, previewed, against JSON.parse of the same bytes (bench/import-worst.ts). */
+async function importWorstShapesBenchmark() {
+  const r = await benchImportWorstShapes({ quick });
+  r.shapes.forEach((shape, i) => {
+    rows.push({
+      id: `12c${i + 1}`,
+      name: `Import preview, worst shape: ${shape.name} (${fmt(shape.fileBytes / 2 ** 20, 2)} MiB), SQLite; median of ${quick ? 1 : 3}`,
+      measured: `${fmt(shape.seconds, 2)} s; longest event-loop stall ${fmt(shape.stallMs)} ms (idle: ${fmt(r.idleStallMs)} ms)`,
+      baseline: `${fmt(shape.parseSeconds, 3)} s (JSON.parse of the file)`,
+      ratio: fmt(shape.seconds / Math.max(shape.parseSeconds, 0.001), 0),
+      target: '< 1 s, stall ≤ 50 ms',
+      met: shape.seconds < 1 && shape.stallMs <= 50,
+    });
+  });
+}
+
 /** 9. The proxy engine's decisions per second on a large system (bench/proxy-engine.ts). */
 async function proxyEngineBenchmark() {
   const r = await benchProxyEngine({ quick });
@@ -578,6 +595,7 @@ async function main() {
       await importBenchmark('sqlite');
       if (postgresUrl) await importBenchmark('postgres', postgresUrl);
       else rows.push({ id: '12b', name: 'Import, PostgreSQL', measured: 'skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL', baseline: '–', ratio: '–', target: '< 5 s', met: undefined });
+      await importWorstShapesBenchmark();
     }
     if (runs('events')) await eventsBenchmark();
   } finally {

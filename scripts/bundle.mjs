@@ -17,7 +17,9 @@ const outdir = resolve(process.argv[2] ?? join(root, 'dist', 'bundle'));
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/main.ts'],
+  // The import worker is a second entry: a worker thread starts from a file of its own
+  // (src/workers/import-thread.ts finds it beside the chunks).
+  entryPoints: { main: 'src/main.ts', 'import-worker': 'src/workers/import-worker.ts' },
   outdir,
   bundle: true,
   splitting: true,

@@ -5,7 +5,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Kysely, MigrationResultSet } from 'kysely';
-import { importSystem, loadExportData, systemForImport, type ImportProgress } from '../db/repositories/imports.js';
+import { importSystem, loadExportData, newProxyTagId, systemForImport, type ImportProgress } from '../db/repositories/imports.js';
+import { importFileHere } from '../domain/import/import-file.js';
 import type { Schema } from '../db/tables.js';
 import { readImportFile } from '../domain/import/detect.js';
 import { buildExport } from '../domain/import/export.js';
@@ -111,7 +112,7 @@ export function registerImportExport(program: Command, context: CliContext): voi
         let outcome;
         try {
           outcome = await importSystem(db, systemId, {
-            source,
+            file: importFileHere(source, newProxyTagId),
             options: { mode: options.mode as ImportMode, dryRun, history: options.history === true },
             clientId: CLI_IMPORT_CLIENT,
             now,

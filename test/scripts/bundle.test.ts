@@ -53,7 +53,7 @@ describe.each(DIALECTS)('the bundle (%s)', (dialect) => {
     let tokens: { access_token: string };
     try {
       const client = await createTestClient({ url: base, database: registration } as Pick<TestServer, 'url' | 'database'> as TestServer);
-      ({ tokens } = await obtainTokens(client, { userId: '320000000000000001', scope: 'alters:read alters:write system:read' }));
+      ({ tokens } = await obtainTokens(client, { userId: '320000000000000001', scope: 'alters:read alters:write system:read system:write' }));
     } finally {
       await registration.close();
     }
@@ -70,6 +70,12 @@ describe.each(DIALECTS)('the bundle (%s)', (dialect) => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer /);
     expect(await refused.json()).toMatchObject({ errors: [expect.any(Object)] });
+
+    // The import is read and planned in a worker thread, started from its own file in the bundle.
+    const file = JSON.stringify({ version: 2, id: 'bndle', name: 'Bundled', members: [{ id: 'aaaaa', name: 'Ash' }, { id: 'bbbbb', name: 'Ash' }], groups: [], switches: [] });
+    const preview = await fetch(`${base}/v1/users/@me/system/import?dryRun=true`, { method: 'POST', headers, body: file });
+    expect(preview.status).toBe(200);
+    expect(await preview.json()).toMatchObject({ data: { dryRun: true, counts: { alters: { created: 1, updated: 1 } }, renames: [{ id: 'bbbbb', to: 'Ash-2' }] } });
 
     const reference = await fetch(`${base}/openapi.json`);
     expect(reference.status).toBe(200);

@@ -1,12 +1,14 @@
 // Imports and exports of a whole system. An import is planned by the pure planner
-// (src/domain/import/plan.ts) against the system as read inside the transaction that then applies
-// it, so the plan and the writes see the same state: all of it is written, in bulk, or nothing.
+// (src/domain/import/plan.ts) against the system as read before the transaction that applies it,
+// which checks under the system's lock that nothing moved meanwhile (else plans again), so the
+// plan and the writes see the same state: all of it is written, in bulk, or nothing.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { MAX_ALTERS_PER_SYSTEM } from '../../domain/alter.js';
 import type { ExportData } from '../../domain/import/export.js';
-import type { ImportReport, ImportSource } from '../../domain/import/model.js';
-import { planImport, type ImportOptions, type ImportPlan, type ImportTarget, type TagValues, type TargetTag } from '../../domain/import/plan.js';
+import type { ImportFile } from '../../domain/import/import-file.js';
+import type { ImportReport } from '../../domain/import/model.js';
+import { type ImportOptions, type ImportPlan, type ImportTarget, type TagValues, type TargetTag } from '../../domain/import/plan.js';
 import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { alterColumns } from '../alter-columns.js';
@@ -126,7 +128,14 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
 
   const alterIds = new Map(plan.matchedAlters);
   for (const update of plan.alterUpdates) {
-    const columns = alterColumns(update.values);
+    const columns: Record<string, unknown> = alterColumns(update.values);
+    // Message records may land between planning and applying (they move no revision): counts only
+    // grow and the newest time wins, in SQL, so none is lost.
+    const { messageCount, lastMessageAt } = update.values;
+    if (messageCount !== undefined) columns.message_count = sql`case when message_count > ${messageCount} then message_count else ${messageCount} end`;
+    if (lastMessageAt !== undefined && lastMessageAt !== null) {
+      columns.last_message_at = sql`case when last_message_at > ${lastMessageAt} then last_message_at else ${lastMessageAt} end`;
+    }
     if (Object.keys(columns).length > 0) await trx.updateTable('alters').set(columns).where('id', '=', update.alterId).execute();
   }
   step('alters', plan.alterUpdates.length);
@@ -244,7 +253,8 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
 }
 
 export interface ImportRequest {
-  source: ImportSource;
+  /** The file, read here or in the import worker (importFileHere for one read in this thread). */
+  file: ImportFile;
   options: Omit<ImportOptions, 'newProxyTagId' | 'now'>;
   /** The client the switches are recorded as made by. */
   clientId: string;
@@ -280,32 +290,47 @@ async function storedReport(db: Executor, systemId: number, idempotency: NonNull
 }
 
 /**
- * Plans and (unless a dry run) applies an import. The applied import runs in one transaction that
- * first takes the system's lock, so concurrent imports of one system run one after the other, and
- * a repeated Idempotency-Key finds the first one's report.
+ * Where a system's data stands: its revision and its event number. Every write an import plans
+ * against moves one of them (each emits an event; the proxy profile's writes move the revision),
+ * except message records, whose counts the apply step merges in SQL (applyImportPlan).
+ */
+async function systemStamp(db: Executor, systemId: number, revisionsAhead = 0): Promise<string> {
+  const row = await db.selectFrom('systems').select(['revision', 'event_seq']).where('id', '=', systemId).executeTakeFirst();
+  return row ? `${Number(row.revision) - revisionsAhead}:${row.event_seq}` : 'gone';
+}
+
+/**
+ * Plans and (unless a dry run) applies an import. The plan is made before the transaction, against
+ * the system as read then, so that planning a large file holds no lock (on SQLite the transaction
+ * stops every other write). The transaction first takes the system's lock, so concurrent imports
+ * of one system run one after the other and a repeated Idempotency-Key finds the first one's
+ * report; it applies the plan only if nothing moved the system since it was read, and otherwise
+ * plans again against what it now reads under the lock.
  */
 export async function importSystem(db: Db, systemId: number, request: ImportRequest): Promise<ImportOutcome> {
-  const options: ImportOptions = { ...request.options, newProxyTagId, now: request.now };
-  if (request.options.dryRun) {
-    const target = await loadImportTarget(db, systemId, request.source.source, request.source.sourceSystemId);
-    return { report: planImport(request.source, target, options).report, replayed: false };
-  }
+  const options = { ...request.options, now: request.now };
+  const { file } = request;
+  const target = (executor: Executor) => loadImportTarget(executor, systemId, file.source, file.sourceSystemId);
+  if (request.options.dryRun) return { report: await file.report(await target(db), options), replayed: false };
   const { idempotency } = request;
   if (idempotency) {
     const report = await storedReport(db, systemId, idempotency);
     if (report) return { report, replayed: true };
   }
+  const readStamp = await systemStamp(db, systemId);
+  const early = await file.plan(await target(db), options);
   try {
     const outcome = await db.transaction().execute(async (trx) => {
       await touchSystem(trx, systemId);
+      // Read under the lock: the stamp as it was before this transaction's own touch.
+      const lockedStamp = await systemStamp(trx, systemId, 1);
       if (idempotency) {
         // A concurrent request with the same key committed while this one waited for the lock:
         // answer its report and roll back, so the replay writes nothing (not even the revision).
         const report = await storedReport(trx, systemId, idempotency);
         if (report) throw new Replay(report);
       }
-      const target = await loadImportTarget(trx, systemId, request.source.source, request.source.sourceSystemId);
-      const plan = planImport(request.source, target, options);
+      const plan = lockedStamp === readStamp ? early : await file.plan(await target(trx), options);
       const applied = await applyImportPlan(trx, systemId, plan, request.clientId, request.progress);
       await appendImportEvents(trx, systemId, plan, applied, request.clientId, request.now);
       if (idempotency) {

@@ -24,7 +24,7 @@ import {
   type SourceAlter,
   type SourceTag,
 } from './model.js';
-import { Notes, freeName, plural } from './normalise.js';
+import { NameAllocator, Notes, plural } from './normalise.js';
 import type { AlterRecord } from '../alter.js';
 
 /** An alter as stored, as far as an import reads and writes it. */
@@ -204,12 +204,13 @@ function match(fileItems: Array<{ id: string; key: string }>, existing: Matchabl
  */
 function assignNames<T extends { id: string; desired: string }>(items: T[], matched: ReadonlyMap<string, number>, currentName: (id: number) => string, taken: Set<string>, max: number): Map<string, string> {
   const names = new Map<string, string>();
+  const allocator = new NameAllocator(taken, max);
   const ordered = [...items.filter((item) => matched.has(item.id)), ...items.filter((item) => !matched.has(item.id))];
   for (const item of ordered) {
     const matchedId = matched.get(item.id);
-    let name = freeName(item.desired, taken, max);
+    let name = allocator.peek(item.desired);
     if (name !== item.desired && matchedId !== undefined && !taken.has(usernameKey(currentName(matchedId)))) name = currentName(matchedId);
-    taken.add(usernameKey(name));
+    allocator.take(name);
     names.set(item.id, name);
   }
   return names;
@@ -311,11 +312,11 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     }
     const values = updatedAlterValues(alter, username, current, options);
     // Tag membership changes count as an update of the alter.
-    const wantedTagIds = fileTags.map((tagId) => tagMatches.get(tagId));
+    const wantedTagIds = new Set(fileTags.map((tagId) => tagMatches.get(tagId)));
     const currentTagIds = new Set(current.tagIds);
     const tagsChange =
-      wantedTagIds.some((id) => id === undefined || !currentTagIds.has(id)) ||
-      (mode === 'replace' && current.tagIds.some((id) => !wantedTagIds.includes(id)));
+      [...wantedTagIds].some((id) => id === undefined || !currentTagIds.has(id)) ||
+      (mode === 'replace' && current.tagIds.some((id) => !wantedTagIds.has(id)));
     if (mode === 'replace' && current.tagIds.length > 0) clearMemberships.push(current.id);
     alterUpdates.push({ sourceId: alter.id, uuid: alter.uuid, alterId: current.id, values });
     if (Object.keys(values).length > 0 || tagsChange) counts.alters.updated++;

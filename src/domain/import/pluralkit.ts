@@ -279,12 +279,12 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       continue;
     }
     groupIds.add(id);
-    const members: string[] = [];
+    // A Set: a linear search per entry made a group listing every member quadratic.
+    const members = new Set<string>();
     for (const member of arrayOf(group.members)) {
       const memberId = idOf(member);
-      if (memberId !== null && memberIds.has(memberId)) {
-        if (!members.includes(memberId)) members.push(memberId);
-      } else unknownMembers++;
+      if (memberId !== null && memberIds.has(memberId)) members.add(memberId);
+      else unknownMembers++;
     }
     const privacy = isObject(group.privacy) ? privacyReader(group.privacy, notes, groupName) : undefined;
     const tagEntry: SourceTag = {
@@ -297,7 +297,7 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       icon: normaliseUrl(group.icon, 'group icon', notes, groupName),
       public: privacy ? groupPublicBits(privacy) : 0,
       createdAt: parseInstant(group.created),
-      memberIds: members,
+      memberIds: [...members],
     };
     const own = extensionPart(extension?.tags, id, ExtensionTag, notes, 'tag');
     if (own) Object.assign(tagEntry, own);
@@ -332,18 +332,17 @@ export function readSwitches(value: unknown, memberIds: ReadonlySet<string>, not
       tooMany++;
       continue;
     }
-    const ids: string[] = [];
+    const ids = new Set<string>();
     for (const member of members) {
       const id = idOf(member);
-      if (id !== null && memberIds.has(id)) {
-        if (!ids.includes(id)) ids.push(id);
-      } else unknown++;
+      if (id !== null && memberIds.has(id)) ids.add(id);
+      else unknown++;
     }
     if (byTime.has(at)) {
       repeated++;
       continue;
     }
-    byTime.set(at, { at, memberIds: ids });
+    byTime.set(at, { at, memberIds: [...ids] });
   }
   if (badTime > 0) notes.once(`${plural(badTime, 'switch', 'switches')} without a valid timestamp ${badTime === 1 ? 'was' : 'were'} left out`);
   if (tooMany > 0) notes.once(`${plural(tooMany, 'switch', 'switches')} with more than ${MAX_SWITCH_MEMBERS} members ${tooMany === 1 ? 'was' : 'were'} left out`);

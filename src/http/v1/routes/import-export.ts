@@ -1,6 +1,6 @@
 // Import a PluralKit or Tupperbox export into your system; export your system as a PluralKit
-// file. Thin: the file is read and planned by src/domain/import/, applied by the imports
-// repository in one transaction.
+// file. Thin: the file is read and planned by src/domain/import/ in the import worker
+// (src/workers/), applied by the imports repository in one transaction.
 import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -8,15 +8,14 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { importRequestHash, importSystem, loadExportData } from '../../../db/repositories/imports.js';
 import type { Schema } from '../../../db/tables.js';
-import { readImportFile } from '../../../domain/import/detect.js';
 import { buildExport } from '../../../domain/import/export.js';
-import { decodeImportText, parseImportJson } from '../../../domain/import/json.js';
 import { IMPORT_MODES, ImportReport, MAX_IMPORT_BYTES } from '../../../domain/import/model.js';
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { NoQuery, UserParams } from '../params.js';
 import { sendProblem, v1ErrorHandler } from '../problem-responses.js';
 import { errorResponses, security } from '../route-schema.js';
+import { importThread } from '../../../workers/import-thread.js';
 import { targetOf } from '../target.js';
 
 const MIB = MAX_IMPORT_BYTES / (1024 * 1024);
@@ -68,13 +67,10 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
     imports.setErrorHandler(tooLarge);
     imports.removeAllContentTypeParsers();
     imports.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (request, body, done) => {
-      try {
-        const bytes = body as Buffer;
-        bodyDigests.set(request, createHash('sha256').update(bytes).digest('hex'));
-        done(null, parseImportJson(decodeImportText(bytes)));
-      } catch (error) {
-        done(error as Error, undefined);
-      }
+      // Only the digest here: the file is decoded, parsed and read in the import worker.
+      const bytes = body as Buffer;
+      bodyDigests.set(request, createHash('sha256').update(bytes).digest('hex'));
+      done(null, bytes);
     });
 
     imports.withTypeProvider<ZodTypeProvider>().post(
@@ -103,11 +99,16 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       },
       async (request, reply) => {
         const { viewer, system } = targetOf(request);
-        const source = readImportFile(request.body);
+        const file = await importThread().read(request.body as Buffer);
         const options = { mode: request.query.mode, dryRun: request.query.dryRun, history: request.query.history };
         const key = request.headers['idempotency-key'];
         const idempotency = key === undefined || options.dryRun ? undefined : { key, requestHash: importRequestHash(bodyDigests.get(request) ?? '', options) };
-        const outcome = await importSystem(db, system.id, { source, options, clientId: viewer.clientId, idempotency, now: Date.now() });
+        let outcome;
+        try {
+          outcome = await importSystem(db, system.id, { file, options, clientId: viewer.clientId, idempotency, now: Date.now() });
+        } finally {
+          await file.release();
+        }
         if (outcome.replayed) reply.header('idempotent-replayed', 'true');
         return { data: outcome.report };
       },
