@@ -6,6 +6,7 @@ import type { Config } from '../config/config.js';
 import { loadSecrets } from '../config/secrets.js';
 import { databaseFailure, ensureDataDir, listenFailure, withConnectTimeout } from '../config/startup-errors.js';
 import { migrateToLatest, openDatabase, type Database } from '../db/database.js';
+import { IMPORT_REPLAY_WINDOW_MS, purgeAppliedImports } from '../db/repositories/applied-imports.js';
 import { purgeAuditLog } from '../db/repositories/audit-log.js';
 import { purgeEvents } from '../db/repositories/events.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
@@ -64,6 +65,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       if (config.messageRetentionDays > 0) await purgeProxiedMessages(database.db, now - config.messageRetentionDays * 86_400_000);
       if (config.auditRetentionDays > 0) await purgeAuditLog(database.db, now - config.auditRetentionDays * 86_400_000);
       await purgeEvents(database.db, now - config.events.retentionDays * 86_400_000);
+      await purgeAppliedImports(database.db, now - IMPORT_REPLAY_WINDOW_MS);
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');
     }

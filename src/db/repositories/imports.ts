@@ -8,6 +8,7 @@ import { MAX_ALTERS_PER_SYSTEM } from '../../domain/alter.js';
 import type { ExportData } from '../../domain/import/export.js';
 import type { ImportFile } from '../../domain/import/import-file.js';
 import type { ImportReport } from '../../domain/import/model.js';
+import { IMPORT_REPLAY_WINDOW_MS } from './applied-imports.js';
 import { type ImportOptions, type ImportPlan, type ImportTarget, type TagValues, type TargetTag } from '../../domain/import/plan.js';
 import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
@@ -275,12 +276,13 @@ export interface ImportOutcome {
   replayed: boolean;
 }
 
-async function storedReport(db: Executor, systemId: number, idempotency: NonNullable<ImportRequest['idempotency']>): Promise<ImportReport | undefined> {
+async function storedReport(db: Executor, systemId: number, idempotency: NonNullable<ImportRequest['idempotency']>, now: number): Promise<ImportReport | undefined> {
   const row = await db
     .selectFrom('applied_imports')
     .select(['request_hash', 'report'])
     .where('system_id', '=', systemId)
     .where('idempotency_key', '=', idempotency.key)
+    .where('created_at', '>', now - IMPORT_REPLAY_WINDOW_MS)
     .executeTakeFirst();
   if (!row) return undefined;
   if (row.request_hash !== idempotency.requestHash) {
@@ -314,7 +316,7 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
   if (request.options.dryRun) return { report: await file.report(await target(db), options), replayed: false };
   const { idempotency } = request;
   if (idempotency) {
-    const report = await storedReport(db, systemId, idempotency);
+    const report = await storedReport(db, systemId, idempotency, request.now);
     if (report) return { report, replayed: true };
   }
   const readStamp = await systemStamp(db, systemId);
@@ -327,13 +329,15 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
       if (idempotency) {
         // A concurrent request with the same key committed while this one waited for the lock:
         // answer its report and roll back, so the replay writes nothing (not even the revision).
-        const report = await storedReport(trx, systemId, idempotency);
+        const report = await storedReport(trx, systemId, idempotency, request.now);
         if (report) throw new Replay(report);
       }
       const plan = lockedStamp === readStamp ? early : await file.plan(await target(trx), options);
       const applied = await applyImportPlan(trx, systemId, plan, request.clientId, request.progress);
       await appendImportEvents(trx, systemId, plan, applied, request.clientId, request.now);
       if (idempotency) {
+        // A key's report from outside the window (not yet purged) gives way to this one.
+        await trx.deleteFrom('applied_imports').where('system_id', '=', systemId).where('idempotency_key', '=', idempotency.key).execute();
         await trx
           .insertInto('applied_imports')
           .values({ system_id: systemId, idempotency_key: idempotency.key, request_hash: idempotency.requestHash, report: JSON.stringify(plan.report), created_at: request.now })

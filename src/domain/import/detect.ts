@@ -2,7 +2,8 @@
 // `switches` is PluralKit. We also take a PluralKit file whose `switches` key went missing when
 // it plainly is one (members and a version or id), which PluralKit itself refuses.
 import { Problem } from '../problems.js';
-import { MAX_FILE_ENTITIES, MAX_IMPORT_SWITCHES, type ImportFormat, type ImportSource } from './model.js';
+import { MAX_FILE_ENTITIES, MAX_IMPORT_SWITCHES, MAX_SKIPPED_LISTED, type ImportFormat, type ImportSource } from './model.js';
+import { clampGraphemes, plural } from './normalise.js';
 import { isObject, readPluralKit, type Json } from './pluralkit.js';
 import { readTupperbox } from './tupperbox.js';
 
@@ -41,10 +42,26 @@ export function readImportFile(file: unknown): ImportSource {
   if (count(json.switches) > MAX_IMPORT_SWITCHES) {
     throw new Problem('too-many-entries', `the file has ${count(json.switches)} switches; at most ${MAX_IMPORT_SWITCHES.toLocaleString('en-US')} can be imported`);
   }
-  const source = format === 'tupperbox' ? readTupperbox(json) : readPluralKit(json, format);
+  const source = boundSkipped(format === 'tupperbox' ? readTupperbox(json) : readPluralKit(json, format));
   const entities = count(json[format === 'tupperbox' ? 'tuppers' : 'members']) + count(json.groups);
   if (source.alters.length === 0 && source.tags.length === 0 && entities > 0) {
     throw new Problem('invalid-import', `nothing in the file can be imported: ${source.skipped.slice(0, 3).map((s) => `${s.id || '(no id)'}${s.name.trim() ? ` ${JSON.stringify(s.name)}` : ''}: ${s.reason}`).join('; ')}`);
   }
   return source;
+}
+
+/** What a skipped entity's id and name are cut to in a report: they are the file's, unchecked. */
+const SKIPPED_TEXT_MAX = 100;
+
+/**
+ * A report echoes skipped entities as the file named them, and a file can name thousands, each
+ * with megabytes of "name": the report (kept for Idempotency-Key replays) lists the first
+ * MAX_SKIPPED_LISTED, ids and names shortened, and counts the rest in a warning.
+ */
+function boundSkipped(source: ImportSource): ImportSource {
+  const cut = (text: string) => (text.length > SKIPPED_TEXT_MAX ? `${clampGraphemes(text, SKIPPED_TEXT_MAX - 1)}…` : text);
+  const skipped = source.skipped.slice(0, MAX_SKIPPED_LISTED).map((entry) => ({ ...entry, id: cut(entry.id), name: cut(entry.name) }));
+  const unlisted = source.skipped.length - skipped.length;
+  const warnings = unlisted > 0 ? [...source.warnings, `${plural(unlisted, 'more entry', 'more entries')} ${unlisted === 1 ? 'was' : 'were'} skipped and ${unlisted === 1 ? 'is' : 'are'} not listed`] : source.warnings;
+  return { ...source, skipped, warnings };
 }

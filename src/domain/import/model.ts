@@ -27,6 +27,8 @@ export const MAX_IMPORT_SWITCHES = 100_000;
 /** PluralKit's cap on members in one switch. */
 export const MAX_SWITCH_MEMBERS = 150;
 export { MAX_TAGS_PER_SYSTEM } from '../tag.js';
+/** Skipped entities a report lists by name; the rest are counted in a warning. */
+export const MAX_SKIPPED_LISTED = 100;
 /** Entities a file may hold at all, whatever the mode: above this it cannot fit any system. */
 export const MAX_FILE_ENTITIES = 10_000;
 

@@ -257,3 +257,21 @@ describe('broken files', () => {
     expect(source.warnings).toContain('1 member had no privacy settings and was imported as private ("Older")');
   });
 });
+
+// Issue 26: a report echoed every skipped entity with the file's name unshortened (7 MB per import,
+// kept for replays).
+describe('skipped entities in a report', () => {
+  it('lists the first 100, ids and names shortened, and counts the rest', () => {
+    const long = 'x'.repeat(10_000);
+    const members = [{ id: 'okay1', name: 'Kept' }, ...Array.from({ length: 500 }, (_, i) => ({ id: `${long}${i}`, name: long }))];
+    const source = readImportFile({ version: 2, id: 'skips', members, switches: [] });
+    expect(source.skipped).toHaveLength(100);
+    for (const entry of source.skipped) {
+      expect(entry.id.length).toBeLessThanOrEqual(100);
+      expect(entry.name.length).toBeLessThanOrEqual(100);
+    }
+    expect(source.skipped[0]).toMatchObject({ name: `${'x'.repeat(99)}…`, reason: 'no usable id' });
+    expect(source.warnings).toContain('400 more entries were skipped and are not listed');
+  });
+});
+

@@ -1,0 +1,49 @@
+// The reports kept for Idempotency-Key replays (src/db/repositories/applied-imports.ts), on every
+// dialect: a key answers its first report for a day, then imports afresh; the purge removes
+// reports older than that. Issue 26: they were kept forever.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { IMPORT_REPLAY_WINDOW_MS, purgeAppliedImports } from '../../src/db/repositories/applied-imports.js';
+import { importSystem, newProxyTagId, systemForImport } from '../../src/db/repositories/imports.js';
+import { importFileHere } from '../../src/domain/import/import-file.js';
+import { readImportBytes } from '../../src/domain/import/read-bytes.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+
+const file = () => importFileHere(readImportBytes(Buffer.from(JSON.stringify({ version: 2, id: 'keyed', name: 'Keyed', members: [{ id: 'aaaaa', name: 'Ash' }], switches: [] }))), newProxyTagId);
+
+describe.each(DIALECTS)('applied import reports (%s)', (dialect) => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  let systemId: number;
+
+  beforeEach(async () => {
+    testDatabase = await createTestDatabase(dialect);
+    database = openDatabase(testDatabase.url);
+    await migrateToLatest(database.db);
+    ({ systemId } = await systemForImport(database.db, '310000000000000002', Date.now()));
+  });
+  afterEach(async () => {
+    await database.close();
+    await testDatabase.drop();
+  });
+
+  const apply = (now: number) => importSystem(database.db, systemId, { file: file(), options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', idempotency: { key: 'confirm', requestHash: 'same' }, now });
+  const stored = async () => (await database.db.selectFrom('applied_imports').select('created_at').execute()).map((row) => Number(row.created_at));
+
+  it('replays a key within a day, imports afresh after it', async () => {
+    const day = Date.UTC(2026, 10, 1);
+    expect((await apply(day)).replayed).toBe(false);
+    expect((await apply(day + IMPORT_REPLAY_WINDOW_MS - 1)).replayed).toBe(true);
+    const later = await apply(day + IMPORT_REPLAY_WINDOW_MS);
+    expect(later.replayed).toBe(false);
+    expect(later.report.counts.alters).toMatchObject({ created: 0, unchanged: 1 });
+    expect(await stored()).toEqual([day + IMPORT_REPLAY_WINDOW_MS]);
+  });
+
+  it('purges the reports older than the window', async () => {
+    const now = Date.now();
+    await apply(now - IMPORT_REPLAY_WINDOW_MS - 1);
+    expect(await purgeAppliedImports(database.db, now - IMPORT_REPLAY_WINDOW_MS)).toBe(1);
+    expect(await stored()).toEqual([]);
+  });
+});
