@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLinkStore } from '../../src/bot/link-store.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';
 import { startFakeDiscord, user } from '../support/fake-discord.js';
 import { createTestClient, obtainTokens } from '../support/oauth.js';
 import { freePort, type TestServer } from '../support/server.js';
@@ -23,7 +24,7 @@ const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // Inside the repository: what the bundle leaves outside it resolves from node_modules.
 const outdir = join(REPO_ROOT, 'test', 'artifacts', `bundle-${process.pid}`);
 const main = join(outdir, 'main.js');
-const REDIS_URL = 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
 beforeAll(() => {
   execFileSync(process.execPath, ['scripts/bundle.mjs', outdir], { cwd: REPO_ROOT, stdio: 'pipe' });
@@ -105,7 +106,7 @@ describe('the bundle with the bot', () => {
   });
 });
 
-describe('the bundle with rate limits kept in Redis', () => {
+describe.runIf(REDIS_AVAILABLE)('the bundle with rate limits kept in Redis', () => {
   it('starts and counts a request in Redis', { timeout: 60_000 }, async () => {
     // A loopback address of this run's own keeps its count apart from others sharing the server.
     const from = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
@@ -142,7 +143,7 @@ describe('the bundle with rate limits kept in Redis', () => {
 // lock taken and the link deleted by the bundle's bot (/unlink), so the store is really in use.
 const postgresStore: TestDatabase | undefined = DIALECTS.includes('postgres') ? await createTestDatabase('postgres') : undefined;
 const BOT_STORES: Array<[string, string]> = [
-  ['Redis', REDIS_URL],
+  ...(REDIS_AVAILABLE ? [['Redis', REDIS_URL] as [string, string]] : []),
   ...(postgresStore ? [['PostgreSQL', `${postgresStore.url}&schema=${/search_path=(\w+)/.exec(decodeURIComponent(postgresStore.url))?.[1] ?? ''}`] as [string, string]] : []),
 ];
 afterAll(async () => postgresStore?.drop());
