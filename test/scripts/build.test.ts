@@ -23,6 +23,7 @@ interface BuildScript {
 
 let copy: string;
 const started: Service[] = [];
+const scratch: string[] = [];
 
 /** `npm start` in the copy, as its own process group (npm and the node it starts stop together). */
 function npmStart(port: number, dataDir: string): Service {
@@ -75,12 +76,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(started.map(stopGroup));
-  rmSync(copy, { recursive: true, force: true });
+  for (const dir of [copy, ...scratch]) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('npm start from one installation', () => {
   it('builds nothing that is current, and starts twice at once while a running instance keeps answering through the rebuild', { timeout: 600_000 }, async () => {
-    const dataDir = (name: string) => mkdtempSync(join(tmpdir(), `switchboard-build-${name}-`));
+    const dataDir = (name: string) => {
+      const dir = mkdtempSync(join(tmpdir(), `switchboard-build-${name}-`));
+      scratch.push(dir);
+      return dir;
+    };
 
     // A first instance, from a build of the current sources.
     const firstPort = await freePort();
