@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Which of Chromium, PostgreSQL and Redis are there, said once (test/support/environment.ts).
+    globalSetup: ['test/support/global-setup.ts'],
     // Suites start real servers and databases; give them room on a 2-core machine.
     testTimeout: 30_000,
     hookTimeout: 60_000,

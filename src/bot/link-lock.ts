@@ -14,6 +14,7 @@
 //   for at most the lease (15 s).
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createRedis } from '../config/redis.js';
 
 export class LinkLockTimeoutError extends Error {
   constructor(readonly lockName: string) {
@@ -110,8 +111,7 @@ const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
 const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 
 async function redisLease(url: string): Promise<Lease> {
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  const redis = await createRedis(url, { maxRetriesPerRequest: 2 });
   redis.on('error', () => undefined); // surfaced per call
   const key = (name: string) => `switchboard-bot-links:lock:${name}`;
   return {

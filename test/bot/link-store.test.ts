@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LinkLockTimeoutError } from '../../src/bot/link-lock.js';
 import { openLinkStore, type StoredLink } from '../../src/bot/link-store.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-links-'));
 const namespace = randomBytes(4).toString('hex');
@@ -19,7 +20,7 @@ const postgres: TestDatabase | undefined = process.env.TEST_DATABASE_URL ? await
 
 const BACKENDS: Array<[string, string]> = [
   ['sqlite', `sqlite://${join(dir, 'links.sqlite')}`],
-  ['redis', 'redis://127.0.0.1:6379'],
+  ...(REDIS_AVAILABLE ? [['redis', TEST_REDIS_URL] as [string, string]] : []),
   ...(postgres ? [['postgres', `${postgres.url}&schema=${/search_path=(\w+)/.exec(decodeURIComponent(postgres.url))?.[1] ?? ''}`] as [string, string]] : []),
 ];
 

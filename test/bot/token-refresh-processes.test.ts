@@ -17,6 +17,7 @@ import { ensureBotClient } from '../../src/auth/clients.js';
 import { createApiClient, type ApiClient } from '../../src/bot/api-client.js';
 import { openLinkStore, type LinkStore, type StoredLink } from '../../src/bot/link-store.js';
 import { linkThroughDeviceFlow } from '../support/bot.js';
+import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startTokenProxy, TOKEN_PATH, type TokenProxy } from './token-proxy.js';
@@ -29,7 +30,7 @@ const postgres: TestDatabase | undefined = process.env.TEST_DATABASE_URL ? await
 
 const BACKENDS: Array<[string, string]> = [
   ['SQLite (one file)', `sqlite://${join(dir, 'links.sqlite')}`],
-  ['Redis', 'redis://127.0.0.1:6379'],
+  ...(REDIS_AVAILABLE ? [['Redis', TEST_REDIS_URL] as [string, string]] : []),
   ...(postgres ? [['PostgreSQL', `${postgres.url}&schema=${/search_path=(\w+)/.exec(decodeURIComponent(postgres.url))?.[1] ?? ''}`] as [string, string]] : []),
 ];
 

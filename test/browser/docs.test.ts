@@ -8,13 +8,14 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CLIENT_ID, DOCS_REDIRECT_PATH } from '../../src/auth/clients.js';
 import { findClient } from '../../src/db/repositories/oauth-clients.js';
+import { RUN_BROWSER_SUITES } from '../support/environment.js';
 import { auditedPage, launchChromium } from '../support/chromium.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { SCREENSHOTS } from './screenshots.js';
 
 const USER = '500000000000000016';
 
-describe('/docs in Chromium', () => {
+describe.runIf(RUN_BROWSER_SUITES)('/docs in Chromium', () => {
   let server: TestServer;
   let browser: Browser;
 

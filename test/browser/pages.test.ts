@@ -5,19 +5,18 @@
 // after each key press. A screenshot of each page lands in test/artifacts/screenshots/ (gitignored;
 // screenshots.test.ts photographs every page light, dark and narrow).
 //
-// Chromium is not optional: CI installs it (.ci/run). Without it this suite fails and says so
-// instead of being skipped.
-import { existsSync, mkdirSync } from 'node:fs';
+// Without a Chromium this suite is skipped, except in CI, where it fails (test/support/environment.ts).
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oidc from 'openid-client';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium.js';
+import { RUN_BROWSER_SUITES } from '../support/environment.js';
 import { authorizationRequest, createTestClient, postForm, REDIRECT_URI, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { SCREENSHOTS } from './screenshots.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const USER = '500000000000000005';
 
 /** What the page reported about itself; every list must stay empty. */
@@ -79,7 +78,7 @@ const FOCUSED = `(() => {
 /** A stack trace or server internals that must never reach a page. */
 const INTERNALS = /\bat [\w.<>]+ \(|node_modules|\.(?:js|ts):\d+|\bError: .*\n\s+at\b|TypeError|ReferenceError|SQLITE|kysely/;
 
-describe('the sign-in, consent, device and error pages in Chromium (keyboard only)', () => {
+describe.runIf(RUN_BROWSER_SUITES)('the sign-in, consent, device and error pages in Chromium (keyboard only)', () => {
   let server: TestServer;
   let browser: Browser;
   let app: TestClient;
@@ -87,18 +86,12 @@ describe('the sign-in, consent, device and error pages in Chromium (keyboard onl
   let origin: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is required for the browser page tests and was not found at ${CHROMIUM}. ` +
-          'Install it (apt-get install -y chromium; .ci/run does this) or point CHROMIUM_PATH at a Chromium binary.',
-      );
-    }
     mkdirSync(SCREENSHOTS, { recursive: true });
     server = await startTestServer('sqlite');
     origin = new URL(server.url).origin;
     app = await createTestClient(server, { name: 'Keyboard app' });
     device = await createTestClient(server, { name: 'switchboard bot', redirectUris: [], grantTypes: ['device_code', 'refresh_token'], firstParty: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUN_BROWSER_SUITES } from '../support/environment.js';
 import { auditedPage, launchChromium, type AuditedPage } from '../support/chromium.js';
 import { authorizationRequest, createTestClient, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -24,7 +25,7 @@ const VARIANTS: Record<string, BrowserContextOptions> = {
 /** How much wider than the window the page is (0: nothing sticks out). */
 const OVERFLOW = `document.documentElement.scrollWidth - window.innerWidth`;
 
-describe('every page, light, dark and narrow', () => {
+describe.runIf(RUN_BROWSER_SUITES)('every page, light, dark and narrow', () => {
   let server: TestServer;
   let browser: Browser;
   let app: TestClient;

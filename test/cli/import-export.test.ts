@@ -76,9 +76,9 @@ describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
       const switches = await db.selectFrom('switches').select('client_id').where('system_id', '=', system.id).execute();
       return { system, user, alters, switches };
     });
-    expect(rows.system).toMatchObject({ name: 'The Lanternhouse', display_tag: '| 🏮 LH' });
+    expect(rows.system).toMatchObject({ name: 'The Tidewater Relay', display_tag: '~ 🌊 TR' });
     expect(rows.user).toMatchObject({ id: USER, last_sign_in_at: null });
-    expect(rows.alters.map((alter) => alter.username)).toEqual(['RenKōsaka', 'ミナ', 'ÉlodieNight', '🌙Luna', "SamO'Neil"]);
+    expect(rows.alters.map((alter) => alter.username)).toEqual(['TomásFerreira', 'ソラ', 'AnaïsDusk', '🪐Vega', "JoO'Hara"]);
     expect(rows.switches.map((row) => row.client_id)).toEqual(Array(4).fill(CLI_IMPORT_CLIENT));
   });
 
@@ -130,8 +130,8 @@ describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
     const printed = await run('export', '--user', USER);
     expect(printed.code, printed.stderr).toBe(0);
     const file = JSON.parse(printed.stdout) as { id: string; members: Array<{ id: string; name: string }>; switches: unknown[]; switchboard: { version: number } };
-    expect(file).toMatchObject({ id: 'xkrtbw', switchboard: { version: 1 } });
-    expect(file.members.map((member) => member.id)).toEqual(['fobnap', 'sejkut', 'hazrow', 'cuvtey', 'bmdql']);
+    expect(file).toMatchObject({ id: 'qmvzle', switchboard: { version: 1 } });
+    expect(file.members.map((member) => member.id)).toEqual(['wyvkop', 'pelgix', 'dunqaf', 'robmex', 'kwtfa']);
     expect(file.switches).toHaveLength(4);
 
     const output = join(dataDir, 'export.json');

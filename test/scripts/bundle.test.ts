@@ -1,14 +1,20 @@
 // The bundle `npm start` runs (scripts/bundle.mjs): built from this checkout, started as a process of
 // its own, and driven through the parts it loads lazily or from node_modules at run time (the
-// authorization server, the /v1 API and its serializers, the API reference, PostgreSQL, the bot).
+// authorization server, the /v1 API and its serializers, the API reference, PostgreSQL, the bot),
+// and with every optional backend: rate limits kept in Redis, the bot's links on Redis and PostgreSQL.
 import { execFileSync } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLinkStore } from '../../src/bot/link-store.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';
 import { startFakeDiscord, user } from '../support/fake-discord.js';
 import { createTestClient, obtainTokens } from '../support/oauth.js';
 import { freePort, type TestServer } from '../support/server.js';
@@ -18,6 +24,7 @@ const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // Inside the repository: what the bundle leaves outside it resolves from node_modules.
 const outdir = join(REPO_ROOT, 'test', 'artifacts', `bundle-${process.pid}`);
 const main = join(outdir, 'main.js');
+const REDIS_URL = TEST_REDIS_URL;
 
 beforeAll(() => {
   execFileSync(process.execPath, ['scripts/bundle.mjs', outdir], { cwd: REPO_ROOT, stdio: 'pipe' });
@@ -99,6 +106,80 @@ describe('the bundle with the bot', () => {
       expect(JSON.stringify(response.body)).toContain('/system');
     } finally {
       await stopService(service);
+      await fake.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.runIf(REDIS_AVAILABLE)('the bundle with rate limits kept in Redis', () => {
+  it('starts and counts a request in Redis', { timeout: 60_000 }, async () => {
+    // A loopback address of this run's own keeps its count apart from others sharing the server.
+    const from = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+    const agent = new Agent({ localAddress: from });
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bundle-redis-'));
+    const port = await freePort();
+    const keys = async () => (await redis.scan('0', 'MATCH', `switchboard-rate-*ip:${from}`, 'COUNT', 100_000))[1];
+    let service: Service | undefined;
+    try {
+      service = startService({ ...serviceEnv(port, dataDir, ''), REDIS_URL, RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_PER_IP: '977', RATE_LIMIT_WINDOW: '60' }, main);
+      await waitReady(service, `http://127.0.0.1:${port}`);
+      expect(await keys()).toEqual([]);
+      const response = await undiciFetch(`http://127.0.0.1:${port}/healthz`, { dispatcher: agent });
+      await response.arrayBuffer();
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ratelimit-limit')).toBe('977');
+      expect(response.headers.get('x-ratelimit-remaining')).toBe('976');
+      const counted = await keys();
+      expect(counted).toHaveLength(1);
+      expect(await redis.get(counted[0] ?? '')).toBe('1');
+    } finally {
+      await stopService(service);
+      const left = await keys();
+      if (left.length > 0) await redis.del(...left);
+      await redis.quit();
+      await agent.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+// The bot's linked accounts on each shared store: a link written beside the bundle is found, its
+// lock taken and the link deleted by the bundle's bot (/unlink), so the store is really in use.
+const postgresStore: TestDatabase | undefined = DIALECTS.includes('postgres') ? await createTestDatabase('postgres') : undefined;
+const BOT_STORES: Array<[string, string]> = [
+  ...(REDIS_AVAILABLE ? [['Redis', REDIS_URL] as [string, string]] : []),
+  ...(postgresStore ? [['PostgreSQL', `${postgresStore.url}&schema=${/search_path=(\w+)/.exec(decodeURIComponent(postgresStore.url))?.[1] ?? ''}`] as [string, string]] : []),
+];
+afterAll(async () => postgresStore?.drop());
+
+describe.each(BOT_STORES)('the bundle with the bot keeping its links on %s', (_name, storeUrl) => {
+  it('reaches ready and reads, locks and deletes a link in that store', { timeout: 60_000 }, async () => {
+    const fake = await startFakeDiscord();
+    const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bundle-store-'));
+    const port = await freePort();
+    const storeKey = randomBytes(32);
+    const someone = user(`41${randomInt(10 ** 7, 10 ** 8)}${randomInt(10 ** 7, 10 ** 8)}`, 'frankie');
+    const store = await openLinkStore(storeUrl, storeKey);
+    let service: Service | undefined;
+    try {
+      await store.set(someone.id, { accessToken: 'not-a-real-token', refreshToken: 'not-a-real-refresh-token', expiresAt: Date.now() + 3_600_000, scope: 'openid', linkedAt: Date.now() });
+      service = startService(
+        { ...serviceEnv(port, dataDir, ''), DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase, DISCORD_GUILD_ID: fake.guild.id, BOT_STORE_URL: storeUrl, BOT_STORE_KEY: storeKey.toString('base64url') },
+        main,
+      );
+      await waitReady(service, `http://127.0.0.1:${port}`);
+      const running = service;
+      await fake.waitForReady(30_000).catch((error: Error) => Promise.reject(new Error(`${error.message}\n${running.output()}`)));
+      const unlink = fake.dispatchInteraction(fake.slashCommand({ name: 'unlink', user: someone }));
+      const response = await unlink.waitForResponse((r) => /linked/.test(JSON.stringify(r.body)), 20_000);
+      expect(String(response.body.content), service.output()).toMatch(/^Unlinked/);
+      expect(await store.get(someone.id)).toBeUndefined();
+    } finally {
+      await stopService(service);
+      await store.delete(someone.id).catch(() => undefined);
+      await store.close();
       await fake.close();
       rmSync(dataDir, { recursive: true, force: true });
     }

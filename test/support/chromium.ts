@@ -1,20 +1,16 @@
-// Chromium for the browser suites (playwright-core driving the system's /usr/bin/chromium): a
-// launch that fails with instructions when it is missing, and pages that collect what they report
-// about themselves (CSP violations, console errors, uncaught exceptions).
-import { existsSync } from 'node:fs';
+// Chromium for the browser suites (playwright-core driving the system's Chromium, found as
+// environment.ts says): a launch that fails with instructions when it is missing (the suites are
+// skipped before that outside CI), and pages that collect what they report about themselves (CSP
+// violations, console errors, uncaught exceptions).
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { CHROMIUM_ADVICE, CHROMIUM_MISSING, findChromium } from './environment.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is required for the browser tests and was not found at ${CHROMIUM}. ` +
-        'Install it (apt-get install -y chromium; .ci/run does this) or point CHROMIUM_PATH at a Chromium binary.',
-    );
-  }
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error(`The browser tests need Chromium: ${CHROMIUM_MISSING}; ${CHROMIUM_ADVICE}.`);
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
 }
 
 export interface AuditedPage {

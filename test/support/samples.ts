@@ -1,8 +1,8 @@
-// The sample export files of the specification: `../shared/samples/` beside the repository (CI
-// checks the repository out with `../shared` next to it, as it is here).
+// The project's own sample exports (test/fixtures/samples/): a PluralKit v2 file and a Tupperbox
+// file of invented members, covering the cases docs/import-formats.md describes.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPOSITORY = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export const SAMPLES = join(REPOSITORY, '..', 'shared', 'samples');
+export const SAMPLES = join(REPOSITORY, 'test', 'fixtures', 'samples');

@@ -7,6 +7,7 @@ import { isIPv6 } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config/config.js';
+import { createRedis } from '../../config/redis.js';
 import { CONNECT_TIMEOUT_MS, redisFailure, withConnectTimeout } from '../../config/startup-errors.js';
 import { sha256 } from '../../security/crypto.js';
 
@@ -48,7 +49,7 @@ export async function installRateLimits(app: FastifyInstance, config: Config, ho
   if (!config.rateLimit.enabled) return;
   // ioredis is loaded only when a Redis store is configured.
   const redis = config.redisUrl
-    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS })
+    ? await createRedis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS })
     : undefined;
   // Connect before serving: without an offline queue, commands sent before the connection is up
   // fail, and skipOnError would let those first requests through uncounted. A store that cannot

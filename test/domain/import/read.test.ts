@@ -24,8 +24,8 @@ function refusal(action: () => unknown): { type: string; friendly: string } {
 
 describe('bytes to JSON', () => {
   it('drops a BOM and reads UTF-8', () => {
-    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"name":"ミナ"}')]);
-    expect(parseImportJson(decodeImportText(bytes))).toEqual({ name: 'ミナ' });
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"name":"ソラ"}')]);
+    expect(parseImportJson(decodeImportText(bytes))).toEqual({ name: 'ソラ' });
   });
 
   it('refuses bytes that are not UTF-8', () => {
@@ -77,45 +77,45 @@ const byId = (alters: SourceAlter[], id: string) => {
 describe('the PluralKit sample', () => {
   const source = readImportFile(pk());
 
-  it('is PluralKit v2 from system xkrtbw, with nothing skipped', () => {
-    expect(source).toMatchObject({ format: 'pluralkit', source: 'pluralkit', sourceSystemId: 'xkrtbw', skipped: [] });
-    expect(source.alters.map((a) => a.id)).toEqual(['fobnap', 'sejkut', 'hazrow', 'cuvtey', 'bmdql']);
+  it('is PluralKit v2 from system qmvzle, with nothing skipped', () => {
+    expect(source).toMatchObject({ format: 'pluralkit', source: 'pluralkit', sourceSystemId: 'qmvzle', skipped: [] });
+    expect(source.alters.map((a) => a.id)).toEqual(['wyvkop', 'pelgix', 'dunqaf', 'robmex', 'kwtfa']);
   });
 
   it('maps the system (§3.3)', () => {
     expect(source.system).toEqual({
-      name: 'The Lanternhouse',
-      displayTag: '| 🏮 LH',
-      description: 'A synthetic test system.\nNothing here describes real people.',
-      pronouns: 'we/us',
-      avatar: 'https://cdn.example.invalid/sys/lanternhouse.png',
+      name: 'The Tidewater Relay',
+      displayTag: '~ 🌊 TR',
+      description: 'Made up for the tests of switchboard.\nEvery member here is invented.',
+      pronouns: 'we/ours',
+      avatar: 'https://media.example.test/system/tidewater.png',
       banner: null,
-      createdAt: Date.UTC(2023, 5, 10, 14, 22, 31, 481),
+      createdAt: Date.UTC(2022, 10, 3, 9, 41, 17, 662),
       // name 1, tag 2, avatar 8, banner 16, pronouns 32, group list 128; description and member list private
       public: 1 | 2 | 8 | 16 | 32 | 128,
     });
   });
 
   it.each([
-    ['fobnap', { username: 'RenKōsaka', displayName: 'Ren 🌸', color: '#FF6F91', pronouns: 'he/they', messageCount: 1532, public: 1023, keepProxy: false, proxyTags: [{ prefix: 'ren:', suffix: null }, { prefix: '[', suffix: ']' }] }],
-    ['sejkut', { username: 'ミナ', displayName: 'ミナ', color: '#7FC8F8', public: 1 | 8 | 16 | 32 | 64 | 128, proxyTags: [{ prefix: null, suffix: '-mi' }, { prefix: 'ミ:', suffix: null }], lastMessageAt: Date.UTC(2025, 2, 1, 18, 7, 0, 200) }],
-    ['hazrow', { username: 'ÉlodieNight', displayName: 'Élodie', color: null, webhookAvatarUrl: 'https://cdn.example.invalid/av/elodie-proxy.png', banner: 'https://cdn.example.invalid/banner/elodie.png', public: 128, keepProxy: true, proxyTags: [{ prefix: '{{', suffix: '}}' }, { prefix: 'é>', suffix: null }, { prefix: '"', suffix: '"' }] }],
-    ['cuvtey', { username: '🌙Luna', displayName: 'Luna 🌙', public: 2 | 512 | 4 | 8 | 16 | 32 | 256 | 128, proxyTags: [], messageCount: 0, lastMessageAt: null }],
-    ['bmdql', { username: "SamO'Neil", displayName: "Sam O'Neil", color: '#00AA55', public: 1 | 2 | 512 | 4 | 8 | 16 | 64 | 128, messageCount: 20044, createdAt: Date.UTC(2019, 10, 20, 12) }],
+    ['wyvkop', { username: 'TomásFerreira', displayName: 'Tomás ⚓', color: '#E07A5F', pronouns: 'he/him', messageCount: 2718, public: 1023, keepProxy: false, proxyTags: [{ prefix: 'to:', suffix: null }, { prefix: '(', suffix: ')' }] }],
+    ['pelgix', { username: 'ソラ', displayName: 'ソラ', color: '#8ECAE6', public: 1 | 8 | 16 | 32 | 64 | 128, proxyTags: [{ prefix: null, suffix: '-so' }, { prefix: 'ソ:', suffix: null }], lastMessageAt: Date.UTC(2025, 3, 5, 19, 21, 44, 200) }],
+    ['dunqaf', { username: 'AnaïsDusk', displayName: 'Anaïs', color: null, webhookAvatarUrl: 'https://media.example.test/members/anais-webhook.png', banner: 'https://media.example.test/banners/anais.png', public: 128, keepProxy: true, proxyTags: [{ prefix: '{', suffix: '}' }, { prefix: 'ï>', suffix: null }, { prefix: '"', suffix: '"' }] }],
+    ['robmex', { username: '🪐Vega', displayName: 'Vega 🪐', public: 2 | 512 | 4 | 8 | 16 | 32 | 256 | 128, proxyTags: [], messageCount: 0, lastMessageAt: null }],
+    ['kwtfa', { username: "JoO'Hara", displayName: "Jo O'Hara", color: '#2A9D8F', public: 1 | 2 | 512 | 4 | 8 | 16 | 64 | 128, messageCount: 18206, createdAt: Date.UTC(2020, 1, 29, 16, 30) }],
   ] as const)('maps member %s (§3.2)', (id, expected) => {
     expect(byId(source.alters, id)).toMatchObject(expected);
   });
 
   it('maps groups to tags with their privacy and members, and switches oldest first', () => {
     expect(source.tags).toEqual([
-      { id: 'gkaret', uuid: '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e01', name: 'Night Shift', displayName: '🌃 Night Shift', description: 'Members active after dark.', color: '#2B2D42', icon: null, public: 63, createdAt: Date.UTC(2023, 8, 1, 20), memberIds: ['hazrow', 'cuvtey'] },
-      { id: 'tunrow', uuid: '7d1e2f30-4a5b-4c6d-8e9f-0a1b2c3d4e02', name: 'Garden Crew', displayName: null, description: 'Keeps the inner garden tidy.', color: null, icon: null, public: 1 | 2 | 8 | 16, createdAt: Date.UTC(2024, 1, 14, 8, 30, 0, 250), memberIds: ['fobnap', 'sejkut', 'bmdql'] },
+      { id: 'vlemzu', uuid: '6b2c4d8e-0f1a-4b3c-9d5e-7f8a9b0c1d01', name: 'Lamp Watch', displayName: '🔦 Lamp Watch', description: 'Whoever keeps the lamps lit at night.', color: '#264653', icon: null, public: 63, createdAt: Date.UTC(2023, 2, 15, 18), memberIds: ['dunqaf', 'robmex'] },
+      { id: 'hobzid', uuid: '6b2c4d8e-0f1a-4b3c-9d5e-7f8a9b0c1d02', name: 'Dock Hands', displayName: null, description: 'Mends the nets and the ropes.', color: null, icon: null, public: 1 | 2 | 8 | 16, createdAt: Date.UTC(2024, 5, 1, 6, 45, 0, 250), memberIds: ['wyvkop', 'pelgix', 'kwtfa'] },
     ]);
     expect(source.switches).toEqual([
-      { at: Date.UTC(2025, 1, 28, 9), memberIds: ['cuvtey'] },
-      { at: Date.UTC(2025, 2, 1, 18, 5, 33, 123), memberIds: ['hazrow', 'sejkut'] },
-      { at: Date.UTC(2025, 2, 1, 22, 40, 12, 500), memberIds: [] },
-      { at: Date.UTC(2025, 2, 2, 8, 15), memberIds: ['fobnap'] },
+      { at: Date.UTC(2025, 3, 1, 7, 30), memberIds: ['robmex'] },
+      { at: Date.UTC(2025, 3, 5, 19, 20, 7, 654), memberIds: ['dunqaf', 'pelgix'] },
+      { at: Date.UTC(2025, 3, 5, 23, 10, 48, 500), memberIds: [] },
+      { at: Date.UTC(2025, 3, 6, 10), memberIds: ['wyvkop'] },
     ]);
   });
 
@@ -132,12 +132,12 @@ describe('the Tupperbox sample', () => {
   const source = readImportFile(tb());
 
   it.each([
-    ['5100201', { username: 'Kit', displayName: 'Kit', proxyTags: [{ prefix: 'k:', suffix: null }], messageCount: 312, keepProxy: false, lastMessageAt: Date.UTC(2025, 1, 20, 11, 0, 5) }],
-    ['5100202', { username: 'MiraVale', displayName: 'Mira', proxyTags: [{ prefix: '[', suffix: ']' }, { prefix: 'mv;', suffix: null }], messageCount: 4051 }],
-    ['5100203', { username: 'Ösa-Linnea', proxyTags: [{ prefix: null, suffix: '-os' }], lastMessageAt: null }],
-    ['5100204', { username: 'Doc', keepProxy: true, proxyTags: [{ prefix: '((', suffix: '))' }, { prefix: '«', suffix: '»' }, { prefix: '"', suffix: '"' }] }],
-    ['5100205', { username: 'PipTheSmall'.replace('The', 'the'), displayName: 'Pip', proxyTags: [{ prefix: '🐾', suffix: '🐾' }] }],
-    ['5100206', { username: 'JuniperNight', displayName: 'Juniper@Night', proxyTags: [{ prefix: 'j!', suffix: null }, { prefix: 'J!', suffix: null }], messageCount: 12500 }],
+    ['7730411', { username: 'Moss', displayName: 'Moss', proxyTags: [{ prefix: 'm:', suffix: null }], messageCount: 275, keepProxy: false, lastMessageAt: Date.UTC(2025, 2, 18, 16, 42, 27) }],
+    ['7730412', { username: 'InesHarrow', displayName: 'Ines', proxyTags: [{ prefix: '[', suffix: ']' }, { prefix: 'ih;', suffix: null }], messageCount: 3388 }],
+    ['7730413', { username: 'Åke-Tove', proxyTags: [{ prefix: null, suffix: '-at' }], lastMessageAt: null }],
+    ['7730414', { username: 'Sage', keepProxy: true, proxyTags: [{ prefix: '((', suffix: '))' }, { prefix: '‹', suffix: '›' }, { prefix: '"', suffix: '"' }] }],
+    ['7730415', { username: 'BeantheBold', displayName: 'Bean', proxyTags: [{ prefix: '🦊', suffix: '🦊' }] }],
+    ['7730416', { username: 'RowanDawn', displayName: 'Rowan@Dawn', proxyTags: [{ prefix: 'r!', suffix: null }, { prefix: 'R!', suffix: null }], messageCount: 9840 }],
   ] as const)('maps tupper %s (§3.5)', (id, expected) => {
     const alter = byId(source.alters, id);
     expect(alter).toMatchObject(expected);
@@ -149,8 +149,8 @@ describe('the Tupperbox sample', () => {
 
   it('maps groups by group_id, without a system tag (the tuppers disagree)', () => {
     expect(source.tags.map((tag) => [tag.id, tag.name, tag.memberIds])).toEqual([
-      ['9101', 'Forest Folk', ['5100202', '5100203']],
-      ['9102', 'Tiny Crew', ['5100205']],
+      ['4401', 'Harbour Folk', ['7730412', '7730413']],
+      ['4402', 'Small Boats', ['7730415']],
     ]);
     expect(source.system).toEqual({});
     expect(source.warnings).toEqual(expect.arrayContaining([expect.stringContaining('3 tuppers had their own tags'), expect.stringContaining('1 group tag was not imported')]));
@@ -159,7 +159,7 @@ describe('the Tupperbox sample', () => {
   it('takes a tag every tagged tupper shares as the system tag (PluralKit #9)', () => {
     const file = tb();
     file.groups = [];
-    for (const tupper of file.tuppers) tupper.tag = tupper.id === 5100201 ? null : '🌲';
+    for (const tupper of file.tuppers) tupper.tag = tupper.id === 7730411 ? null : '🌲';
     expect(readImportFile(file).system).toEqual({ displayTag: '🌲' });
   });
 });
@@ -193,21 +193,21 @@ describe('broken files', () => {
     const source = readImportFile(file);
     expect(source.alters[0]).toMatchObject({ color: null, description: 'd'.repeat(1000), avatarUrl: null, displayName: 'n'.repeat(100) });
     expect(source.warnings).toEqual(expect.arrayContaining([
-      '1 member colour was not a colour like 3a6ea5 and was dropped ("Ren Kōsaka")',
-      '1 member description was shortened to 1000 characters ("Ren Kōsaka")',
-      '1 member avatar was not an https URL of at most 2048 characters and was dropped ("Ren Kōsaka")',
-      '1 member display name was shortened to 100 characters ("Ren Kōsaka")',
+      '1 member colour was not a colour like 3a6ea5 and was dropped ("Tomás Ferreira")',
+      '1 member description was shortened to 1000 characters ("Tomás Ferreira")',
+      '1 member avatar was not an https URL of at most 2048 characters and was dropped ("Tomás Ferreira")',
+      '1 member display name was shortened to 100 characters ("Tomás Ferreira")',
     ]));
   });
 
   it('entities without an id or name are skipped by their id and name; repeated ids too', () => {
     const file = pk();
-    file.members.push({ id: 'nonamx', name: '  ' }, { name: 'No Id' }, { id: 'fobnap', name: 'Again' }, 'junk' as unknown as Record<string, unknown>);
+    file.members.push({ id: 'nonamx', name: '  ' }, { name: 'No Id' }, { id: 'wyvkop', name: 'Again' }, 'junk' as unknown as Record<string, unknown>);
     const source = readImportFile(file);
     expect(source.skipped).toEqual([
       { source: 'pluralkit', id: 'nonamx', name: '  ', reason: 'no name' },
       { source: 'pluralkit', id: '', name: 'No Id', reason: 'no usable id' },
-      { source: 'pluralkit', id: 'fobnap', name: 'Again', reason: 'the file has an earlier member with the same id' },
+      { source: 'pluralkit', id: 'wyvkop', name: 'Again', reason: 'the file has an earlier member with the same id' },
       { source: 'pluralkit', id: '', name: '', reason: 'not a member object' },
     ]);
     expect(source.alters).toHaveLength(5);
@@ -216,7 +216,7 @@ describe('broken files', () => {
   it('duplicate names are both read (the plan renames the second)', () => {
     const file = pk();
     file.members.push({ ...file.members[0], id: 'dupdup', uuid: null });
-    expect(readImportFile(file).alters.filter((a) => a.username === 'RenKōsaka').map((a) => a.id)).toEqual(['fobnap', 'dupdup']);
+    expect(readImportFile(file).alters.filter((a) => a.username === 'TomásFerreira').map((a) => a.id)).toEqual(['wyvkop', 'dupdup']);
   });
 
   it('huge ids: Tupperbox ids above 2^53 are kept exactly as text, accounts never read', () => {
@@ -227,13 +227,13 @@ describe('broken files', () => {
   it('switches naming unknown members, without a time, or too large are left out with warnings', () => {
     const file = pk();
     file.switches = [
-      { timestamp: '2025-01-01T00:00:00Z', members: ['fobnap', 'zzzzzz'] },
+      { timestamp: '2025-01-01T00:00:00Z', members: ['wyvkop', 'zzzzzz'] },
       { timestamp: 'not a time', members: [] },
-      { timestamp: '2025-01-02T00:00:00Z', members: Array.from({ length: 151 }, () => 'fobnap') },
+      { timestamp: '2025-01-02T00:00:00Z', members: Array.from({ length: 151 }, () => 'wyvkop') },
       { timestamp: '2025-01-01T00:00:00.000Z', members: [] },
     ];
     const source = readImportFile(file);
-    expect(source.switches).toEqual([{ at: Date.UTC(2025, 0, 1), memberIds: ['fobnap'] }]);
+    expect(source.switches).toEqual([{ at: Date.UTC(2025, 0, 1), memberIds: ['wyvkop'] }]);
     expect(source.warnings).toEqual(expect.arrayContaining([
       '1 switch without a valid timestamp was left out',
       '1 switch with more than 150 members was left out',

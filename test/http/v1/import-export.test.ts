@@ -115,29 +115,29 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       });
       expect(alters.map(pick)).toEqual([
         {
-          username: 'RenKōsaka', displayName: 'Ren 🌸', color: '#FF6F91', pronouns: 'he/they', avatarUrl: 'https://cdn.example.invalid/av/ren.png', webhookAvatarUrl: null,
-          banner: null, created: '2023-06-10T14:25:02.004Z', lastMessageTimestamp: '2025-03-02T08:16:41.551Z', messageCount: 1532, alterMode: 'webhook',
-          proxyTags: [['ren:', null], ['[', ']']], public: 1023, flags: 0, tagIds: [tagId('Garden Crew')],
+          username: 'TomásFerreira', displayName: 'Tomás ⚓', color: '#E07A5F', pronouns: 'he/him', avatarUrl: 'https://media.example.test/members/tomas.png', webhookAvatarUrl: null,
+          banner: null, created: '2022-11-03T09:44:51.307Z', lastMessageTimestamp: '2025-04-06T10:12:09.384Z', messageCount: 2718, alterMode: 'webhook',
+          proxyTags: [['to:', null], ['(', ')']], public: 1023, flags: 0, tagIds: [tagId('Dock Hands')],
         },
         {
-          username: 'ミナ', displayName: 'ミナ', color: '#7FC8F8', pronouns: 'she/her', avatarUrl: 'https://cdn.example.invalid/av/mina.webp', webhookAvatarUrl: null,
-          banner: null, created: '2023-06-10T14:26:10.000Z', lastMessageTimestamp: '2025-03-01T18:07:00.200Z', messageCount: 87, alterMode: 'webhook',
-          proxyTags: [[null, '-mi'], ['ミ:', null]], public: 249, flags: 0, tagIds: [tagId('Garden Crew')],
+          username: 'ソラ', displayName: 'ソラ', color: '#8ECAE6', pronouns: 'she/they', avatarUrl: 'https://media.example.test/members/sora.webp', webhookAvatarUrl: null,
+          banner: null, created: '2022-11-03T09:47:30.000Z', lastMessageTimestamp: '2025-04-05T19:21:44.200Z', messageCount: 143, alterMode: 'webhook',
+          proxyTags: [[null, '-so'], ['ソ:', null]], public: 249, flags: 0, tagIds: [tagId('Dock Hands')],
         },
         {
-          username: 'ÉlodieNight', displayName: 'Élodie', color: null, pronouns: null, avatarUrl: 'https://cdn.example.invalid/av/elodie.png',
-          webhookAvatarUrl: 'https://cdn.example.invalid/av/elodie-proxy.png', banner: 'https://cdn.example.invalid/banner/elodie.png', created: '2023-08-19T21:40:55.900Z',
-          lastMessageTimestamp: '2025-02-27T23:59:59.999Z', messageCount: 410, alterMode: 'webhook', proxyTags: [['{{', '}}'], ['é>', null], ['"', '"']], public: 128, flags: 0,
-          tagIds: [tagId('Night Shift')],
+          username: 'AnaïsDusk', displayName: 'Anaïs', color: null, pronouns: null, avatarUrl: 'https://media.example.test/members/anais.png',
+          webhookAvatarUrl: 'https://media.example.test/members/anais-webhook.png', banner: 'https://media.example.test/banners/anais.png', created: '2023-02-11T20:15:33.900Z',
+          lastMessageTimestamp: '2025-03-31T23:59:59.999Z', messageCount: 655, alterMode: 'webhook', proxyTags: [['{', '}'], ['ï>', null], ['"', '"']], public: 128, flags: 0,
+          tagIds: [tagId('Lamp Watch')],
         },
         {
-          username: '🌙Luna', displayName: 'Luna 🌙', color: '#C0A0FF', pronouns: 'it/its', avatarUrl: null, webhookAvatarUrl: null, banner: null, created: '2024-01-05T03:03:03.000Z',
-          lastMessageTimestamp: null, messageCount: 0, alterMode: 'webhook', proxyTags: [], public: 2 | 4 | 8 | 16 | 32 | 128 | 256 | 512, flags: 0, tagIds: [tagId('Night Shift')],
+          username: '🪐Vega', displayName: 'Vega 🪐', color: '#B8A1E3', pronouns: 'xe/xem', avatarUrl: null, webhookAvatarUrl: null, banner: null, created: '2023-09-09T09:09:09.000Z',
+          lastMessageTimestamp: null, messageCount: 0, alterMode: 'webhook', proxyTags: [], public: 2 | 4 | 8 | 16 | 32 | 128 | 256 | 512, flags: 0, tagIds: [tagId('Lamp Watch')],
         },
         {
-          username: "SamO'Neil", displayName: "Sam O'Neil", color: '#00AA55', pronouns: 'any', avatarUrl: 'https://cdn.example.invalid/av/sam.jpg', webhookAvatarUrl: null,
-          banner: null, created: '2019-11-20T12:00:00.000Z', lastMessageTimestamp: '2024-12-31T23:00:00.000Z', messageCount: 20044, alterMode: 'webhook',
-          proxyTags: [['s;', null], ['sam:', null], ['<', '>']], public: 1 | 2 | 4 | 8 | 16 | 64 | 128 | 512, flags: 0, tagIds: [tagId('Garden Crew')],
+          username: "JoO'Hara", displayName: "Jo O'Hara", color: '#2A9D8F', pronouns: 'any/all', avatarUrl: 'https://media.example.test/members/jo.jpg', webhookAvatarUrl: null,
+          banner: null, created: '2020-02-29T16:30:00.000Z', lastMessageTimestamp: '2024-10-15T07:45:00.000Z', messageCount: 18206, alterMode: 'webhook',
+          proxyTags: [['j;', null], ['jo:', null], ['<', '>']], public: 1 | 2 | 4 | 8 | 16 | 64 | 128 | 512, flags: 0, tagIds: [tagId('Dock Hands')],
         },
       ]);
     });
@@ -145,22 +145,22 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
     it('updates the system, never its sub-accounts', async () => {
       const system = await readSystem(user);
       expect(system).toMatchObject({
-        systemName: 'The Lanternhouse', systemDisplayTag: '| 🏮 LH', systemDescription: 'A synthetic test system.\nNothing here describes real people.',
-        systemPronouns: 'we/us', systemAvatar: 'https://cdn.example.invalid/sys/lanternhouse.png', systemBanner: null, createdAt: '2023-06-10T14:22:31.481Z',
+        systemName: 'The Tidewater Relay', systemDisplayTag: '~ 🌊 TR', systemDescription: 'Made up for the tests of switchboard.\nEvery member here is invented.',
+        systemPronouns: 'we/ours', systemAvatar: 'https://media.example.test/system/tidewater.png', systemBanner: null, createdAt: '2022-11-03T09:41:17.662Z',
         public: 1 | 2 | 8 | 16 | 32 | 128, flags: 0, latchExpiration: 0, subAccounts: [],
       });
     });
 
     it('creates the groups as tags and the switches as front history, by the importing client', async () => {
       expect((await tagsOf(user)).map((tag) => [tag.name, tag.display_name, tag.color, tag.public])).toEqual([
-        ['Night Shift', '🌃 Night Shift', '#2B2D42', 63],
-        ['Garden Crew', null, null, 1 | 2 | 8 | 16],
+        ['Lamp Watch', '🔦 Lamp Watch', '#264653', 63],
+        ['Dock Hands', null, null, 1 | 2 | 8 | 16],
       ]);
       expect(await switchesOf(user)).toEqual([
-        { at: Date.UTC(2025, 1, 28, 9), clientId: user.client.id, members: ['🌙Luna'] },
-        { at: Date.UTC(2025, 2, 1, 18, 5, 33, 123), clientId: user.client.id, members: ['ÉlodieNight', 'ミナ'] },
-        { at: Date.UTC(2025, 2, 1, 22, 40, 12, 500), clientId: user.client.id, members: [] },
-        { at: Date.UTC(2025, 2, 2, 8, 15), clientId: user.client.id, members: ['RenKōsaka'] },
+        { at: Date.UTC(2025, 3, 1, 7, 30), clientId: user.client.id, members: ['🪐Vega'] },
+        { at: Date.UTC(2025, 3, 5, 19, 20, 7, 654), clientId: user.client.id, members: ['AnaïsDusk', 'ソラ'] },
+        { at: Date.UTC(2025, 3, 5, 23, 10, 48, 500), clientId: user.client.id, members: [] },
+        { at: Date.UTC(2025, 3, 6, 10), clientId: user.client.id, members: ['TomásFerreira'] },
       ]);
       // The newest switch is the front the API shows.
       const front = await user.call<{ data: { current: Array<{ alterId: number }> } }>('GET', '/v1/users/@me/front');
@@ -180,11 +180,11 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
 
     it('follows a member renamed in PluralKit (matched by its id), and message counts only grow', async () => {
       const file = pkFile();
-      Object.assign(file.members[0] as object, { name: 'Ren Renamed', message_count: 5 });
+      Object.assign(file.members[0] as object, { name: 'Tomás Renamed', message_count: 5 });
       const renamed = ok(await importFile(user, JSON.stringify(file)));
       expect(renamed.counts.alters).toEqual({ created: 0, updated: 1, unchanged: 4, deleted: 0 });
-      const ren = (await listAlters(user)).find((alter) => alter.username === 'RenRenamed');
-      expect(ren).toMatchObject({ messageCount: 1532, displayName: 'Ren 🌸' });
+      const ren = (await listAlters(user)).find((alter) => alter.username === 'TomásRenamed');
+      expect(ren).toMatchObject({ messageCount: 2718, displayName: 'Tomás ⚓' });
     });
   });
 
@@ -194,16 +194,16 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
     expect(report).toMatchObject({ format: 'tupperbox', counts: { alters: { created: 6 }, tags: { created: 2 }, switches: { created: 0 } }, skipped: [], renames: [] });
     const alters = await listAlters(user);
     expect(alters.map((alter) => [alter.username, alter.displayName, alter.proxyTags.map(({ prefix, suffix }) => [prefix, suffix]), alter.messageCount, alter.public, alter.color])).toEqual([
-      ['Kit', 'Kit', [['k:', null]], 312, 0, null],
-      ['MiraVale', 'Mira', [['[', ']'], ['mv;', null]], 4051, 0, null],
-      ['Ösa-Linnea', 'Ösa-Linnea', [[null, '-os']], 58, 0, null],
-      ['Doc', 'Doc', [['((', '))'], ['«', '»'], ['"', '"']], 990, 0, null],
-      ['PiptheSmall', 'Pip', [['🐾', '🐾']], 7, 0, null],
-      ['JuniperNight', 'Juniper@Night', [['j!', null], ['J!', null]], 12500, 0, null],
+      ['Moss', 'Moss', [['m:', null]], 275, 0, null],
+      ['InesHarrow', 'Ines', [['[', ']'], ['ih;', null]], 3388, 0, null],
+      ['Åke-Tove', 'Åke-Tove', [[null, '-at']], 64, 0, null],
+      ['Sage', 'Sage', [['((', '))'], ['‹', '›'], ['"', '"']], 1201, 0, null],
+      ['BeantheBold', 'Bean', [['🦊', '🦊']], 9, 0, null],
+      ['RowanDawn', 'Rowan@Dawn', [['r!', null], ['R!', null]], 9840, 0, null],
     ]);
-    expect((await tagsOf(user)).map((tag) => tag.name)).toEqual(['Forest Folk', 'Tiny Crew']);
+    expect((await tagsOf(user)).map((tag) => tag.name)).toEqual(['Harbour Folk', 'Small Boats']);
     const forest = (await tagsOf(user))[0]?.id;
-    expect(alters.filter((alter) => alter.tagIds.includes(Number(forest))).map((alter) => alter.username)).toEqual(['MiraVale', 'Ösa-Linnea']);
+    expect(alters.filter((alter) => alter.tagIds.includes(Number(forest))).map((alter) => alter.username)).toEqual(['InesHarrow', 'Åke-Tove']);
     // A second import changes nothing.
     expect(ok(await importFile(user, tbText)).counts.alters).toEqual({ created: 0, updated: 0, unchanged: 6, deleted: 0 });
   });
@@ -271,38 +271,38 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       const added = ok(await importFile(user, tbText, '?mode=add'));
       expect(added.counts.alters).toEqual({ created: 6, updated: 0, unchanged: 0, deleted: 0 });
       expect(added.renames.map((rename) => [rename.source, rename.id, rename.name, rename.to])).toEqual([
-        ['tupperbox', '5100201', 'Kit', 'Kit-2'],
-        ['tupperbox', '5100202', 'Mira Vale', 'MiraVale-2'],
-        ['tupperbox', '5100203', 'Ösa-Linnea', 'Ösa-Linnea-2'],
-        ['tupperbox', '5100204', 'Doc', 'Doc-2'],
-        ['tupperbox', '5100205', 'Pip the Small', 'PiptheSmall-2'],
-        ['tupperbox', '5100206', 'Juniper@Night', 'JuniperNight-2'],
-        ['tupperbox', '9101', 'Forest Folk', 'Forest Folk-2'],
-        ['tupperbox', '9102', 'Tiny Crew', 'Tiny Crew-2'],
+        ['tupperbox', '7730411', 'Moss', 'Moss-2'],
+        ['tupperbox', '7730412', 'Ines Harrow', 'InesHarrow-2'],
+        ['tupperbox', '7730413', 'Åke-Tove', 'Åke-Tove-2'],
+        ['tupperbox', '7730414', 'Sage', 'Sage-2'],
+        ['tupperbox', '7730415', 'Bean the Bold', 'BeantheBold-2'],
+        ['tupperbox', '7730416', 'Rowan@Dawn', 'RowanDawn-2'],
+        ['tupperbox', '4401', 'Harbour Folk', 'Harbour Folk-2'],
+        ['tupperbox', '4402', 'Small Boats', 'Small Boats-2'],
       ]);
       expect(await listAlters(user)).toHaveLength(12);
     });
 
     it('merge matches alters created by hand by their username, and keeps the rest', async () => {
       const user = await signIn(server, newUserId());
-      const kit = await user.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'KIT', displayName: 'Kitty', color: '#123456', public: 1 });
+      const kit = await user.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'MOSS', displayName: 'Mossy', color: '#123456', public: 1 });
       await user.call('POST', '/v1/users/@me/system/create-alter', { username: 'keeper', displayName: 'Keeper' });
       const report = ok(await importFile(user, tbText));
       expect(report.counts.alters).toEqual({ created: 5, updated: 1, unchanged: 0, deleted: 0 });
       const alters = await listAlters(user);
-      expect(alters.find((alter) => alter.alterId === kit.body.alterId)).toMatchObject({ username: 'Kit', displayName: 'Kit', color: '#123456', public: 1, messageCount: 312 });
+      expect(alters.find((alter) => alter.alterId === kit.body.alterId)).toMatchObject({ username: 'Moss', displayName: 'Moss', color: '#123456', public: 1, messageCount: 275 });
       expect(alters.map((alter) => alter.username)).toContain('keeper');
     });
 
     it('replace makes the system the file: others deleted, matched ones kept by id', async () => {
       const user = await signIn(server, newUserId());
       ok(await importFile(user, pkText, '?history=true'));
-      const ren = (await listAlters(user)).find((alter) => alter.username === 'RenKōsaka');
+      const ren = (await listAlters(user)).find((alter) => alter.username === 'TomásFerreira');
       await user.call('POST', '/v1/users/@me/system/create-alter', { username: 'extra', displayName: 'Extra' });
       const file = pkFile();
-      file.members = file.members.filter((member) => member.id === 'fobnap' || member.id === 'sejkut');
+      file.members = file.members.filter((member) => member.id === 'wyvkop' || member.id === 'pelgix');
       file.groups = [];
-      file.switches = [{ timestamp: '2025-03-02T08:15:00Z', members: ['fobnap'] }];
+      file.switches = [{ timestamp: '2025-04-06T10:00:00Z', members: ['wyvkop'] }];
       const report = ok(await importFile(user, JSON.stringify(file), '?mode=replace&history=true'));
       expect(report.counts).toEqual({
         alters: { created: 0, updated: 2, unchanged: 0, deleted: 4 },
@@ -310,8 +310,8 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         switches: { created: 0, unchanged: 1, deleted: 3 },
       });
       const alters = await listAlters(user);
-      expect(alters.map((alter) => [alter.alterId, alter.username, alter.tagIds])).toEqual([[ren?.alterId, 'RenKōsaka', []], [expect.any(Number), 'ミナ', []]]);
-      expect(await switchesOf(user)).toEqual([{ at: Date.UTC(2025, 2, 2, 8, 15), clientId: user.client.id, members: ['RenKōsaka'] }]);
+      expect(alters.map((alter) => [alter.alterId, alter.username, alter.tagIds])).toEqual([[ren?.alterId, 'TomásFerreira', []], [expect.any(Number), 'ソラ', []]]);
+      expect(await switchesOf(user)).toEqual([{ at: Date.UTC(2025, 3, 6, 10), clientId: user.client.id, members: ['TomásFerreira'] }]);
     });
   });
 
@@ -412,8 +412,8 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       Object.assign(pk.members[1] as object, { color: 'red', avatar_url: 'http://insecure.example/a.png' });
       const pkReport = ok(await importFile(fresh, JSON.stringify(pk)));
       expect(pkReport.warnings).toEqual(expect.arrayContaining([
-        '2 member colours were not a colour like 3a6ea5 and were dropped ("Ren Kōsaka", "ミナ")',
-        '1 member avatar was not an https URL of at most 2048 characters and was dropped ("ミナ")',
+        '2 member colours were not a colour like 3a6ea5 and were dropped ("Tomás Ferreira", "ソラ")',
+        '1 member avatar was not an https URL of at most 2048 characters and was dropped ("ソラ")',
       ]));
     });
   });
@@ -426,13 +426,13 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-disposition')).toBe('attachment; filename="system.json"');
       const file = response.body;
-      expect(file).toMatchObject({ version: 2, id: 'xkrtbw', name: 'The Lanternhouse', tag: '| 🏮 LH', color: null });
+      expect(file).toMatchObject({ version: 2, id: 'qmvzle', name: 'The Tidewater Relay', tag: '~ 🌊 TR', color: null });
       expect(file).not.toHaveProperty('accounts');
       expect(file).not.toHaveProperty('config');
       const members = file.members as Array<Record<string, unknown>>;
-      expect(members.map((member) => member.id)).toEqual(['fobnap', 'sejkut', 'hazrow', 'cuvtey', 'bmdql']);
-      expect(members[0]).toMatchObject({ uuid: '0b9b7f5e-6a0c-4d2e-9f11-2c3d4e5f6a01', color: 'ff6f91', name: 'RenKōsaka', display_name: 'Ren 🌸' });
-      expect((file.switches as unknown[])[0]).toEqual({ timestamp: '2025-03-02T08:15:00.000Z', members: ['fobnap'] });
+      expect(members.map((member) => member.id)).toEqual(['wyvkop', 'pelgix', 'dunqaf', 'robmex', 'kwtfa']);
+      expect(members[0]).toMatchObject({ uuid: '3e58d0a4-91c2-4f7b-b6e3-5a0c9d18f201', color: 'e07a5f', name: 'TomásFerreira', display_name: 'Tomás ⚓' });
+      expect((file.switches as unknown[])[0]).toEqual({ timestamp: '2025-04-06T10:00:00.000Z', members: ['wyvkop'] });
       for (const member of members) if (member.color !== null) expect(member.color).toMatch(/^[0-9a-f]{6}$/);
 
       const other = await signIn(server, newUserId());
