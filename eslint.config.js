@@ -39,6 +39,25 @@ export default tseslint.config(
     },
   },
   {
+    // The domain decides; it knows nothing of storage, HTTP, configuration, Discord or other rooms.
+    files: ['src/domain/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(db|http|config|auth|bot|events|cli|workers)(/|$)',
+              message: 'src/domain/ is pure: storage, HTTP, configuration and the other rooms depend on it, never the other way round.',
+            },
+            { regex: '^(discord\\.js|fastify|kysely|pg|better-sqlite3|ioredis|keyv|oidc-provider|undici)$', message: 'src/domain/ is pure: no I/O libraries.' },
+            { regex: '^node:(fs|net|http|https|child_process|worker_threads|dns)$', message: 'src/domain/ is pure: no I/O.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', URLSearchParams: 'readonly' } },
   },
