@@ -457,10 +457,10 @@ async function importWorstShapesBenchmark() {
     rows.push({
       id: `12c${i + 1}`,
       name: `Import preview, worst shape: ${shape.name} (${fmt(shape.fileBytes / 2 ** 20, 2)} MiB), SQLite; median of ${quick ? 1 : 3}`,
-      measured: `${fmt(shape.seconds, 2)} s; longest event-loop stall ${fmt(shape.stallMs)} ms (idle: ${fmt(r.idleStallMs)} ms)`,
+      measured: `${fmt(shape.seconds, 2)} s; slowest /healthz meanwhile ${fmt(shape.stallMs)} ms (idle: ${fmt(r.idleStallMs)} ms)`,
       baseline: `${fmt(shape.parseSeconds, 3)} s (JSON.parse of the file)`,
       ratio: fmt(shape.seconds / Math.max(shape.parseSeconds, 0.001), 0),
-      target: '< 1 s, stall ≤ 50 ms',
+      target: '< 1 s, /healthz ≤ 50 ms',
       met: shape.seconds < 1 && shape.stallMs <= 50,
     });
   });

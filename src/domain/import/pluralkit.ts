@@ -33,6 +33,16 @@ export function idOf(value: unknown): string | null {
   return id !== '' && id.length <= 64 && !/[\p{Cc}\s]/u.test(id) ? id : null;
 }
 
+/**
+ * A reference to one of the file's members (`memberIds`, already checked by idOf), or null. A
+ * group or switch names members hundreds of thousands of times: an exact match skips idOf.
+ */
+function knownId(value: unknown, memberIds: ReadonlySet<string>): string | null {
+  if (typeof value === 'string' && memberIds.has(value)) return value;
+  const id = idOf(value);
+  return id !== null && memberIds.has(id) ? id : null;
+}
+
 const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 type Privacy = (key: string) => boolean;
@@ -282,8 +292,8 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
     // A Set: a linear search per entry made a group listing every member quadratic.
     const members = new Set<string>();
     for (const member of arrayOf(group.members)) {
-      const memberId = idOf(member);
-      if (memberId !== null && memberIds.has(memberId)) members.add(memberId);
+      const memberId = knownId(member, memberIds);
+      if (memberId !== null) members.add(memberId);
       else unknownMembers++;
     }
     const privacy = isObject(group.privacy) ? privacyReader(group.privacy, notes, groupName) : undefined;
@@ -334,8 +344,8 @@ export function readSwitches(value: unknown, memberIds: ReadonlySet<string>, not
     }
     const ids = new Set<string>();
     for (const member of members) {
-      const id = idOf(member);
-      if (id !== null && memberIds.has(id)) ids.add(id);
+      const id = knownId(member, memberIds);
+      if (id !== null) ids.add(id);
       else unknown++;
     }
     if (byTime.has(at)) {
