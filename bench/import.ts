@@ -10,7 +10,8 @@
 // (--postgres uses BENCH_DATABASE_URL or TEST_DATABASE_URL). bench/run.ts runs it too.
 import { pathToFileURL } from 'node:url';
 import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
-import { importSystem, newProxyTagId, systemForImport } from '../src/db/repositories/imports.js';
+import { importStore, newProxyTagId, systemForImport } from '../src/db/repositories/imports.js';
+import { importSystem } from '../src/domain/import/import-system.js';
 import { importFileHere } from '../src/domain/import/import-file.js';
 import { readImportFile } from '../src/domain/import/detect.js';
 import { decodeImportText, parseImportJson } from '../src/domain/import/json.js';
@@ -133,12 +134,12 @@ export async function benchImport(opts: ImportBenchOptions): Promise<ImportBench
       const started = performance.now();
       const source = readImportFile(parseImportJson(decodeImportText(bytes)));
       reads.push(seconds(started));
-      const { report } = await importSystem(database.db, systemId, { file: importFileHere(source, newProxyTagId), options: { mode: 'merge', dryRun: false, history: true }, clientId: 'bench', now: Date.now() });
+      const { report } = await importSystem(importStore(database.db, systemId), { file: importFileHere(source, newProxyTagId), options: { mode: 'merge', dryRun: false, history: true }, clientId: 'bench', now: Date.now() });
       imports.push(seconds(started));
       if (report.counts.alters.created !== members || report.counts.switches.created !== switchCount) throw new Error(`the import created ${JSON.stringify(report.counts)}`);
 
       const second = performance.now();
-      const repeated = await importSystem(database.db, systemId, { file: importFileHere(readImportFile(parseImportJson(decodeImportText(bytes))), newProxyTagId), options: { mode: 'merge', dryRun: false, history: true }, clientId: 'bench', now: Date.now() });
+      const repeated = await importSystem(importStore(database.db, systemId), { file: importFileHere(readImportFile(parseImportJson(decodeImportText(bytes))), newProxyTagId), options: { mode: 'merge', dryRun: false, history: true }, clientId: 'bench', now: Date.now() });
       again.push(seconds(second));
       if (repeated.report.counts.alters.unchanged !== members || repeated.report.counts.switches.unchanged !== switchCount) throw new Error(`the re-import changed ${JSON.stringify(repeated.report.counts)}`);
     }

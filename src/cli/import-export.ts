@@ -5,7 +5,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Kysely, MigrationResultSet } from 'kysely';
-import { importSystem, loadExportData, newProxyTagId, systemForImport, type ImportProgress } from '../db/repositories/imports.js';
+import { importStore, loadExportData, newProxyTagId, systemForImport } from '../db/repositories/imports.js';
+import { importSystem, type ImportProgress } from '../domain/import/import-system.js';
 import { importFileHere } from '../domain/import/import-file.js';
 import type { Schema } from '../db/tables.js';
 import { readImportFile } from '../domain/import/detect.js';
@@ -111,7 +112,7 @@ export function registerImportExport(program: Command, context: CliContext): voi
         if (systemId === undefined) throw fail(`user ${userId} has no system yet; a dry run creates nothing (the import itself creates the system)`, 1);
         let outcome;
         try {
-          outcome = await importSystem(db, systemId, {
+          outcome = await importSystem(importStore(db, systemId), {
             file: importFileHere(source, newProxyTagId),
             options: { mode: options.mode as ImportMode, dryRun, history: options.history === true },
             clientId: CLI_IMPORT_CLIENT,

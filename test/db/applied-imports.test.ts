@@ -4,7 +4,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
 import { IMPORT_REPLAY_WINDOW_MS, purgeAppliedImports } from '../../src/db/repositories/applied-imports.js';
-import { importSystem, newProxyTagId, systemForImport } from '../../src/db/repositories/imports.js';
+import { importStore, newProxyTagId, systemForImport } from '../../src/db/repositories/imports.js';
+import { importSystem } from '../../src/domain/import/import-system.js';
 import { importFileHere } from '../../src/domain/import/import-file.js';
 import { readImportBytes } from '../../src/domain/import/read-bytes.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
@@ -27,7 +28,7 @@ describe.each(DIALECTS)('applied import reports (%s)', (dialect) => {
     await testDatabase.drop();
   });
 
-  const apply = (now: number) => importSystem(database.db, systemId, { file: file(), options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', idempotency: { key: 'confirm', requestHash: 'same' }, now });
+  const apply = (now: number) => importSystem(importStore(database.db, systemId), { file: file(), options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', idempotency: { key: 'confirm', requestHash: 'same' }, now });
   const stored = async () => (await database.db.selectFrom('applied_imports').select('created_at').execute()).map((row) => Number(row.created_at));
 
   it('replays a key within a day, imports afresh after it', async () => {

@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
 import { createAlter } from '../../src/db/repositories/alters.js';
-import { importSystem, systemForImport } from '../../src/db/repositories/imports.js';
+import { importStore, systemForImport } from '../../src/db/repositories/imports.js';
+import { importSystem } from '../../src/domain/import/import-system.js';
 import { importFileHere, type ImportFile } from '../../src/domain/import/import-file.js';
 import type { ImportSource } from '../../src/domain/import/model.js';
 import { readImportBytes } from '../../src/domain/import/read-bytes.js';
@@ -54,7 +55,7 @@ describe.each(DIALECTS)('planning an import before its transaction (%s)', (diale
       plans = count;
       if (count === 1) await createAlter(database.db, systemId, { username: 'Ash', displayName: 'Ash' }, { clientId: 'other-app', field: undefined }, Date.now());
     });
-    const { report } = await importSystem(database.db, systemId, { file: source, options: { mode: 'add', dryRun: false, history: false }, clientId: 'importer', now: Date.now() });
+    const { report } = await importSystem(importStore(database.db, systemId), { file: source, options: { mode: 'add', dryRun: false, history: false }, clientId: 'importer', now: Date.now() });
     expect(plans).toBe(2);
     // Planned against the system with "Ash" in it: the file's Ash is renamed, nothing collides.
     expect(report.renames).toEqual([expect.objectContaining({ id: 'aaaaa', to: 'Ash-2' })]);
@@ -66,19 +67,19 @@ describe.each(DIALECTS)('planning an import before its transaction (%s)', (diale
     const source = planned(file([{ id: 'aaaaa', name: 'Ash' }]), async (count) => {
       plans = count;
     });
-    await importSystem(database.db, systemId, { file: source, options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', now: Date.now() });
+    await importSystem(importStore(database.db, systemId), { file: source, options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', now: Date.now() });
     expect(plans).toBe(1);
     expect(await usernames()).toEqual(['Ash']);
   });
 
   it('keeps a message counted after the plan was made', async () => {
     const now = Date.now();
-    await importSystem(database.db, systemId, { file: importFileHere(file([{ id: 'aaaaa', name: 'Ash', message_count: 5 }]), () => 'tag'), options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', now });
+    await importSystem(importStore(database.db, systemId), { file: importFileHere(file([{ id: 'aaaaa', name: 'Ash', message_count: 5 }]), () => 'tag'), options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', now });
     // A proxied message is recorded meanwhile: counts move, the revision does not.
     const source = planned(file([{ id: 'aaaaa', name: 'Ash', message_count: 8 }]), async () => {
       await database.db.updateTable('alters').set({ message_count: 9 }).where('system_id', '=', systemId).execute();
     });
-    await importSystem(database.db, systemId, { file: source, options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', now });
+    await importSystem(importStore(database.db, systemId), { file: source, options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', now });
     const row = await database.db.selectFrom('alters').select('message_count').where('system_id', '=', systemId).executeTakeFirstOrThrow();
     expect(row.message_count).toBe(9);
   });

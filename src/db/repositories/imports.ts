@@ -1,15 +1,15 @@
-// Imports and exports of a whole system. An import is planned by the pure planner
-// (src/domain/import/plan.ts) against the system as read before the transaction that applies it,
-// which checks under the system's lock that nothing moved meanwhile (else plans again), so the
-// plan and the writes see the same state: all of it is written, in bulk, or nothing.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+// Imports and exports of a whole system, as storage: the system as an import finds it, a plan
+// written in bulk inside one transaction with its events, the reports kept for repeated keys, all
+// behind the import port (importStore) that src/domain/import/import-system.ts drives; and the
+// data an export writes.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { MAX_ALTERS_PER_SYSTEM } from '../../domain/alter.js';
 import type { ExportData } from '../../domain/import/export.js';
-import type { ImportFile } from '../../domain/import/import-file.js';
+import type { ImportProgress, ImportReads, ImportStore } from '../../domain/import/import-system.js';
 import type { ImportReport } from '../../domain/import/model.js';
 import { IMPORT_REPLAY_WINDOW_MS } from './applied-imports.js';
-import { type ImportOptions, type ImportPlan, type ImportTarget, type TagValues, type TargetTag } from '../../domain/import/plan.js';
+import type { ImportPlan, ImportTarget, TagValues, TargetTag } from '../../domain/import/plan.js';
 import { Problem } from '../../domain/problems.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { alterColumns } from '../alter-columns.js';
@@ -30,10 +30,6 @@ type Executor = Db | Transaction<Schema>;
 /** Rows per multi-row INSERT: ~20 columns × 400 stays under SQLite's 32,766 bound parameters. */
 const BATCH = 400;
 
-export interface ImportProgress {
-  /** What is being written, e.g. "alters", and how far along. */
-  (step: string, done: number, total: number): void;
-}
 
 export function newProxyTagId(): string {
   return randomBytes(6).toString('base64url');
@@ -253,44 +249,6 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
   return { createdAlterIds: created(plan.alterCreates, alterIds), createdTagIds: created(plan.tagCreates, tagIds) };
 }
 
-export interface ImportRequest {
-  /** The file, read here or in the import worker (importFileHere for one read in this thread). */
-  file: ImportFile;
-  options: Omit<ImportOptions, 'newProxyTagId' | 'now'>;
-  /** The client the switches are recorded as made by. */
-  clientId: string;
-  /** With a key, a repeated applied import answers the first report instead of importing again. */
-  idempotency?: { key: string; requestHash: string };
-  now: number;
-  progress?: ImportProgress;
-}
-
-/** SHA-256 of what makes two import requests the same: the body (by its digest) and the options. */
-export function importRequestHash(bodyDigest: string, options: ImportRequest['options']): string {
-  return createHash('sha256').update(JSON.stringify([options.mode, options.history, bodyDigest])).digest('hex');
-}
-
-/** What an import answered: the report, and whether it is a replay of an earlier one. */
-export interface ImportOutcome {
-  report: ImportReport;
-  replayed: boolean;
-}
-
-async function storedReport(db: Executor, systemId: number, idempotency: NonNullable<ImportRequest['idempotency']>, now: number): Promise<ImportReport | undefined> {
-  const row = await db
-    .selectFrom('applied_imports')
-    .select(['request_hash', 'report'])
-    .where('system_id', '=', systemId)
-    .where('idempotency_key', '=', idempotency.key)
-    .where('created_at', '>', now - IMPORT_REPLAY_WINDOW_MS)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  if (row.request_hash !== idempotency.requestHash) {
-    throw new Problem('idempotency-key-reused', 'this Idempotency-Key was already used for another import (a different file or options); use a new key');
-  }
-  return JSON.parse(row.report) as ImportReport;
-}
-
 /**
  * Where a system's data stands: its revision and its event number. Every write an import plans
  * against moves one of them (each emits an event; the proxy profile's writes move the revision),
@@ -301,56 +259,52 @@ async function systemStamp(db: Executor, systemId: number, revisionsAhead = 0): 
   return row ? `${Number(row.revision) - revisionsAhead}:${row.event_seq}` : 'gone';
 }
 
-/**
- * Plans and (unless a dry run) applies an import. The plan is made before the transaction, against
- * the system as read then, so that planning a large file holds no lock (on SQLite the transaction
- * stops every other write). The transaction first takes the system's lock, so concurrent imports
- * of one system run one after the other and a repeated Idempotency-Key finds the first one's
- * report; it applies the plan only if nothing moved the system since it was read, and otherwise
- * plans again against what it now reads under the lock.
- */
-export async function importSystem(db: Db, systemId: number, request: ImportRequest): Promise<ImportOutcome> {
-  const options = { ...request.options, now: request.now };
-  const { file } = request;
-  const target = (executor: Executor) => loadImportTarget(executor, systemId, file.source, file.sourceSystemId);
-  if (request.options.dryRun) return { report: await file.report(await target(db), options), replayed: false };
-  const { idempotency } = request;
-  if (idempotency) {
-    const report = await storedReport(db, systemId, idempotency, request.now);
-    if (report) return { report, replayed: true };
-  }
-  const readStamp = await systemStamp(db, systemId);
-  const early = await file.plan(await target(db), options);
-  try {
-    const outcome = await db.transaction().execute(async (trx) => {
-      await touchSystem(trx, systemId);
-      // Read under the lock: the stamp as it was before this transaction's own touch.
-      const lockedStamp = await systemStamp(trx, systemId, 1);
-      if (idempotency) {
-        // A concurrent request with the same key committed while this one waited for the lock:
-        // answer its report and roll back, so the replay writes nothing (not even the revision).
-        const report = await storedReport(trx, systemId, idempotency, request.now);
-        if (report) throw new Replay(report);
-      }
-      const plan = lockedStamp === readStamp ? early : await file.plan(await target(trx), options);
-      const applied = await applyImportPlan(trx, systemId, plan, request.clientId, request.progress);
-      await appendImportEvents(trx, systemId, plan, applied, request.clientId, request.now);
-      if (idempotency) {
-        // A key's report from outside the window (not yet purged) gives way to this one.
-        await trx.deleteFrom('applied_imports').where('system_id', '=', systemId).where('idempotency_key', '=', idempotency.key).execute();
-        await trx
-          .insertInto('applied_imports')
-          .values({ system_id: systemId, idempotency_key: idempotency.key, request_hash: idempotency.requestHash, report: JSON.stringify(plan.report), created_at: request.now })
-          .execute();
-      }
-      return { report: plan.report, replayed: false };
-    });
-    eventsCommitted();
-    return outcome;
-  } catch (error) {
-    if (error instanceof Replay) return { report: error.report, replayed: true };
-    throw error;
-  }
+/** The reads an import makes of one system, through `db` (the database or a transaction). */
+function importReads(db: Executor, systemId: number, revisionsAhead: number): ImportReads {
+  return {
+    loadTarget: (source, sourceSystemId) => loadImportTarget(db, systemId, source, sourceSystemId),
+    stamp: () => systemStamp(db, systemId, revisionsAhead),
+    async appliedReport(key, now) {
+      const row = await db
+        .selectFrom('applied_imports')
+        .select(['request_hash', 'report'])
+        .where('system_id', '=', systemId)
+        .where('idempotency_key', '=', key)
+        .where('created_at', '>', now - IMPORT_REPLAY_WINDOW_MS)
+        .executeTakeFirst();
+      return row && { requestHash: row.request_hash, report: JSON.parse(row.report) as ImportReport };
+    },
+  };
+}
+
+/** The import port (src/domain/import/import-system.ts) over the database, for one system. */
+export function importStore(db: Db, systemId: number): ImportStore {
+  return {
+    ...importReads(db, systemId, 0),
+    async transaction(work) {
+      const result = await db.transaction().execute(async (trx) => {
+        await touchSystem(trx, systemId);
+        // Stamps read under the lock are as they were before this transaction's own touch.
+        return work({
+          ...importReads(trx, systemId, 1),
+          async apply(plan, clientId, now, progress) {
+            const applied = await applyImportPlan(trx, systemId, plan, clientId, progress);
+            await appendImportEvents(trx, systemId, plan, applied, clientId, now);
+          },
+          async keepReport(idempotency, report, now) {
+            // A key's report from outside the window (not yet purged) gives way to this one.
+            await trx.deleteFrom('applied_imports').where('system_id', '=', systemId).where('idempotency_key', '=', idempotency.key).execute();
+            await trx
+              .insertInto('applied_imports')
+              .values({ system_id: systemId, idempotency_key: idempotency.key, request_hash: idempotency.requestHash, report: JSON.stringify(report), created_at: now })
+              .execute();
+          },
+        });
+      });
+      eventsCommitted();
+      return result;
+    },
+  };
 }
 
 /**
@@ -379,12 +333,6 @@ async function appendImportEvents(trx: Transaction<Schema>, systemId: number, pl
   if (Object.keys(plan.system).length > 0) {
     const system = await findSystemById(trx, systemId);
     if (system) await appendEvent(trx, systemId, clientId, { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true }) }, now);
-  }
-}
-
-class Replay extends Error {
-  constructor(readonly report: ImportReport) {
-    super('replayed import');
   }
 }
 

@@ -6,7 +6,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { importRequestHash, importSystem, loadExportData } from '../../../db/repositories/imports.js';
+import { importStore, loadExportData } from '../../../db/repositories/imports.js';
+import { importRequestHash, importSystem } from '../../../domain/import/import-system.js';
 import type { Schema } from '../../../db/tables.js';
 import { buildExport } from '../../../domain/import/export.js';
 import { IMPORT_MODES, ImportReport, MAX_IMPORT_BYTES } from '../../../domain/import/model.js';
@@ -105,7 +106,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
         const idempotency = key === undefined || options.dryRun ? undefined : { key, requestHash: importRequestHash(bodyDigests.get(request) ?? '', options) };
         let outcome;
         try {
-          outcome = await importSystem(db, system.id, { file, options, clientId: viewer.clientId, idempotency, now: Date.now() });
+          outcome = await importSystem(importStore(db, system.id), { file, options, clientId: viewer.clientId, idempotency, now: Date.now() });
         } finally {
           await file.release();
         }
