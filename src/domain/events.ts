@@ -131,7 +131,7 @@ export interface Audience {
 export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope | undefined {
   const snapshot = event.snapshot;
   if (!audience.scopes.has(EVENT_SCOPES[snapshot.type])) return undefined;
-  const viewer: Viewer = { userId: event.userId, clientId: audience.clientId, systemId: event.systemId };
+  const viewer: Viewer = { userId: event.userId, clientId: audience.clientId, systemId: event.systemId, scopes: audience.scopes };
   const system = { id: event.systemId, public: 0 };
   const base = {
     eventId: String(event.id),

@@ -63,9 +63,11 @@ export type SystemSummary = z.infer<typeof SystemSummary>;
 export const MessageInfo = z
   .strictObject({
     ...ProxiedMessage.shape,
-    system: SystemSummary,
-    alter: Alter.nullable().describe('null when the alter is hidden from the viewer or was deleted.'),
-    alterDeleted: z.boolean().nullable().describe('The alter no longer exists. Only its owner learns this; others get null whenever `alter` is null.'),
+    system: SystemSummary.nullable().describe('The sending system’s profile as its privacy allows; null without the `system:read` scope.'),
+    alterId: z.number().int().nullable().describe('The alter the message was sent as, when it exists for the viewer (always for its owner); null when it is hidden from the viewer or was deleted.'),
+    alter: Alter.nullable().describe('null when the alter is hidden from the viewer or was deleted, or without the `alters:read` scope (then `alterId` names it).'),
+    alterDeleted: z.boolean().nullable().describe('The alter no longer exists. Only its owner learns this; others get null whenever `alterId` is null.'),
+    redacted: z.array(z.string()).describe('What the token’s scopes leave out: `system` without `system:read`, `alter` without `alters:read`.'),
   })
   .meta({ id: 'MessageInfo' });
 export type MessageInfo = z.infer<typeof MessageInfo>;

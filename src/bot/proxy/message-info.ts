@@ -11,13 +11,13 @@ export function messageInfoEmbed(info: MessageInfo): APIEmbed {
       ? '*(deleted)*'
       : // Only the owner learns whether an alter is gone; to others a hidden and a deleted one look alike.
         '*(private or deleted)*';
-  const system = info.system.systemName ?? '*(private)*';
+  const system = info.system?.systemName ?? '*(private)*';
   return {
     title: 'Proxied message',
     fields: [
       { name: 'Sent by', value: `<@${info.senderId}> (\`${info.senderId}\`)`, inline: false },
       { name: 'Alter', value: alterLine, inline: true },
-      { name: 'System', value: `${system}${info.system.systemDisplayTag ? ` ${info.system.systemDisplayTag}` : ''} · <@${info.system.associatedUserId}>`, inline: true },
+      { name: 'System', value: `${system}${info.system?.systemDisplayTag ? ` ${info.system.systemDisplayTag}` : ''} · <@${info.senderId}>`, inline: true },
     ],
     footer: { text: `Message ${info.messageId} · original ${info.originalMessageId}` },
     timestamp: info.timestamp,

@@ -75,6 +75,7 @@ Validation reports every problem at once.
 | idempotency-key-reused | 409 | an import's Idempotency-Key was used for another file or options |
 | rate-limited | 429 | too many requests; see \`Retry-After\` |
 | client-token-required | 403 | \`/v1/events\` with a user's token: endpoints belong to the app |
+| first-party-only | 403 | recording or moving a proxied-message record, from any client but the bot's own (first-party) one |
 | unknown-endpoint | 404 | your client has no such event endpoint |
 | unknown-delivery | 404 | your client has no such delivery |
 
