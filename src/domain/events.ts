@@ -163,7 +163,8 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     case 'switch.created':
       return envelope({ switchId: snapshot.switchId, alterIds: snapshot.alterIds, timestamp: snapshot.timestamp });
     case 'message.proxied':
-      return envelope({ message: snapshot.message, alterId: snapshot.alterId });
+      // Events stored before records kept the name have none.
+      return envelope({ message: { ...snapshot.message, proxiedName: snapshot.message.proxiedName ?? null }, alterId: snapshot.alterId });
   }
 }
 

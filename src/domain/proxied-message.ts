@@ -9,6 +9,12 @@ import { EntityId, IsoDateTime } from './values.js';
 /** Discord's epoch (2015-01-01T00:00:00Z): snowflakes count milliseconds from it. */
 const DISCORD_EPOCH = 1_420_070_400_000n;
 
+/** Discord's limit on a webhook message's username. */
+export const MAX_PROXIED_NAME = 80;
+
+/** The name a message was sent under: shown by message info to everyone, as the channel saw it. */
+export const ProxiedName = z.string().min(1).max(MAX_PROXIED_NAME, `must be at most ${MAX_PROXIED_NAME} characters (Discord’s limit on a webhook’s name)`);
+
 /** A Discord snowflake (message, channel, server or user id), as a string. */
 export const Snowflake = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discord id (17 to 20 digits)');
 
@@ -24,6 +30,7 @@ export const RecordMessageBody = z
     channelId: Snowflake.describe('Where the message is (a thread’s own id inside a thread).'),
     guildId: Snowflake,
     alterId: EntityId.describe('The alter the message was sent as.'),
+    proxiedName: ProxiedName.optional().describe('The name the webhook sent it under (the alter’s name with tag and pronouns as the channel saw it). Public: message info shows it to everyone.'),
     autoproxyState: AutoproxyStateChange.optional().describe('The engine’s state change for this message, applied in the same transaction.'),
   })
   .refine((body) => body.messageId !== body.originalMessageId, { message: 'must differ from originalMessageId', path: ['messageId'] })
@@ -37,6 +44,7 @@ export const ProxiedMessage = z
     channelId: z.string(),
     guildId: z.string(),
     senderId: z.string().describe('The Discord account that sent the original message. Always shown.'),
+    proxiedName: z.string().nullable().describe('The name the message was sent under, as everyone in the channel saw it. Always shown; null for records made before it was kept.'),
     timestamp: IsoDateTime.describe('When Discord created the proxied message (from its id).'),
   })
   .meta({ id: 'ProxiedMessage' });
@@ -82,6 +90,7 @@ export interface ProxiedMessageRecord {
   alterId: number;
   senderId: string;
   createdAt: number;
+  proxiedName: string | null;
 }
 
 export function toProxiedMessage(record: ProxiedMessageRecord): ProxiedMessage {
@@ -91,6 +100,7 @@ export function toProxiedMessage(record: ProxiedMessageRecord): ProxiedMessage {
     channelId: record.channelId,
     guildId: record.guildId,
     senderId: record.senderId,
+    proxiedName: record.proxiedName,
     timestamp: new Date(record.createdAt).toISOString(),
   };
 }
@@ -99,6 +109,7 @@ export const ReproxyBody = z
   .strictObject({
     messageId: Snowflake.describe('The new webhook message, sent as the new alter.'),
     alterId: EntityId.describe('The alter the message is now sent as.'),
+    proxiedName: ProxiedName.optional().describe('The name the new message was sent under.'),
   })
   .meta({ id: 'ReproxyBody' });
 

@@ -325,6 +325,7 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
         channelId: CHANNEL,
         guildId: GUILD,
         senderId: OWNER,
+        proxiedName: null,
         timestamp: new Date(time).toISOString(),
       });
       expect(first.body.autoproxyStateApplied).toBeNull();
@@ -485,6 +486,22 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
         expect((await info(message.originalMessageId, narrow)).body.data).toEqual({ ...shown, system: null, alter: null, alterId: kestrel.alterId, redacted: ['alter', 'system'] });
         await owner.call('POST', '/v1/users/@me/system/edit', { public: 0 });
         await owner.call('POST', `/v1/users/@me/alters/${kestrel.alterId}/edit`, { public: 0 });
+      });
+
+      it('always shows the name the message was sent under, even to those its private alter is hidden from', async () => {
+        const named = ids();
+        expect((await record({ ...named, channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId, proxiedName: 'Kes 🌙 (she/her)' })).status).toBe(201);
+        const hidden = (await info(named.originalMessageId, other.token)).body.data;
+        expect(hidden).toMatchObject({ proxiedName: 'Kes 🌙 (she/her)', senderId: OWNER, alter: null, alterId: null });
+        // Records made before the name was kept, and records without one, say so with null.
+        expect((await info(message.messageId, other.token)).body.data.proxiedName).toBeNull();
+        // A reproxy sends under another name: the record follows.
+        const moved = ids().messageId;
+        const reproxied = await owner.call('POST', `/v1/users/@me/messages/${named.messageId}/reproxy`, { messageId: moved, alterId: wren.alterId, proxiedName: 'Wren' });
+        expect(reproxied.status).toBe(200);
+        expect((await info(named.originalMessageId, other.token)).body.data.proxiedName).toBe('Wren');
+        const tooLong = await record({ ...ids(), channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId, proxiedName: 'x'.repeat(81) });
+        expect({ status: tooLong.status, fields: errorFields(tooLong) }).toEqual({ status: 400, fields: ['proxiedName'] });
       });
 
       it('is 404 unknown-message for an id never recorded, 400 for a malformed id', async () => {

@@ -76,6 +76,7 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
           // writes: true guarantees a user token whose user is {user}.
           senderId: viewer.userId ?? '',
           createdAt,
+          proxiedName: body.proxiedName ?? null,
         },
         body.autoproxyState,
         viewer.clientId,
@@ -115,6 +116,7 @@ export const messageReproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }>
         newMessageId: request.body.messageId,
         alterId: request.body.alterId,
         createdAt,
+        proxiedName: request.body.proxiedName ?? null,
       }).catch((error: unknown) => {
         if (isUniqueViolation(error)) throw new Problem('duplicate', 'messageId: another record already names this message', 'messageId');
         throw error;
