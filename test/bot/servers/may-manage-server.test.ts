@@ -1,7 +1,7 @@
 // Who may manage a server's settings, as a table: Manage Server or Administrator, or a manager role.
-import { PermissionFlagsBits } from 'discord.js';
+import { PermissionFlagsBits, PermissionsBitField, type APIInteractionGuildMember } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { manageGrant, mayManageServer, type ManageGrant } from '../../../src/bot/servers/may-manage-server.js';
+import { manageGrant, managingMember, mayManageServer, type ManageGrant } from '../../../src/bot/servers/may-manage-server.js';
 
 const EVERYONE = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages | PermissionFlagsBits.UseApplicationCommands;
 const MANAGERS = '700000000000000001';
@@ -20,5 +20,13 @@ describe('mayManageServer', () => {
   ])('%s', (_name, permissions, roleIds, managerRoleIds, expected) => {
     expect(manageGrant({ permissions, roleIds }, managerRoleIds)).toBe(expected);
     expect(mayManageServer({ permissions, roleIds }, managerRoleIds)).toBe(expected !== null);
+  });
+});
+
+describe('managingMember', () => {
+  it('reads the interaction’s own permissions and raw roles, and nothing outside a server', () => {
+    const member = { roles: [MANAGERS] } as unknown as APIInteractionGuildMember;
+    expect(managingMember({ memberPermissions: new PermissionsBitField(EVERYONE), member })).toEqual({ permissions: EVERYONE, roleIds: [MANAGERS] });
+    expect(managingMember({ memberPermissions: null, member: null })).toBeUndefined();
   });
 });
