@@ -9,11 +9,15 @@ import { EntityId, IsoDateTime } from './values.js';
 /** Discord's epoch (2015-01-01T00:00:00Z): snowflakes count milliseconds from it. */
 const DISCORD_EPOCH = 1_420_070_400_000n;
 
-/** Discord's limit on a webhook message's username. */
-export const MAX_PROXIED_NAME = 80;
+/**
+ * Discord limits a webhook message's name to 80 characters; counted in UTF-16 units (as zod
+ * counts) an 80-character name of emoji and joiners is longer, and a record must never be refused
+ * for the name Discord itself accepted, so the bound is that of the worst case, not 80.
+ */
+export const MAX_PROXIED_NAME = 320;
 
 /** The name a message was sent under: shown by message info to everyone, as the channel saw it. */
-export const ProxiedName = z.string().min(1).max(MAX_PROXIED_NAME, `must be at most ${MAX_PROXIED_NAME} characters (Discord’s limit on a webhook’s name)`);
+export const ProxiedName = z.string().min(1).max(MAX_PROXIED_NAME, `must be at most ${MAX_PROXIED_NAME} UTF-16 units (Discord allows a webhook 80 characters)`);
 
 /** A Discord snowflake (message, channel, server or user id), as a string. */
 export const Snowflake = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discord id (17 to 20 digits)');

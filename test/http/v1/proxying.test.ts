@@ -500,7 +500,7 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
         const reproxied = await owner.call('POST', `/v1/users/@me/messages/${named.messageId}/reproxy`, { messageId: moved, alterId: wren.alterId, proxiedName: 'Wren' });
         expect(reproxied.status).toBe(200);
         expect((await info(named.originalMessageId, other.token)).body.data.proxiedName).toBe('Wren');
-        const tooLong = await record({ ...ids(), channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId, proxiedName: 'x'.repeat(81) });
+        const tooLong = await record({ ...ids(), channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId, proxiedName: 'x'.repeat(321) });
         expect({ status: tooLong.status, fields: errorFields(tooLong) }).toEqual({ status: 400, fields: ['proxiedName'] });
       });
 
