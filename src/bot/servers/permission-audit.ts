@@ -28,12 +28,12 @@ const WHERE = 'in the channel’s settings (Permissions), or for the bot’s rol
 /** In the order the report lists them: without View Channel nothing else matters there. */
 export const NEEDED_PERMISSIONS: readonly NeededPermission[] = [
   { name: 'View Channel', flag: PermissionFlagsBits.ViewChannel, fix: `The bot cannot see these channels, so nothing sent there is proxied: allow View Channel ${WHERE}.`, forForums: true },
-  { name: 'Send Messages', flag: PermissionFlagsBits.SendMessages, fix: `The bot cannot answer there (notices, errors): allow Send Messages ${WHERE}.`, forForums: false },
+  { name: 'Send Messages', flag: PermissionFlagsBits.SendMessages, fix: `The bot cannot post its own messages there, such as log entries: allow Send Messages ${WHERE}.`, forForums: false },
   { name: 'Read Message History', flag: PermissionFlagsBits.ReadMessageHistory, fix: `The bot cannot quote replies or act on reactions to older messages: allow Read Message History ${WHERE}.`, forForums: true },
   { name: 'Manage Webhooks', flag: PermissionFlagsBits.ManageWebhooks, fix: `The bot cannot create the webhook it proxies through: allow Manage Webhooks ${WHERE}.`, forForums: true },
   { name: 'Manage Messages', flag: PermissionFlagsBits.ManageMessages, fix: `The bot cannot delete the original after proxying, so every message shows twice: allow Manage Messages ${WHERE}.`, forForums: true },
-  { name: 'Embed Links', flag: PermissionFlagsBits.EmbedLinks, fix: `Replies lose their quote and message info its card: allow Embed Links ${WHERE}.`, forForums: true },
-  { name: 'Attach Files', flag: PermissionFlagsBits.AttachFiles, fix: `Attachments cannot be carried over to proxied messages: allow Attach Files ${WHERE}.`, forForums: true },
+  { name: 'Embed Links', flag: PermissionFlagsBits.EmbedLinks, fix: `The bot’s own posts there, such as log entries, lose their embeds: allow Embed Links ${WHERE}.`, forForums: true },
+  { name: 'Attach Files', flag: PermissionFlagsBits.AttachFiles, fix: `Files the bot posts there are refused: allow Attach Files ${WHERE}.`, forForums: true },
   { name: 'Send Messages in Threads', flag: PermissionFlagsBits.SendMessagesInThreads, fix: `Nothing in these channels’ threads (or forum posts) is proxied: allow Send Messages in Threads ${WHERE}.`, forForums: true },
 ];
 
