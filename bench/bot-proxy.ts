@@ -19,6 +19,7 @@ import { sql } from 'kysely';
 import type { RunningBot } from '../src/bot/bot.js';
 import { runBot } from '../src/run-bot.js';
 import type { MessageOutcome } from '../src/bot/proxy/message-path.js';
+import type { ProxyingEvents } from '../src/bot/proxy/index.js';
 import { findSystemByUser } from '../src/db/repositories/systems.js';
 import { usernameKey } from '../src/domain/username-key.js';
 import { signIn } from '../test/support/api.js';
@@ -182,7 +183,7 @@ async function seedSystem(rig: Rig): Promise<void> {
 }
 
 /** Outcomes and their times, by message id, from `proxying.outcomes`; and messageCreate times. */
-function watch(client: Client, outcomes: EventEmitter<{ handled: [messageId: string, outcome: MessageOutcome] }>) {
+function watch(client: Client, outcomes: EventEmitter<ProxyingEvents>) {
   const handled = new Map<string, { outcome: MessageOutcome; at: bigint }>();
   const created = new Map<string, bigint>();
   const waiting = new Map<string, (value: { outcome: MessageOutcome; at: bigint }) => void>();

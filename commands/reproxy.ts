@@ -33,11 +33,12 @@ export const reproxy = {
     // Attachments go with it: they live on the message being replaced.
     const previous = interaction.channel ? await interaction.channel.messages.fetch(last.messageId).catch(() => undefined) : undefined;
     const { files } = previous?.inGuild() ? await downloadAttachments(previous) : { files: [] };
+    const username = webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username });
     const sent = await sendThroughWebhook(proxying.webhookRest, proxying.webhooks, {
       webhookChannelId: last.webhookChannelId,
       threadId: last.threadId,
       content: last.content,
-      username: webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username }),
+      username,
       avatarUrl: alter.avatarUrl,
       // The first send already pinged whoever it pinged.
       allowedMentions: { parse: [] },
@@ -47,7 +48,7 @@ export const reproxy = {
     const old = { id: last.messageId, channelId: last.channelId, delete: () => Promise.resolve() };
     await deleteProxied(proxying.webhookRest, proxying.recent, old).catch(() => undefined);
     proxying.recent.replace(last.messageId, { ...last, messageId: sent.message.id, webhook: sent.webhook, alterId: alter.alterId, sentAt: last.sentAt });
-    const move = { messageId: sent.message.id, alterId: alter.alterId };
+    const move = { messageId: sent.message.id, alterId: alter.alterId, proxiedName: sent.message.author.username };
     proxying.deliveries.push({
       what: 'reproxy record',
       send: () => accounts.withToken(interaction.user.id, (token) => api.reproxyMessage(token, last.messageId, move)),

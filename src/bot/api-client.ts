@@ -354,9 +354,9 @@ export function createApiClient(options: ApiClientOptions) {
       const profile = await api<ProxyProfile>('GET', path, { token });
       return { notModified: false, profile, etag: profileETag(Number(profile.systemId), profile.revision) };
     },
-    recordMessage: (token: string, body: { messageId: string; originalMessageId: string; channelId: string; guildId: string; alterId: number; autoproxyState?: AutoproxyStateChange }) =>
+    recordMessage: (token: string, body: { messageId: string; originalMessageId: string; channelId: string; guildId: string; alterId: number; proxiedName?: string; autoproxyState?: AutoproxyStateChange }) =>
       api<{ data: ProxiedMessage; autoproxyStateApplied: boolean | null; revision: number }>('POST', `${userPath('@me')}/messages`, { token, json: body }),
-    reproxyMessage: (token: string, messageId: string, body: { messageId: string; alterId: number }) =>
+    reproxyMessage: (token: string, messageId: string, body: { messageId: string; alterId: number; proxiedName?: string }) =>
       api<{ data: ProxiedMessage }>('POST', `${userPath('@me')}/messages/${encodeURIComponent(messageId)}/reproxy`, { token, json: body }),
     applyAutoproxyState: (token: string, change: AutoproxyStateChange) =>
       api<{ applied: boolean; revision: number }>('POST', `${userPath('@me')}/autoproxy/state`, { token, json: change }),

@@ -113,6 +113,8 @@ export interface ProxiedMessagesTable {
   alter_id: number;
   sender_id: string;
   created_at: number;
+  /** The webhook's name the message was sent under; null for records made before it was kept. */
+  proxied_name: string | null;
 }
 
 /** One switch: from `switched_at` on, its members front (none: nobody does). */

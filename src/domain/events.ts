@@ -131,7 +131,7 @@ export interface Audience {
 export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope | undefined {
   const snapshot = event.snapshot;
   if (!audience.scopes.has(EVENT_SCOPES[snapshot.type])) return undefined;
-  const viewer: Viewer = { userId: event.userId, clientId: audience.clientId, systemId: event.systemId };
+  const viewer: Viewer = { userId: event.userId, clientId: audience.clientId, systemId: event.systemId, scopes: audience.scopes };
   const system = { id: event.systemId, public: 0 };
   const base = {
     eventId: String(event.id),
@@ -163,7 +163,8 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     case 'switch.created':
       return envelope({ switchId: snapshot.switchId, alterIds: snapshot.alterIds, timestamp: snapshot.timestamp });
     case 'message.proxied':
-      return envelope({ message: snapshot.message, alterId: snapshot.alterId });
+      // Events stored before records kept the name have none.
+      return envelope({ message: { ...snapshot.message, proxiedName: snapshot.message.proxiedName ?? null }, alterId: snapshot.alterId });
   }
 }
 

@@ -61,8 +61,8 @@ export const Front = z
   .strictObject({
     current: Switch.nullable().describe('The newest switch, whichever app made it: who is fronting now. Null before the first switch.'),
     byApp: z.array(Switch).describe('Each app’s own newest switch, newest first (what an autoproxy entry following that app speaks as). The owner’s alone: empty for others.'),
-    alters: z.array(Alter).describe('Each alter these switches name, once, in the order first named, as you may see it.'),
-    redacted: z.array(z.string()).describe('What is hidden from you: `byApp` for other users.'),
+    alters: z.array(Alter).describe('Each alter these switches name, once, in the order first named, as you may see it; empty without the `alters:read` scope (the switches name them by id).'),
+    redacted: z.array(z.string()).describe('What is hidden from you: `byApp` for other users, `alters` without the `alters:read` scope.'),
   })
   .meta({ id: 'Front' });
 export type Front = z.infer<typeof Front>;
@@ -70,8 +70,9 @@ export type Front = z.infer<typeof Front>;
 export const FrontHistory = z
   .strictObject({
     switches: z.array(Switch).describe('Newest first (by `switchedAt`, then by `switchId`).'),
-    alters: z.array(Alter).describe('Each alter these switches name, once, in the order first named, as you may see it.'),
+    alters: z.array(Alter).describe('Each alter these switches name, once, in the order first named, as you may see it; empty without the `alters:read` scope (the switches name them by id).'),
     next: z.number().int().nullable().describe('The `before` that asks for the next, older page; null on the last page.'),
+    redacted: z.array(z.string()).describe('What is hidden from you: `alters` without the `alters:read` scope.'),
   })
   .meta({ id: 'FrontHistory' });
 export type FrontHistory = z.infer<typeof FrontHistory>;

@@ -37,6 +37,13 @@ export interface Viewer {
    * read when that system is theirs and to null otherwise, without a lookup of its own.
    */
   systemId: number | null;
+  /**
+   * The token's scopes. A scope bounds what an answer may hold, whatever its route needs: an alter
+   * record only with `alters:read`, a system profile only with `system:read`. Without them an answer
+   * names alters by id, as the consent page promises (the front with `system:read`, message info
+   * with `messages:read`).
+   */
+  scopes: ReadonlySet<string>;
 }
 
 /** Every bit of `bits` is set in `mask`: the one test the filter makes (in SQL: db/privacy-conditions.ts). */
@@ -50,6 +57,25 @@ export const TAG_VISIBLE_BIT = TagPrivacy.visible;
 
 export function isOwner(viewer: Viewer, systemId: number): boolean {
   return viewer.systemId !== null && viewer.systemId === systemId;
+}
+
+/** The token may read alter records (`alters:read`); without it, answers name alters by id only. */
+export function readsAlters(viewer: Viewer): boolean {
+  return viewer.scopes.has('alters:read');
+}
+
+/** The token may read system profiles (`system:read`). */
+export function readsSystems(viewer: Viewer): boolean {
+  return viewer.scopes.has('system:read');
+}
+
+/**
+ * Whether the alter exists for this viewer, so that its id may be named: always for the owner,
+ * for others when the system shows its alters and the alter is visible. Scopes play no part here:
+ * an id is what a token without `alters:read` gets instead of the record.
+ */
+export function alterExistsFor(alterPublic: number, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): boolean {
+  return isOwner(viewer, system.id) || (has(system.public, SystemPrivacy.alters) && has(alterPublic, ALTER_VISIBLE_BIT));
 }
 
 /** Whether another viewer may see the system's alters at all (lists, alter reads, the front). */
@@ -102,10 +128,14 @@ function viewStored(view: Alter, group: AlterFieldGroup, alter: AlterRecord, own
   }
 }
 
-/** The alter as this viewer may see it, or undefined when it does not exist for them. */
+/**
+ * The alter as this viewer may see it, or undefined when it does not exist for them or their token
+ * may not read alter records (no `alters:read`): every answer that holds an alter record is made
+ * here, so none can hold one the token's scopes do not cover.
+ */
 export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): Alter | undefined {
   const owner = isOwner(viewer, system.id);
-  if (!owner && !(has(system.public, SystemPrivacy.alters) && has(alter.public, ALTER_VISIBLE_BIT))) return undefined;
+  if (!readsAlters(viewer) || !alterExistsFor(alter.public, system, viewer)) return undefined;
   const view = { ...VIEW_TEMPLATE };
   const redacted: string[] = [];
   function pick<T, H>(field: string, visible: boolean, value: T, hidden: H): T | H {
@@ -265,16 +295,26 @@ export function viewSystemSummary(system: SystemRecord, viewer: Viewer): SystemS
 }
 
 /**
- * "Message info": the sending account always (moderation needs it, whatever the privacy settings),
- * the system and alter as this viewer may see them. `alter` is undefined when the alter is gone.
+ * "Message info": the sending account and the name the message was sent under always (moderation
+ * needs them whatever the privacy settings, and everyone in the channel saw the name), the system
+ * and alter as this viewer may see them and as far as the token's scopes reach: the system profile
+ * with `system:read`, the alter record with `alters:read`, else only the alter's id.
+ * `alter` is undefined when the alter is gone.
  */
 export function viewMessage(message: ProxiedMessageRecord, system: SystemRecord, alter: AlterRecord | undefined, viewer: Viewer): MessageInfo {
+  const owner = isOwner(viewer, system.id);
+  const exists = alter !== undefined && alterExistsFor(alter.public, system, viewer);
+  const redacted: string[] = [];
   const shown = alter && viewAlter(alter, system, viewer);
+  if (exists && !shown) redacted.push('alter');
+  if (!readsSystems(viewer)) redacted.push('system');
   return {
     ...toProxiedMessage(message),
-    system: viewSystemSummary(system, viewer),
+    system: readsSystems(viewer) ? viewSystemSummary(system, viewer) : null,
+    alterId: owner || exists ? message.alterId : null,
     alter: shown ?? null,
-    alterDeleted: isOwner(viewer, system.id) ? alter === undefined : shown ? false : null,
+    alterDeleted: owner ? alter === undefined : exists ? false : null,
+    redacted,
   };
 }
 

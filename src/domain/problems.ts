@@ -11,6 +11,7 @@ export const PROBLEM_TYPES = [
   'user-token-required',
   'token-in-query',
   'client-token-required',
+  'first-party-only',
   // the request itself
   'validation',
   'read-only-field',

@@ -9,6 +9,16 @@ import { EntityId, IsoDateTime } from './values.js';
 /** Discord's epoch (2015-01-01T00:00:00Z): snowflakes count milliseconds from it. */
 const DISCORD_EPOCH = 1_420_070_400_000n;
 
+/**
+ * Discord limits a webhook message's name to 80 characters; counted in UTF-16 units (as zod
+ * counts) an 80-character name of emoji and joiners is longer, and a record must never be refused
+ * for the name Discord itself accepted, so the bound is that of the worst case, not 80.
+ */
+export const MAX_PROXIED_NAME = 320;
+
+/** The name a message was sent under: shown by message info to everyone, as the channel saw it. */
+export const ProxiedName = z.string().min(1).max(MAX_PROXIED_NAME, `must be at most ${MAX_PROXIED_NAME} UTF-16 units (Discord allows a webhook 80 characters)`);
+
 /** A Discord snowflake (message, channel, server or user id), as a string. */
 export const Snowflake = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discord id (17 to 20 digits)');
 
@@ -24,6 +34,7 @@ export const RecordMessageBody = z
     channelId: Snowflake.describe('Where the message is (a thread’s own id inside a thread).'),
     guildId: Snowflake,
     alterId: EntityId.describe('The alter the message was sent as.'),
+    proxiedName: ProxiedName.optional().describe('The name the webhook sent it under (the alter’s name with tag and pronouns as the channel saw it). Public: message info shows it to everyone.'),
     autoproxyState: AutoproxyStateChange.optional().describe('The engine’s state change for this message, applied in the same transaction.'),
   })
   .refine((body) => body.messageId !== body.originalMessageId, { message: 'must differ from originalMessageId', path: ['messageId'] })
@@ -37,6 +48,7 @@ export const ProxiedMessage = z
     channelId: z.string(),
     guildId: z.string(),
     senderId: z.string().describe('The Discord account that sent the original message. Always shown.'),
+    proxiedName: z.string().nullable().describe('The name the message was sent under, as everyone in the channel saw it. Always shown; null for records made before it was kept.'),
     timestamp: IsoDateTime.describe('When Discord created the proxied message (from its id).'),
   })
   .meta({ id: 'ProxiedMessage' });
@@ -63,9 +75,11 @@ export type SystemSummary = z.infer<typeof SystemSummary>;
 export const MessageInfo = z
   .strictObject({
     ...ProxiedMessage.shape,
-    system: SystemSummary,
-    alter: Alter.nullable().describe('null when the alter is hidden from the viewer or was deleted.'),
-    alterDeleted: z.boolean().nullable().describe('The alter no longer exists. Only its owner learns this; others get null whenever `alter` is null.'),
+    system: SystemSummary.nullable().describe('The sending system’s profile as its privacy allows; null without the `system:read` scope.'),
+    alterId: z.number().int().nullable().describe('The alter the message was sent as, when it exists for the viewer (always for its owner); null when it is hidden from the viewer or was deleted.'),
+    alter: Alter.nullable().describe('null when the alter is hidden from the viewer or was deleted, or without the `alters:read` scope (then `alterId` names it).'),
+    alterDeleted: z.boolean().nullable().describe('The alter no longer exists. Only its owner learns this; others get null whenever `alterId` is null.'),
+    redacted: z.array(z.string()).describe('What the token’s scopes leave out: `system` without `system:read`, `alter` without `alters:read`.'),
   })
   .meta({ id: 'MessageInfo' });
 export type MessageInfo = z.infer<typeof MessageInfo>;
@@ -80,6 +94,7 @@ export interface ProxiedMessageRecord {
   alterId: number;
   senderId: string;
   createdAt: number;
+  proxiedName: string | null;
 }
 
 export function toProxiedMessage(record: ProxiedMessageRecord): ProxiedMessage {
@@ -89,6 +104,7 @@ export function toProxiedMessage(record: ProxiedMessageRecord): ProxiedMessage {
     channelId: record.channelId,
     guildId: record.guildId,
     senderId: record.senderId,
+    proxiedName: record.proxiedName,
     timestamp: new Date(record.createdAt).toISOString(),
   };
 }
@@ -97,6 +113,7 @@ export const ReproxyBody = z
   .strictObject({
     messageId: Snowflake.describe('The new webhook message, sent as the new alter.'),
     alterId: EntityId.describe('The alter the message is now sent as.'),
+    proxiedName: ProxiedName.optional().describe('The name the new message was sent under.'),
   })
   .meta({ id: 'ReproxyBody' });
 

@@ -26,7 +26,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'system:write': 'Edit your system profile',
   'system:ai-ap': 'Switch who is fronting',
   'messages:read': 'Look up who sent a proxied message',
-  'messages:write': 'Send messages as your alters (record proxied messages and move your autoproxy latch)',
+  'messages:write': 'Send messages as your alters (read your proxy settings and move your autoproxy latch; only the bot records the messages it sent)',
   // Held by a client's own client-credentials token; it concerns the app, never a user's data.
   'events:manage': 'Manage the app’s own webhook endpoints',
 };

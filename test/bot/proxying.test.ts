@@ -327,7 +327,8 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
       const embed = (response.body.embeds as Json[])[0] as { fields: Array<{ name: string; value: string }> };
       const field = (name: string) => embed.fields.find((f) => f.name === name)?.value ?? '';
       expect(field('Sent by')).toContain(ALICE.id);
-      expect(field('Alter')).toBe('*(private or deleted)*');
+      expect(field('Alter')).toBe('*(profile private, or deleted)*');
+      expect(field('Sent as')).toBe('**Kestrel**');
       expect(field('System')).toContain('*(private)*');
       // The owner sees everything.
       const own = await h.run(h.fake.messageContextMenu({ name: 'Message info', user: ALICE, targetMessage: proxiedMessage(execution) }), isAnswer);

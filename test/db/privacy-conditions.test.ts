@@ -11,7 +11,9 @@ import { viewAlter, viewTag, type Viewer } from '../../src/domain/privacy.js';
 import type { TagRecord } from '../../src/domain/tag.js';
 import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
 
-const OTHER: Viewer = { userId: '2', clientId: 'app', systemId: 8 };
+/** A token that reads alters and systems: these tables are about privacy, not scopes. */
+const READS: ReadonlySet<string> = new Set(['alters:read', 'system:read']);
+const OTHER: Viewer = { userId: '2', clientId: 'app', systemId: 8, scopes: READS };
 const SHOWING = { id: 7, public: SystemPrivacy.alters | SystemPrivacy.tags };
 
 function alter(bits: number): AlterRecord {

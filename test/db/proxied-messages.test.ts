@@ -34,7 +34,7 @@ describe.each(DIALECTS)('proxied-message records (%s)', (dialect) => {
     for (const [i, age] of ages.entries()) {
       await recordProxiedMessage(
         database.db,
-        { messageId: `80000000000000000${i}`, originalMessageId: `90000000000000000${i}`, channelId: '1', guildId: '2', systemId, alterId, senderId: '700000000000000001', createdAt: now - age * DAY },
+        { messageId: `80000000000000000${i}`, originalMessageId: `90000000000000000${i}`, channelId: '1', guildId: '2', systemId, alterId, senderId: '700000000000000001', createdAt: now - age * DAY, proxiedName: null },
         undefined,
         null,
       );

@@ -5,9 +5,11 @@ import type { AlterRecord } from '../../src/domain/alter.js';
 import { membershipShown, tagLoadPolicy, viewAlter, viewTag, type Viewer } from '../../src/domain/privacy.js';
 import type { TagRecord } from '../../src/domain/tag.js';
 
-const OWNER: Viewer = { userId: '1', clientId: 'app', systemId: 7 };
-const OTHER: Viewer = { userId: '2', clientId: 'app', systemId: 8 };
-const MACHINE: Viewer = { userId: null, clientId: 'app', systemId: null };
+/** A token that reads alters and systems: these tables are about privacy, not scopes. */
+const READS: ReadonlySet<string> = new Set(['alters:read', 'system:read']);
+const OWNER: Viewer = { userId: '1', clientId: 'app', systemId: 7, scopes: READS };
+const OTHER: Viewer = { userId: '2', clientId: 'app', systemId: 8, scopes: READS };
+const MACHINE: Viewer = { userId: null, clientId: 'app', systemId: null, scopes: READS };
 
 const system = (bits: number) => ({ id: 7, public: bits });
 

@@ -97,7 +97,8 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     server = await startTestServer(dialect, EVENT_ENV);
     receiver = new Receiver();
     await receiver.start();
-    app = await createTestClient(server, { name: 'Event app', grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], scopes: [...ALL_SCOPES] });
+    // First-party: its users record proxied messages through it, as through the bot.
+    app = await createTestClient(server, { name: 'Event app', grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], scopes: [...ALL_SCOPES], firstParty: true });
     other = await createTestClient(server, { name: 'Other app' });
     appToken = (await oidc.clientCredentialsGrant(app.config, { scope: 'events:manage' })).access_token;
     owner = await signIn(server, OWNER, { client: app, scope: USER_SCOPES });

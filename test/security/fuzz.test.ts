@@ -803,7 +803,8 @@ const DISCORD_EPOCH = 1_420_070_400_000;
 const snowflakeAt = (time: number, low: number) => ((BigInt(time - DISCORD_EPOCH) << 22n) | BigInt(low & 0x3fffff)).toString();
 
 async function setUp(server: TestServer): Promise<Fixtures> {
-  const app = await createTestClient(server, { name: 'Fuzz app' });
+  // First-party, the bot's kind: only such a client records proxied messages.
+  const app = await createTestClient(server, { name: 'Fuzz app', firstParty: true });
   const owner = await signIn(server, OWNER, { client: app });
   const other = await signIn(server, OTHER, { client: app });
   const readOnly = await signIn(server, OWNER, { client: app, scope: 'alters:read system:read' });

@@ -15,6 +15,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createHash, randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { mayUseCommand, type CommandPermission } from './command-permissions.js';
+export type { CommandPermission } from './command-permissions.js';
 
 export interface RecordedRequest {
   method: string;
@@ -248,7 +250,8 @@ export interface ChannelInput {
   name: string;
   /** 0 text (default), 4 category, 5 announcement, 15 forum, 11 public thread, 12 private thread. */
   type?: number;
-  /** A category for channels; the parent channel (required) for threads. */
+  /** A category (type 4) for channels, the parent channel (required) for threads; categories have
+   * none. A channel created in a category without `overwrites` is synced to it, as on Discord. */
   parentId?: string;
   /** Not for threads: they take their permissions from the parent. */
   overwrites?: OverwriteInput[];
@@ -361,8 +364,11 @@ export interface FakeDiscord {
   // ---- guild model (changes after READY are dispatched so discord.js's cache follows) ----
   /** Adds (or, with a known id, replaces) a channel or thread: CHANNEL_/THREAD_CREATE or _UPDATE. */
   addChannel(input: ChannelInput): ApiChannel;
-  /** Replaces a channel's permission overwrites (CHANNEL_UPDATE). */
+  /** Replaces a channel's permission overwrites (CHANNEL_UPDATE). On a category, its channels still
+   * synced to it (the same overwrites as the category had) follow, as Discord keeps them in sync. */
   setChannelOverwrites(channelId: string, overwrites: OverwriteInput[]): ApiChannel;
+  /** "Sync permissions" on a channel of a category: it takes the category's overwrites. */
+  syncWithCategory(channelId: string): ApiChannel;
   /** Adds or updates a role (GUILD_ROLE_CREATE / GUILD_ROLE_UPDATE). The guild id is @everyone. */
   addRole(input: RoleInput): ApiRole;
   /** Adds or updates a member (GUILD_MEMBER_ADD / _UPDATE, which need the GuildMembers intent
@@ -375,6 +381,32 @@ export interface FakeDiscord {
   /** A member's permissions in a channel (or the guild), computed like discord.js does from
    * roles and overwrites (owner and Administrator get everything). Defaults to the bot. */
   permissionsIn(channelId: string | 'guild', userId?: string): bigint;
+
+  // ---- command permissions (Server Settings → Integrations) ----
+  /** An admin sets a command's overrides (by command id, or the application id for the whole app):
+   * APPLICATION_COMMAND_PERMISSIONS_UPDATE. A bot cannot: its PUT answers 403 code 20001. */
+  setCommandPermissions(commandId: string, permissions: CommandPermission[]): void;
+  /** Whether Discord lets `userId` use the named command in the channel (default #general), from
+   * its default_member_permissions, the overrides and the member's roles. Interactions of an
+   * application command that Discord would not deliver are refused by the payload builders. */
+  mayUseCommand(name: string, userId: string, channelId?: string, type?: number): boolean;
+
+  // ---- other bots: chat filters and loggers ----
+  /** Another bot joins (its member, with a role carrying `permissions`, and a position). */
+  addOtherBot(input: { user: FakeDiscordUser; permissions: bigint; position?: number }): ApiMember;
+  /** Another bot deletes a message (MESSAGE_DELETE, which never says by whom, as on Discord);
+   * throws as Discord refuses: unknown message (10008), or no View Channel / Manage Messages. */
+  deleteAsOtherBot(botId: string, messageId: string): void;
+  /** A chat filter: deletes each new member message `matches` accepts, as `botId`. `on-create`:
+   * right after its MESSAGE_CREATE; `before-bot-deletes`: when this bot's own DELETE of it arrives
+   * (the race a filter wins just before the bot). Returns a function that removes the filter. */
+  addFilterBot(input: { botId: string; matches: (message: ApiMessage) => boolean; when: 'on-create' | 'before-bot-deletes' }): () => void;
+  /** Another bot posts a message (MESSAGE_CREATE); refused without View Channel and Send Messages
+   * (and Embed Links for embeds) there. */
+  postAsOtherBot(botId: string, channelId: string, fields: { content?: string; embeds?: Json[] }): ApiMessage;
+  /** A logging bot: after each deletion of a member's message, posts a "message deleted" entry in
+   * `logChannelId` naming the message's id, author and channel, as common loggers do. */
+  addLoggingBot(input: { botId: string; logChannelId: string }): () => void;
   channel(id: string): ApiChannel | undefined;
   member(userId: string): ApiMember | undefined;
 
@@ -777,6 +809,13 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
 
   const isThread = (channel: ApiChannel | undefined): boolean => channel !== undefined && THREAD_TYPES.has(channel.type);
 
+  const overwriteKey = (o: ApiOverwrite): string => `${o.id}:${o.type}:${o.allow}:${o.deny}`;
+  const sameOverwrites = (a: ApiOverwrite[] | undefined, b: ApiOverwrite[] | undefined): boolean => {
+    const left = (a ?? []).map(overwriteKey).sort();
+    const right = (b ?? []).map(overwriteKey).sort();
+    return left.length === right.length && left.every((key, index) => key === right[index]);
+  };
+
   const toOverwrite = (input: OverwriteInput): ApiOverwrite => {
     const type = input.type ? (input.type === 'role' ? 0 : 1) : roles.has(input.id) ? 0 : 1;
     return { id: input.id, type, allow: bits(input.allow).toString(), deny: bits(input.deny).toString() };
@@ -814,14 +853,20 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         },
       };
     }
+    const parentId = input.parentId ?? previous?.parent_id ?? null;
+    const category = parentId === null ? undefined : channels.get(parentId);
+    // Discord: categories do not nest, and a channel's parent is a category (50035 otherwise).
+    if (parentId !== null && type === 4) throw new Error(`fake Discord: category "${input.name}" cannot be in a category`);
+    if (parentId !== null && category?.type !== 4) throw new Error(`fake Discord: channel "${input.name}" needs a parentId naming a category (type 4)`);
     const base: ApiChannel = {
       id,
       type,
       guild_id: guild.id,
       name: input.name,
       position: (previous?.position as number | undefined) ?? channels.size,
-      permission_overwrites: input.overwrites ? input.overwrites.map(toOverwrite) : (previous?.permission_overwrites ?? []),
-      parent_id: input.parentId ?? previous?.parent_id ?? null,
+      // A channel made in a category starts synced to it: a copy of the category's overwrites.
+      permission_overwrites: input.overwrites ? input.overwrites.map(toOverwrite) : structuredClone(previous?.permission_overwrites ?? (previous ? [] : (category?.permission_overwrites ?? []))),
+      parent_id: parentId,
       nsfw: false,
       flags: 0,
     };
@@ -1017,6 +1062,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     if (isEphemeral(message)) return;
     if (dmChannels.has(message.channel_id)) dispatchIf(Intent.DirectMessages, 'MESSAGE_DELETE', { id: message.id, channel_id: message.channel_id });
     else dispatchIf(Intent.GuildMessages, 'MESSAGE_DELETE', { id: message.id, channel_id: message.channel_id, guild_id: guild.id });
+    reportDeletion(message);
   };
 
   const storeAttachment = (inChannel: string, file: AttachmentInput, folder = 'attachments'): Json => {
@@ -1703,6 +1749,11 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       return undefined;
     }
 
+    // A filter bot that wins the race deletes the original just before the bot's own DELETE lands.
+    if (method === 'DELETE' && fifth === undefined) {
+      const target = messages.get(messageId);
+      if (target) applyFilters(target, 'before-bot-deletes');
+    }
     const message = messages.get(messageId);
     if (!message || message.channel_id !== id || isEphemeral(message)) throw unknownMessage();
     const own = message.author.id === botUser.id;
@@ -1983,7 +2034,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     }
     if (method === 'GET' && route === 'users/@me' && auth.startsWith('Bot ')) return { status: 200, body: botUser };
 
-    const [first, second, third, fourth, fifth, sixth] = segments;
+    const [first, second, third, fourth, fifth, sixth, seventh] = segments;
+    if (first === 'applications' && second === applicationId && third === 'guilds' && fifth === 'commands' && (sixth === 'permissions' || seventh === 'permissions')) {
+      return commandPermissionsRoute(req, fourth, sixth === 'permissions' ? undefined : sixth);
+    }
     if (first === 'applications' && second === applicationId && (third === 'commands' || (third === 'guilds' && fifth === 'commands'))) {
       requireBot(req);
       const guildId = third === 'guilds' ? fourth : undefined;
@@ -2199,6 +2253,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     const invoker = toApiUser(input.user);
     const permissions = input.permissions ?? EVERYONE_PERMISSIONS;
     const inChannel = input.channelId ?? channelId;
+    if (type === 2 || type === 4) {
+      const allowed = commandAllowed(String(data.name), Number(data.type ?? 1), invoker.id, inChannel, input.permissions === undefined ? undefined : BigInt(input.permissions));
+      if (allowed === false) throw new Error(`fake Discord: Discord would not deliver "${String(data.name)}" to ${invoker.username} here (default_member_permissions or the server's command permissions)`);
+    }
     const known = channels.get(inChannel);
     const member = members.get(invoker.id);
     return {
@@ -2282,6 +2340,129 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     }).then(settle);
   };
 
+  // ---- other bots (filters, loggers) and command permissions -----------------------------------
+
+  /** Overrides by command id (the application id: the whole app), as an admin set them. */
+  const commandPermissions = new Map<string, CommandPermission[]>();
+  interface Filter {
+    botId: string;
+    matches: (message: ApiMessage) => boolean;
+    when: 'on-create' | 'before-bot-deletes';
+  }
+  const filters = new Set<Filter>();
+  const loggers = new Set<{ botId: string; logChannelId: string }>();
+
+  const otherBot = (botId: string): ApiMember => {
+    const member = members.get(botId);
+    if (!member?.user.bot || botId === botUser.id) throw new Error(`fake Discord: ${botId} is not another bot of the guild; addOtherBot() first`);
+    return member;
+  };
+
+  const deleteAsOtherBot = (botId: string, messageId: string): void => {
+    otherBot(botId);
+    const message = messages.get(messageId);
+    if (!message || isEphemeral(message) || dmChannels.has(message.channel_id)) throw unknownMessage();
+    const granted = permissionsIn(message.channel_id, botId);
+    if ((granted & Permission.ViewChannel) === 0n) throw missingAccess();
+    if (message.author.id !== botId && (granted & Permission.ManageMessages) === 0n) throw missingPermissions();
+    removeMessage(message);
+    notify();
+  };
+
+  /** A member's message, not a bot's or a webhook's: what filters act on and loggers report. */
+  const fromMember = (message: ApiMessage): boolean => !message.author.bot && message.webhook_id === undefined && !dmChannels.has(message.channel_id);
+
+  const applyFilters = (message: ApiMessage, when: Filter['when']): void => {
+    for (const filter of filters) {
+      if (filter.when !== when || !fromMember(message) || !messages.has(message.id) || !filter.matches(structuredClone(message))) continue;
+      try {
+        deleteAsOtherBot(filter.botId, message.id);
+      } catch {
+        // Discord refused the filter (no Manage Messages there): the message stays, as it would.
+      }
+    }
+  };
+
+  const postAsOtherBot = (botId: string, inChannel: string, fields: { content?: string; embeds?: Json[] }): ApiMessage => {
+    const member = otherBot(botId);
+    const channel = channels.get(inChannel);
+    if (!channel) throw unknownChannel();
+    if (!MESSAGEABLE_TYPES.has(channel.type)) throw new HttpError(400, { message: 'Cannot send messages in a non-text channel', code: 50008 });
+    const granted = permissionsIn(inChannel, botId);
+    if ((granted & Permission.ViewChannel) === 0n) throw missingAccess();
+    const send = isThread(channel) ? Permission.SendMessagesInThreads : Permission.SendMessages;
+    if ((granted & send) === 0n || ((fields.embeds?.length ?? 0) > 0 && (granted & Permission.EmbedLinks) === 0n)) throw missingPermissions();
+    if ((fields.content ?? '') === '' && (fields.embeds?.length ?? 0) === 0) throw new HttpError(400, { message: 'Cannot send an empty message', code: 50006 });
+    const message = newMessage({ channel_id: inChannel, author: member.user, content: fields.content ?? '', embeds: fields.embeds ?? [], ...mentionsFor(fields.content ?? '', undefined) });
+    dispatchMessage('MESSAGE_CREATE', message);
+    notify();
+    return message;
+  };
+
+  /** What a logging bot posts for a deleted member message (the shape common loggers use: the
+   * author and channel in the text, the ids in the footer). */
+  const logEntryFor = (message: ApiMessage): Json => ({
+    author: { name: message.author.username },
+    description: `**Message sent by <@${message.author.id}> deleted in <#${message.channel_id}>**\n${message.content.slice(0, 3800)}`,
+    footer: { text: `Author: ${message.author.id} | Message ID: ${message.id}` },
+    timestamp: new Date().toISOString(),
+  });
+
+  const reportDeletion = (message: ApiMessage): void => {
+    for (const logger of loggers) {
+      if (!fromMember(message) || message.channel_id === logger.logChannelId) continue;
+      // A logger is another process reacting to the gateway: its entry comes a moment later.
+      setImmediate(() => {
+        if (!loggers.has(logger)) return;
+        try {
+          postAsOtherBot(logger.botId, logger.logChannelId, { embeds: [logEntryFor(message)] });
+        } catch {
+          // A logger that may not post in its channel posts nothing, as on Discord.
+        }
+      });
+    }
+  };
+
+  const registeredCommand = (name: string, type: number): Json | undefined =>
+    [...(guildCommands.get(guild.id) ?? []), ...globalCommands].find((c) => c.name === name && (c.type ?? 1) === type);
+
+  /** Whether Discord delivers the command to this member here; undefined for a command never registered. */
+  const commandAllowed = (name: string, type: number, userId: string, inChannel: string, permissions?: bigint): boolean | undefined => {
+    const command = registeredCommand(name, type);
+    if (!command) return undefined;
+    const channel = channels.get(inChannel);
+    return mayUseCommand({
+      guildId: guild.id,
+      ownerId: OWNER_ID,
+      userId,
+      roleIds: members.get(userId)?.roles ?? [],
+      permissions: permissions ?? permissionsIn('guild', userId),
+      channelId: inChannel,
+      parentId: channel && isThread(channel) ? channel.parent_id : null,
+      defaultMemberPermissions: (command.default_member_permissions as string | null | undefined) ?? null,
+      commandOverrides: commandPermissions.get(command.id as string) ?? [],
+      appOverrides: commandPermissions.get(applicationId) ?? [],
+    });
+  };
+
+  const commandPermissionsJson = (id: string): Json => ({ id, application_id: applicationId, guild_id: guild.id, permissions: commandPermissions.get(id) ?? [] });
+
+  /** Command permissions under /applications/{app}/guilds/{guild}/commands[/{id}]/permissions. */
+  const commandPermissionsRoute = (req: IncomingMessage, guildId: string | undefined, commandId: string | undefined): RouteResult => {
+    const method = req.method ?? 'GET';
+    if (method === 'PUT') {
+      // Only a person's Bearer token with applications.commands.permissions.update may set them.
+      if ((req.headers.authorization ?? '').startsWith('Bot ')) throw new HttpError(403, { message: 'Bots cannot use this endpoint', code: 20001 });
+      throw new HttpError(401, { message: '401: Unauthorized', code: 0 });
+    }
+    requireBot(req);
+    if (guildId !== guild.id) throw new HttpError(403, { message: 'Missing Access', code: 50001 });
+    if (method !== 'GET') return undefined;
+    if (commandId === undefined) return { status: 200, body: [...commandPermissions.keys()].map(commandPermissionsJson) };
+    if (!commandPermissions.has(commandId)) throw new HttpError(404, { message: 'Unknown application command permissions', code: 10066 });
+    return { status: 200, body: commandPermissionsJson(commandId) };
+  };
+
   // ---- the fake --------------------------------------------------------------------------------
 
   return {
@@ -2359,6 +2540,18 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     setChannelOverwrites(id, overwrites) {
       const channel = channels.get(id);
       if (!channel) throw new Error(`fake Discord: no channel ${id}`);
+      // Channels synced to a category (the same overwrites) follow its changes, as on Discord.
+      const synced = channel.type === 4 ? [...channels.values()].filter((child) => child.parent_id === id && !isThread(child) && sameOverwrites(child.permission_overwrites, channel.permission_overwrites)) : [];
+      const updated = putChannel({ id, name: channel.name, type: channel.type, overwrites });
+      for (const child of synced) putChannel({ id: child.id, name: child.name, type: child.type, overwrites });
+      return structuredClone(updated);
+    },
+
+    syncWithCategory(id) {
+      const channel = channels.get(id);
+      const category = channel?.parent_id ? channels.get(channel.parent_id) : undefined;
+      if (!channel || isThread(channel) || category?.type !== 4) throw new Error(`fake Discord: ${id} is not a channel of a category`);
+      const overwrites = (category.permission_overwrites ?? []).map((o): OverwriteInput => ({ id: o.id, type: o.type === 0 ? 'role' : 'member', allow: BigInt(o.allow), deny: BigInt(o.deny) }));
       return structuredClone(putChannel({ id, name: channel.name, type: channel.type, overwrites }));
     },
 
@@ -2386,6 +2579,48 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
 
     permissionsIn(target, userId) {
       return permissionsIn(target, userId);
+    },
+
+    setCommandPermissions(commandId, permissions) {
+      const known = commandId === applicationId || [...(guildCommands.get(guild.id) ?? []), ...globalCommands].some((c) => c.id === commandId);
+      if (!known) throw new Error(`fake Discord: no command ${commandId} (nor the application id) to set permissions on`);
+      if (permissions.length > 100) throw new Error('fake Discord: at most 100 permission overrides per command');
+      commandPermissions.set(commandId, structuredClone(permissions));
+      dispatchIf(0, 'APPLICATION_COMMAND_PERMISSIONS_UPDATE', commandPermissionsJson(commandId));
+      notify();
+    },
+
+    mayUseCommand(name, userId, inChannel = channelId, type = 1) {
+      return commandAllowed(name, type, userId, inChannel) ?? false;
+    },
+
+    addOtherBot(input) {
+      const botMember: ApiUser = { ...toApiUser(input.user), bot: true };
+      if (botMember.id === botUser.id) throw new Error('fake Discord: that is this bot');
+      const botRole = putRole({ name: botMember.username, permissions: input.permissions, ...(input.position === undefined ? {} : { position: input.position }) });
+      return structuredClone(putMember({ user: botMember, roles: [botRole.id] }));
+    },
+
+    deleteAsOtherBot(botId, messageId) {
+      deleteAsOtherBot(botId, messageId);
+    },
+
+    addFilterBot(input) {
+      otherBot(input.botId);
+      const filter: Filter = { ...input };
+      filters.add(filter);
+      return () => void filters.delete(filter);
+    },
+
+    postAsOtherBot(botId, inChannel, fields) {
+      return structuredClone(postAsOtherBot(botId, inChannel, fields));
+    },
+
+    addLoggingBot(input) {
+      otherBot(input.botId);
+      const logger = { ...input };
+      loggers.add(logger);
+      return () => void loggers.delete(logger);
     },
 
     channel(id) {
@@ -2438,7 +2673,9 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       });
       dispatchMessage('MESSAGE_CREATE', message);
       notify();
-      return structuredClone(message);
+      const posted = structuredClone(message);
+      applyFilters(message, 'on-create');
+      return posted;
     },
 
     editUserMessage(id, fields) {

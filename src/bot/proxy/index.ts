@@ -8,7 +8,7 @@ import { REST, type Client, type Message } from 'discord.js';
 import type { ApiClient } from '../api-client.js';
 import type { BotLog } from '../log.js';
 import type { LinkedAccounts } from '../linked-accounts.js';
-import { createMessagePath, type MessageOutcome } from './message-path.js';
+import { createMessagePath, type MessageOutcome, type OriginalRemovedFirst } from './message-path.js';
 import { createNotices, type Notices } from './notices.js';
 import { createProfileCache, type ProfileCache } from './profiles.js';
 import { createReactionHandler } from './reactions.js';
@@ -24,10 +24,19 @@ export interface Proxying {
   deliveries: DeliveryQueue;
   notices: Notices;
   recent: RecentMessages;
-  /** Handles one message; the outcome is also emitted as `handled` (message id, outcome). */
+  /**
+   * Handles one message; the outcome is also emitted as `handled` (message id, outcome), and a copy
+   * withdrawn because its original was removed first as `originalRemovedFirst` (what server logs
+   * report: "the original was removed before the bot could").
+   */
   onMessage(message: Message): Promise<MessageOutcome>;
-  outcomes: EventEmitter<{ handled: [messageId: string, outcome: MessageOutcome] }>;
+  outcomes: EventEmitter<ProxyingEvents>;
   onReaction: ReturnType<typeof createReactionHandler>;
+}
+
+export interface ProxyingEvents {
+  handled: [messageId: string, outcome: MessageOutcome];
+  originalRemovedFirst: [event: OriginalRemovedFirst];
 }
 
 export function createProxying(client: Client, api: ApiClient, accounts: LinkedAccounts, log: BotLog): Proxying {
@@ -45,8 +54,14 @@ export function createProxying(client: Client, api: ApiClient, accounts: LinkedA
     notices: createNotices(log),
     recent: createRecentMessages(),
   };
-  const path = createMessagePath(parts);
-  const outcomes = new EventEmitter<{ handled: [messageId: string, outcome: MessageOutcome] }>();
+  const outcomes = new EventEmitter<ProxyingEvents>();
+  const path = createMessagePath({
+    ...parts,
+    onOriginalRemovedFirst: (event) => {
+      log.info({ guild: event.guildId, channel: event.channelId, original: event.originalMessageId, copyDeleted: event.copyDeleted }, 'original removed before the bot could delete it; copy withdrawn');
+      outcomes.emit('originalRemovedFirst', event);
+    },
+  });
   async function onMessage(message: Message): Promise<MessageOutcome> {
     let outcome: MessageOutcome = 'failed';
     try {

@@ -1,8 +1,10 @@
 // The message path: a member's message in a server → the engine's decision → the webhook sends it
 // as the alter → the original is deleted → the record goes to the service in the background.
 // Send before delete, so a failed send leaves the original where it was; record after both, so
-// nothing waits on the service (a sick service delays records, never messages).
-import { MessageType, PermissionFlagsBits, RESTJSONErrorCodes, type Message, type REST } from 'discord.js';
+// nothing waits on the service (a sick service delays records, never messages). An original already
+// gone when the bot deletes it was removed by someone else first (a filter bot, or its sender): the
+// copy goes too, so proxying never keeps what moderation removed.
+import { MessageType, PermissionFlagsBits, RESTJSONErrorCodes, Routes, makeURLSearchParams, type Message, type REST } from 'discord.js';
 import { entryAfter, proxyInputFor, stateChangeFor } from '../../domain/proxy-input.js';
 import { compileSystem, decideProxyCompiled, type CompiledSystem, type ProxySystem } from '../../domain/proxy/index.js';
 import type { ApiClient } from '../api-client.js';
@@ -19,8 +21,29 @@ import { sendThroughWebhook } from './sender.js';
 import { webhookName } from './webhook-name.js';
 import { isDiscordError, type WebhookCache } from './webhooks.js';
 
-/** What became of one message: logs and tests read it. */
-export type MessageOutcome = 'ignored' | 'not-proxied' | 'proxied' | 'failed';
+/**
+ * What became of one message: logs and tests read it. `withdrawn`: sent, but the original was
+ * removed by someone else before the bot could delete it, so the copy was deleted too.
+ */
+export type MessageOutcome = 'ignored' | 'not-proxied' | 'proxied' | 'failed' | 'withdrawn';
+
+/**
+ * The original was gone when the bot came to delete it: another bot (a chat filter) or its sender
+ * removed it first. The server's log says so (src/bot/servers/, through `onOriginalRemovedFirst`).
+ */
+export interface OriginalRemovedFirst {
+  guildId: string;
+  /** Where the message was (a thread's own id in a thread). */
+  channelId: string;
+  originalMessageId: string;
+  senderId: string;
+  alterId: number;
+  proxiedMessageId: string;
+  /** The name the copy was sent under. */
+  proxiedName: string;
+  /** Whether the copy was deleted in turn (false: Discord refused; it is logged). */
+  copyDeleted: boolean;
+}
 
 export interface MessagePathParts {
   webhookRest: REST;
@@ -32,6 +55,8 @@ export interface MessagePathParts {
   notices: Notices;
   recent: RecentMessages;
   log: BotLog;
+  /** Told after a copy was withdrawn because its original was removed first: the seam for server logs. */
+  onOriginalRemovedFirst?: (event: OriginalRemovedFirst) => void;
 }
 
 const compiled = new WeakMap<ProxySystem, CompiledSystem>();
@@ -52,7 +77,19 @@ function missingForSending(message: Message<true>, parentId: string, inThread: b
 const missingPermission = (error: unknown) => isDiscordError(error, RESTJSONErrorCodes.MissingPermissions);
 
 export function createMessagePath(parts: MessagePathParts) {
-  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log } = parts;
+  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log, onOriginalRemovedFirst } = parts;
+
+  /** The engine's state change alone, when no record carries it. */
+  function pushStateChange(authorId: string, change: NonNullable<ReturnType<typeof stateChangeFor>>, settle: ReturnType<ProfileCache['applyLocally']> | undefined): void {
+    deliveries.push({
+      what: 'autoproxy state',
+      send: () => accounts.withToken(authorId, (token) => api.applyAutoproxyState(token, change)),
+      settled: (stored, answer) => {
+        const result = answer as { applied: boolean; revision: number } | undefined;
+        settle?.(stored && result?.applied ? { stored: true, revision: result.revision } : { stored: false });
+      },
+    });
+  }
 
   return async function onMessage(message: Message): Promise<MessageOutcome> {
     // Bots, webhooks (our own proxied messages among them), system messages and DMs never proxy.
@@ -87,16 +124,7 @@ export function createMessagePath(parts: MessagePathParts) {
 
     if (!result.proxy) {
       if ('error' in result) notices.tell(author, 'That message was not proxied: without its proxy tags it is still over 2,000 characters, Discord’s limit.');
-      if (change) {
-        deliveries.push({
-          what: 'autoproxy state',
-          send: () => accounts.withToken(author.id, (token) => api.applyAutoproxyState(token, change)),
-          settled: (stored, answer) => {
-            const result = answer as { applied: boolean; revision: number } | undefined;
-            settle?.(stored && result?.applied ? { stored: true, revision: result.revision } : { stored: false });
-          },
-        });
-      }
+      if (change) pushStateChange(author.id, change, settle);
       return 'not-proxied';
     }
 
@@ -141,9 +169,35 @@ export function createMessagePath(parts: MessagePathParts) {
     try {
       await message.delete();
     } catch (error) {
+      if (isDiscordError(error, RESTJSONErrorCodes.UnknownMessage)) {
+        // Removed before the bot could: the copy must not outlive it. No record (the copy is gone);
+        // the member's tags still said who speaks, so the engine's state change stands.
+        const copyDeleted = await webhookRest
+          .delete(Routes.webhookMessage(sent.webhook.id, sent.webhook.token, sent.message.id), {
+            query: makeURLSearchParams<{ thread_id?: string }>(thread ? { thread_id: thread.id } : {}),
+            auth: false,
+          })
+          .then(
+            () => true,
+            (deleteError: unknown) => isDiscordError(deleteError, RESTJSONErrorCodes.UnknownMessage) || (log.warn({ err: deleteError, channel: channel.id }, 'could not withdraw a copy whose original was removed'), false),
+          );
+        if (change) pushStateChange(author.id, change, settle);
+        else settle?.({ stored: false });
+        onOriginalRemovedFirst?.({
+          guildId: message.guildId,
+          channelId: channel.id,
+          originalMessageId: message.id,
+          senderId: author.id,
+          alterId: alter.alterId,
+          proxiedMessageId: sent.message.id,
+          proxiedName: sent.message.author.username,
+          copyDeleted,
+        });
+        return 'withdrawn';
+      }
       if (missingPermission(error)) {
         notices.tellOnce(author, `delete:${message.guildId}`, `I proxied your message in <#${channel.id}> but could not remove the original: I need the **Manage Messages** permission there. Ask a server admin to grant it.`);
-      } else if (!isDiscordError(error, RESTJSONErrorCodes.UnknownMessage)) {
+      } else {
         log.warn({ err: error }, 'could not delete the original message');
       }
     }
@@ -161,7 +215,16 @@ export function createMessagePath(parts: MessagePathParts) {
       content: result.content,
       sentAt: now,
     });
-    const record = { messageId: sent.message.id, originalMessageId: message.id, channelId: channel.id, guildId: message.guildId, alterId: alter.alterId, ...(change ? { autoproxyState: change } : {}) };
+    const record = {
+      messageId: sent.message.id,
+      originalMessageId: message.id,
+      channelId: channel.id,
+      guildId: message.guildId,
+      alterId: alter.alterId,
+      // The name Discord shows on the copy: message info tells it to moderators whatever the privacy.
+      proxiedName: sent.message.author.username,
+      ...(change ? { autoproxyState: change } : {}),
+    };
     deliveries.push({
       what: 'message record',
       send: () => accounts.withToken(author.id, (token) => api.recordMessage(token, record)),

@@ -51,7 +51,7 @@ export function createReactionHandler(parts: ReactionParts) {
       if (emoji === INFO_EMOJI) {
         const info = await messageInfoFor(parts, message.id, user.id);
         const asker = user.partial ? await user.fetch() : user;
-        await asker.send({ embeds: [messageInfoEmbed(info)] }).catch(() => undefined);
+        await asker.send({ embeds: [messageInfoEmbed(info, message.author.username)] }).catch(() => undefined);
         await removeReaction();
         return;
       }

@@ -23,6 +23,7 @@ function toRecord(row: ProxiedMessagesTable): ProxiedMessageRecord {
     alterId: Number(row.alter_id),
     senderId: row.sender_id,
     createdAt: Number(row.created_at),
+    proxiedName: row.proxied_name ?? null,
   };
 }
 
@@ -104,6 +105,7 @@ export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord,
           alter_id: record.alterId,
           sender_id: record.senderId,
           created_at: record.createdAt,
+          proxied_name: record.proxiedName,
         })
         .execute();
       const stateApplied = state ? await applyAutoproxyState(trx, record.systemId, state) : null;
@@ -153,7 +155,7 @@ export async function purgeProxiedMessages(db: Db, before: number, batchSize = 1
  */
 export async function reproxyMessage(
   db: Db,
-  change: { systemId: number; senderId: string; messageId: string; newMessageId: string; alterId: number; createdAt: number },
+  change: { systemId: number; senderId: string; messageId: string; newMessageId: string; alterId: number; createdAt: number; proxiedName: string | null },
 ): Promise<ProxiedMessageRecord> {
   return db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('proxied_messages').selectAll().where('message_id', '=', change.messageId).where('system_id', '=', change.systemId).executeTakeFirst();
@@ -173,9 +175,9 @@ export async function reproxyMessage(
       .execute();
     await trx
       .updateTable('proxied_messages')
-      .set({ message_id: change.newMessageId, alter_id: change.alterId, created_at: change.createdAt })
+      .set({ message_id: change.newMessageId, alter_id: change.alterId, created_at: change.createdAt, proxied_name: change.proxiedName })
       .where('message_id', '=', change.messageId)
       .execute();
-    return { ...record, messageId: change.newMessageId, alterId: change.alterId, createdAt: change.createdAt };
+    return { ...record, messageId: change.newMessageId, alterId: change.alterId, createdAt: change.createdAt, proxiedName: change.proxiedName };
   });
 }

@@ -75,6 +75,7 @@ Validation reports every problem at once.
 | idempotency-key-reused | 409 | an import's Idempotency-Key was used for another file or options |
 | rate-limited | 429 | too many requests; see \`Retry-After\` |
 | client-token-required | 403 | \`/v1/events\` with a user's token: endpoints belong to the app |
+| first-party-only | 403 | recording or moving a proxied-message record, from any client but the bot's own (first-party) one |
 | unknown-endpoint | 404 | your client has no such event endpoint |
 | unknown-delivery | 404 | your client has no such delivery |
 
@@ -150,15 +151,18 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
   display tag, flags, whether proxying is off there, the autoproxy entries that can apply there
   and the primary fronters they follow. Its \`ETag\` carries the system's revision, which every write that
   changes the profile moves on in its own transaction; \`If-None-Match\` gets 304.
-- **Proxied messages** (\`POST /messages\`, scope \`messages:write\`): the bot records each message it
-  sent, with the original's id, channel, server and alter; the sender is the token's Discord
+- **Proxied messages** (\`POST /messages\`, scope \`messages:write\`, first-party clients only): the bot
+  records each message it sent, with the original's id, channel, server, alter and the name it was
+  sent under; the sender is the token's Discord
   account and the time comes from the message id. One transaction also counts it on the alter
   (\`messageCount\`, \`lastMessageTimestamp\`) and applies the engine's state change. Idempotent: the
   same record again answers 200 and counts nothing; a different record for either id is 409.
 - **Message info** (\`GET /v1/messages/{id}\`, scope \`messages:read\`, any token including a
   client-credentials one): by the proxied or the original message's id. The sending Discord
-  account is always shown, so moderators can act whatever the privacy settings; the system
-  (name, display tag, avatar, pronouns) and the alter follow their privacy for the viewer. Records
+  account and the name the message was sent under are always shown, so moderators can act whatever
+  the privacy settings; the system (name, display tag, avatar, pronouns) and the alter follow their
+  privacy for the viewer, and the token's scopes: the system with \`system:read\`, the alter record
+  with \`alters:read\` (otherwise \`alterId\` alone, and \`redacted\` says what was left out). Records
   hold ids only, never text; operators set their retention (\`MESSAGE_RETENTION_DAYS\`, 0 forever).
 
 ## Events

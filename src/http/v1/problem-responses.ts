@@ -16,6 +16,7 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'user-token-required': 403,
   'token-in-query': 400,
   'client-token-required': 403,
+  'first-party-only': 403,
   validation: 400,
   'read-only-field': 400,
   'invalid-json': 400,

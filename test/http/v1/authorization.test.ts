@@ -220,7 +220,7 @@ function expectPublicMessageView(response: ApiResponse): void {
   expect(info.alter).toBeNull();
   expect(info.alterDeleted).toBeNull();
   expect(info.system).toMatchObject({ associatedUserId: OWNER, systemName: null });
-  expect(info.system.redacted).toContain('systemName');
+  expect(info.system?.redacted).toContain('systemName');
 }
 
 function expectInvalidToken(response: ApiResponse): void {
@@ -298,9 +298,10 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
     server = await startTestServer(dialect);
     // A second server whose access tokens live one second.
     shortLived = await startTestServer(dialect, { ACCESS_TOKEN_TTL: '1' });
-    owner = await signIn(server, OWNER);
-    other = await signIn(server, OTHER);
-    ownerElsewhere = await signIn(server, OWNER);
+    // First-party clients, the bot's kind: only they record proxied messages.
+    owner = await signIn(server, OWNER, { client: await createTestClient(server, { firstParty: true }) });
+    other = await signIn(server, OTHER, { client: await createTestClient(server, { firstParty: true }) });
+    ownerElsewhere = await signIn(server, OWNER, { client: await createTestClient(server, { firstParty: true }) });
     const machine = await createTestClient(server, { name: 'Machine', redirectUris: [], grantTypes: ['client_credentials'], scopes: API_SCOPES });
     machineToken = (await oidc.clientCredentialsGrant(machine.config, { scope: ALL_API_SCOPES })).access_token;
 

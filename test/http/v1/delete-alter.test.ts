@@ -9,6 +9,7 @@ import type { System } from '../../../src/domain/system.js';
 import type { Tag } from '../../../src/domain/tag.js';
 import { errorFields, errorTypes, request, signIn, type ApiUser } from '../../support/api.js';
 import { DIALECTS } from '../../support/dialects.js';
+import { createTestClient } from '../../support/oauth.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
 const OWNER = '200000000000000401';
@@ -27,8 +28,9 @@ describe.each(DIALECTS)('deleting an alter (%s)', (dialect) => {
 
   beforeAll(async () => {
     server = await startTestServer(dialect);
-    owner = await signIn(server, OWNER);
-    other = await signIn(server, OTHER);
+    // A first-party client, the bot's kind: only it records proxied messages.
+    owner = await signIn(server, OWNER, { client: await createTestClient(server, { firstParty: true }) });
+    other = await signIn(server, OTHER, { client: await createTestClient(server, { firstParty: true }) });
     expect((await other.call('GET', '/v1/users/@me/system')).status).toBe(200);
   });
   afterAll(async () => server?.stop());

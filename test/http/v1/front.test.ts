@@ -47,12 +47,12 @@ describe.each(DIALECTS)('front (%s)', (dialect) => {
 
   it('starts with nobody fronting and an empty history', async () => {
     expect(await front()).toEqual({ current: null, byApp: [], alters: [], redacted: [] });
-    expect(await history()).toEqual({ switches: [], alters: [], next: null });
+    expect(await history()).toEqual({ switches: [], alters: [], next: null, redacted: [] });
   });
 
   it('refuses a switch-out when nobody was fronting (409 same-front)', async () => {
     expectRefused(await push(viaA, { alters: [] }), 409, 'same-front');
-    expect(await history()).toEqual({ switches: [], alters: [], next: null });
+    expect(await history()).toEqual({ switches: [], alters: [], next: null, redacted: [] });
   });
 
   it('takes the origin’s {alter} form (string or number) and answers {success: true} with the switch', async () => {

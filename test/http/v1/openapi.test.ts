@@ -142,8 +142,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     ajv.addVocabulary(['openapi', 'info', 'servers', 'tags', 'paths', 'components', 'webhooks', 'security', 'jsonSchemaDialect', 'externalDocs', 'discriminator', 'xml', 'example']);
     ajv.addSchema({ ...doc, $id: DOC_ID });
 
-    owner = await signIn(server, OWNER);
-    other = await signIn(server, OTHER);
+    // First-party clients, the bot's kind: only they record proxied messages.
+    owner = await signIn(server, OWNER, { client: await createTestClient(server, { firstParty: true }) });
+    other = await signIn(server, OTHER, { client: await createTestClient(server, { firstParty: true }) });
     const hooks = await createTestClient(server, { name: 'Hooks', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['events:manage'] });
     eventsToken = (await oidc.clientCredentialsGrant(hooks.config, { scope: 'events:manage' })).access_token;
   });
@@ -500,7 +501,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
   });
 
   it('holds for other viewers’ redacted views and for client-credentials tokens', async () => {
-    const shower = await signIn(server, '200000000000000003');
+    const shower = await signIn(server, '200000000000000003', { client: await createTestClient(server, { firstParty: true }) });
     // The system shows its alters (64) and nothing else; one alter is visible (1) with nothing else.
     expect((await shower.call('POST', '/v1/users/@me/system/edit', { public: 64, systemName: 'Hidden name' })).status).toBe(200);
     const visible = await createAlter(shower, { username: 'vis', displayName: 'Visible', description: 'secret', public: 1 });
@@ -746,7 +747,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
   });
 
   it('holds for 409s: duplicate usernames, integration field values, message records and autoproxy entries', async () => {
-    const user = await signIn(server, '200000000000000004');
+    const user = await signIn(server, '200000000000000004', { client: await createTestClient(server, { firstParty: true }) });
     const first = await createAlter(user, { username: 'Dup', displayName: 'Dup', fields: { [user.client.id]: 'same' } });
     const second = await createAlter(user, { username: 'other', displayName: 'Other' });
 

@@ -41,8 +41,10 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
 
   beforeAll(async () => {
     server = await startTestServer(dialect);
-    owner = await signIn(server, OWNER);
-    other = await signIn(server, OTHER);
+    // Only a first-party client (the bot's kind) records messages: the users here act through one.
+    const bot = await createTestClient(server, { name: 'Bot', firstParty: true });
+    owner = await signIn(server, OWNER, { client: bot });
+    other = await signIn(server, OTHER, { client: bot });
     kestrel = (await owner.call<Alter>('POST', '/v1/users/@me/system/create-alter', {
       username: 'kestrel',
       displayName: 'Kestrel',
@@ -323,6 +325,7 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
         channelId: CHANNEL,
         guildId: GUILD,
         senderId: OWNER,
+        proxiedName: null,
         timestamp: new Date(time).toISOString(),
       });
       expect(first.body.autoproxyStateApplied).toBeNull();
@@ -430,10 +433,12 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
       // The same move again (a retry) changes nothing.
       expect((await reproxy({ messageId: next, alterId: wren.alterId })).status).toBe(200);
       expect((await alterOf(wren.alterId)).messageCount).toBe(wrenBefore + 1);
-      // Unknown messages and alters are refused; the same account through another app may move it, another user may not.
+      // Unknown messages and alters are refused; the same account through another first-party client may move it, a third-party app or another user may not.
       expect((await reproxy({ messageId: ids().messageId, alterId: wren.alterId }, owner, ids().messageId)).status).toBe(404);
       expect((await reproxy({ messageId: ids().messageId, alterId: 999_999 }, owner, next)).status).toBe(404);
-      const elsewhere = await signIn(server, OWNER, { client: await createTestClient(server) });
+      const thirdParty = await signIn(server, OWNER, { client: await createTestClient(server) });
+      expect(errorTypes(await reproxy({ messageId: ids().messageId, alterId: kestrel.alterId }, thirdParty, next))).toEqual(['first-party-only']);
+      const elsewhere = await signIn(server, OWNER, { client: await createTestClient(server, { firstParty: true }) });
       expect((await reproxy({ messageId: ids().messageId, alterId: kestrel.alterId }, elsewhere, next)).status).toBe(200);
       const theirs = await request(server, 'POST', `/v1/users/${OWNER}/messages/${next}/reproxy`, { token: other.token, body: { messageId: ids().messageId, alterId: kestrel.alterId } });
       expect(errorTypes(theirs)).toEqual(['not-matching-oauth']);
@@ -467,17 +472,36 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
         await owner.call('POST', '/v1/users/@me/system/edit', { public: 1 | 64 });
         await owner.call('POST', `/v1/users/@me/alters/${kestrel.alterId}/edit`, { public: 1 | 2 });
         const shown = (await info(message.messageId, other.token)).body.data;
-        expect(shown.system.systemName).toBe('My system');
+        expect(shown.system?.systemName).toBe('My system');
         expect(shown.alter).toMatchObject({ alterId: kestrel.alterId, displayName: 'Kestrel', username: null, pronouns: null });
         expect(shown.alterDeleted).toBe(false);
 
         // A client acting as itself (a bot answering a moderator who never linked) sees the public view.
-        const machine = await createTestClient(server, { name: 'Moderation bot', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['messages:read'] });
-        const token = (await oidc.clientCredentialsGrant(machine.config, { scope: 'messages:read' })).access_token;
+        const machine = await createTestClient(server, { name: 'Moderation bot', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['messages:read', 'alters:read', 'system:read'] });
+        const token = (await oidc.clientCredentialsGrant(machine.config, { scope: 'messages:read alters:read system:read' })).access_token;
         const machineView = (await info(message.originalMessageId, token)).body.data;
         expect(machineView).toEqual(shown);
+        // With messages:read alone, the record is named by id: the scope reads messages, not profiles.
+        const narrow = (await oidc.clientCredentialsGrant(machine.config, { scope: 'messages:read' })).access_token;
+        expect((await info(message.originalMessageId, narrow)).body.data).toEqual({ ...shown, system: null, alter: null, alterId: kestrel.alterId, redacted: ['alter', 'system'] });
         await owner.call('POST', '/v1/users/@me/system/edit', { public: 0 });
         await owner.call('POST', `/v1/users/@me/alters/${kestrel.alterId}/edit`, { public: 0 });
+      });
+
+      it('always shows the name the message was sent under, even to those its private alter is hidden from', async () => {
+        const named = ids();
+        expect((await record({ ...named, channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId, proxiedName: 'Kes 🌙 (she/her)' })).status).toBe(201);
+        const hidden = (await info(named.originalMessageId, other.token)).body.data;
+        expect(hidden).toMatchObject({ proxiedName: 'Kes 🌙 (she/her)', senderId: OWNER, alter: null, alterId: null });
+        // Records made before the name was kept, and records without one, say so with null.
+        expect((await info(message.messageId, other.token)).body.data.proxiedName).toBeNull();
+        // A reproxy sends under another name: the record follows.
+        const moved = ids().messageId;
+        const reproxied = await owner.call('POST', `/v1/users/@me/messages/${named.messageId}/reproxy`, { messageId: moved, alterId: wren.alterId, proxiedName: 'Wren' });
+        expect(reproxied.status).toBe(200);
+        expect((await info(named.originalMessageId, other.token)).body.data.proxiedName).toBe('Wren');
+        const tooLong = await record({ ...ids(), channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId, proxiedName: 'x'.repeat(321) });
+        expect({ status: tooLong.status, fields: errorFields(tooLong) }).toEqual({ status: 400, fields: ['proxiedName'] });
       });
 
       it('is 404 unknown-message for an id never recorded, 400 for a malformed id', async () => {

@@ -17,7 +17,7 @@ import {
   requestedAlters,
   type SwitchRecord,
 } from '../../../domain/front.js';
-import { alterLoadPolicy, seesFrontSources, viewAlter, viewSwitch, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
+import { alterExistsFor, alterLoadPolicy, readsAlters, seesFrontSources, viewAlter, viewSwitch, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import type { SystemRecord } from '../../../domain/system.js';
 import { EntityIdString } from '../../../domain/values.js';
@@ -92,7 +92,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
           current: current ? viewSwitch(current, shown, system, viewer) : null,
           byApp: byApp.map((record) => viewSwitch(record, shown, system, viewer)),
           alters,
-          redacted: sources ? [] : ['byApp'],
+          redacted: [...(sources ? [] : ['byApp']), ...altersRedacted(viewer)],
         },
       };
     },
@@ -125,6 +125,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
           switches: page.switches.map((record) => viewSwitch(record, shown, system, viewer)),
           alters,
           next: page.more && last ? last.id : null,
+          redacted: altersRedacted(viewer),
         },
       };
     },
@@ -137,7 +138,16 @@ function frontPolicy(system: SystemRecord, viewer: Viewer): AlterLoadPolicy {
   return policy;
 }
 
-/** The alters the switches name, once each in the order first named, as the viewer may see them. */
+/** `alters` left out of the answer: the token may not read alter records (issue: system:read is not alters:read). */
+function altersRedacted(viewer: Viewer): string[] {
+  return readsAlters(viewer) ? [] : ['alters'];
+}
+
+/**
+ * The alters the switches name, once each in the order first named, as the viewer may see them
+ * (none without `alters:read`), and the ids of those that exist for the viewer, which the switches
+ * name whatever the scopes.
+ */
 async function altersOf(
   db: Kysely<Schema>,
   records: SwitchRecord[],
@@ -148,10 +158,13 @@ async function altersOf(
   const named = [...new Set(records.flatMap((record) => record.alterIds))];
   const found = new Map((await findAlters(db, system.id, named, policy)).map((record) => [record.id, record]));
   const alters: Alter[] = [];
+  const shown = new Set<number>();
   for (const id of named) {
     const record = found.get(id);
-    const view = record && viewAlter(record, system, viewer);
+    if (!record || !alterExistsFor(record.public, system, viewer)) continue;
+    shown.add(id);
+    const view = viewAlter(record, system, viewer);
     if (view) alters.push(view);
   }
-  return { alters, shown: new Set(alters.map((alter) => alter.alterId)) };
+  return { alters, shown };
 }

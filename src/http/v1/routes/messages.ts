@@ -6,10 +6,11 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { findAlter } from '../../../db/repositories/alters.js';
 import { isUniqueViolation } from '../../../db/errors.js';
+import { findClient } from '../../../db/repositories/oauth-clients.js';
 import { findProxiedMessage, recordProxiedMessage, reproxyMessage } from '../../../db/repositories/proxied-messages.js';
 import { findSystemById, findSystemByUser } from '../../../db/repositories/systems.js';
 import type { Schema } from '../../../db/tables.js';
-import { alterLoadPolicy, viewMessage } from '../../../domain/privacy.js';
+import { alterLoadPolicy, viewMessage, type Viewer } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { MessageInfo, MessageParams, ProxiedMessage, RecordMessageBody, RecordMessageResponse, ReproxyBody, Snowflake, snowflakeTime, toProxiedMessage } from '../../../domain/proxied-message.js';
 import { NoQuery, UserParams, UserRef } from '../params.js';
@@ -28,6 +29,19 @@ function messageTime(messageId: string): number {
   return createdAt;
 }
 
+/**
+ * A record names who sent a message to every moderator who asks, so only the client that sent it
+ * may write it: the bot's own, registered first-party (`ensureBotClient`, or `clients create
+ * --first-party` for a bot running apart). Any app holding `messages:write` could otherwise record
+ * a message id before the bot does (the original's id is known to its sender) and be named instead.
+ */
+async function requireFirstParty(db: Kysely<Schema>, clientId: string): Promise<void> {
+  const client = await findClient(db, clientId);
+  if (!client?.firstParty) {
+    throw new Problem('first-party-only', 'only the bot’s own client records proxied messages: the bot sent them, and message info names whoever the record says');
+  }
+}
+
 /** Recording, under /v1/users/{user}. */
 export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
   app.post(
@@ -37,7 +51,7 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
       schema: {
         tags: ['Proxying'],
         summary: 'Record a proxied message',
-        description: 'For the bot, after the webhook sent the message and the original was deleted. The sender is the token’s own Discord account; the time comes from `messageId`. In one transaction: the record, the alter’s `messageCount` and `lastMessageTimestamp`, and `autoproxyState` if given. Idempotent: the same record again answers 200 and changes nothing (so a retry never counts twice); a different record for either id is 409.',
+        description: 'For the bot, after the webhook sent the message and the original was deleted; only a first-party client (the bot’s own) may record (403 `first-party-only`). The sender is the token’s own Discord account; the time comes from `messageId`. In one transaction: the record, the alter’s `messageCount` and `lastMessageTimestamp`, and `autoproxyState` if given. Idempotent: the same record again answers 200 and changes nothing (so a retry never counts twice); a different record for either id is 409.',
         security: security('messages:write'),
         params: UserParams,
         querystring: NoQuery,
@@ -47,6 +61,7 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
     },
     async (request, reply) => {
       const { viewer, system } = targetOf(request);
+      await requireFirstParty(db, viewer.clientId);
       const body = request.body;
       const createdAt = messageTime(body.messageId);
       const outcome = await recordProxiedMessage(
@@ -61,6 +76,7 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
           // writes: true guarantees a user token whose user is {user}.
           senderId: viewer.userId ?? '',
           createdAt,
+          proxiedName: body.proxiedName ?? null,
         },
         body.autoproxyState,
         viewer.clientId,
@@ -81,7 +97,7 @@ export const messageReproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }>
       schema: {
         tags: ['Proxying'],
         summary: 'Move a record to a re-sent message',
-        description: 'For the bot, after the sender re-sent a proxied message as another alter (the old webhook message deleted, a new one sent). The record `{message}` moves to `messageId` and `alterId`, and the message count moves from the old alter to the new one, in one transaction. Only the Discord account that sent the message may do this. A retry answers the moved record.',
+        description: 'For the bot, after the sender re-sent a proxied message as another alter (the old webhook message deleted, a new one sent). The record `{message}` moves to `messageId` and `alterId`, and the message count moves from the old alter to the new one, in one transaction. Only the Discord account that sent the message may do this, through a first-party client (the bot’s own; 403 `first-party-only` otherwise). A retry answers the moved record.',
         security: security('messages:write'),
         params: UserMessageParams,
         querystring: NoQuery,
@@ -91,6 +107,7 @@ export const messageReproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }>
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
+      await requireFirstParty(db, viewer.clientId);
       const createdAt = messageTime(request.body.messageId);
       const record = await reproxyMessage(db, {
         systemId: system.id,
@@ -99,6 +116,7 @@ export const messageReproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }>
         newMessageId: request.body.messageId,
         alterId: request.body.alterId,
         createdAt,
+        proxiedName: request.body.proxiedName ?? null,
       }).catch((error: unknown) => {
         if (isUniqueViolation(error)) throw new Problem('duplicate', 'messageId: another record already names this message', 'messageId');
         throw error;
@@ -131,7 +149,7 @@ export const messageLookupRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
       const system = message && (await findSystemById(db, message.systemId));
       if (!message || !system) throw new Problem('unknown-message', 'no proxied message has this id');
       const viewerSystem = grant.userId === null ? undefined : await findSystemByUser(db, grant.userId);
-      const viewer = { userId: grant.userId, clientId: grant.clientId, systemId: viewerSystem?.id ?? null };
+      const viewer: Viewer = { userId: grant.userId, clientId: grant.clientId, systemId: viewerSystem?.id ?? null, scopes: grant.scopes };
       const policy = alterLoadPolicy(system, viewer);
       const alter = await findAlter(db, system.id, message.alterId, { onlyVisible: false, fieldsFor: policy?.fieldsFor ?? null });
       return { data: viewMessage(message, system, alter, viewer) };
