@@ -75,6 +75,9 @@ export function defaultGuildSettings(): GuildSettingsDocument {
   };
 }
 
+/** On every proxy profile answer (200 and 304): the server's settings revision, so the bot knows whether its copy is current. */
+export const GUILD_REVISION_HEADER = 'switchboard-guild-settings-revision';
+
 /** The ETag of a server's settings: its revision (the server is in the URL). */
 export function guildSettingsETag(revision: number): string {
   return `"g1-${revision}"`;

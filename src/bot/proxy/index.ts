@@ -15,6 +15,8 @@ import { createReactionHandler } from './reactions.js';
 import { createRecentMessages, type RecentMessages } from './recent.js';
 import { createDeliveryQueue, type DeliveryQueue } from './records.js';
 import { createWebhookCache, type WebhookCache } from './webhooks.js';
+import { createGuildSettingsCache, type GuildSettingsCache } from '../servers/settings-cache.js';
+import { createRecentDeletions, type RecentDeletions } from '../servers/deletions.js';
 
 export interface Proxying {
   /** For webhook-token requests (execute, edit, delete), which carry no bot token. */
@@ -24,6 +26,9 @@ export interface Proxying {
   deliveries: DeliveryQueue;
   notices: Notices;
   recent: RecentMessages;
+  /** Servers' settings, held exactly (src/bot/servers/). */
+  servers: GuildSettingsCache;
+  deletions: RecentDeletions;
   /** Handles one message; the outcome is also emitted as `handled` (message id, outcome). */
   onMessage(message: Message): Promise<MessageOutcome>;
   outcomes: EventEmitter<{ handled: [messageId: string, outcome: MessageOutcome] }>;
@@ -44,6 +49,8 @@ export function createProxying(client: Client, api: ApiClient, accounts: LinkedA
     deliveries: createDeliveryQueue(log),
     notices: createNotices(log),
     recent: createRecentMessages(),
+    servers: createGuildSettingsCache(api, log),
+    deletions: createRecentDeletions(),
   };
   const path = createMessagePath(parts);
   const outcomes = new EventEmitter<{ handled: [messageId: string, outcome: MessageOutcome] }>();

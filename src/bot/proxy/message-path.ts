@@ -2,6 +2,7 @@
 // as the alter → the original is deleted → the record goes to the service in the background.
 // Send before delete, so a failed send leaves the original where it was; record after both, so
 // nothing waits on the service (a sick service delays records, never messages).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MessageType, PermissionFlagsBits, RESTJSONErrorCodes, type Message, type REST } from 'discord.js';
 import { entryAfter, proxyInputFor, stateChangeFor } from '../../domain/proxy-input.js';
 import { compileSystem, decideProxyCompiled, type CompiledSystem, type ProxySystem } from '../../domain/proxy/index.js';
@@ -18,6 +19,10 @@ import { replyEmbedFor } from './reply-embed.js';
 import { sendThroughWebhook } from './sender.js';
 import { webhookName } from './webhook-name.js';
 import { isDiscordError, type WebhookCache } from './webhooks.js';
+import { mayProxyHere, noticeKeyFor } from '../../domain/guild-rules.js';
+import type { GuildSettingsCache } from '../servers/settings-cache.js';
+import { placeOf, refusalText, roleIdsOf } from '../servers/rules.js';
+import type { RecentDeletions } from '../servers/deletions.js';
 
 /** What became of one message: logs and tests read it. */
 export type MessageOutcome = 'ignored' | 'not-proxied' | 'proxied' | 'failed';
@@ -32,6 +37,10 @@ export interface MessagePathParts {
   notices: Notices;
   recent: RecentMessages;
   log: BotLog;
+  /** Servers' settings (src/bot/servers/): their rules apply to every message the engine would proxy. */
+  servers: GuildSettingsCache;
+  /** Messages deleted lately (a filter bot, or the sender, during the server's proxy delay). */
+  deletions: RecentDeletions;
 }
 
 const compiled = new WeakMap<ProxySystem, CompiledSystem>();
@@ -52,7 +61,7 @@ function missingForSending(message: Message<true>, parentId: string, inThread: b
 const missingPermission = (error: unknown) => isDiscordError(error, RESTJSONErrorCodes.MissingPermissions);
 
 export function createMessagePath(parts: MessagePathParts) {
-  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log } = parts;
+  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log, servers, deletions } = parts;
 
   return async function onMessage(message: Message): Promise<MessageOutcome> {
     // Bots, webhooks (our own proxied messages among them), system messages and DMs never proxy.
@@ -102,6 +111,32 @@ export function createMessagePath(parts: MessagePathParts) {
 
     const alter = profile.alters.find((candidate) => candidate.alterId === result.alterId);
     if (!alter) return 'not-proxied';
+    const username = webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username });
+
+    // The server's rules. Its settings are held exactly: the profile just read told their revision.
+    const server = await servers.atRevision(message.guildId, profiles.guildRevision(message.guildId));
+    if (!server) {
+      // Without the server's settings its blacklist and blocks cannot be honoured: nothing is sent.
+      settle?.({ stored: false });
+      return 'failed';
+    }
+    const place = placeOf(message);
+    const verdict = mayProxyHere(server.rules, place, { userId: author.id, roleIds: roleIdsOf(message) }, { name: username, displayTags: [profile.displayTag] });
+    if (!verdict.allowed) {
+      // Nothing moves either: no latch is set by a message that was not proxied.
+      settle?.({ stored: false });
+      // A blacklisted place is told about for tagged messages only (autoproxy there just stops).
+      if (verdict.reason !== 'blacklisted' || result.reason === 'tag') notices.tellDaily(author, noticeKeyFor(verdict, message.guildId, place), refusalText(verdict, message));
+      return 'not-proxied';
+    }
+    if (server.rules.proxyDelayMs > 0) {
+      // Filter bots act first; a message they (or the sender) delete meanwhile is not proxied.
+      await sleep(server.rules.proxyDelayMs);
+      if (deletions.has(message.id)) {
+        settle?.({ stored: false });
+        return 'not-proxied';
+      }
+    }
     let sent;
     const { files, tooBig } = await downloadAttachments(message).catch((error: unknown) => {
       log.warn({ err: error }, 'could not download attachments');
@@ -117,7 +152,7 @@ export function createMessagePath(parts: MessagePathParts) {
         webhookChannelId: parentId,
         threadId: thread?.id,
         content: result.content,
-        username: webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username }),
+        username,
         avatarUrl: alter.avatarUrl,
         allowedMentions: allowedMentionsFor(message),
         embeds: await replyEmbedFor(message),

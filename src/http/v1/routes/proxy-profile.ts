@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { loadProxyProfile } from '../../../db/repositories/proxy-profile.js';
 import type { Schema } from '../../../db/tables.js';
 import type { GuildRevisions } from '../../../db/repositories/guilds.js';
+import { GUILD_REVISION_HEADER } from '../../../domain/guild.js';
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { ProxyProfile, ProxyProfileQuery, profileETag } from '../../../domain/proxy-profile.js';
@@ -21,9 +22,6 @@ export function ifNoneMatch(header: string | undefined, etag: string): boolean {
     return tag === '*' || tag === etag;
   });
 }
-
-/** On every proxy profile answer (200 and 304): the server's settings revision (GET /guilds/{guild}/settings). */
-export const GUILD_REVISION_HEADER = 'switchboard-guild-settings-revision';
 
 export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema>; guilds: GuildRevisions }> = async (app, { db, guilds }) => {
   app.get(

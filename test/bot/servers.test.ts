@@ -1,0 +1,273 @@
+// Server settings through the real bot against the fake Discord, on every dialect: /server and its
+// permission re-check, the settings cache (0 settings calls per message in the steady state,
+// counted; a change made through another bot process applies to the next message here), and the
+// rules in the message path: blacklist (threads follow their parent, a category covers its
+// channels, commands still work), blocks with their reason and who set them, the required display
+// tag, the proxy delay, each told privately at most once a day.
+import { MessageFlags, PermissionFlagsBits } from 'discord.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningBot } from '../../src/bot/bot.js';
+import type { GuildSettings } from '../../src/domain/guild.js';
+import { runBot } from '../../src/run-bot.js';
+import { signIn, type ApiUser } from '../support/api.js';
+import { quietLog, startBotHarness, type BotHarness } from '../support/bot.js';
+import { DIALECTS } from '../support/dialects.js';
+import { startFakeDiscord, user, type ApiMessage, type FakeDiscord, type Json, type RecordedResponse } from '../support/fake-discord.js';
+
+const ALICE = user('430000000000000001', 'alice');
+const ADMIN = user('430000000000000002', 'admin');
+const HELPER = user('430000000000000003', 'helper');
+const MANAGE = (PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages).toString();
+const PLAIN = (PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages).toString();
+
+const isAnswer = (response: RecordedResponse) => response.kind === 'edit' || (response.kind === 'callback' && response.callbackType === 4) || response.kind === 'followup';
+const contentOf = (response: RecordedResponse) => String(response.body.content ?? '');
+const embedsOf = (response: RecordedResponse) => (response.body.embeds ?? []) as Array<{ title?: string; description?: string; fields?: Array<{ name: string; value: string }> }>;
+
+describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
+  let h: BotHarness;
+  let alice: ApiUser;
+  let channel: string;
+  const outcomes = new Map<string, string>();
+  const waiting = new Map<string, (outcome: string) => void>();
+
+  function watch(bot: RunningBot) {
+    bot.context.proxying.outcomes.on('handled', (id, outcome) => {
+      outcomes.set(id, outcome);
+      waiting.get(id)?.(outcome);
+    });
+  }
+  function outcomeOf(messageId: string, timeoutMs = 10_000): Promise<string> {
+    const known = outcomes.get(messageId);
+    if (known) return Promise.resolve(known);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`message ${messageId} was not handled`)), timeoutMs);
+      waiting.set(messageId, (outcome) => (clearTimeout(timer), resolve(outcome)));
+    });
+  }
+  const say = (content: string, extra: Partial<Parameters<FakeDiscord['sendUserMessage']>[0]> = {}, fake = h.fake) => fake.sendUserMessage({ author: ALICE, channelId: channel, content, ...extra });
+  const sent = async (content: string, extra: Partial<Parameters<FakeDiscord['sendUserMessage']>[0]> = {}) => {
+    const message = say(content, extra);
+    return { message, outcome: await outcomeOf(message.id) };
+  };
+  const dms = () => h.fake.directMessages(ALICE.id).map((m) => String(m.content));
+
+  /** `resolved` for channel, role and user options, as Discord sends it. */
+  function resolvedFor(fake: FakeDiscord, options: Json[]): Json {
+    const resolved: { channels: Json; roles: Json; users: Json } = { channels: {}, roles: {}, users: {} };
+    for (const option of options) {
+      const value = String(option.value);
+      if (option.type === 7) {
+        const known = fake.channel(value);
+        resolved.channels[value] = { id: value, name: known?.name ?? 'channel', type: known?.type ?? 0, permissions: '0', ...(known?.parent_id ? { parent_id: known.parent_id } : {}) };
+      }
+      if (option.type === 8 || (option.type === 9 && option.role)) resolved.roles[value] = { id: value, name: 'role', color: 0, hoist: false, position: 1, permissions: '0', managed: false, mentionable: true, flags: 0 };
+      if (option.type === 6 || (option.type === 9 && !option.role)) resolved.users[value] = { id: value, username: `user${value.slice(-3)}`, discriminator: '0', avatar: null, global_name: null };
+    }
+    return resolved;
+  }
+  /** Runs /server as `who` with `permissions` (Manage Server by default) and waits for its answer. */
+  async function server(subcommand: string, options: Json[] = [], group?: string, who = ADMIN, permissions = MANAGE, fake = h.fake) {
+    const clean = options.map(({ role: _role, ...option }) => option);
+    const payload = fake.slashCommand({ name: 'server', user: who, permissions, subcommand, ...(group ? { subcommandGroup: group } : {}), options: clean, resolved: resolvedFor(fake, options) });
+    const handle = fake.dispatchInteraction(payload);
+    return handle.waitForResponse(isAnswer, 10_000);
+  }
+  const channelOption = (name: string, id: string) => ({ type: 7, name, value: id });
+  const settingsNow = async () => (await h.bot.context.api.getGuildSettings(h.fake.guild.id)) as { notModified: false; settings: GuildSettings };
+
+  beforeAll(async () => {
+    h = await startBotHarness({ dialect, env: { RATE_LIMIT_ENABLED: 'false' } });
+    watch(h.bot);
+    channel = h.fake.channelId;
+    await h.link(ALICE.id);
+    h.fake.addMember({ user: ALICE });
+    h.fake.addMember({ user: ADMIN });
+    h.fake.addMember({ user: HELPER });
+    alice = await signIn(h.server, ALICE.id);
+    expect((await alice.call('POST', '/v1/users/@me/system/create-alter', { username: 'kestrel', displayName: 'Kestrel', proxyTags: [{ prefix: 'k:' }] })).status).toBe(201);
+  }, 60_000);
+  afterAll(async () => h?.stop());
+
+  describe('/server', () => {
+    it('is registered for Manage Server, in servers only, with its subcommands and groups', () => {
+      const command = (h.fake.commands(h.fake.guild.id) as Array<{ name: string; default_member_permissions?: string; contexts?: number[]; options?: Array<{ name: string; type: number; options?: Array<{ name: string }> }> }>).find((c) => c.name === 'server');
+      expect(command?.default_member_permissions).toBe(PermissionFlagsBits.ManageGuild.toString());
+      expect(command?.contexts).toEqual([0]);
+      expect(command?.options?.map((o) => [o.name, o.type])).toEqual([
+        ['show', 1], ['log-channel', 1], ['log-ignore', 1], ['require-tag', 1], ['proxy-delay', 1],
+        ['blacklist', 2], ['block', 2], ['managers', 2], ['log-cleanup', 2],
+      ]);
+      for (const group of ['blacklist', 'block', 'managers', 'log-cleanup']) {
+        expect(command?.options?.find((o) => o.name === group)?.options?.map((o) => o.name)).toEqual(['add', 'remove', 'list']);
+      }
+    });
+
+    it('checks the permission again on every use: without Manage Server or a manager role it changes nothing', async () => {
+      const refused = await server('require-tag', [{ type: 5, name: 'enabled', value: true }], undefined, HELPER, PLAIN);
+      expect(contentOf(refused)).toMatch(/Only members with \*\*Manage Server\*\*/);
+      expect((await settingsNow()).settings.requireTag.enabled).toBe(false);
+    });
+
+    it('shows every setting with who changed it last and when, privately', async () => {
+      await server('proxy-delay', [{ type: 4, name: 'milliseconds', value: 0 }]);
+      const changed = await server('log-channel', [channelOption('channel', channel)]);
+      expect(contentOf(changed)).toContain(`<#${channel}>`);
+      const shown = await server('show');
+      expect(shown.body.flags).toBe(MessageFlags.Ephemeral);
+      const fields = embedsOf(shown)[0]?.fields ?? [];
+      expect(fields.map((f) => f.name)).toEqual(['Log channel', 'Not logged', 'Blacklist (no proxying)', 'Blocked', 'Display tag required', 'Manager roles', 'Proxy delay', 'Log cleanup bots']);
+      expect(fields[0]?.value).toMatch(new RegExp(`^<#${channel}> — <@${ADMIN.id}> <t:\\d+:R>$`));
+      expect(fields[4]?.value).toBe('no — default');
+      const stored = (await settingsNow()).settings;
+      expect(stored.logChannel).toMatchObject({ channelId: channel, changedBy: ADMIN.id });
+      await server('log-channel');
+      expect((await settingsNow()).settings.logChannel.channelId).toBeNull();
+    });
+
+    it('lets a manager role use it without Manage Server, and says so in the audit log', async () => {
+      const managers = h.fake.addRole({ name: 'Mods', permissions: 0n });
+      await server('add', [{ type: 8, name: 'role', value: managers.id }], 'managers');
+      h.fake.addMember({ user: HELPER, roles: [managers.id] });
+      const answer = await server('add', [{ type: 9, name: 'who', value: '430000000000000099', role: false }, { type: 3, name: 'reason', value: 'testing' }], 'block', HELPER, PLAIN);
+      expect(contentOf(answer)).toMatch(/does not proxy here/);
+      const audit = await h.server.database.db.selectFrom('audit_log').selectAll().where('kind', '=', 'guild-settings-changed').where('user_id', '=', HELPER.id).execute();
+      expect(audit).toHaveLength(1);
+      expect(JSON.parse(audit[0]?.details ?? '{}')).toMatchObject({ guild: h.fake.guild.id, permission: 'manager-role' });
+      const listed = await server('list', [], 'block', HELPER, PLAIN);
+      expect(embedsOf(listed)[0]?.description).toContain('<@430000000000000099> (testing) — <@430000000000000003>');
+      await server('remove', [{ type: 9, name: 'who', value: '430000000000000099', role: false }], 'block');
+      await server('remove', [{ type: 8, name: 'role', value: managers.id }], 'managers');
+      // Without the manager role the helper is refused again at once.
+      expect(contentOf(await server('list', [], 'block', HELPER, PLAIN))).toMatch(/Only members/);
+    });
+  });
+
+  describe('the settings cache', () => {
+    it('makes no settings call per message in the steady state (counted), one profile revalidation each', async () => {
+      expect((await sent('k: warm up')).outcome).toBe('proxied');
+      h.proxy.mode = 'pass'; // starts the request log afresh
+      for (let i = 0; i < 5; i += 1) expect((await sent(`k: steady ${i}`)).outcome).toBe('proxied');
+      const log = h.proxy.log.map((entry) => entry.path);
+      expect(log.filter((path) => path.startsWith('/v1/guilds/'))).toEqual([]);
+      expect(log.filter((path) => path.includes('/proxy-profile?'))).toHaveLength(5);
+    });
+
+    it('applies a change made through another bot process to the next message here, with one settings read in each', async () => {
+      // A second process (another shard's view of the same server) with its own gateway connection.
+      const otherDiscord = await startFakeDiscord();
+      let other: RunningBot | undefined;
+      try {
+        other = await runBot({ ...h.server.config, discord: { ...h.server.config.discord, apiBase: otherDiscord.apiBase }, bot: { ...h.server.config.bot, token: otherDiscord.botToken } }, quietLog, { address: h.server.address, db: h.server.database.db });
+        otherDiscord.addMember({ user: ADMIN });
+        h.proxy.mode = 'pass';
+        const answer = await server('add', [channelOption('target', channel)], 'blacklist', ADMIN, MANAGE, otherDiscord);
+        expect(contentOf(answer)).toMatch(/Nothing is proxied/);
+        const { outcome } = await sent('k: right after');
+        expect(outcome).toBe('not-proxied');
+        // Both processes reach the service through the same proxy: the other read the settings once
+        // to check the permission, this one once because the profile told it a newer revision.
+        expect(h.proxy.log.filter((entry) => entry.method === 'GET' && entry.path.startsWith('/v1/guilds/'))).toHaveLength(2);
+        await server('remove', [channelOption('target', channel)], 'blacklist', ADMIN, MANAGE, otherDiscord);
+        expect((await sent('k: allowed again')).outcome).toBe('proxied');
+      } finally {
+        await other?.stop();
+        await otherDiscord.close();
+      }
+    });
+  });
+
+  describe('the rules', () => {
+    // Each rule starts from a server with none set, whatever an earlier test left.
+    beforeEach(async () => {
+      const { settings } = await settingsNow();
+      const ids = (entries: Array<{ id: string }>) => entries.map((entry) => entry.id);
+      await h.bot.context.api.editGuildSettings(h.fake.guild.id, {
+        actor: { userId: ADMIN.id, permission: 'manage-guild' },
+        blacklist: { remove: ids(settings.blacklist) },
+        blocks: { remove: ids(settings.blocks) },
+        requireTag: false,
+        proxyDelayMs: 0,
+      });
+    });
+
+    it('blacklist: no proxying in the channel, its threads, a category’s channels; told once a day per channel; commands still work', async () => {
+      // A room of its own: a notice for the test channel may have been given already today.
+      const room = h.fake.addChannel({ name: 'room' });
+      const category = h.fake.addChannel({ name: 'quiet zone', type: 4 });
+      const inCategory = h.fake.addChannel({ name: 'library', parentId: category.id });
+      const thread = h.fake.addChannel({ name: 'a thread', type: 11, parentId: room.id });
+      const before = dms().length;
+      await server('add', [channelOption('target', room.id)], 'blacklist');
+      await server('add', [channelOption('target', category.id)], 'blacklist');
+      for (const [where, extra] of [['channel', { channelId: room.id }], ['thread', { channelId: thread.id }], ['category', { channelId: inCategory.id }]] as const) {
+        const { message, outcome } = await sent(`k: in the ${where}`, extra);
+        expect(outcome, where).toBe('not-proxied');
+        expect(h.fake.deletedMessages().some((m) => m.id === message.id)).toBe(false);
+      }
+      // Told once for the channel (its thread counts as it) and once for the category's channel.
+      await h.fake.waitFor(() => dms().length >= before + 2, 5000, 'two notices');
+      expect((await sent('k: again in the channel', { channelId: room.id })).outcome).toBe('not-proxied');
+      expect((await sent('k: again in the thread', { channelId: thread.id })).outcome).toBe('not-proxied');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const told = dms().slice(before);
+      expect(told).toHaveLength(2);
+      expect(told).toEqual(expect.arrayContaining([
+        expect.stringMatching(/not proxied: the admins of \*\*.+\*\* turned proxying off in that channel\. Commands still work there\./),
+        expect.stringContaining(`in <#${category.id}>, which contains it`),
+      ]));
+      // An untagged message is not told about (nothing was asked of the bot).
+      expect((await sent('just talking', { channelId: room.id })).outcome).toBe('not-proxied');
+      // Commands still work in a blacklisted channel.
+      expect(embedsOf(await server('list', [], 'blacklist'))[0]?.description).toContain(`<#${category.id}>`);
+      await server('remove', [channelOption('target', room.id)], 'blacklist');
+      await server('remove', [channelOption('target', category.id)], 'blacklist');
+      expect((await sent('k: free again', { channelId: thread.id })).outcome).toBe('proxied');
+    });
+
+    it('blocks: a user or a role’s members do not proxy; told the reason and who set it, once a day', async () => {
+      const muted = h.fake.addRole({ name: 'Muted', permissions: 0n });
+      const before = dms().length;
+      await server('add', [{ type: 9, name: 'who', value: ALICE.id, role: false }, { type: 3, name: 'reason', value: 'flooding' }], 'block');
+      expect((await sent('k: blocked')).outcome).toBe('not-proxied');
+      expect((await sent('k: blocked twice')).outcome).toBe('not-proxied');
+      await h.fake.waitFor(() => dms().length > before, 5000, 'the block notice');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(dms().slice(before)).toEqual([expect.stringMatching(new RegExp(`you may not proxy there \\(set by <@${ADMIN.id}>\\)\\. Reason: flooding`))]);
+      await server('remove', [{ type: 9, name: 'who', value: ALICE.id, role: false }], 'block');
+      expect((await sent('k: unblocked')).outcome).toBe('proxied');
+
+      await server('add', [{ type: 9, name: 'who', value: muted.id, role: true }], 'block');
+      expect((await sent('k: no role yet')).outcome).toBe('proxied');
+      expect((await sent('k: with the role', { member: { roles: [muted.id] } })).outcome).toBe('not-proxied');
+      await server('remove', [{ type: 9, name: 'who', value: muted.id, role: true }], 'block');
+      expect((await sent('k: role unblocked', { member: { roles: [muted.id] } })).outcome).toBe('proxied');
+    });
+
+    it('require-tag: a name without the display tag is not proxied and its sender told what to set; with the tag it is', async () => {
+      const before = dms().length;
+      await server('require-tag', [{ type: 5, name: 'enabled', value: true }]);
+      expect((await sent('k: no tag')).outcome).toBe('not-proxied');
+      await h.fake.waitFor(() => dms().length > before, 5000, 'the tag notice');
+      expect(dms().at(-1)).toMatch(/requires proxied names to carry your system’s display tag.*display-tag/);
+      expect((await alice.call('POST', '/v1/users/@me/system/edit', { systemDisplayTag: '| Flock' })).status).toBe(200);
+      const execution = h.fake.webhookExecutions().length;
+      expect((await sent('k: tagged')).outcome).toBe('proxied');
+      expect(h.fake.webhookExecutions()[execution]?.body).toMatchObject({ username: 'Kestrel | Flock' });
+      await server('require-tag', [{ type: 5, name: 'enabled', value: false }]);
+    });
+
+    it('proxy-delay: waits before proxying; a message deleted during the wait is not proxied', async () => {
+      await server('proxy-delay', [{ type: 4, name: 'milliseconds', value: 600 }]);
+      const executions = h.fake.webhookExecutions().length;
+      const doomed: ApiMessage = say('k: filtered');
+      // A filter bot removes it during the wait.
+      h.fake.deleteUserMessage(doomed.id);
+      expect(await outcomeOf(doomed.id)).toBe('not-proxied');
+      expect(h.fake.webhookExecutions()).toHaveLength(executions);
+      const kept = await sent('k: waited for');
+      expect(kept.outcome).toBe('proxied');
+      await server('proxy-delay', [{ type: 4, name: 'milliseconds', value: 0 }]);
+    });
+  });
+});
