@@ -270,4 +270,96 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
       await server('proxy-delay', [{ type: 4, name: 'milliseconds', value: 0 }]);
     });
   });
+
+  describe('the log channel and log cleanup', () => {
+    let logs: string;
+    const entries = (title: string) => h.fake.messages(logs).filter((m) => (m.embeds as Array<{ title?: string }> | undefined)?.some((e) => e.title === title));
+    const embedOf = (m: ApiMessage) => (m.embeds as Array<{ title?: string; description?: string; fields?: Array<{ name: string; value: string }>; footer?: { text: string } }>)[0];
+    const field = (m: ApiMessage, name: string) => embedOf(m)?.fields?.find((f) => f.name === name)?.value;
+
+    beforeAll(async () => {
+      logs = h.fake.addChannel({ name: 'mod-log' }).id;
+      await server('log-channel', [channelOption('channel', logs)]);
+    });
+
+    it('logs each proxied message: name, system and alter ids, sender, channel, link, text and attachments', async () => {
+      const before = entries('Message proxied').length;
+      const executions = h.fake.webhookExecutions().length;
+      const { message, outcome } = await sent('k: for the record');
+      expect(outcome).toBe('proxied');
+      const proxiedId = h.fake.webhookExecutions()[executions]?.messageId ?? '';
+      const entry = await h.fake.waitFor(() => entries('Message proxied')[before], 5000, 'a log entry');
+      const { id: systemId } = await h.server.database.db.selectFrom('systems').select('id').where('user_id', '=', ALICE.id).executeTakeFirstOrThrow();
+      expect(embedOf(entry)?.description).toBe('k: for the record');
+      expect(field(entry, 'Sent as')).toMatch(/^Kestrel/);
+      expect(field(entry, 'System')).toBe(`(\`${systemId}\`)`); // private by default: the id only
+      expect(field(entry, 'Alter')).toMatch(/^`\d+`$/);
+      expect(field(entry, 'Sender')).toBe(`<@${ALICE.id}> (\`${ALICE.id}\`)`);
+      expect(field(entry, 'Channel')).toBe(`<#${channel}>`);
+      expect(field(entry, 'Attachments')).toBe('0');
+      expect(field(entry, 'Message')).toBe(`https://discord.com/channels/${h.fake.guild.id}/${channel}/${proxiedId}`);
+      expect(embedOf(entry)?.footer?.text).toContain(message.id);
+      // Mentions in a log entry ping nobody.
+      expect(entry.content ?? '').toBe('');
+    });
+
+    it('logs edits and deletions of proxied messages, and leaves log-ignored channels out', async () => {
+      const executions = h.fake.webhookExecutions().length;
+      expect((await sent('k: to be edited')).outcome).toBe('proxied');
+      const proxiedId = h.fake.webhookExecutions()[executions]?.messageId ?? '';
+      h.fake.editUserMessage(proxiedId, { content: 'edited text' });
+      const edit = await h.fake.waitFor(() => entries('Proxied message edited').at(-1), 5000, 'an edit entry');
+      expect(field(edit, 'Before')).toBe('to be edited');
+      expect(field(edit, 'After')).toBe('edited text');
+      h.fake.deleteUserMessage(proxiedId);
+      const deletion = await h.fake.waitFor(() => entries('Proxied message deleted').at(-1), 5000, 'a deletion entry');
+      expect(embedOf(deletion)?.footer?.text).toContain(proxiedId);
+
+      const quiet = h.fake.addChannel({ name: 'off the record' });
+      const toggled = await server('log-ignore', [channelOption('channel', quiet.id)]);
+      expect(contentOf(toggled)).toMatch(/not logged from now on/);
+      const count = entries('Message proxied').length;
+      expect((await sent('k: unlogged', { channelId: quiet.id })).outcome).toBe('proxied');
+      expect((await sent('k: logged')).outcome).toBe('proxied');
+      await h.fake.waitFor(() => entries('Message proxied').length > count, 5000, 'the logged entry');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(entries('Message proxied').slice(count).map((m) => embedOf(m)?.description)).toEqual(['k: logged']);
+      expect(contentOf(await server('log-ignore', [channelOption('channel', quiet.id)]))).toMatch(/logged again/);
+    });
+
+    it('tells the admin who set the log channel, once, when the bot cannot post there', async () => {
+      const locked = h.fake.addChannel({ name: 'locked-log' });
+      h.fake.setBotPermissions(locked.id, PermissionFlagsBits.ViewChannel);
+      await server('log-channel', [channelOption('channel', locked.id)]);
+      const before = h.fake.directMessages(ADMIN.id).length;
+      expect((await sent('k: unloggable one')).outcome).toBe('proxied');
+      expect((await sent('k: unloggable two')).outcome).toBe('proxied');
+      await h.fake.waitFor(() => h.fake.directMessages(ADMIN.id).length > before, 5000, 'the admin notice');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const told = h.fake.directMessages(ADMIN.id).slice(before).map((m) => String(m.content));
+      expect(told).toEqual([expect.stringContaining(`I cannot post in <#${locked.id}>, the log channel you set`)]);
+      await server('log-channel', [channelOption('channel', logs)]);
+    });
+
+    it('removes a named logging bot’s "message deleted" entry for an original it proxied, and nothing else', async () => {
+      const logger = user('430000000000000077', 'logger', { bot: true });
+      const stranger = user('430000000000000078', 'otherlogger', { bot: true });
+      h.fake.addMember({ user: logger });
+      h.fake.addMember({ user: stranger });
+      await server('add', [{ type: 6, name: 'bot', value: logger.id }], 'log-cleanup');
+      const { message, outcome } = await sent('k: clean up after me');
+      expect(outcome).toBe('proxied');
+      const entry = (author: typeof logger, id: string) =>
+        h.fake.sendUserMessage({ author, bot: true, channelId: logs, content: '', embeds: [{ title: 'Message deleted', description: 'k: clean up after me', footer: { text: `Message ID: ${id}` } }] });
+      const named = entry(logger, message.id);
+      const otherId = entry(logger, '499999999999999999');
+      const unnamedBot = entry(stranger, message.id);
+      await h.fake.waitFor(() => h.fake.deletedMessages(logs).some((m) => m.id === named.id), 5000, 'the entry removed');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const removed = h.fake.deletedMessages(logs).map((m) => m.id);
+      expect(removed).not.toContain(otherId.id);
+      expect(removed).not.toContain(unnamedBot.id);
+      expect(embedsOf(await server('list', [], 'log-cleanup'))[0]?.description).toContain(`<@${logger.id}>`);
+    });
+  });
 });

@@ -17,6 +17,8 @@ import { createDeliveryQueue, type DeliveryQueue } from './records.js';
 import { createWebhookCache, type WebhookCache } from './webhooks.js';
 import { createGuildSettingsCache, type GuildSettingsCache } from '../servers/settings-cache.js';
 import { createRecentDeletions, type RecentDeletions } from '../servers/deletions.js';
+import { createLogCleanup, type LogCleanup } from '../servers/log-cleanup.js';
+import { createServerLog, type ServerLog } from '../servers/server-log.js';
 
 export interface Proxying {
   /** For webhook-token requests (execute, edit, delete), which carry no bot token. */
@@ -29,6 +31,9 @@ export interface Proxying {
   /** Servers' settings, held exactly (src/bot/servers/). */
   servers: GuildSettingsCache;
   deletions: RecentDeletions;
+  /** The servers' log channels: proxied messages, their edits and deletions. */
+  serverLog: ServerLog;
+  logCleanup: LogCleanup;
   /** Handles one message; the outcome is also emitted as `handled` (message id, outcome). */
   onMessage(message: Message): Promise<MessageOutcome>;
   outcomes: EventEmitter<{ handled: [messageId: string, outcome: MessageOutcome] }>;
@@ -36,7 +41,7 @@ export interface Proxying {
 }
 
 export function createProxying(client: Client, api: ApiClient, accounts: LinkedAccounts, log: BotLog): Proxying {
-  const parts = {
+  const base = {
     // Requests with a webhook's token are not the bot's: Discord limits them per webhook and per
     // address, so they must not queue behind the bot's own global budget (50 requests a second in
     // @discordjs/rest), which would cap proxying at about 25 messages a second.
@@ -47,16 +52,27 @@ export function createProxying(client: Client, api: ApiClient, accounts: LinkedA
     profiles: createProfileCache(api, accounts, log),
     webhooks: createWebhookCache(client),
     deliveries: createDeliveryQueue(log),
-    notices: createNotices(log),
     recent: createRecentMessages(),
-    servers: createGuildSettingsCache(api, log),
     deletions: createRecentDeletions(),
+  };
+  const notices = createNotices(log);
+  const servers = createGuildSettingsCache(api, log);
+  const parts = {
+    ...base,
+    notices,
+    servers,
+    serverLog: createServerLog(client, api, servers, notices, log),
+    logCleanup: createLogCleanup(servers, log),
   };
   const path = createMessagePath(parts);
   const outcomes = new EventEmitter<{ handled: [messageId: string, outcome: MessageOutcome] }>();
   async function onMessage(message: Message): Promise<MessageOutcome> {
     let outcome: MessageOutcome = 'failed';
     try {
+      // A named logging bot's entry about an original the bot just deleted is removed (log-cleanup.ts).
+      if (message.author.bot && !message.webhookId && message.inGuild()) {
+        parts.logCleanup.onBotMessage(message).catch((error: unknown) => log.warn({ err: error }, 'log cleanup failed'));
+      }
       outcome = await path(message);
       return outcome;
     } finally {

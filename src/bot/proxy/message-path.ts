@@ -23,6 +23,8 @@ import { mayProxyHere, noticeKeyFor } from '../../domain/guild-rules.js';
 import type { GuildSettingsCache } from '../servers/settings-cache.js';
 import { placeOf, refusalText, roleIdsOf } from '../servers/rules.js';
 import type { RecentDeletions } from '../servers/deletions.js';
+import type { LogCleanup } from '../servers/log-cleanup.js';
+import type { ServerLog } from '../servers/server-log.js';
 
 /** What became of one message: logs and tests read it. */
 export type MessageOutcome = 'ignored' | 'not-proxied' | 'proxied' | 'failed';
@@ -41,6 +43,8 @@ export interface MessagePathParts {
   servers: GuildSettingsCache;
   /** Messages deleted lately (a filter bot, or the sender, during the server's proxy delay). */
   deletions: RecentDeletions;
+  serverLog: ServerLog;
+  logCleanup: LogCleanup;
 }
 
 const compiled = new WeakMap<ProxySystem, CompiledSystem>();
@@ -61,7 +65,7 @@ function missingForSending(message: Message<true>, parentId: string, inThread: b
 const missingPermission = (error: unknown) => isDiscordError(error, RESTJSONErrorCodes.MissingPermissions);
 
 export function createMessagePath(parts: MessagePathParts) {
-  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log, servers, deletions } = parts;
+  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log, servers, deletions, serverLog, logCleanup } = parts;
 
   return async function onMessage(message: Message): Promise<MessageOutcome> {
     // Bots, webhooks (our own proxied messages among them), system messages and DMs never proxy.
@@ -173,6 +177,7 @@ export function createMessagePath(parts: MessagePathParts) {
       notices.tell(author, `Proxied without ${tooBig.join(', ')}: over this server’s upload limit (${uploadLimit(message.guild.premiumTier) / 1024 / 1024} MiB).`);
     }
 
+    logCleanup.deleting(message.guildId, message.id);
     try {
       await message.delete();
     } catch (error) {
@@ -196,6 +201,9 @@ export function createMessagePath(parts: MessagePathParts) {
       content: result.content,
       sentAt: now,
     });
+    serverLog
+      .proxied(server, { guildId: message.guildId, place, messageId: sent.message.id, originalMessageId: message.id, username, senderId: author.id, systemId: profile.systemId, alterId: alter.alterId, content: message.content, attachments: message.attachments.size })
+      .catch((error: unknown) => log.warn({ err: error }, 'could not log the proxied message'));
     const record = { messageId: sent.message.id, originalMessageId: message.id, channelId: channel.id, guildId: message.guildId, alterId: alter.alterId, ...(change ? { autoproxyState: change } : {}) };
     deliveries.push({
       what: 'message record',
