@@ -61,6 +61,12 @@ export const GuildSettings = z
   .meta({ id: 'GuildSettings' });
 export type GuildSettings = z.infer<typeof GuildSettings>;
 
+/** The stored part of the settings (without the server's id and the revision). */
+export function documentOf(settings: GuildSettings): GuildSettingsDocument {
+  const { logChannel, logIgnored, blacklist, blocks, requireTag, managerRoles, proxyDelay, logCleanupBots } = settings;
+  return { logChannel, logIgnored, blacklist, blocks, requireTag, managerRoles, proxyDelay, logCleanupBots };
+}
+
 export function defaultGuildSettings(): GuildSettingsDocument {
   const never = { changedBy: null, changedAt: null };
   return {

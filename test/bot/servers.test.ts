@@ -103,6 +103,15 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
       }
     });
 
+    it('is mentioned by /help to members who can use it, and only to them', async () => {
+      const helpFor = async (who: typeof ADMIN, permissions: string) => {
+        const handle = h.fake.dispatchInteraction(h.fake.slashCommand({ name: 'help', user: who, permissions }));
+        return String(embedsOf(await handle.waitForResponse(isAnswer, 10_000))[0]?.description);
+      };
+      expect(await helpFor(ADMIN, MANAGE)).toContain('`/server show`');
+      expect(await helpFor(HELPER, PLAIN)).not.toContain('/server');
+    });
+
     it('checks the permission again on every use: without Manage Server or a manager role it changes nothing', async () => {
       const refused = await server('require-tag', [{ type: 5, name: 'enabled', value: true }], undefined, HELPER, PLAIN);
       expect(contentOf(refused)).toMatch(/Only members with \*\*Manage Server\*\*/);

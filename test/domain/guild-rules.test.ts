@@ -153,7 +153,7 @@ describe('applyGuildEdit', () => {
     expect(attempt).toThrow(Problem);
     expect(attempt).toThrow(/managerRoles can have at most 25/);
     // Replacing one (remove and add in one edit) stays within the cap.
-    expect(applyGuildEdit(full, edit({ actor, managerRoles: { add: [HELPER], remove: [full.managerRoles[0]!.id] } }), BOB, AT).settings.managerRoles).toHaveLength(MAX_MANAGER_ROLES);
+    expect(applyGuildEdit(full, edit({ actor, managerRoles: { add: [HELPER], remove: [full.managerRoles[0]?.id ?? ''] } }), BOB, AT).settings.managerRoles).toHaveLength(MAX_MANAGER_ROLES);
   });
 
   it('validates the body: every bad field at once, unknown keys by name, the actor with any change', () => {

@@ -4,7 +4,7 @@
 // for the revision caches of every process (db/changes/).
 import type { Kysely } from 'kysely';
 import type { AuditEvent } from '../../domain/audit.js';
-import { applyGuildEdit, defaultGuildSettings, GuildSettingsDocument, SETTING_KEYS, type EditGuildSettingsInput, type GuildActor, type GuildSettings } from '../../domain/guild.js';
+import { applyGuildEdit, defaultGuildSettings, documentOf, GuildSettingsDocument, SETTING_KEYS, type EditGuildSettingsInput, type GuildActor, type GuildSettings } from '../../domain/guild.js';
 import { ExactCache } from '../changes/exact-cache.js';
 import { noteChange } from '../changes/notes.js';
 import type { ChangeWatch } from '../changes/remote.js';
@@ -54,7 +54,8 @@ export async function editGuildSettings(db: Db, guildId: string, edit: EditGuild
     // concurrent edits apply one after the other to what the previous one stored.
     const row = await trx.updateTable('guild_settings').set((eb) => ({ revision: eb.ref('revision') })).where('guild_id', '=', guildId).returning(['revision', 'settings']).executeTakeFirstOrThrow();
     const current = toSettings(guildId, row);
-    const { guildId: _id, revision, ...document } = current;
+    const { revision } = current;
+    const document = documentOf(current);
     const applied = applyGuildEdit(document, edit, context.actor.userId, new Date(now));
     if (applied.changes.length === 0) return current;
     const next = revision + 1;
