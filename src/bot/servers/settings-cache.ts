@@ -5,7 +5,8 @@
 // every process, and the steady state asks nothing more of the service.
 import { compileGuildRules, type CompiledGuildRules } from '../../domain/guild-rules.js';
 import type { GuildSettings } from '../../domain/guild.js';
-import type { ApiClient } from '../api-client.js';
+import { defaultGuildSettings } from '../../domain/guild.js';
+import { ApiError, type ApiClient } from '../api-client.js';
 import type { BotLog } from '../log.js';
 
 export interface HeldSettings {
@@ -31,10 +32,23 @@ export interface GuildSettingsCache {
 }
 
 const MAX_GUILDS = 10_000;
+/** After the service refused the bot's client the scope, how long before asking again. */
+const MISCONFIGURED_RETRY_MS = 60_000;
 
 export function createGuildSettingsCache(api: ApiClient, log: BotLog): GuildSettingsCache {
   const held = new Map<string, HeldSettings>();
   const inFlight = new Map<string, Promise<HeldSettings>>();
+  let misconfiguredUntil = 0;
+
+  /**
+   * A bot whose client may not read servers' settings (registered by hand without guilds:manage)
+   * could never have changed them either: it proxies under the defaults, says so once a minute in
+   * its log, and asks again then.
+   */
+  function defaultsFor(guildId: string): HeldSettings {
+    const settings = { guildId, revision: 0, ...defaultGuildSettings() };
+    return { settings, rules: compileGuildRules(settings), etag: '' };
+  }
 
   function store(settings: GuildSettings, etag = `"g1-${settings.revision}"`): HeldSettings {
     const current = held.get(settings.guildId);
@@ -65,9 +79,15 @@ export function createGuildSettingsCache(api: ApiClient, log: BotLog): GuildSett
     async atRevision(guildId, revision) {
       const current = held.get(guildId);
       if (current && (revision === undefined || current.settings.revision >= revision)) return current;
+      if (!current && Date.now() < misconfiguredUntil) return defaultsFor(guildId);
       try {
         return await fresh(guildId);
       } catch (error) {
+        if (!current && error instanceof ApiError && error.kind === 'misconfigured') {
+          misconfiguredUntil = Date.now() + MISCONFIGURED_RETRY_MS;
+          log.warn({ err: error }, 'the bot’s client may not read servers’ settings (it needs client_credentials and guilds:manage, as a first-party client): proxying under the default settings');
+          return defaultsFor(guildId);
+        }
         log.warn({ err: error, guild: guildId }, current ? 'server settings could not be refreshed; the held copy applies' : 'server settings unavailable');
         return current;
       }
