@@ -236,8 +236,12 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
 
     it('blocks: a user or a role’s members do not proxy; told the reason and who set it, once a day', async () => {
       const muted = h.fake.addRole({ name: 'Muted', permissions: 0n });
+      expect((await sent('k: before the block')).outcome).toBe('proxied');
       const before = dms().length;
       await server('add', [{ type: 9, name: 'who', value: ALICE.id, role: false }, { type: 3, name: 'reason', value: 'flooding' }], 'block');
+      // Nor can a message sent before the block be re-sent.
+      const reproxied = await h.fake.dispatchInteraction(h.fake.slashCommand({ name: 'reproxy', user: ALICE, options: [{ type: 3, name: 'alter', value: 'kestrel' }] })).waitForResponse(isAnswer, 10_000);
+      expect(contentOf(reproxied)).toMatch(/you may not proxy there \(set by <@430000000000000002>\)\. Reason: flooding/);
       expect((await sent('k: blocked')).outcome).toBe('not-proxied');
       expect((await sent('k: blocked twice')).outcome).toBe('not-proxied');
       await h.fake.waitFor(() => dms().length > before, 5000, 'the block notice');

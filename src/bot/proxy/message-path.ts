@@ -130,7 +130,7 @@ export function createMessagePath(parts: MessagePathParts) {
       // Nothing moves either: no latch is set by a message that was not proxied.
       settle?.({ stored: false });
       // A blacklisted place is told about for tagged messages only (autoproxy there just stops).
-      if (verdict.reason !== 'blacklisted' || result.reason === 'tag') notices.tellDaily(author, noticeKeyFor(verdict, message.guildId, place), refusalText(verdict, message));
+      if (verdict.reason !== 'blacklisted' || result.reason === 'tag') notices.tellDaily(author, noticeKeyFor(verdict, message.guildId, place), refusalText(verdict, message.guild.name, message.channel.id));
       return 'not-proxied';
     }
     if (server.rules.proxyDelayMs > 0) {

@@ -9,6 +9,7 @@ import { logChannelFor, type MessagePlace } from '../../domain/guild-rules.js';
 import type { ApiClient } from '../api-client.js';
 import type { BotLog } from '../log.js';
 import type { Notices } from '../proxy/notices.js';
+import { placeOfChannel } from './rules.js';
 import type { GuildSettingsCache, HeldSettings } from './settings-cache.js';
 
 /** Entries quote at most this much of a message (an embed description holds 4,096). */
@@ -42,11 +43,6 @@ export interface ServerLog {
 
 const link = (guildId: string, channelId: string, messageId: string) => `https://discord.com/channels/${guildId}/${channelId}/${messageId}`;
 
-function placeOfChannel(message: Message | PartialMessage): MessagePlace {
-  const channel = message.channel;
-  if (channel.isThread()) return { channelId: channel.id, parentId: channel.parentId, categoryId: channel.parent?.parentId ?? null };
-  return { channelId: channel.id, parentId: null, categoryId: 'parentId' in channel ? (channel.parentId ?? null) : null };
-}
 
 export function createServerLog(client: Client, api: ApiClient, servers: GuildSettingsCache, notices: Notices, log: BotLog): ServerLog {
   /** The system's name when its privacy shows it to anyone; null otherwise (or when it cannot be read). */
@@ -115,7 +111,7 @@ export function createServerLog(client: Client, api: ApiClient, servers: GuildSe
           { name: 'Message', value: link(after.guildId, after.channelId, after.id) },
         )
         .setFooter({ text: `Proxied message ${after.id}` });
-      await post(server, after.guildId, placeOfChannel(after), embed);
+      await post(server, after.guildId, placeOfChannel(after.channel), embed);
     },
 
     async deleted(message) {
@@ -132,7 +128,7 @@ export function createServerLog(client: Client, api: ApiClient, servers: GuildSe
           { name: 'Attachments', value: String(message.attachments.size), inline: true },
         )
         .setFooter({ text: `Proxied message ${message.id}` });
-      await post(server, message.guildId, placeOfChannel(message), embed);
+      await post(server, message.guildId, placeOfChannel(message.channel), embed);
     },
   };
 }
