@@ -314,6 +314,12 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
       expect(embedOf(entry)?.footer?.text).toContain(message.id);
       // Mentions in a log entry ping nobody.
       expect(entry.content ?? '').toBe('');
+      // A system that shows its name is named.
+      expect((await alice.call('POST', '/v1/users/@me/system/edit', { systemName: 'The Flock', public: 1 })).status).toBe(200);
+      expect((await sent('k: named')).outcome).toBe('proxied');
+      const named = await h.fake.waitFor(() => entries('Message proxied')[before + 1], 5000, 'a second log entry');
+      expect(field(named, 'System')).toBe(`The Flock (\`${systemId}\`)`);
+      expect((await alice.call('POST', '/v1/users/@me/system/edit', { public: 0 })).status).toBe(200);
     });
 
     it('logs edits and deletions of proxied messages, and leaves log-ignored channels out', async () => {

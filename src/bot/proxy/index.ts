@@ -61,7 +61,7 @@ export function createProxying(client: Client, api: ApiClient, accounts: LinkedA
     ...base,
     notices,
     servers,
-    serverLog: createServerLog(client, api, servers, notices, log),
+    serverLog: createServerLog(client, api, servers, notices, base.recent, log),
     logCleanup: createLogCleanup(servers, log),
   };
   const path = createMessagePath(parts);

@@ -9,6 +9,7 @@ import { logChannelFor, type MessagePlace } from '../../domain/guild-rules.js';
 import type { ApiClient } from '../api-client.js';
 import type { BotLog } from '../log.js';
 import type { Notices } from '../proxy/notices.js';
+import type { RecentMessages } from '../proxy/recent.js';
 import { placeOfChannel } from './rules.js';
 import type { GuildSettingsCache, HeldSettings } from './settings-cache.js';
 
@@ -44,7 +45,7 @@ export interface ServerLog {
 const link = (guildId: string, channelId: string, messageId: string) => `https://discord.com/channels/${guildId}/${channelId}/${messageId}`;
 
 
-export function createServerLog(client: Client, api: ApiClient, servers: GuildSettingsCache, notices: Notices, log: BotLog): ServerLog {
+export function createServerLog(client: Client, api: ApiClient, servers: GuildSettingsCache, notices: Notices, recent: RecentMessages, log: BotLog): ServerLog {
   /** The system's name when its privacy shows it to anyone; null otherwise (or when it cannot be read). */
   async function publicSystemName(senderId: string): Promise<string | null> {
     try {
@@ -115,20 +116,23 @@ export function createServerLog(client: Client, api: ApiClient, servers: GuildSe
     },
 
     async deleted(message) {
-      if (message.partial || !message.inGuild() || !isOwnProxied(message)) return;
-      const server = await servers.atRevision(message.guildId, undefined);
+      // A message no longer held by discord.js is still known when this process proxied it lately.
+      const known = message.partial ? recent.get(message.id) : undefined;
+      const guildId = message.guildId;
+      if (!guildId || (message.partial ? !known : !isOwnProxied(message))) return;
+      const server = await servers.atRevision(guildId, undefined);
       if (!server) return;
       const embed = new EmbedBuilder()
         .setTitle('Proxied message deleted')
         .setColor(0xed4245)
-        .setDescription(quote(message.content))
+        .setDescription(quote(known ? known.content : (message.content ?? '')))
         .addFields(
-          { name: 'Sent as', value: message.author.username, inline: true },
+          ...(known ? [{ name: 'Sender', value: `<@${known.senderId}> (\`${known.senderId}\`)`, inline: true }] : [{ name: 'Sent as', value: message.author?.username ?? 'unknown', inline: true }]),
           { name: 'Channel', value: `<#${message.channelId}>`, inline: true },
-          { name: 'Attachments', value: String(message.attachments.size), inline: true },
+          ...(known ? [] : [{ name: 'Attachments', value: String(message.attachments.size), inline: true }]),
         )
         .setFooter({ text: `Proxied message ${message.id}` });
-      await post(server, message.guildId, placeOfChannel(message.channel), embed);
+      await post(server, guildId, placeOfChannel(message.channel), embed);
     },
   };
 }
