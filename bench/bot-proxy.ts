@@ -44,6 +44,8 @@ export interface BotProxyBench {
     /** Profile revalidations answered 304 / made, while measuring (each message revalidates). */
     profileNotModified: number;
     profileCalls: number;
+    /** Server settings read while measuring (with a log channel, 100 blacklisted channels and 20 blocked roles set): must be 0. */
+    settingsCalls: number;
     /** Part of the bot's share: its profile revalidation, a round trip to the service. */
     profileP50Ms: number;
     profileP99Ms: number;
@@ -231,7 +233,8 @@ function countCalls(bot: RunningBot) {
   const api = bot.context.api;
   const read = store.get.bind(store);
   const fetchProfile = api.getProxyProfile.bind(api);
-  const counts = { storeReads: 0, profileCalls: 0, notModified: 0 };
+  const fetchSettings = api.getGuildSettings.bind(api);
+  const counts = { storeReads: 0, profileCalls: 0, notModified: 0, settingsCalls: 0 };
   /** Milliseconds each profile call took (the bot's round trip to the service). */
   const profileMs: number[] = [];
   store.get = (userId) => ((counts.storeReads += 1), read(userId));
@@ -243,13 +246,15 @@ function countCalls(bot: RunningBot) {
     if (result.notModified) counts.notModified += 1;
     return result;
   };
+  api.getGuildSettings = (...args) => ((counts.settingsCalls += 1), fetchSettings(...args));
   return {
     counts,
     profileMs,
-    reset: () => (Object.assign(counts, { storeReads: 0, profileCalls: 0, notModified: 0 }), profileMs.splice(0)),
+    reset: () => (Object.assign(counts, { storeReads: 0, profileCalls: 0, notModified: 0, settingsCalls: 0 }), profileMs.splice(0)),
     restore() {
       store.get = read;
       api.getProxyProfile = fetchProfile;
+      api.getGuildSettings = fetchSettings;
     },
   };
 }
@@ -322,6 +327,16 @@ export async function benchBotProxy(opts: { quick: boolean }): Promise<BotProxyB
       });
     }
 
+    // A busy server's settings (issue 24): a log channel, 100 blacklisted channels (not this one)
+    // and 20 blocked roles (not the sender's). Messages are checked against them and logged.
+    const logChannel = fake.addChannel({ name: 'mod-log' }).id;
+    await bot.context.api.editGuildSettings(fake.guild.id, {
+      actor: { userId: BYSTANDER.id, permission: 'manage-guild' },
+      logChannel,
+      blacklist: { add: Array.from({ length: 100 }, (_, i) => String(510_000_000_000_000_000n + BigInt(i))) },
+      blocks: { add: Array.from({ length: 20 }, (_, i) => ({ id: String(520_000_000_000_000_000n + BigInt(i)), kind: 'role', reason: 'bench' })) },
+    });
+
     // Warm-up: the first message fetches the profile (1,000 alters) and creates the webhook; then
     // enough messages that the JIT has compiled the path.
     const warmFrom = executions().length;
@@ -354,6 +369,7 @@ export async function benchBotProxy(opts: { quick: boolean }): Promise<BotProxyB
       botP99Ms: percentile(ours, 99),
       profileNotModified: counter.counts.notModified,
       profileCalls: counter.counts.profileCalls,
+      settingsCalls: counter.counts.settingsCalls,
       profileP50Ms: percentile(counter.profileMs, 50),
       profileP99Ms: percentile(counter.profileMs, 99),
       rateLimitWaits,
@@ -573,7 +589,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       console.log(`system: ${f(result.alters)} alters × ${result.tagsPerAlter} proxy tags${quick ? ' (quick)' : ''}`);
       console.log(`1. latency, ${f(l.messages)} messages one at a time, MESSAGE_CREATE → webhook execute: p50 ${f(l.p50Ms, 2)} ms, p99 ${f(l.p99Ms, 2)} ms (target p99 <= 15 ms)`);
       console.log(`   gateway alone (sent → messageCreate): p50 ${f(l.gatewayP50Ms, 2)} ms, p99 ${f(l.gatewayP99Ms, 2)} ms; the bot's share (messageCreate → execute): p50 ${f(l.botP50Ms, 2)} ms, p99 ${f(l.botP99Ms, 2)} ms`);
-      console.log(`   profile revalidations (within the bot's share): p50 ${f(l.profileP50Ms, 2)} ms, p99 ${f(l.profileP99Ms, 2)} ms; ${l.profileCalls} made, ${l.profileNotModified} answered 304; discord.js rate-limit waits: ${l.rateLimitWaits} (paced: one message per ${PACE_MS} ms at most)`);
+      console.log(`   profile revalidations (within the bot's share): p50 ${f(l.profileP50Ms, 2)} ms, p99 ${f(l.profileP99Ms, 2)} ms; ${l.profileCalls} made, ${l.profileNotModified} answered 304; settings calls: ${l.settingsCalls}; discord.js rate-limit waits: ${l.rateLimitWaits} (paced: one message per ${PACE_MS} ms at most)`);
       console.log(`2. throughput as shipped, ${f(t.shippedMessages)} messages at once over ${t.channels} channels: ${f(t.shippedPerSecond, 1)} proxied/s (discord.js global budget of 50 requests/s; ${t.shippedRateLimitWaits} waits)`);
       console.log(`   with that budget lifted, ${f(t.messages)} messages at once: ${f(t.perSecond)} proxied/s over ${t.channels} channels, ${f(t.oneChannelPerSecond)} proxied/s in one channel; records stored ${f(t.recordsDrainSeconds, 2)} s after the last message`);
       console.log(`   gateway baseline (non-system messages, sent → handled): ${f(t.gatewayPerSecond)} messages/s`);

@@ -479,11 +479,11 @@ async function botProxyBenchmark() {
   rows.push({
     id: '10a',
     name: `Bot proxying: ${fmt(l.messages)} tagged messages one at a time, MESSAGE_CREATE → webhook execute, ${fmt(r.alters)} alters × ${r.tagsPerAlter} tags`,
-    measured: `p50 ${fmt(l.p50Ms, 1)} ms, p99 ${fmt(l.p99Ms, 1)} ms (the bot's share p50 ${fmt(l.botP50Ms, 1)} ms, p99 ${fmt(l.botP99Ms, 1)} ms, its profile revalidation p50 ${fmt(l.profileP50Ms, 1)} ms)`,
+    measured: `p50 ${fmt(l.p50Ms, 1)} ms, p99 ${fmt(l.p99Ms, 1)} ms (the bot's share p50 ${fmt(l.botP50Ms, 1)} ms, p99 ${fmt(l.botP99Ms, 1)} ms, its profile revalidation p50 ${fmt(l.profileP50Ms, 1)} ms); with a log channel, 100 blacklisted channels and 20 blocked roles set, ${l.settingsCalls} settings calls`,
     baseline: `p50 ${fmt(l.gatewayP50Ms, 1)} ms, p99 ${fmt(l.gatewayP99Ms, 1)} ms (fake gateway: sent → messageCreate)`,
     ratio: fmt(l.p99Ms / Math.max(l.gatewayP99Ms, 0.001), 1),
     target: 'p99 <= 15 ms',
-    met: l.p99Ms <= 15 && l.rateLimitWaits === 0,
+    met: l.p99Ms <= 15 && l.rateLimitWaits === 0 && l.settingsCalls === 0,
   });
   rows.push({
     id: '10b',

@@ -1,6 +1,8 @@
 // /help: what the bot can do.
 import { EmbedBuilder, SlashCommandBuilder } from 'discord.js';
-import type { SlashCommand } from '../src/bot/command.js';
+import type { BotContext, SlashCommand } from '../src/bot/command.js';
+import { managePermissionOf } from '../src/bot/servers/manage-gate.js';
+import type { ChatInputCommandInteraction } from 'discord.js';
 
 const LINES = [
   '`/link` connect your Discord account · `/unlink` disconnect it',
@@ -19,10 +21,21 @@ const LINES = [
   'Other people’s systems are shown with their privacy settings; looking them up needs no link.',
 ];
 
+const SERVER_LINE = '**For this server’s admins**: `/server show` · `/server log-channel` · `/server blacklist` · `/server block` · `/server require-tag` · `/server proxy-delay` · `/server managers` · `/server log-cleanup` (you can use these here)';
+
+/** Whether the member may use /server here: Manage Server, or a manager role (the server's settings, held or read once). */
+async function mayUseServer(interaction: ChatInputCommandInteraction, { proxying }: BotContext): Promise<boolean> {
+  if (!interaction.inGuild()) return false;
+  if (managePermissionOf(interaction, []) !== null) return true;
+  const held = await proxying.servers.atRevision(interaction.guildId, undefined);
+  return held !== undefined && managePermissionOf(interaction, held.settings.managerRoles.map((entry) => entry.id)) !== null;
+}
+
 export const help = {
   data: new SlashCommandBuilder().setName('help').setDescription('What switchboard can do'),
   ephemeral: true,
-  async execute(_interaction, _context, reply) {
-    await reply.send({ embeds: [new EmbedBuilder().setTitle('switchboard').setDescription(LINES.join('\n')).setColor(0x5865f2)] });
+  async execute(interaction, context, reply) {
+    const lines = (await mayUseServer(interaction, context)) ? [...LINES, SERVER_LINE] : LINES;
+    await reply.send({ embeds: [new EmbedBuilder().setTitle('switchboard').setDescription(lines.join('\n')).setColor(0x5865f2)] });
   },
 } satisfies SlashCommand;

@@ -10,6 +10,9 @@ import { deleteProxied } from '../src/bot/proxy/reactions.js';
 import { REPROXY_WINDOW_MS } from '../src/bot/proxy/recent.js';
 import { sendThroughWebhook } from '../src/bot/proxy/sender.js';
 import { webhookName } from '../src/bot/proxy/webhook-name.js';
+import { interactionRoleIds } from '../src/bot/servers/manage-gate.js';
+import { placeOfChannel, refusalText } from '../src/bot/servers/rules.js';
+import { mayProxyHere } from '../src/domain/guild-rules.js';
 
 export const reproxy = {
   data: new SlashCommandBuilder()
@@ -26,6 +29,14 @@ export const reproxy = {
     const profile = await proxying.profiles.get(interaction.user.id, guildId);
     const alter = profile?.alters.find((candidate) => candidate.alterId === chosen.alterId);
     if (!profile || !alter) throw new ApiError('problem', 404, 'unknown-alter', 'That alter cannot proxy here.');
+    const username = webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username });
+    // The server's rules apply to a re-sent message as to any other (a block set since, say).
+    const server = await proxying.servers.atRevision(guildId, proxying.profiles.guildRevision(guildId));
+    if (!server) throw new ApiError('unavailable', 503, 'unavailable', 'switchboard cannot be reached right now. Try again in a moment.');
+    if (interaction.channel && interaction.inGuild()) {
+      const verdict = mayProxyHere(server.rules, placeOfChannel(interaction.channel), { userId: interaction.user.id, roleIds: interactionRoleIds(interaction) }, { name: username, displayTags: [profile.displayTag] });
+      if (!verdict.allowed) throw new ApiError('problem', 403, 'validation', refusalText(verdict, interaction.guild?.name ?? 'this server', interaction.channelId));
+    }
     if (alter.alterId === last.alterId) {
       await reply.send({ content: `That message is already sent as **${alterName(chosen)}**.` });
       return;
@@ -33,7 +44,6 @@ export const reproxy = {
     // Attachments go with it: they live on the message being replaced.
     const previous = interaction.channel ? await interaction.channel.messages.fetch(last.messageId).catch(() => undefined) : undefined;
     const { files } = previous?.inGuild() ? await downloadAttachments(previous) : { files: [] };
-    const username = webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username });
     const sent = await sendThroughWebhook(proxying.webhookRest, proxying.webhooks, {
       webhookChannelId: last.webhookChannelId,
       threadId: last.threadId,

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { insertAuditEntry } from '../db/repositories/audit-log.js';
 import { deleteClient as deleteClientRows, findClient, insertClient, listClients, replaceClientSecret, updateClientPermissions, updateClientRedirectUris, type OauthClientRecord } from '../db/repositories/oauth-clients.js';
 import type { Schema } from '../db/tables.js';
-import { API_SCOPES, SCOPES } from '../domain/scopes.js';
+import { API_SCOPES, FIRST_PARTY_SCOPES, SCOPES } from '../domain/scopes.js';
 import { randomSecret, sha256 } from '../security/crypto.js';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -45,6 +45,10 @@ export const ClientRegistrationSchema = z
   .superRefine((client, ctx) => {
     if (client.grantTypes.includes('authorization_code') && client.redirectUris.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['redirectUris'], message: 'the authorization_code grant needs at least one redirect URI' });
+    }
+    const firstPartyOnly = client.scopes.filter((scope) => FIRST_PARTY_SCOPES.includes(scope));
+    if (!client.firstParty && firstPartyOnly.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['scopes'], message: `${firstPartyOnly.join(' ')} can only be granted to a first-party client (the bot's own)` });
     }
     if (client.public && client.grantTypes.includes('client_credentials')) {
       ctx.addIssue({ code: 'custom', path: ['grantTypes'], message: 'a public client cannot use client_credentials (it has no secret)' });
@@ -132,14 +136,15 @@ export function toProviderMetadata(client: OauthClientRecord): Record<string, un
     redirect_uris: client.redirectUris,
     grant_types: client.grantTypes,
     response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
-    scope: client.scopes.join(' '),
+    // A first-party scope stored for another client (a row edited by hand) is never granted.
+    scope: client.scopes.filter((scope) => client.firstParty || !(FIRST_PARTY_SCOPES as readonly string[]).includes(scope)).join(' '),
   };
 }
 
 export const BOT_CLIENT_ID = 'switchboard-bot';
 /** Linking (device flow), staying linked, and message info for moderators who never linked. */
 const BOT_GRANT_TYPES = [DEVICE_CODE_GRANT, 'refresh_token', 'client_credentials'];
-const BOT_SCOPES = ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write', 'events:manage'];
+const BOT_SCOPES = ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write', 'events:manage', 'guilds:manage'];
 
 /**
  * The bot's own client when bot and service share a process: a first-party confidential client
@@ -192,7 +197,7 @@ export async function ensureDocsClient(db: Kysely<Schema>, publicUrl: string, no
   const redirectUris = [`${publicUrl}${DOCS_REDIRECT_PATH}`];
   const grantTypes = ['authorization_code'];
   // The reference page calls the API and nothing else: no id_token, no refresh token.
-  const scopes = [...API_SCOPES];
+  const scopes = API_SCOPES.filter((scope) => !FIRST_PARTY_SCOPES.includes(scope));
   const existing = await findClient(db, DOCS_CLIENT_ID);
   if (!existing) {
     const client: OauthClientRecord = { id: DOCS_CLIENT_ID, name: 'API reference (/docs)', secretHash: null, redirectUris, grantTypes, scopes, firstParty: false, createdAt: now };

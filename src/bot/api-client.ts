@@ -12,6 +12,7 @@ import type { MessageInfo, ProxiedMessage } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
 import type { Tag } from '../domain/tag.js';
+import { GUILD_REVISION_HEADER, type GuildSettings } from '../domain/guild.js';
 
 /** `misconfigured`: the service refused the bot's own client credentials (not the user's grant). */
 export type ApiErrorKind = 'problem' | 'unavailable' | 'timeout' | 'rate-limited' | 'unauthorized' | 'oauth' | 'misconfigured';
@@ -127,6 +128,19 @@ const CLIENT_SCOPE = 'alters:read system:read messages:read';
 /** What users are told when the bot may not read as itself (lookups and message info without a link). */
 export const CLIENT_MISCONFIGURED_MESSAGE = `The bot is misconfigured: switchboard does not let it look things up on its own (its client needs the client_credentials grant and the scopes ${CLIENT_SCOPE}). Please tell the bot’s operator.`;
 
+/** The server's settings revision a proxy profile answer tells (undefined from a service without servers' settings). */
+function guildRevisionOf(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const raw = headers[GUILD_REVISION_HEADER];
+  const revision = typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw) ? Number(raw) : undefined;
+  return revision;
+}
+
+/** What users are told when the bot may not manage servers' settings. */
+export const GUILDS_MISCONFIGURED_MESSAGE = 'The bot is misconfigured: switchboard does not let it manage server settings (its client needs the client_credentials grant and the guilds:manage scope, for a first-party client). Please tell the bot’s operator.';
+
+/** A proxy profile answer: `guildRevision` is the server's settings revision, on 304 too. */
+export type ProxyProfileAnswer = ({ notModified: true } | { notModified: false; profile: ProxyProfile; etag: string }) & { guildRevision?: number | undefined };
+
 export function createApiClient(options: ApiClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
@@ -191,7 +205,8 @@ export function createApiClient(options: ApiClientOptions) {
       }
       throw new ApiError('rate-limited', 429, 'rate-limited', `Too many requests right now. Try again in ${wait} s.`, undefined, wait);
     }
-    if (response.status >= 200 && response.status < 300) return response;
+    // 304 answers only conditional requests, whose callers look for it.
+    if ((response.status >= 200 && response.status < 300) || response.status === 304) return response;
     const errors = (response.body as { errors?: Array<{ type?: string; friendly?: string; field?: string }> } | undefined)?.errors ?? [];
     const first = errors[0];
     if (response.status === 401) throw new ApiError('unauthorized', 401, first?.type ?? 'invalid-auth', 'Your link to switchboard has expired.');
@@ -279,6 +294,8 @@ export function createApiClient(options: ApiClientOptions) {
   const withClientToken = clientTokenSource(CLIENT_SCOPE, CLIENT_MISCONFIGURED_MESSAGE);
   /** The event feed is the app's own (events:manage), apart from the read scopes, so lookups never depend on it. */
   const withEventsToken = clientTokenSource('events:manage', 'The bot’s client may not read the event feed (it needs client_credentials and the events:manage scope).');
+  /** Servers' settings are the bot's own business (guilds:manage), apart from the read scopes. */
+  const withGuildsToken = clientTokenSource('guilds:manage', GUILDS_MISCONFIGURED_MESSAGE);
 
   const getFront = (token: string, user: string) => api<{ data: Front }>('GET', `${userPath(user)}/front`, { token }).then((r) => r.data);
 
@@ -343,17 +360,31 @@ export function createApiClient(options: ApiClientOptions) {
       api<Tag>('POST', `${userPath('@me')}/tags/${tagId}/alters`, { token, json: change }),
     deleteTag: (token: string, tagId: number) => api<{ deleted: true }>('POST', `${userPath('@me')}/tags/${tagId}/delete`, { token, json: {} }),
     /** The proxy profile, revalidated: `notModified` when `etag` is still current. */
-    async getProxyProfile(token: string, guildId: string, etag?: string): Promise<{ notModified: true } | { notModified: false; profile: ProxyProfile; etag: string }> {
+    async getProxyProfile(token: string, guildId: string, etag?: string): Promise<ProxyProfileAnswer> {
       const path = `${userPath('@me')}/proxy-profile?guild=${encodeURIComponent(guildId)}`;
       if (etag) {
         const response = await send('GET', path, { token, headers: { 'if-none-match': etag } });
-        if (response.status === 304) return { notModified: true };
-        if (response.status === 200) return { notModified: false, profile: response.body as ProxyProfile, etag: String(response.headers.etag ?? '') };
+        const guildRevision = guildRevisionOf(response.headers);
+        if (response.status === 304) return { notModified: true, guildRevision };
+        if (response.status === 200) return { notModified: false, profile: response.body as ProxyProfile, etag: String(response.headers.etag ?? ''), guildRevision };
       }
       // Errors (and a first fetch) go through the common path for its error handling.
-      const profile = await api<ProxyProfile>('GET', path, { token });
-      return { notModified: false, profile, etag: profileETag(Number(profile.systemId), profile.revision) };
+      const response = await callApi('GET', path, { token });
+      const profile = response.body as ProxyProfile;
+      return { notModified: false, profile, etag: profileETag(Number(profile.systemId), profile.revision), guildRevision: guildRevisionOf(response.headers) };
     },
+    /** A server's settings as the bot's own client; `notModified` when `etag` is still current. */
+    getGuildSettings(guildId: string, etag?: string): Promise<{ notModified: true } | { notModified: false; settings: GuildSettings; etag: string }> {
+      const path = `/v1/guilds/${encodeURIComponent(guildId)}/settings`;
+      return withGuildsToken(async (token) => {
+        const response = await callApi('GET', path, { token, ...(etag ? { headers: { 'if-none-match': etag } } : {}) });
+        if (response.status === 304) return { notModified: true as const };
+        return { notModified: false as const, settings: response.body as GuildSettings, etag: String(response.headers.etag ?? '') };
+      });
+    },
+    /** A partial edit of a server's settings, naming who makes it and the permission the bot checked. */
+    editGuildSettings: (guildId: string, body: Record<string, unknown>) =>
+      withGuildsToken((token) => api<GuildSettings>('POST', `/v1/guilds/${encodeURIComponent(guildId)}/settings/edit`, { token, json: body })),
     recordMessage: (token: string, body: { messageId: string; originalMessageId: string; channelId: string; guildId: string; alterId: number; proxiedName?: string; autoproxyState?: AutoproxyStateChange }) =>
       api<{ data: ProxiedMessage; autoproxyStateApplied: boolean | null; revision: number }>('POST', `${userPath('@me')}/messages`, { token, json: body }),
     reproxyMessage: (token: string, messageId: string, body: { messageId: string; alterId: number; proxiedName?: string }) =>

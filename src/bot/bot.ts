@@ -73,6 +73,14 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
   client.on(Events.MessageCreate, (message) => {
     proxying.onMessage(message).catch((error: unknown) => log.warn({ err: error, message: message.id }, 'message handling failed'));
   });
+  client.on(Events.MessageDelete, (message) => {
+    proxying.deletions.add(message.id);
+    proxying.serverLog.deleted(message).catch((error: unknown) => log.warn({ err: error }, 'could not log a deletion'));
+  });
+  client.on(Events.MessageUpdate, (before, after) => {
+    if (after.partial) return;
+    proxying.serverLog.edited(before, after).catch((error: unknown) => log.warn({ err: error }, 'could not log an edit'));
+  });
   client.on(Events.MessageReactionAdd, (reaction, user) => void proxying.onReaction(reaction, user));
   client.on(Events.Error, (error) => log.warn({ err: error }, 'discord client error'));
   client.on(Events.ShardDisconnect, (_event, shard) => log.info({ shard }, 'gateway disconnected'));

@@ -217,6 +217,17 @@ export interface AuditLogTable {
   details: string | null;
 }
 
+/** A server's settings (src/domain/guild.ts); servers without a row have the defaults at revision 0. */
+export interface GuildSettingsTable {
+  guild_id: string;
+  /** Moved by every change, in its transaction. */
+  revision: number;
+  /** JSON: GuildSettingsDocument. */
+  settings: string;
+  /** Epoch milliseconds. */
+  updated_at: number;
+}
+
 /** The outbox: one row per change, written in the change's transaction. */
 export interface EventsTable {
   id: Generated<number>;
@@ -300,6 +311,7 @@ export interface Schema {
   event_endpoints: EventEndpointsTable;
   event_deliveries: EventDeliveriesTable;
   event_attempts: EventAttemptsTable;
+  guild_settings: GuildSettingsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

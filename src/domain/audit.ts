@@ -15,6 +15,7 @@ export const AUDIT_KINDS = [
   'client-secret-rotated',
   'client-deleted',
   'client-auth-failed',
+  'guild-settings-changed',
 ] as const;
 
 export type AuditKind = (typeof AUDIT_KINDS)[number];
@@ -32,6 +33,7 @@ export const AUDIT_KIND_DESCRIPTIONS: Record<AuditKind, string> = {
   'client-secret-rotated': "a client's secret was replaced",
   'client-deleted': 'an OAuth client was deleted, with every grant and token issued to it',
   'client-auth-failed': 'a client failed to authenticate (unknown client or wrong secret)',
+  'guild-settings-changed': "a Discord server's settings changed through the bot (user: who; details: guild, permission the bot checked, changes)",
 };
 
 /** Replays and failed client authentication may be attacks: they are logged as warnings. */

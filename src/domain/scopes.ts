@@ -12,6 +12,7 @@ export const SCOPES = [
   'messages:read',
   'messages:write',
   'events:manage',
+  'guilds:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -29,7 +30,12 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'messages:write': 'Send messages as your alters (read your proxy settings and move your autoproxy latch; only the bot records the messages it sent)',
   // Held by a client's own client-credentials token; it concerns the app, never a user's data.
   'events:manage': 'Manage the app’s own webhook endpoints',
+  // The bot's own client only (FIRST_PARTY_SCOPES): it acts for server admins who checked in Discord.
+  'guilds:manage': 'Read and change Discord servers’ settings for the bot (the bot’s own client only)',
 };
+
+/** Scopes only first-party clients (the bot) can be registered for, and so granted. */
+export const FIRST_PARTY_SCOPES: readonly Scope[] = ['guilds:manage'];
 
 /** The scopes of the /v1 API itself (the others are OpenID Connect's: who you are, staying connected). */
 export const API_SCOPES = SCOPES.filter((scope) => scope !== 'openid' && scope !== 'profile' && scope !== 'offline_access');

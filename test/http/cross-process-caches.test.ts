@@ -42,6 +42,7 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
   let first = '';
   let second = '';
   let client: TestClient;
+  let botClient: TestClient;
 
   async function signIn(userId: string) {
     const { tokens } = await obtainTokens(client, { userId, scope: `openid offline_access ${ALL_API_SCOPES}` });
@@ -73,7 +74,9 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
     }
     const registration = openDatabase(testDatabase.url);
     try {
-      client = await createTestClient({ url: first, database: registration } as Pick<TestServer, 'url' | 'database'> as TestServer);
+      const server = { url: first, database: registration } as Pick<TestServer, 'url' | 'database'> as TestServer;
+      client = await createTestClient(server);
+      botClient = await createTestClient(server, { name: 'Bot', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['guilds:manage'], firstParty: true });
     } finally {
       await registration.close();
     }
@@ -127,5 +130,23 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
     expect((await call(second, owner, 'POST', '/v1/users/@me/system/edit', { public: everything })).status).toBe(200);
     expect((await call(first, reader, 'GET', `/v1/users/${OWNER}/system`)).body.data).toMatchObject({ systemDescription: 'about us' });
     expect((await call(first, reader, 'GET', `/v1/users/${OWNER}/system/list-alters`)).status).toBe(200);
+  });
+
+  it('tells a server settings change made through one process on the next proxy profile answer of the other', { timeout: 60_000 }, async () => {
+    const guild = '130000000000000001';
+    const owner = await signIn(OWNER);
+    const bot = (await oidc.clientCredentialsGrant(botClient.config, { scope: 'guilds:manage' })).access_token;
+    const profile = async (base: string, etag?: string) => {
+      const response = await fetch(`${base}/v1/users/@me/proxy-profile?guild=${guild}`, { headers: { authorization: `Bearer ${owner}`, ...(etag ? { 'if-none-match': etag } : {}) } });
+      await response.arrayBuffer();
+      return { status: response.status, etag: response.headers.get('etag') ?? '', revision: response.headers.get('switchboard-guild-settings-revision') };
+    };
+    const { etag } = await profile(second);
+    // Read twice through the second process so that the revision is held there.
+    for (let read = 0; read < 2; read++) expect(await profile(second, etag)).toMatchObject({ status: 304, revision: '0' });
+    const edited = await call(first, bot, 'POST', `/v1/guilds/${guild}/settings/edit`, { actor: { userId: OWNER, permission: 'manage-guild' }, requireTag: true });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(await profile(second, etag)).toMatchObject({ status: 304, revision: '1' });
+    expect((await call(second, bot, 'GET', `/v1/guilds/${guild}/settings`)).body).toMatchObject({ revision: 1, requireTag: { enabled: true } });
   });
 });

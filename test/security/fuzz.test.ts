@@ -44,6 +44,7 @@ import { z } from 'zod';
 import { Alter } from '../../src/domain/alter.js';
 import { Autoproxy } from '../../src/domain/autoproxy.js';
 import { Delivery as EventDelivery, Endpoint as EventEndpoint, EventEnvelope, EVENT_TYPES } from '../../src/domain/events.js';
+import { GuildSettings } from '../../src/domain/guild.js';
 import { Front, FrontHistory, PushFrontResponse } from '../../src/domain/front.js';
 import { ImportReport } from '../../src/domain/import/model.js';
 import { PROBLEM_TYPES, type ProblemType } from '../../src/domain/problems.js';
@@ -104,6 +105,8 @@ const RUNS = {
   replayEndpoint: 200,
   replayDelivery: 150,
   deleteEndpoint: 150,
+  guildSettings: 200,
+  editGuildSettings: 500,
   otherV1Paths: 600,
   token: 1600,
   introspectForm: 600,
@@ -780,6 +783,8 @@ interface Fixtures {
   deviceCode: string;
   /** A client-credentials token (events:manage) of a client no user authorized: its endpoints never get deliveries. */
   eventsToken: string;
+  /** A first-party client's client-credentials token with guilds:manage (the bot's, for servers' settings). */
+  guildsToken: string;
   /** Endpoints of that client that generated requests edit but never delete. */
   endpointIds: string[];
   /** Endpoints the deleteEndpoint cases may delete. */
@@ -873,6 +878,8 @@ async function setUp(server: TestServer): Promise<Fixtures> {
 
   const hooks = await createTestClient(server, { name: 'Fuzz hooks', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['events:manage'] });
   const eventsToken = (await oidc.clientCredentialsGrant(hooks.config, { scope: 'events:manage' })).access_token;
+  const guildsClient = await createTestClient(server, { name: 'Fuzz guilds', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['guilds:manage'], firstParty: true });
+  const guildsToken = (await oidc.clientCredentialsGrant(guildsClient.config, { scope: 'guilds:manage' })).access_token;
   const endpointIds: string[] = [];
   for (let i = 0; i < 5; i++) {
     const endpoint = await request<{ data: { id: string } }>(server, 'POST', '/v1/events/endpoints', { token: eventsToken, body: { url: `https://hooks.example/fuzz/${i}`, eventTypes: ['alter.created'] } });
@@ -882,6 +889,7 @@ async function setUp(server: TestServer): Promise<Fixtures> {
 
   const fixtures: Fixtures = {
     eventsToken,
+    guildsToken,
     endpointIds: endpointIds.slice(0, 2),
     doomedEndpointIds: endpointIds.slice(2),
     owner,
@@ -919,6 +927,7 @@ async function setUp(server: TestServer): Promise<Fixtures> {
   };
   const names: Array<[string | undefined, string]> = [
     [eventsToken, '<events token>'],
+    [guildsToken, '<guilds token>'],
     [owner.token, '<owner token>'],
     [owner.refreshToken, '<owner refresh token>'],
     [other.token, '<other token>'],
@@ -1718,6 +1727,57 @@ function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
       clean: { path: fc.constantFrom(...messages, snowflakeAt(Date.UTC(2024, 0, 1), 7)).map((id) => `/v1/messages/${id}`) },
     },
     ...eventEndpoints(fixtures),
+    ...guildEndpoints(fixtures),
+  ];
+}
+
+/** /v1/guilds: servers' settings, with a first-party client's client-credentials token. */
+function guildEndpoints(fixtures: Fixtures): V1Endpoint[] {
+  const cleanToken = fixtures.guildsToken;
+  const guilds = ['140000000000000001', '140000000000000002'];
+  const guild = urlComponent([...guilds, '1', '0', '99999999999999999999999']);
+  const ids = fc.constantFrom('150000000000000001', '150000000000000002', '150000000000000003');
+  const idList = fc.uniqueArray(ids, { maxLength: 3 });
+  const listEdit = fc.record({ add: idList, remove: idList }, { requiredKeys: [] }).filter((edit) => !(edit.add ?? []).some((id) => (edit.remove ?? []).includes(id)));
+  const actor = fc.record({ userId: fc.constant('150000000000000009'), permission: fc.constantFrom('manage-guild', 'manager-role') });
+  const validEdit = fc.record(
+    {
+      actor,
+      logChannel: fc.option(ids, { nil: null }),
+      logIgnored: listEdit,
+      blacklist: listEdit,
+      blocks: fc.record({ add: fc.uniqueArray(fc.record({ id: ids, kind: fc.constantFrom('user', 'role'), reason: fc.option(fc.constantFrom('spam', 'x'.repeat(300)), { nil: null }) }), { maxLength: 2, selector: (block) => block.id }), remove: fc.constant([] as string[]) }, { requiredKeys: [] }),
+      requireTag: fc.boolean(),
+      managerRoles: listEdit,
+      proxyDelayMs: fc.integer({ min: 0, max: 3000 }),
+      logCleanupBots: listEdit,
+    },
+    { requiredKeys: ['actor'] },
+  );
+  const plausibleEdit = fc.record(
+    {
+      actor: fc.oneof(actor, fc.record({ userId: edgeString, permission: edgeString }), edgeString),
+      logChannel: fc.oneof(edgeString, fc.constant(null), fc.integer()),
+      blacklist: fc.oneof(listEdit, fc.record({ add: fc.array(edgeString, { maxLength: 3 }) }), edgeString),
+      blocks: fc.oneof(fc.record({ add: fc.array(fc.record({ id: edgeString, kind: edgeString, reason: edgeString }), { maxLength: 2 }) }), edgeString),
+      requireTag: fc.oneof(fc.boolean(), edgeString),
+      proxyDelayMs: fc.oneof(fc.integer({ min: -10, max: 5000 }), fc.double(), edgeString),
+    },
+    { requiredKeys: [] },
+  );
+  const fields = ['actor', 'logChannel', 'logIgnored', 'blacklist', 'blocks', 'requireTag', 'managerRoles', 'proxyDelayMs', 'logCleanupBots'];
+  const settings = z.strictObject({ ...GuildSettings.shape });
+  return [
+    {
+      name: 'guildSettings', method: 'GET', success: 200, schema: settings, cleanToken, revalidates: true,
+      path: guild.map((id) => `/v1/guilds/${id}/settings`), query: undefined, body: undefined,
+      clean: { path: fc.constantFrom(...guilds).map((id) => `/v1/guilds/${id}/settings`) },
+    },
+    {
+      name: 'editGuildSettings', method: 'POST', success: 200, schema: settings, cleanToken,
+      path: guild.map((id) => `/v1/guilds/${id}/settings/edit`), query: undefined, body: jsonBody(fields, fc.oneof(validEdit, plausibleEdit)),
+      clean: { path: fc.constantFrom(...guilds).map((id) => `/v1/guilds/${id}/settings/edit`), body: fc.oneof(w(3, validEdit.map((body) => JSON.stringify(body))), w(1, plausibleEdit.map((body) => JSON.stringify(body))), w(2, withWrongFields(fields, validEdit))) },
+    },
   ];
 }
 
@@ -2299,6 +2359,7 @@ describe.each(DIALECTS)('fuzzing every endpoint (%s)', (dialect) => {
       // Last: an import may rename or (replace mode) delete the alters the cases above use.
       ...['exportSystem', 'importSystem'],
       ...['createEndpoint', 'editEndpoint', 'readEndpoint', 'eventFeed', 'endpointDeliveries', 'rotateEndpointSecret', 'replayEndpoint', 'replayDelivery', 'deleteEndpoint'],
+      ...['guildSettings', 'editGuildSettings'],
     ] as const;
     it.each(names)('%s', async (name) => {
       const endpoint = v1Endpoints(fixtures).find((candidate) => candidate.name === name);

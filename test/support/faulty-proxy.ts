@@ -9,6 +9,8 @@ export interface FaultyProxy {
   url: string;
   target: string;
   mode: ProxyMode;
+  /** The requests seen since the mode was last set (setting it, even to the same mode, starts afresh). */
+  readonly log: ReadonlyArray<{ method: string; path: string }>;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,9 @@ export async function startFaultyProxy(): Promise<FaultyProxy> {
     set mode(value: ProxyMode) {
       mode = value;
       proxy.play(always(value));
+    },
+    get log() {
+      return proxy.log;
     },
     close: () => proxy.close(),
   };

@@ -15,6 +15,10 @@ import { createReactionHandler } from './reactions.js';
 import { createRecentMessages, type RecentMessages } from './recent.js';
 import { createDeliveryQueue, type DeliveryQueue } from './records.js';
 import { createWebhookCache, type WebhookCache } from './webhooks.js';
+import { createGuildSettingsCache, type GuildSettingsCache } from '../servers/settings-cache.js';
+import { createRecentDeletions, type RecentDeletions } from '../servers/deletions.js';
+import { createLogCleanup, type LogCleanup } from '../servers/log-cleanup.js';
+import { createServerLog, type ServerLog } from '../servers/server-log.js';
 
 export interface Proxying {
   /** For webhook-token requests (execute, edit, delete), which carry no bot token. */
@@ -24,6 +28,12 @@ export interface Proxying {
   deliveries: DeliveryQueue;
   notices: Notices;
   recent: RecentMessages;
+  /** Servers' settings, held exactly (src/bot/servers/). */
+  servers: GuildSettingsCache;
+  deletions: RecentDeletions;
+  /** The servers' log channels: proxied messages, their edits and deletions. */
+  serverLog: ServerLog;
+  logCleanup: LogCleanup;
   /**
    * Handles one message; the outcome is also emitted as `handled` (message id, outcome), and a copy
    * withdrawn because its original was removed first as `originalRemovedFirst` (what server logs
@@ -40,7 +50,7 @@ export interface ProxyingEvents {
 }
 
 export function createProxying(client: Client, api: ApiClient, accounts: LinkedAccounts, log: BotLog): Proxying {
-  const parts = {
+  const base = {
     // Requests with a webhook's token are not the bot's: Discord limits them per webhook and per
     // address, so they must not queue behind the bot's own global budget (50 requests a second in
     // @discordjs/rest), which would cap proxying at about 25 messages a second.
@@ -51,8 +61,17 @@ export function createProxying(client: Client, api: ApiClient, accounts: LinkedA
     profiles: createProfileCache(api, accounts, log),
     webhooks: createWebhookCache(client),
     deliveries: createDeliveryQueue(log),
-    notices: createNotices(log),
     recent: createRecentMessages(),
+    deletions: createRecentDeletions(),
+  };
+  const notices = createNotices(log);
+  const servers = createGuildSettingsCache(api, log);
+  const parts = {
+    ...base,
+    notices,
+    servers,
+    serverLog: createServerLog(client, api, servers, notices, base.recent, log),
+    logCleanup: createLogCleanup(servers, log),
   };
   const outcomes = new EventEmitter<ProxyingEvents>();
   const path = createMessagePath({
@@ -65,6 +84,10 @@ export function createProxying(client: Client, api: ApiClient, accounts: LinkedA
   async function onMessage(message: Message): Promise<MessageOutcome> {
     let outcome: MessageOutcome = 'failed';
     try {
+      // A named logging bot's entry about an original the bot just deleted is removed (log-cleanup.ts).
+      if (message.author.bot && !message.webhookId && message.inGuild()) {
+        parts.logCleanup.onBotMessage(message).catch((error: unknown) => log.warn({ err: error }, 'log cleanup failed'));
+      }
       outcome = await path(message);
       return outcome;
     } finally {

@@ -4,6 +4,7 @@
 // nothing waits on the service (a sick service delays records, never messages). An original already
 // gone when the bot deletes it was removed by someone else first (a filter bot, or its sender): the
 // copy goes too, so proxying never keeps what moderation removed.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MessageType, PermissionFlagsBits, RESTJSONErrorCodes, Routes, makeURLSearchParams, type Message, type REST } from 'discord.js';
 import { entryAfter, proxyInputFor, stateChangeFor } from '../../domain/proxy-input.js';
 import { compileSystem, decideProxyCompiled, type CompiledSystem, type ProxySystem } from '../../domain/proxy/index.js';
@@ -20,6 +21,12 @@ import { replyEmbedFor } from './reply-embed.js';
 import { sendThroughWebhook } from './sender.js';
 import { webhookName } from './webhook-name.js';
 import { isDiscordError, type WebhookCache } from './webhooks.js';
+import { mayProxyHere, noticeKeyFor } from '../../domain/guild-rules.js';
+import type { GuildSettingsCache } from '../servers/settings-cache.js';
+import { placeOf, refusalText, roleIdsOf } from '../servers/rules.js';
+import type { RecentDeletions } from '../servers/deletions.js';
+import type { LogCleanup } from '../servers/log-cleanup.js';
+import type { ServerLog } from '../servers/server-log.js';
 
 /**
  * What became of one message: logs and tests read it. `withdrawn`: sent, but the original was
@@ -29,7 +36,7 @@ export type MessageOutcome = 'ignored' | 'not-proxied' | 'proxied' | 'failed' | 
 
 /**
  * The original was gone when the bot came to delete it: another bot (a chat filter) or its sender
- * removed it first. The server's log says so (src/bot/servers/, through `onOriginalRemovedFirst`).
+ * removed it first. The server's log says so, and `onOriginalRemovedFirst` is told.
  */
 export interface OriginalRemovedFirst {
   guildId: string;
@@ -55,7 +62,13 @@ export interface MessagePathParts {
   notices: Notices;
   recent: RecentMessages;
   log: BotLog;
-  /** Told after a copy was withdrawn because its original was removed first: the seam for server logs. */
+  /** Servers' settings (src/bot/servers/): their rules apply to every message the engine would proxy. */
+  servers: GuildSettingsCache;
+  /** Messages deleted lately (a filter bot, or the sender, during the server's proxy delay). */
+  deletions: RecentDeletions;
+  serverLog: ServerLog;
+  logCleanup: LogCleanup;
+  /** Told after a copy was withdrawn because its original was removed first. */
   onOriginalRemovedFirst?: (event: OriginalRemovedFirst) => void;
 }
 
@@ -77,7 +90,7 @@ function missingForSending(message: Message<true>, parentId: string, inThread: b
 const missingPermission = (error: unknown) => isDiscordError(error, RESTJSONErrorCodes.MissingPermissions);
 
 export function createMessagePath(parts: MessagePathParts) {
-  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log, onOriginalRemovedFirst } = parts;
+  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log, servers, deletions, serverLog, logCleanup, onOriginalRemovedFirst } = parts;
 
   /** The engine's state change alone, when no record carries it. */
   function pushStateChange(authorId: string, change: NonNullable<ReturnType<typeof stateChangeFor>>, settle: ReturnType<ProfileCache['applyLocally']> | undefined): void {
@@ -130,6 +143,32 @@ export function createMessagePath(parts: MessagePathParts) {
 
     const alter = profile.alters.find((candidate) => candidate.alterId === result.alterId);
     if (!alter) return 'not-proxied';
+    const username = webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username });
+
+    // The server's rules. Its settings are held exactly: the profile just read told their revision.
+    const server = await servers.atRevision(message.guildId, profiles.guildRevision(message.guildId));
+    if (!server) {
+      // Without the server's settings its blacklist and blocks cannot be honoured: nothing is sent.
+      settle?.({ stored: false });
+      return 'failed';
+    }
+    const place = placeOf(message);
+    const verdict = mayProxyHere(server.rules, place, { userId: author.id, roleIds: roleIdsOf(message) }, { name: username, displayTags: [profile.displayTag] });
+    if (!verdict.allowed) {
+      // Nothing moves either: no latch is set by a message that was not proxied.
+      settle?.({ stored: false });
+      // A blacklisted place is told about for tagged messages only (autoproxy there just stops).
+      if (verdict.reason !== 'blacklisted' || result.reason === 'tag') notices.tellDaily(author, noticeKeyFor(verdict, message.guildId, place), refusalText(verdict, message.guild.name, message.channel.id));
+      return 'not-proxied';
+    }
+    if (server.rules.proxyDelayMs > 0) {
+      // Filter bots act first; a message they (or the sender) delete meanwhile is not proxied.
+      await sleep(server.rules.proxyDelayMs);
+      if (deletions.has(message.id)) {
+        settle?.({ stored: false });
+        return 'not-proxied';
+      }
+    }
     let sent;
     const { files, tooBig } = await downloadAttachments(message).catch((error: unknown) => {
       log.warn({ err: error }, 'could not download attachments');
@@ -145,7 +184,7 @@ export function createMessagePath(parts: MessagePathParts) {
         webhookChannelId: parentId,
         threadId: thread?.id,
         content: result.content,
-        username: webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username }),
+        username,
         avatarUrl: alter.avatarUrl,
         allowedMentions: allowedMentionsFor(message),
         embeds: await replyEmbedFor(message),
@@ -166,6 +205,8 @@ export function createMessagePath(parts: MessagePathParts) {
       notices.tell(author, `Proxied without ${tooBig.join(', ')}: over this server’s upload limit (${uploadLimit(message.guild.premiumTier) / 1024 / 1024} MiB).`);
     }
 
+    const logEntry = { guildId: message.guildId, place, messageId: sent.message.id, originalMessageId: message.id, username, senderId: author.id, systemId: profile.systemId, alterId: alter.alterId, content: message.content, attachments: message.attachments.size };
+    logCleanup.deleting(message.guildId, message.id);
     try {
       await message.delete();
     } catch (error) {
@@ -183,6 +224,7 @@ export function createMessagePath(parts: MessagePathParts) {
           );
         if (change) pushStateChange(author.id, change, settle);
         else settle?.({ stored: false });
+        serverLog.proxied(server, { ...logEntry, removedFirst: { copyDeleted } }).catch((logError: unknown) => log.warn({ err: logError }, 'could not log the withdrawn message'));
         onOriginalRemovedFirst?.({
           guildId: message.guildId,
           channelId: channel.id,
@@ -215,6 +257,7 @@ export function createMessagePath(parts: MessagePathParts) {
       content: result.content,
       sentAt: now,
     });
+    serverLog.proxied(server, logEntry).catch((error: unknown) => log.warn({ err: error }, 'could not log the proxied message'));
     const record = {
       messageId: sent.message.id,
       originalMessageId: message.id,

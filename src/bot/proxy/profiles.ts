@@ -30,6 +30,11 @@ export interface ProfileCache {
   forget(userId: string): void;
   /** The user's link predates proxying (its token lacks messages:write): they must /link again. */
   needsRelink(userId: string): boolean;
+  /**
+   * The server's settings revision the service told with the newest profile answer for that
+   * server (every answer, 304 included, carries it); undefined before any.
+   */
+  guildRevision(guildId: string): number | undefined;
 }
 
 const keyOf = (userId: string, guildId: string) => `${userId}/${guildId}`;
@@ -44,6 +49,7 @@ export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log
   const cache = new Map<string, Cached>();
   const overlays = new Map<string, Map<string, Overlay>>();
   const relink = new Set<string>();
+  const guildRevisions = new Map<string, number>();
 
   function store(key: string, value: Cached): void {
     cache.delete(key);
@@ -75,6 +81,7 @@ export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log
       try {
         const fetched = await accounts.withToken(userId, (token) => api.getProxyProfile(token, guildId, cached?.etag));
         relink.delete(userId);
+        if (fetched.guildRevision !== undefined) guildRevisions.set(guildId, fetched.guildRevision);
         if (fetched.notModified && cached) return withOverlay(key, cached.profile);
         if (!fetched.notModified) {
           store(key, { profile: fetched.profile, etag: fetched.etag });
@@ -122,5 +129,6 @@ export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log
     },
 
     needsRelink: (userId) => relink.has(userId),
+    guildRevision: (guildId) => guildRevisions.get(guildId),
   };
 }

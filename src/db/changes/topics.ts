@@ -18,3 +18,6 @@ export const clientTopic = (clientId: string) => `client:${clientId}`;
 
 /** A transaction appended events: dispatchers in other processes have deliveries to claim. */
 export const EVENTS_TOPIC = 'events';
+
+/** One Discord server's settings (their revision moves with every change). */
+export const guildTopic = (guildId: string) => `guild:${guildId}`;

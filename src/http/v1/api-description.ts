@@ -164,6 +164,13 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
   privacy for the viewer, and the token's scopes: the system with \`system:read\`, the alter record
   with \`alters:read\` (otherwise \`alterId\` alone, and \`redacted\` says what was left out). Records
   hold ids only, never text; operators set their retention (\`MESSAGE_RETENTION_DAYS\`, 0 forever).
+- **Server settings** (\`GET /v1/guilds/{guild}/settings\`, \`POST /v1/guilds/{guild}/settings/edit\`,
+  scope \`guilds:manage\`): what a Discord server's admins set for the bot (log channel, blacklist, blocks,
+  required display tag, manager roles, proxy delay, log cleanup), each setting and list entry with who
+  changed it last and when. Only the bot's own first-party client can be granted the scope, and only its
+  client-credentials token may use it: the bot checks the member's Discord permission and names them and
+  what it checked (\`actor\`) in the edit, and both go to the audit log. The \`ETag\` carries the settings'
+  revision, which the proxy profile also tells (\`Switchboard-Guild-Settings-Revision\`, on 200 and 304).
 
 ## Events
 Instead of polling, an app registers webhook endpoints (\`/v1/events/endpoints\`, a client-credentials

@@ -22,19 +22,23 @@ import { importExportRoutes } from './routes/import-export.js';
 import { systemRoutes } from './routes/system.js';
 import { tagRoutes } from './routes/tags.js';
 import { eventRoutes, type EventRoutesOptions } from './routes/events.js';
+import { guildRoutes } from './routes/guilds.js';
+import type { GuildRevisions } from '../../db/repositories/guilds.js';
 
 export interface V1Dependencies {
   db: Kysely<Schema>;
   verifyBearerToken: BearerVerifier;
   /** `{user}` → system (cached; db/repositories/system-lookup.ts). */
   systems: SystemLookup;
+  /** Servers' settings revisions (cached; db/repositories/guilds.ts), told to the bot with each proxy profile. */
+  guilds: GuildRevisions;
   events: Omit<EventRoutesOptions, 'db'>;
 }
 
 /** Request bodies are small JSON objects; the largest legitimate edit is well under this. */
 export const V1_BODY_LIMIT = 256 * 1024;
 
-export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, systems, events }: V1Dependencies) {
+export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, systems, guilds, events }: V1Dependencies) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -73,7 +77,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, sys
       await users.register(alterRoutes, { db });
       await users.register(frontRoutes, { db });
       await users.register(autoproxyRoutes, { db });
-      await users.register(proxyProfileRoutes, { db });
+      await users.register(proxyProfileRoutes, { db, guilds });
       await users.register(messageRecordRoutes, { db });
       await users.register(messageReproxyRoutes, { db });
       await users.register(tagRoutes, { db });
@@ -83,4 +87,5 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, sys
   );
   await app.register(messageLookupRoutes, { db });
   await app.register(eventRoutes, { prefix: '/events', db, ...events });
+  await app.register(guildRoutes, { prefix: '/guilds', db });
 }

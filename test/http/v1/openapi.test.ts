@@ -76,6 +76,8 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/events/endpoints/{endpoint}/replay', scope: 'events:manage', success: 200 },
   { method: 'POST', path: '/v1/events/deliveries/{delivery}/replay', scope: 'events:manage', success: 200 },
   { method: 'GET', path: '/v1/events/feed', scope: 'events:manage', success: 200 },
+  { method: 'GET', path: '/v1/guilds/{guild}/settings', scope: 'guilds:manage', success: 200 },
+  { method: 'POST', path: '/v1/guilds/{guild}/settings/edit', scope: 'guilds:manage', success: 200 },
 ] as const;
 
 /** The proxying schemas of components, with the fields the domain's zod schemas give them. */
@@ -123,6 +125,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
   let other: ApiUser;
   /** A client-credentials token for /v1/events. */
   let eventsToken: string;
+  let guildsToken: string;
   /** The statuses each operation was seen answering, keyed `METHOD path`. */
   const seen = new Map<string, Set<number>>();
 
@@ -147,6 +150,8 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     other = await signIn(server, OTHER, { client: await createTestClient(server, { firstParty: true }) });
     const hooks = await createTestClient(server, { name: 'Hooks', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['events:manage'] });
     eventsToken = (await oidc.clientCredentialsGrant(hooks.config, { scope: 'events:manage' })).access_token;
+    const bot = await createTestClient(server, { name: 'Bot', redirectUris: [], grantTypes: ['client_credentials'], scopes: ['guilds:manage'], firstParty: true });
+    guildsToken = (await oidc.clientCredentialsGrant(bot.config, { scope: 'guilds:manage' })).access_token;
   });
   afterAll(async () => server?.stop());
 
@@ -496,6 +501,15 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(feed.body).toMatchObject({ data: { next: expect.any(String), more: false } });
     expect((await call('GET', '/v1/events/endpoints/{endpoint}', { endpoint: endpointId }, events)).status).toBe(404);
 
+    // Server settings (the bot's own client): read, edit, revalidate.
+    const guild = { guild: GUILD };
+    const guilds = { token: guildsToken };
+    const settings = await call('GET', '/v1/guilds/{guild}/settings', guild, guilds);
+    const guildEdit = await call('POST', '/v1/guilds/{guild}/settings/edit', guild, { ...guilds, body: { actor: { userId: OWNER, permission: 'manage-guild' }, logChannel: CHANNEL, blacklist: { add: [CHANNEL] }, blocks: { add: [{ id: OTHER, kind: 'user', reason: 'r' }] }, requireTag: true, proxyDelayMs: 10, managerRoles: { add: [CHANNEL] }, logCleanupBots: { add: [OTHER] }, logIgnored: { add: [CHANNEL] } } });
+    expect(guildEdit.body).toMatchObject({ revision: 1, proxyDelay: { milliseconds: 10 } });
+    expect((await call('GET', '/v1/guilds/{guild}/settings', guild, { ...guilds, headers: { 'if-none-match': settings.headers.get('etag') ?? '' } })).status).toBe(200);
+    expect((await call('GET', '/v1/guilds/{guild}/settings', guild, { ...guilds, headers: { 'if-none-match': guildEdit.headers.get('etag') ?? '' } })).status).toBe(304);
+
     expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);
     for (const { method, path, success } of OPERATIONS.filter((operation) => operation.path !== '/v1/events/deliveries/{delivery}/replay')) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
   });
@@ -611,7 +625,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 401s: no token, a malformed header, an unknown token', async () => {
     for (const { method, path } of OPERATIONS) {
-      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1' };
+      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
       const none = await call(method, path, params, method === 'POST' ? { body: {} } : {});
       expect(none.status, `${method} ${path}`).toBe(401);
       expect(errorTypes(none)).toEqual(['no-access-token']);
@@ -794,13 +808,13 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 413 and 415 on every write', async () => {
     const writes = OPERATIONS.filter(({ method }) => method === 'POST');
-    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1' };
+    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
     // The import takes files up to 8 MiB.
     const oversizedFile = JSON.stringify({ tuppers: [], pad: 'x'.repeat(8 * 1024 * 1024) });
     for (const { method, path } of writes) {
-      const token = path.startsWith('/v1/events/') ? eventsToken : owner.token;
+      const token = path.startsWith('/v1/events/') ? eventsToken : path.startsWith('/v1/guilds/') ? guildsToken : owner.token;
       const tooLarge = await call(method, path, params, { token, raw: path.endsWith('/system/import') ? oversizedFile : oversized, headers: json });
       expect(tooLarge.status, `${method} ${path}`).toBe(413);
       expect(errorTypes(tooLarge)).toEqual(['body-too-large']);

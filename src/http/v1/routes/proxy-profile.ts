@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { loadProxyProfile } from '../../../db/repositories/proxy-profile.js';
 import type { Schema } from '../../../db/tables.js';
+import type { GuildRevisions } from '../../../db/repositories/guilds.js';
+import { GUILD_REVISION_HEADER } from '../../../domain/guild.js';
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { ProxyProfile, ProxyProfileQuery, profileETag } from '../../../domain/proxy-profile.js';
@@ -13,7 +15,7 @@ import { errorResponses, security } from '../route-schema.js';
 import { targetOf } from '../target.js';
 
 /** If-None-Match holds this ETag (RFC 9110 §13.1.2: weak comparison, lists, `*`). */
-function matches(header: string | undefined, etag: string): boolean {
+export function ifNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   return header.split(',').some((candidate) => {
     const tag = candidate.trim().replace(/^W\//, '');
@@ -21,7 +23,7 @@ function matches(header: string | undefined, etag: string): boolean {
   });
 }
 
-export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
+export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema>; guilds: GuildRevisions }> = async (app, { db, guilds }) => {
   app.get(
     '/proxy-profile',
     {
@@ -37,7 +39,7 @@ export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       schema: {
         tags: ['Proxying'],
         summary: 'Your proxy profile for one server',
-        description: 'Everything the proxy engine and the webhook need for the token’s own user in server `guild`: alters with proxy tags and their names and avatars for that server, the display tag, flags, whether proxying is off, the autoproxy entries that can be in effect there, and the front. Owner only. Send `If-None-Match` with the last `ETag` to get 304 while nothing changed.',
+        description: 'Everything the proxy engine and the webhook need for the token’s own user in server `guild`: alters with proxy tags and their names and avatars for that server, the display tag, flags, whether proxying is off, the autoproxy entries that can be in effect there, and the front. Owner only. Send `If-None-Match` with the last `ETag` to get 304 while nothing changed. Every answer, 304 included, carries the server’s settings revision in `Switchboard-Guild-Settings-Revision`, so the bot knows on each message whether its copy of the server’s settings is current without asking for them.',
         security: security('messages:write'),
         params: UserParams,
         querystring: ProxyProfileQuery,
@@ -48,8 +50,8 @@ export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       const { viewer, system } = targetOf(request);
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'a proxy profile is its owner’s alone; use @me');
       const etag = profileETag(system.id, system.revision);
-      reply.header('etag', etag).header('cache-control', 'private, no-cache');
-      if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+      reply.header('etag', etag).header('cache-control', 'private, no-cache').header(GUILD_REVISION_HEADER, String(await guilds.get(request.query.guild)));
+      if (ifNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
       // The revision was read before the profile's rows, so the data is at least as new as its
       // ETag: a write landing in between costs the bot one more fetch, never a stale cache.
       return loadProxyProfile(db, system, request.query.guild);
