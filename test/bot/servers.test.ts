@@ -74,6 +74,12 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
     return handle.waitForResponse(isAnswer, 10_000);
   }
   const channelOption = (name: string, id: string) => ({ type: 7, name, value: id });
+  /** An admin allows /server to a role (the server's id: everyone) in Integrations; no role: back to the default. */
+  function allowServerCommand(roleId?: string) {
+    const command = (h.fake.commands(h.fake.guild.id) as Array<{ id: string; name: string }>).find((c) => c.name === 'server');
+    if (!command) throw new Error('/server is not registered');
+    h.fake.setCommandPermissions(command.id, roleId === undefined ? [] : [{ id: roleId, type: 1, permission: true }]);
+  }
   const settingsNow = async () => (await h.bot.context.api.getGuildSettings(h.fake.guild.id)) as { notModified: false; settings: GuildSettings };
 
   beforeAll(async () => {
@@ -113,9 +119,16 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
     });
 
     it('checks the permission again on every use: without Manage Server or a manager role it changes nothing', async () => {
-      const refused = await server('require-tag', [{ type: 5, name: 'enabled', value: true }], undefined, HELPER, PLAIN);
-      expect(contentOf(refused)).toMatch(/Only members with \*\*Manage Server\*\*/);
-      expect((await settingsNow()).settings.requireTag.enabled).toBe(false);
+      // The server opened /server to everyone in its Integrations settings: Discord delivers it, and
+      // the bot's own check is what refuses.
+      allowServerCommand(h.fake.guild.id);
+      try {
+        const refused = await server('require-tag', [{ type: 5, name: 'enabled', value: true }], undefined, HELPER, PLAIN);
+        expect(contentOf(refused)).toMatch(/Only members with \*\*Manage Server\*\*/);
+        expect((await settingsNow()).settings.requireTag.enabled).toBe(false);
+      } finally {
+        allowServerCommand();
+      }
     });
 
     it('shows every setting with who changed it last and when, privately', async () => {
@@ -138,6 +151,8 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
       const managers = h.fake.addRole({ name: 'Mods', permissions: 0n });
       await server('add', [{ type: 8, name: 'role', value: managers.id }], 'managers');
       h.fake.addMember({ user: HELPER, roles: [managers.id] });
+      // As the README tells admins: the manager role is also allowed /server under Integrations.
+      allowServerCommand(managers.id);
       const answer = await server('add', [{ type: 9, name: 'who', value: '430000000000000099', role: false }, { type: 3, name: 'reason', value: 'testing' }], 'block', HELPER, PLAIN);
       expect(contentOf(answer)).toMatch(/does not proxy here/);
       const audit = await h.server.database.db.selectFrom('audit_log').selectAll().where('kind', '=', 'guild-settings-changed').where('user_id', '=', HELPER.id).execute();
@@ -149,6 +164,7 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
       await server('remove', [{ type: 8, name: 'role', value: managers.id }], 'managers');
       // Without the manager role the helper is refused again at once.
       expect(contentOf(await server('list', [], 'block', HELPER, PLAIN))).toMatch(/Only members/);
+      allowServerCommand();
     });
   });
 
