@@ -1,7 +1,7 @@
 // /help: what the bot can do.
 import { EmbedBuilder, SlashCommandBuilder } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
-import { managePermissionOf } from '../src/bot/servers/manage-gate.js';
+import { managePermissionOf } from '../src/bot/servers/may-manage-server.js';
 import type { ChatInputCommandInteraction } from 'discord.js';
 
 const LINES = [

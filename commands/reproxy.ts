@@ -10,7 +10,7 @@ import { deleteProxied } from '../src/bot/proxy/reactions.js';
 import { REPROXY_WINDOW_MS } from '../src/bot/proxy/recent.js';
 import { sendThroughWebhook } from '../src/bot/proxy/sender.js';
 import { webhookName } from '../src/bot/proxy/webhook-name.js';
-import { interactionRoleIds } from '../src/bot/servers/manage-gate.js';
+import { interactionRoleIds } from '../src/bot/servers/may-manage-server.js';
 import { placeOfChannel, refusalText } from '../src/bot/servers/rules.js';
 import { mayProxyHere } from '../src/domain/guild-rules.js';
 

@@ -7,7 +7,7 @@
 import { ChannelType, EmbedBuilder, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import type { Responder } from '../src/bot/responder.js';
-import { managePermissionOf } from '../src/bot/servers/manage-gate.js';
+import { managePermissionOf } from '../src/bot/servers/may-manage-server.js';
 import { MAX_BLOCK_REASON, MAX_PROXY_DELAY_MS, type GuildSettings } from '../src/domain/guild.js';
 
 /** Channels a blacklist or log-ignore entry can name: text-like channels, forums and categories. */

@@ -10,13 +10,13 @@ const OTHER_ROLE = '700000000000000002';
 describe('mayManageServer', () => {
   it.each<[string, bigint, string[], string[], ManageGrant]>([
     ['a plain member', EVERYONE, [], [MANAGERS], null],
-    ['a member with Manage Server', EVERYONE | PermissionFlagsBits.ManageGuild, [], [], 'manage-server'],
-    ['an administrator', PermissionFlagsBits.Administrator, [], [], 'manage-server'],
+    ['a member with Manage Server', EVERYONE | PermissionFlagsBits.ManageGuild, [], [], 'manage-guild'],
+    ['an administrator', PermissionFlagsBits.Administrator, [], [], 'manage-guild'],
     ['a member holding a manager role', EVERYONE, [OTHER_ROLE, MANAGERS], [MANAGERS], 'manager-role'],
     ['a member holding other roles only', EVERYONE, [OTHER_ROLE], [MANAGERS], null],
     ['no manager roles named', EVERYONE, [OTHER_ROLE], [], null],
     ['Manage Channels or Manage Roles are not Manage Server', EVERYONE | PermissionFlagsBits.ManageChannels | PermissionFlagsBits.ManageRoles, [], [], null],
-    ['Manage Server and a manager role: the permission is named', EVERYONE | PermissionFlagsBits.ManageGuild, [MANAGERS], [MANAGERS], 'manage-server'],
+    ['Manage Server and a manager role: the permission is named', EVERYONE | PermissionFlagsBits.ManageGuild, [MANAGERS], [MANAGERS], 'manage-guild'],
   ])('%s', (_name, permissions, roleIds, managerRoleIds, expected) => {
     expect(manageGrant({ permissions, roleIds }, managerRoleIds)).toBe(expected);
     expect(mayManageServer({ permissions, roleIds }, managerRoleIds)).toBe(expected !== null);
