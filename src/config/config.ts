@@ -3,6 +3,7 @@
 // surfacing later as a confusing failure deep inside a request.
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { familyCoveredEntirely } from './address-coverage.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
@@ -86,6 +87,14 @@ const trustProxy = z.string().transform((raw, ctx): TrustedProxies | undefined =
     ctx.addIssue({
       code: 'custom',
       message: `expected false, a number of proxy hops (e.g. 1), or comma-separated proxy addresses or CIDRs (e.g. 127.0.0.1,10.0.0.0/8); not an address or CIDR: ${bad.map((entry) => JSON.stringify(entry)).join(', ')}`,
+    });
+    return z.NEVER;
+  }
+  const everyone = familyCoveredEntirely(addresses);
+  if (everyone) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${JSON.stringify(raw.trim())} trusts every ${everyone} address, as true would (clients could write their own address into X-Forwarded-For); list only the proxies' own addresses or CIDRs, or set the number of proxies (e.g. 1)`,
     });
     return z.NEVER;
   }

@@ -132,6 +132,19 @@ describe('TRUST_PROXY', () => {
     }
   });
 
+  it.each(['0.0.0.0/0', '::/0', '0.0.0.0/1,128.0.0.0/1', '::ffff:0:0/96', '::ffff:0.0.0.0/97, ::ffff:128.0.0.0/97', '0.0.0.0/1,::ffff:128.0.0.0/97', '::/1,8000::/1', '10.0.0.0/8,0.0.0.0/2,64.0.0.0/2,128.0.0.0/1'])(
+    'refuses %s, which trusts every address as true would',
+    (value) => {
+      expect(problems({ TRUST_PROXY: value })).toMatch(/TRUST_PROXY: .*trusts every (IPv4|IPv6) address/);
+    },
+  );
+
+  it('takes lists that leave some addresses untrusted', () => {
+    for (const value of ['0.0.0.0/1', '::/1', '0.0.0.0/1,128.0.0.0/2', '::ffff:0.0.0.0/97', '0.0.0.0/1,::/1,8000::/2']) {
+      expect(loadConfig({ TRUST_PROXY: value }).trustedProxies).toEqual({ addresses: value.split(',') });
+    }
+  });
+
   it.each(['maybe', '10.0.0.0/33', '::1/129', '127.0.0.1,', '10.0.0.0/8/8', 'proxy.example.com', '11', '-1', '1.5'])('refuses %s, naming TRUST_PROXY', (value) => {
     expect(problems({ TRUST_PROXY: value })).toMatch(/TRUST_PROXY: expected/);
   });
