@@ -83,7 +83,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   const crypto = createStorageCrypto(secrets.dataEncryptionKey);
   const provider = createProvider({ config, db: database.db, crypto, signingKeys: secrets.signingKeys, cookieSecrets: secrets.cookieSecrets });
   const introspection = createIntrospection(provider, database.db);
-  const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets, provider });
+  const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets, provider, db: database.db, crypto });
   const changes = database.changes(app.log.child({ component: 'cache-invalidation' }));
   const events = createDispatcher({
     db: database.db,
@@ -141,6 +141,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   // registered in their scope only, so API requests do not parse a Cookie header they never read.
   await app.register(async function browserFacing(site) {
     await site.register(cookie, { secret: secrets.cookieSecrets });
+    site.addHook('onRequest', session.load);
     await site.register(async function pages(scope) {
       // Page routes answer errors with an HTML page; a client mistake is never a 500.
       scope.setErrorHandler((error: { statusCode?: number; status?: number; error_description?: string; message: string }, request, reply) => {
