@@ -102,6 +102,15 @@ describe('message retention', () => {
   });
 });
 
+describe('request timeouts', () => {
+  it('gives a request 60 s and its headers 20 s by default; the headers never more than the request', () => {
+    expect(loadConfig({}).requestTimeouts).toEqual({ requestMs: 60_000, headersMs: 20_000 });
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '9000' }).requestTimeouts).toEqual({ requestMs: 5000, headersMs: 5000 });
+    expect(problems({ REQUEST_TIMEOUT_MS: '0' })).toContain('REQUEST_TIMEOUT_MS');
+    expect(problems({ HEADERS_TIMEOUT_MS: 'soon' })).toContain('HEADERS_TIMEOUT_MS');
+  });
+});
+
 describe('TRUST_PROXY', () => {
   it('trusts no proxy by default, nor with false or 0', () => {
     for (const env of [{}, { TRUST_PROXY: 'false' }, { TRUST_PROXY: '0' }, { TRUST_PROXY: '' }]) {
