@@ -1,6 +1,8 @@
-// The browser side of signing in: a signed cookie naming the signed-in Discord user (set by every
-// sign-in method, read by the authorization step and the account pages), and CSRF tokens for the
-// forms, bound to a per-browser random cookie and to the form's purpose.
+// The browser side of signing in: a signed cookie naming a sign-in held on the server (the
+// browser_sessions table: user, sign-in time, end), set by every sign-in method and read by the
+// authorization step and the account pages, and CSRF tokens for the forms, bound to a per-browser
+// random cookie and to the form's purpose. Signing out deletes the row, so a copy of the cookie
+// taken before is worthless afterwards.
 //
 // That cookie is the one truth about who this browser is. The authorization server (oidc-provider)
 // keeps a session of its own; it must never name anyone else, nor outlive the cookie: signing out
@@ -9,9 +11,12 @@
 // the cookie's user (or outlived it) is ended. Both last SESSION_TTL from the sign-in.
 import { createHmac, randomBytes } from 'node:crypto';
 import '@fastify/cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
-import { constantTimeEqual } from '../security/crypto.js';
+import { deleteBrowserSession, findBrowserSession, insertBrowserSession } from '../db/repositories/browser-sessions.js';
+import type { Schema } from '../db/tables.js';
+import { constantTimeEqual, type StorageCrypto } from '../security/crypto.js';
 
 export const USER_COOKIE = 'switchboard_user';
 const CSRF_COOKIE = 'switchboard_csrf';
@@ -22,9 +27,16 @@ export interface BrowserSessionOptions {
   cookieSecrets: string[];
   /** The authorization server, whose session must follow this one. */
   provider: Provider;
+  db: Kysely<Schema>;
+  crypto: StorageCrypto;
 }
 
 export interface BrowserSession {
+  /**
+   * An onRequest hook (after the cookie plugin's) that looks the cookie's sign-in up, so the
+   * synchronous reads below see whether it still lives.
+   */
+  load: onRequestHookHandler;
   signedInUser(request: FastifyRequest): string | undefined;
   /** When the signed-in user signed in (ms since the epoch); undefined for older cookies. */
   signedInAt(request: FastifyRequest): number | undefined;
@@ -51,15 +63,20 @@ export function createBrowserSession(options: BrowserSessionOptions): BrowserSes
   const { provider } = options;
   const providerCookie = provider.cookieName('session');
 
-  /** The cookie's user and sign-in time, while it is valid and unexpired. */
-  function current(request: FastifyRequest): { userId: string; signedInAt: number | undefined } | undefined {
+  const loaded = new WeakMap<FastifyRequest, { idHash: string; userId: string; signedInAt: number }>();
+  const hashOf = (id: string) => options.crypto.lookupHash('browser-session', id);
+
+  /** The id in a validly signed cookie. */
+  function cookieId(request: FastifyRequest): string | undefined {
     const raw = request.cookies[USER_COOKIE];
     if (!raw) return undefined;
     const unsigned = request.unsignCookie(raw);
-    if (!unsigned.valid || unsigned.value === null) return undefined;
-    const [userId, expires, signedInAt] = unsigned.value.split(':');
-    if (!userId || !expires || Number(expires) <= Date.now()) return undefined;
-    return { userId, signedInAt: signedInAt ? Number(signedInAt) : undefined };
+    return unsigned.valid && unsigned.value ? unsigned.value : undefined;
+  }
+
+  /** The cookie's user and sign-in time, while its sign-in lives on the server. */
+  function current(request: FastifyRequest): { userId: string; signedInAt: number | undefined } | undefined {
+    return loaded.get(request);
   }
 
   /**
@@ -77,6 +94,15 @@ export function createBrowserSession(options: BrowserSessionOptions): BrowserSes
   }
 
   return {
+    load(request, _reply, done) {
+      const id = cookieId(request);
+      if (id === undefined) return done();
+      const idHash = hashOf(id);
+      findBrowserSession(options.db, idHash, Date.now()).then((found) => {
+        if (found) loaded.set(request, { idHash, ...found });
+        done();
+      }, done);
+    },
     signedInUser(request) {
       return current(request)?.userId;
     },
@@ -85,11 +111,20 @@ export function createBrowserSession(options: BrowserSessionOptions): BrowserSes
     },
     async signIn(request, reply, userId) {
       await endProviderSession(request, (accountId) => accountId === undefined || accountId === userId);
+      const previous = loaded.get(request);
+      if (previous) await deleteBrowserSession(options.db, previous.idHash);
       const now = Date.now();
-      const expires = now + options.sessionTtlSeconds * 1000;
-      reply.setCookie(USER_COOKIE, `${userId}:${expires}:${now}`, { ...base, signed: true, maxAge: options.sessionTtlSeconds });
+      const id = randomBytes(32).toString('base64url');
+      const session = { idHash: hashOf(id), userId, signedInAt: now };
+      await insertBrowserSession(options.db, { ...session, expiresAt: now + options.sessionTtlSeconds * 1000 });
+      loaded.set(request, session);
+      reply.setCookie(USER_COOKIE, id, { ...base, signed: true, maxAge: options.sessionTtlSeconds });
     },
     async signOut(request, reply) {
+      // Whatever the cookie names ends, even a sign-in that expired a moment ago.
+      const id = cookieId(request);
+      if (id !== undefined) await deleteBrowserSession(options.db, hashOf(id));
+      loaded.delete(request);
       await endProviderSession(request, () => false);
       reply.clearCookie(USER_COOKIE, base);
       reply.clearCookie(providerCookie, base);

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { listAuditEntries } from '../db/repositories/audit-log.js';
 import type { Schema } from '../db/tables.js';
 import { AUDIT_KIND_DESCRIPTIONS, AUDIT_KINDS, type AuditEntry, type AuditKind } from '../domain/audit.js';
+import { table } from './support.js';
 
 interface AuditOptions {
   user?: string;
@@ -52,11 +53,6 @@ function entryRow(entry: AuditEntry): string[] {
     .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join(' ') : String(value)}`)
     .join(', ');
   return [new Date(entry.at).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ''), entry.kind, entry.userId ?? '-', entry.clientId ?? '-', entry.ip ?? '-', details];
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
 }
 
 /** A date (midnight UTC) or an ISO 8601 date and time. */

@@ -5,6 +5,7 @@ import { ZodError } from 'zod';
 import { DEVICE_CODE_GRANT, deleteClient, findClient, listClients, registerClient, rotateClientSecret } from '../auth/clients.js';
 import type { OauthClientRecord } from '../db/repositories/oauth-clients.js';
 import type { Scope } from '../domain/scopes.js';
+import { printable } from './printable.js';
 import { CliError, table, withDatabase, type Io } from './support.js';
 
 const DEFAULT_GRANTS = ['authorization_code', 'refresh_token'];
@@ -51,7 +52,7 @@ export function registerClientCommands(program: Command, io: Io): void {
           io.out(JSON.stringify({ client_id, ...(secret === undefined ? {} : { client_secret: secret }), ...rest }, null, 2));
           return;
         }
-        io.out(`created client "${client.name}"`);
+        io.out(`created client "${printable(client.name)}"`);
         io.out(`  client_id:     ${client.id}`);
         if (secret === undefined) {
           io.out('  client_secret: none (public client: it authenticates with PKCE, not a secret)');

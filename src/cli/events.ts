@@ -12,6 +12,7 @@ import { CreateEndpointBody } from '../domain/events.js';
 import { Problem } from '../domain/problems.js';
 import { createEndpoint, parseDeliveryId, rotateEndpointSecret, toDeliveryView, toEndpointView } from '../events/endpoints.js';
 import { createStorageCrypto } from '../security/crypto.js';
+import { printable } from './printable.js';
 
 export interface EventCommandHelpers {
   out(text: string): void;
@@ -55,8 +56,8 @@ export function registerEventCommands(program: Command, helpers: EventCommandHel
             out(JSON.stringify({ ...toEndpointView(endpoint), clientId: endpoint.clientId, secret }, null, 2));
             return;
           }
-          out(`created endpoint ${endpoint.id} for client ${endpoint.clientId}`);
-          out(`  url:    ${endpoint.url}`);
+          out(`created endpoint ${endpoint.id} for client ${printable(endpoint.clientId)}`);
+          out(`  url:    ${printable(endpoint.url)}`);
           out(`  types:  ${endpoint.eventTypes.join(', ')}`);
           out(`  secret: ${secret}`);
           out('store the secret now: it is not shown again (`switchboard events rotate-secret` replaces it)');

@@ -15,6 +15,7 @@ import { decodeImportText, parseImportJson } from '../domain/import/json.js';
 import { IMPORT_MODES, MAX_CLI_IMPORT_BYTES, type ImportMode, type ImportReport } from '../domain/import/model.js';
 import { Problem } from '../domain/problems.js';
 import { UserId } from '../domain/values.js';
+import { printable } from './printable.js';
 
 /** The client imported switches are recorded as made by (no OAuth client is involved). */
 export const CLI_IMPORT_CLIENT = 'switchboard-cli-import';
@@ -129,7 +130,7 @@ export function registerImportExport(program: Command, context: CliContext): voi
           return;
         }
         if (created) io.out(`created a system for user ${userId}`);
-        for (const line of describeReport(outcome.report)) io.out(line);
+        for (const line of describeReport(outcome.report)) io.out(printable(line));
       });
     });
 

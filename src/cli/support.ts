@@ -5,6 +5,7 @@ import type { Kysely, MigrationResultSet } from 'kysely';
 import { loadConfig, loadDotEnv } from '../config/config.js';
 import { migrateToLatest, openDatabase } from '../db/database.js';
 import type { Schema } from '../db/tables.js';
+import { printable } from './printable.js';
 
 export interface Io {
   out(text: string): void;
@@ -45,7 +46,9 @@ export async function withDatabase(action: (db: Kysely<Schema>, migrated: Migrat
   }
 }
 
+/** A plain-text table; every cell is printed through `printable` (it may hold what a client wrote). */
 export function table(rows: string[][]): string {
+  rows = rows.map((row) => row.map(printable));
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
 }

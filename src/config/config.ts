@@ -3,6 +3,7 @@
 // surfacing later as a confusing failure deep inside a request.
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { familyCoveredEntirely } from './address-coverage.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
@@ -89,6 +90,14 @@ const trustProxy = z.string().transform((raw, ctx): TrustedProxies | undefined =
     });
     return z.NEVER;
   }
+  const everyone = familyCoveredEntirely(addresses);
+  if (everyone) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${JSON.stringify(raw.trim())} trusts every ${everyone} address, as true would (clients could write their own address into X-Forwarded-For); list only the proxies' own addresses or CIDRs, or set the number of proxies (e.g. 1)`,
+    });
+    return z.NEVER;
+  }
   return { addresses };
 });
 
@@ -114,6 +123,8 @@ const EnvSchema = z
     PUBLIC_URL: httpUrl.optional(),
     INSTANCE_NAME: z.string().trim().min(1, 'expected a name').max(60, 'expected at most 60 characters').default('switchboard'),
     TRUST_PROXY: trustProxy.optional(),
+    REQUEST_TIMEOUT_MS: milliseconds(60_000, 1000, 3_600_000),
+    HEADERS_TIMEOUT_MS: milliseconds(20_000, 1000, 3_600_000),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: databaseUrl.optional(),
 
@@ -228,6 +239,11 @@ export interface Config {
   publicUrl: string;
   /** This installation's name, as people see it on the sign-in, consent and account pages. */
   instanceName: string;
+  /**
+   * How long a client may take to send a whole request (headers and body), and its headers alone;
+   * past either the connection is answered 408 and closed, so a trickled request cannot hold it.
+   */
+  requestTimeouts: { requestMs: number; headersMs: number };
   /** Behind a reverse proxy (TRUST_PROXY set): oidc-provider believes X-Forwarded-Proto and -Host. */
   trustProxy: boolean;
   /** Whose X-Forwarded-For entries are believed; undefined: nobody's (the client is the peer). */
@@ -338,6 +354,7 @@ export function loadConfig(env: Environment = process.env): Config {
     logFormat: e.LOG_FORMAT,
     publicUrl,
     instanceName: e.INSTANCE_NAME,
+    requestTimeouts: { requestMs: e.REQUEST_TIMEOUT_MS, headersMs: Math.min(e.HEADERS_TIMEOUT_MS, e.REQUEST_TIMEOUT_MS) },
     trustProxy: e.TRUST_PROXY !== undefined,
     trustedProxies: e.TRUST_PROXY,
     dataDir: e.DATA_DIR,

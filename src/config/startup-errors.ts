@@ -76,11 +76,14 @@ export function listenFailure(error: unknown, host: string, port: number): Error
 export function databaseFailure(error: unknown, databaseUrl: string, variable = 'DATABASE_URL'): Error {
   if (error instanceof StartupError) return error;
   if (databaseUrl.startsWith('sqlite:')) {
-    const path = JSON.stringify(resolve(databaseUrl.slice('sqlite:'.length)));
+    const file = resolve(databaseUrl.slice('sqlite:'.length));
+    const path = JSON.stringify(file);
     const code = codeOf(error);
+    if (!isRegularFileOrAbsent(file)) return new StartupError(variable, `${path} is not a regular file (a device, a folder or a socket); point ${variable} at a file in a writable folder`);
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') return new StartupError(variable, `${path} is not an SQLite database (or is damaged); point ${variable} at the right file`);
     if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM' || code === 'EACCES' || code === 'ENOTDIR' || code === 'EROFS')
       return new StartupError(variable, `cannot open ${path} for writing (${reasonOf(error)}); give this user write access to the file and its folder, or point ${variable} elsewhere`);
+    if (code?.startsWith('SQLITE_')) return new StartupError(variable, `SQLite cannot use ${path} (${reasonOf(error)}); point ${variable} at a file on a local disk`);
     return asError(error);
   }
   const target = describePostgresTarget(databaseUrl);
@@ -106,6 +109,14 @@ export function databaseFailure(error: unknown, databaseUrl: string, variable = 
       return new StartupError(variable, `the user ${JSON.stringify(target.user)} may not create tables in ${JSON.stringify(target.database)}; grant it CREATE on the schema or use the database's owner`);
     default:
       return asError(error);
+  }
+}
+
+function isRegularFileOrAbsent(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return true;
   }
 }
 

@@ -205,6 +205,13 @@ export interface LoginLinksTable {
   consumed_at: number | null;
 }
 
+export interface BrowserSessionsTable {
+  id_hash: string;
+  user_id: string;
+  signed_in_at: number;
+  expires_at: number;
+}
+
 export interface AuditLogTable {
   id: Generated<number>;
   /** Epoch milliseconds. */
@@ -306,6 +313,7 @@ export interface Schema {
   oauth_clients: OauthClientsTable;
   oidc_payloads: OidcPayloadsTable;
   login_links: LoginLinksTable;
+  browser_sessions: BrowserSessionsTable;
   audit_log: AuditLogTable;
   events: EventsTable;
   event_endpoints: EventEndpointsTable;

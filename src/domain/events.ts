@@ -180,7 +180,15 @@ export const EventTypes = z
   .refine((types) => new Set(types).size === types.length, 'must not repeat an event type')
   .describe(`The event types to receive: ${EVENT_TYPES.join(', ')}.`);
 
-export const EndpointUrl = HttpUrl.describe('Where events are POSTed: https (http only when the operator allows private addresses, for development). No credentials in the URL; redirects are not followed.');
+/**
+ * Stored and shown in its WHATWG serialisation (lower-case scheme and host, default port dropped,
+ * everything else percent-encoded), never as sent: what is stored is also what the operator's
+ * terminal prints. Control characters are refused rather than silently dropped by the parser.
+ */
+export const EndpointUrl = HttpUrl.refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters (tabs, line breaks, escape sequences)')
+  .transform((value) => new URL(value).href)
+  .refine((value) => value.length <= 2048, 'must be at most 2048 characters once percent-encoded')
+  .describe('Where events are POSTed: https (http only when the operator allows private addresses, for development). No credentials in the URL; redirects are not followed. Stored in its WHATWG serialisation (as `new URL(url).href`); control characters are refused.');
 
 export const CreateEndpointBody = z.strictObject({
   url: EndpointUrl,

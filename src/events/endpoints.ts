@@ -2,7 +2,7 @@
 // registration checks, the secret (generated here, shown once, stored sealed), rotation, and the
 // shapes the API returns.
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   countEndpoints,
   findEndpoint,
@@ -60,7 +60,9 @@ export async function createEndpoint(
     updatedAt: now,
   };
   await db.transaction().execute(async (trx) => {
-    // Counted inside the transaction that inserts (PostgreSQL: concurrent creates may both pass; the cap is a courtesy limit).
+    // The client's row lock, held to the commit, makes concurrent creates count one after another
+    // (PostgreSQL; SQLite has one writer): without it each counts 9 and inserts.
+    await trx.updateTable('oauth_clients').set({ id: sql`id` }).where('id', '=', clientId).execute();
     if ((await countEndpoints(trx, clientId)) >= MAX_ENDPOINTS_PER_CLIENT) {
       throw new Problem('too-many-entries', `a client can have at most ${MAX_ENDPOINTS_PER_CLIENT} endpoints`);
     }

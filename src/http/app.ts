@@ -1,6 +1,7 @@
 // buildApp assembles the service from its parts and never listens (server.ts does), so tests and
 // the benchmark can run the very same app. Order: infrastructure (headers, errors, rate limits), then
 // the authorization server and its pages, the /v1 API and its reference, then health checks.
+import type { EventEmitter } from 'node:events';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -59,6 +60,15 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     // request.ip, which the per-IP rate limit counts by, is the right-most untrusted address.
     trustProxy: fastifyTrustProxy(config.trustedProxies),
     bodyLimit: 64 * 1024,
+    // Fastify leaves Node's request timeout off: a body trickled a byte at a time would hold its
+    // connection for ever. Node checks the deadlines every connectionsCheckingInterval (30 s by
+    // default), so the check runs often enough for the configured times to mean what they say.
+    requestTimeout: config.requestTimeouts.requestMs,
+    http: {
+      requestTimeout: config.requestTimeouts.requestMs,
+      headersTimeout: config.requestTimeouts.headersMs,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.requestTimeouts.headersMs / 4)),
+    },
     // Integration-field lookups carry up to 150 characters, percent-encoded up to 12 bytes each.
     routerOptions: { maxParamLength: 2048 },
     // Errors raised while routing (bad percent-encoding, over-long parameters) happen before any
@@ -74,7 +84,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   const crypto = createStorageCrypto(secrets.dataEncryptionKey);
   const provider = createProvider({ config, db: database.db, crypto, signingKeys: secrets.signingKeys, cookieSecrets: secrets.cookieSecrets });
   const introspection = createIntrospection(provider, database.db);
-  const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets, provider });
+  const session = createBrowserSession({ secure: config.publicUrl.startsWith('https:'), sessionTtlSeconds: config.ttl.session, cookieSecrets: secrets.cookieSecrets, provider, db: database.db, crypto });
   const changes = database.changes(app.log.child({ component: 'cache-invalidation' }));
   const events = createDispatcher({
     db: database.db,
@@ -105,6 +115,15 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   auditProviderEvents(provider, audit);
   // oidc-provider answers its own 500s; without this their cause would never reach the log.
   provider.on('server_error', (ctx, error) => app.log.error({ err: error, route: ctx.oidc?.route }, 'the authorization server failed'));
+  // Koa's default for an error that escapes oidc-provider is a stack trace on stderr; a client
+  // that stops sending its body (REQUEST_TIMEOUT_MS) is one, and belongs in the log at debug.
+  // The Provider is the Koa app, but its types list only its own events.
+  (provider as unknown as EventEmitter).on('error', (error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    const clientGone = code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ECONNRESET' || code === 'ECONNABORTED' || (error as { expose?: unknown }).expose === true;
+    if (clientGone) app.log.debug({ err: error }, 'an authorization server request ended before it was read');
+    else app.log.error({ err: error }, 'the authorization server failed');
+  });
   app.decorate('events', events);
 
   // Hooks on every request are callback-style: an async hook costs a promise and a turn of the
@@ -125,6 +144,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   // registered in their scope only, so API requests do not parse a Cookie header they never read.
   await app.register(async function browserFacing(site) {
     await site.register(cookie, { secret: secrets.cookieSecrets });
+    site.addHook('onRequest', session.load);
     await site.register(async function pages(scope) {
       // Page routes answer errors with an HTML page; a client mistake is never a 500.
       scope.setErrorHandler((error: { statusCode?: number; status?: number; error_description?: string; message: string }, request, reply) => {

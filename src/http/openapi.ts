@@ -17,6 +17,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { DOCS_CLIENT_ID, ensureDocsClient } from '../auth/clients.js';
+import { escapeHtml } from '../auth/pages/html.js';
 import { FAVICON_SVG } from '../auth/pages/layout.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
 import type { Config } from '../config/config.js';
@@ -116,7 +117,8 @@ async function buildReference(app: FastifyInstance, config: Config, routes: read
     // Used only by the standalone layout's top bar, which is not shown; ours rather than the framework's.
     logo: { type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) },
     theme: {
-      title: `${config.instanceName} API reference`,
+      // Written into the page's <title> as it is: the operator's text must not become markup.
+      title: escapeHtml(`${config.instanceName} API reference`),
       favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: FAVICON_SVG }],
       css: [{ filename: 'theme.css', content: DOCS_THEME_CSS }],
       js: [{ filename: 'theme.js', content: DOCS_THEME_JS }],

@@ -193,6 +193,28 @@ describe.each(DIALECTS)('browser sessions (%s)', (dialect) => {
     expect((await browser.navigate(`${server.url}/account/apps`, { follow: () => false })).location).toBe(`${server.url}/account/login`);
   });
 
+  it('makes a copy of the sign-in cookie taken before sign-out worthless afterwards', async () => {
+    const browser = new TestBrowser();
+    const login = await browser.navigate(`${server.url}/account/login`);
+    const apps = await browser.submit(login, '/account/dev-login', { user_id: X });
+    const copied = browser.cookie('switchboard_user');
+    expect(copied).toBeTruthy();
+    const withCopy = (path: string) => fetch(`${server.url}${path}`, { headers: { cookie: `switchboard_user=${copied}` }, redirect: 'manual' });
+    // The copy works while the session lives…
+    expect((await withCopy('/account/apps')).status).toBe(200);
+    await browser.submit(apps, '/account/sign-out', {});
+    // …and not after sign-out: not on the account pages, nor at an authorization request.
+    const afterwards = await withCopy('/account/apps');
+    expect(afterwards.status).toBe(303);
+    expect(afterwards.headers.get('location')).toBe('/account/login');
+    const thief = new TestBrowser();
+    thief.setCookie('switchboard_user', copied ?? '');
+    const { url } = await authorizationRequest(app, { scope: 'openid alters:read' });
+    const page = await thief.navigate(url.toString(), { follow: toClient });
+    expect(page.body).toMatch(/action="\/interaction\/[^"]+\/dev-login"/);
+    expect(page.body).not.toContain(X);
+  });
+
   it('does not consume a login link on HEAD; only the GET that signs in does', async () => {
     const link = await mintLink(X);
     for (let i = 0; i < 3; i++) {

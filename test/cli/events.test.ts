@@ -65,6 +65,29 @@ describe.each(DIALECTS)('switchboard events (%s)', (dialect) => {
     expect((await run('events', 'list')).stdout).toContain('no endpoints');
   });
 
+  it('prints what a client stored escaped: no escape sequence or line break reaches the terminal', async () => {
+    const client = JSON.parse((await run('clients', 'create', '--name', 'Sneaky', '--grants', 'client_credentials', '--scopes', 'events:manage', '--json')).stdout) as { client_id: string };
+    // As a row stored before URLs were normalised on input would be.
+    const hostile = 'https://hooks.example/in\u001b[2J\u001b]0;owned\u0007\r\nep_fake  yes  https://evil.example\u009b31m\u202e';
+    const opened = openDatabase(database.url);
+    try {
+      await opened.db
+        .insertInto('event_endpoints')
+        .values({ id: 'ep_AAAAAAAAAAAAAAAA', client_id: client.client_id, url: hostile, event_types: '["system.updated"]', description: null, secret_sealed: 'x', previous_secret_sealed: null, previous_secret_expires_at: null, created_at: 1, updated_at: 1 })
+        .execute();
+    } finally {
+      await opened.close();
+    }
+    const listed = await run('events', 'list', '--client', client.client_id);
+    expect(listed.code, listed.stderr).toBe(0);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).not.toMatch(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u);
+    expect(listed.stdout).toContain('https://hooks.example/in\\x1b[2J\\x1b]0;owned\\x07\\r\\nep_fake  yes  https://evil.example\\x9b31m\\u{202e}');
+    // JSON escapes on its own.
+    expect(JSON.parse((await run('events', 'list', '--client', client.client_id, '--json')).stdout)[0].url).toBe(hostile);
+  });
+
   it('refuses bad input with exit code 2, and unknown ids with 1', async () => {
     const client = JSON.parse((await run('clients', 'create', '--name', 'Hooked', '--grants', 'client_credentials', '--scopes', 'events:manage', '--json')).stdout) as { client_id: string };
     const badType = await run('events', 'create', '--client', client.client_id, '--url', 'https://hooks.example/in', '--types', 'alter.exploded');

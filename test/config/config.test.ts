@@ -102,6 +102,15 @@ describe('message retention', () => {
   });
 });
 
+describe('request timeouts', () => {
+  it('gives a request 60 s and its headers 20 s by default; the headers never more than the request', () => {
+    expect(loadConfig({}).requestTimeouts).toEqual({ requestMs: 60_000, headersMs: 20_000 });
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '9000' }).requestTimeouts).toEqual({ requestMs: 5000, headersMs: 5000 });
+    expect(problems({ REQUEST_TIMEOUT_MS: '0' })).toContain('REQUEST_TIMEOUT_MS');
+    expect(problems({ HEADERS_TIMEOUT_MS: 'soon' })).toContain('HEADERS_TIMEOUT_MS');
+  });
+});
+
 describe('TRUST_PROXY', () => {
   it('trusts no proxy by default, nor with false or 0', () => {
     for (const env of [{}, { TRUST_PROXY: 'false' }, { TRUST_PROXY: '0' }, { TRUST_PROXY: '' }]) {
@@ -129,6 +138,19 @@ describe('TRUST_PROXY', () => {
       expect(message).toMatch(/TRUST_PROXY: true is not accepted/);
       expect(message).toContain('the number of proxies');
       expect(message).toContain('127.0.0.1,10.0.0.0/8');
+    }
+  });
+
+  it.each(['0.0.0.0/0', '::/0', '0.0.0.0/1,128.0.0.0/1', '::ffff:0:0/96', '::ffff:0.0.0.0/97, ::ffff:128.0.0.0/97', '0.0.0.0/1,::ffff:128.0.0.0/97', '::/1,8000::/1', '10.0.0.0/8,0.0.0.0/2,64.0.0.0/2,128.0.0.0/1'])(
+    'refuses %s, which trusts every address as true would',
+    (value) => {
+      expect(problems({ TRUST_PROXY: value })).toMatch(/TRUST_PROXY: .*trusts every (IPv4|IPv6) address/);
+    },
+  );
+
+  it('takes lists that leave some addresses untrusted', () => {
+    for (const value of ['0.0.0.0/1', '::/1', '0.0.0.0/1,128.0.0.0/2', '::ffff:0.0.0.0/97', '0.0.0.0/1,::/1,8000::/2']) {
+      expect(loadConfig({ TRUST_PROXY: value }).trustedProxies).toEqual({ addresses: value.split(',') });
     }
   });
 

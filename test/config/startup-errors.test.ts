@@ -121,6 +121,18 @@ describe.concurrent('start-up failures', () => {
     expectOneLine(exit, 'DATABASE_URL', /is not an SQLite database/);
   });
 
+  it('SQLite path that SQLite cannot use (/proc/self/mem)', async () => {
+    const exit = await start({ DATA_DIR: dir('proc-mem'), DATABASE_URL: 'sqlite:/proc/self/mem' });
+    expectOneLine(exit, 'DATABASE_URL', /SQLite cannot use "\/proc\/self\/mem" \(disk I\/O error\)/);
+  });
+
+  it('TRUST_PROXY=0.0.0.0/0, which trusts everyone', async () => {
+    const exit = await start({ DATA_DIR: dir('trust-everyone'), TRUST_PROXY: '0.0.0.0/0' });
+    expect(exit.code, exit.stderr).toBe(1);
+    expect(reported(exit)).toMatch(/TRUST_PROXY: "0\.0\.0\.0\/0" trusts every IPv4 address/);
+    expect(exit.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('PostgreSQL unreachable', async () => {
     const exit = await start({ DATA_DIR: dir('pg-refused'), DATABASE_URL: 'postgres://switchboard:hunter2-secret@127.0.0.1:1/switchboard' });
     expectOneLine(exit, 'DATABASE_URL', /nothing accepts connections at 127\.0\.0\.1:1/, /start PostgreSQL/);
@@ -204,6 +216,12 @@ describe('start-up failure translations', () => {
     expect(translated.message).toMatch(/^Cannot start: DATABASE_URL: /);
     expect(translated.message).toMatch(message);
     expect(translated.message).not.toContain('pa55word');
+  });
+
+  it('SQLite path that is not a regular file', () => {
+    const error = databaseFailure(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }), 'sqlite:/dev/null');
+    expect(error).toBeInstanceOf(StartupError);
+    expect(error.message).toMatch(/^Cannot start: DATABASE_URL: "\/dev\/null" is not a regular file/);
   });
 
   it.each(['SQLITE_READONLY', 'SQLITE_CANTOPEN', 'EACCES'])('SQLite %s', (code) => {

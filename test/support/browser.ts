@@ -66,6 +66,11 @@ export class TestBrowser {
     return this.cookies.get(name)?.value;
   }
 
+  /** Puts a cookie in the jar, as a copied cookie would be. */
+  setCookie(name: string, value: string, path = '/'): void {
+    this.cookies.set(name, { value, path });
+  }
+
   private cookieHeader(url: URL): string {
     return [...this.cookies.entries()]
       .filter(([, c]) => url.pathname.startsWith(c.path))

@@ -23,6 +23,7 @@ export const TABLES = [
   'oauth_clients',
   'oidc_payloads',
   'login_links',
+  'browser_sessions',
   'import_alter_links',
   'import_tag_links',
   'applied_imports',

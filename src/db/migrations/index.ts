@@ -12,6 +12,7 @@ import * as auditLog from './2026-11-23T05-audit-log.js';
 import * as alterCount from './2026-11-27T00-alter-count.js';
 import * as guildSettings from './2026-11-27T01-guild-settings.js';
 import * as proxiedName from './2026-11-27T03-proxied-name.js';
+import * as browserSessions from './2026-11-27T10-browser-sessions.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T00-alter-count': alterCount,
   '2026-11-27T01-guild-settings': guildSettings,
   '2026-11-27T03-proxied-name': proxiedName,
+  '2026-11-27T10-browser-sessions': browserSessions,
 };

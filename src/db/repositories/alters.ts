@@ -14,7 +14,7 @@ import { ALTER_RECORD_COLUMNS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, typ
 import type { NewAlter, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
 import { appendEvent, eventsCommitted, numberEvent } from './events.js';
-import { touchSystem } from './system-revision.js';
+import { lockSystem, touchSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -272,6 +272,7 @@ export async function editAlter(
         const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId });
         return record && { record, changed: false };
       }
+      await lockSystem(trx, systemId);
       let full: AlterRecord | undefined;
       // The alter must be this system's before anything else is written. An edit of its own
       // columns only reads the whole alter back from the same statement (one round trip, not three).
@@ -311,8 +312,9 @@ export async function editAlter(
  */
 export async function deleteAlter(db: Db, systemId: number, alterId: number, actorClientId: string | null): Promise<boolean> {
   const deleted = await db.transaction().execute(async (trx) => {
-    // A write that changes nothing takes the row's lock: of concurrent deletes, the later ones
-    // wait here and then find no row, so exactly one answers true.
+    // The system's lock first (lockSystem); then a write that changes nothing takes the alter's:
+    // of concurrent deletes, the later ones find no row, so exactly one answers true.
+    await lockSystem(trx, systemId);
     const locked = await trx.updateTable('alters').set({ message_count: sql`message_count` }).where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
     if (Number(locked.numUpdatedRows) === 0) return false;
     await touchSystem(trx, systemId);

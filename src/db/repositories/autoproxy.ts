@@ -5,7 +5,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { MAX_AUTOPROXY_ENTRIES, type AutoproxyRecord, type AutoproxyStateChange } from '../../domain/autoproxy.js';
 import { Problem } from '../../domain/problems.js';
 import type { Schema } from '../tables.js';
-import { touchSystem } from './system-revision.js';
+import { lockSystem, touchSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -89,6 +89,8 @@ export async function setAutoproxy(db: Db, systemId: number, setting: AutoproxyS
 /** Removes the entry of one scope; false when there was none. */
 export async function removeAutoproxy(db: Db, systemId: number, scope: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    // The system's row before the entry's (lockSystem), as an alter's delete takes them.
+    await lockSystem(trx, systemId);
     const result = await trx.deleteFrom('autoproxy').where('system_id', '=', systemId).where('scope', '=', scope).executeTakeFirst();
     const removed = Number(result.numDeletedRows) > 0;
     if (removed) await touchSystem(trx, systemId);
@@ -103,6 +105,8 @@ export async function removeAutoproxy(db: Db, systemId: number, scope: string): 
  * apply (which is not an error: the owner's newer setting wins).
  */
 export async function applyAutoproxyState(trx: Transaction<Schema>, systemId: number, change: AutoproxyStateChange): Promise<boolean> {
+  // The system's row before the entry's and the alter it names (lockSystem).
+  await lockSystem(trx, systemId);
   const entry = trx
     .updateTable('autoproxy')
     .where('system_id', '=', systemId)

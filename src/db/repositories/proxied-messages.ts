@@ -10,6 +10,7 @@ import { isUniqueViolation } from '../errors.js';
 import type { ProxiedMessagesTable, Schema } from '../tables.js';
 import { applyAutoproxyState } from './autoproxy.js';
 import { appendEvent, eventsCommitted } from './events.js';
+import { lockSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
 
@@ -85,6 +86,8 @@ export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord,
   };
   try {
     const outcome = await db.transaction().execute(async (trx) => {
+      // The system's row before the alter's, as every write of a system's rows (lockSystem).
+      await lockSystem(trx, record.systemId);
       // Discord ids are unique, so one id is never a proxied message in one record and an original in
       // another; a client claiming so would make "message info" on a message show another sender.
       const crossing = await trx
@@ -158,6 +161,8 @@ export async function reproxyMessage(
   change: { systemId: number; senderId: string; messageId: string; newMessageId: string; alterId: number; createdAt: number; proxiedName: string | null },
 ): Promise<ProxiedMessageRecord> {
   return db.transaction().execute(async (trx) => {
+    // The system's row before the alters' (lockSystem).
+    await lockSystem(trx, change.systemId);
     const row = await trx.selectFrom('proxied_messages').selectAll().where('message_id', '=', change.messageId).where('system_id', '=', change.systemId).executeTakeFirst();
     if (!row) {
       const moved = await trx.selectFrom('proxied_messages').selectAll().where('message_id', '=', change.newMessageId).where('system_id', '=', change.systemId).executeTakeFirst();

@@ -21,3 +21,14 @@ export async function touchSystem(trx: Transaction<Schema>, systemId: number): P
   // The cached system (and with it the profile's ETag) must move too.
   await noteChange(trx, [systemTopic(systemId)]);
 }
+
+/**
+ * Takes the system's row lock for the rest of the transaction without changing the row
+ * (PostgreSQL; SQLite has one writer). The one lock order of every write to a system's alters,
+ * tags and memberships: this row first, then theirs. A write that locked an alter or a tag (or
+ * referenced one from `alter_tags`, which locks it too) before the system deadlocked with one that
+ * did the reverse, and answered 500. No change note: the row's content stays as it was.
+ */
+export async function lockSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
+  await trx.updateTable('systems').set({ revision: sql`revision` }).where('id', '=', systemId).execute();
+}

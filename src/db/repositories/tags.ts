@@ -12,6 +12,7 @@ import { isUniqueViolation } from '../errors.js';
 import { tagVisibleCondition } from '../privacy-conditions.js';
 import type { Schema, TagsTable } from '../tables.js';
 import { appendEvent, eventsCommitted } from './events.js';
+import { lockSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -100,18 +101,10 @@ function conflictProblem(error: unknown): Problem | undefined {
   return new Problem('duplicate', 'the system already has a tag with this name (names are compared ignoring case and look-alike forms)', 'name');
 }
 
-/**
- * Holds the system's row lock for the rest of the transaction without changing it (PostgreSQL;
- * SQLite has one writer), so the tag cap is checked and kept under concurrent creates.
- */
-// (No change note: the row's content stays as it was.)
-async function lockSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
-  await trx.updateTable('systems').set({ revision: sql`revision` }).where('id', '=', systemId).execute();
-}
-
 export async function createTag(db: Db, systemId: number, input: CreateTagInput, now: number, actorClientId: string | null): Promise<TagRecord> {
   try {
     const created = await db.transaction().execute(async (trx) => {
+      // Also keeps the tag cap under concurrent creates.
       await lockSystem(trx, systemId);
       const { count } = await trx
         .selectFrom('tags')
@@ -152,6 +145,7 @@ export async function editTag(db: Db, systemId: number, tagId: number, input: Ed
     }
     // The edit and its event in one transaction.
     const edited = await db.transaction().execute(async (trx) => {
+      await lockSystem(trx, systemId);
       const row = await trx.updateTable('tags').set(columns).where('system_id', '=', systemId).where('id', '=', tagId).returningAll().executeTakeFirst();
       if (!row) return undefined;
       const [record] = await hydrate(trx, [row]);
@@ -168,6 +162,7 @@ export async function editTag(db: Db, systemId: number, tagId: number, input: Ed
 /** Deletes a tag and removes it from every alter, in one transaction. False when there is none. */
 export async function deleteTag(db: Db, systemId: number, tagId: number, actorClientId: string | null): Promise<boolean> {
   const deleted = await db.transaction().execute(async (trx) => {
+    await lockSystem(trx, systemId);
     // A write that changes nothing takes the row's lock: of concurrent deletes, exactly one finds it.
     const locked = await trx.updateTable('tags').set({ public: sql`public` }).where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
     if (Number(locked.numUpdatedRows) === 0) return false;
@@ -197,6 +192,7 @@ export async function changeTagMembers(db: Db, systemId: number, tagId: number, 
   const add = change.add ?? [];
   const remove = change.remove ?? [];
   const changed = await db.transaction().execute(async (trx) => {
+    await lockSystem(trx, systemId);
     const row = await trx.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
     if (!row) return undefined;
     for (const [field, ids] of [['add', add], ['remove', remove]] as const) {

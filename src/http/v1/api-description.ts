@@ -1,11 +1,29 @@
 // The long-form part of the API reference: how to start, and the decisions taken where the
 // specification says "not shown", in the words an integrator reads at /docs. Keep it true when
 // behaviour changes.
+import { EVENT_SCOPES, EVENT_TYPES } from '../../domain/events.js';
 import { gettingStarted } from './getting-started.js';
 
 /** The reference's description for the installation at `issuer` (its PUBLIC_URL). */
 export function apiDescription(issuer: string): string {
   return `${INTRODUCTION}${gettingStarted(issuer)}${API_DESCRIPTION}`;
+}
+
+/**
+ * Which scope each kind of event needs, from EVENT_SCOPES (the rule the dispatcher applies):
+ * "alter and tag events `alters:read`; system and switch events `system:read`; …".
+ */
+function eventScopesText(): string {
+  const nounsByScope = new Map<string, string[]>();
+  for (const type of EVENT_TYPES) {
+    const noun = type.split('.')[0] ?? type;
+    const nouns = nounsByScope.get(EVENT_SCOPES[type]) ?? [];
+    if (!nouns.includes(noun)) nouns.push(noun);
+    nounsByScope.set(EVENT_SCOPES[type], nouns);
+  }
+  return [...nounsByScope]
+    .map(([scope, nouns]) => `${nouns.length > 1 ? `${nouns.slice(0, -1).join(', ')} and ${nouns.at(-1)}` : nouns[0]} events \`${scope}\``)
+    .join('; ');
 }
 
 const INTRODUCTION = `
@@ -177,8 +195,7 @@ Instead of polling, an app registers webhook endpoints (\`/v1/events/endpoints\`
 token with \`events:manage\`) and chooses event types: \`alter.created\`, \`alter.updated\`,
 \`alter.deleted\`, \`system.updated\`, \`tag.created\`, \`tag.updated\`, \`tag.deleted\`,
 \`switch.created\`, \`message.proxied\`. Events come only for users who have authorized the app, and
-only those its grant's scopes read (alter events \`alters:read\`; system, tag and switch events
-\`system:read\`; messages \`messages:read\`), with what the app would read through the API: the
+only those its grant's scopes read (${eventScopesText()}), with what the app would read through the API: the
 owner's view, with only its own integration field. Revoking the app stops them at once. The app also
 receives events of its own changes (\`data.actor.self\`). Requests follow Standard Webhooks
 (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">\`
