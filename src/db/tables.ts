@@ -275,6 +275,23 @@ export interface EventAttemptsTable {
   error: string | null;
 }
 
+/** When an app could see a user's events: a grant's life, one row per set of scopes (migration 2026-11-27T10). */
+export interface EventGrantPeriodsTable {
+  id: Generated<number>;
+  grant_id: string;
+  account_id: string;
+  client_id: string;
+  /** ' scope scope … ' (space-padded); null for a grant older than the table, until it is read. */
+  scopes: string | null;
+  started_at: number;
+  /** Revoked, signed out of, or its scopes changed (a new row follows). */
+  ended_at: number | null;
+  /** The grant's expiry (moved as the grant slides). */
+  expires_at: number | null;
+  /** For a grant whose tokens end with the browser session (no offline_access): that session's expiry. */
+  session_expires_at: number | null;
+}
+
 export interface Schema {
   users: UsersTable;
   systems: SystemsTable;
@@ -298,6 +315,7 @@ export interface Schema {
   event_endpoints: EventEndpointsTable;
   event_deliveries: EventDeliveriesTable;
   event_attempts: EventAttemptsTable;
+  event_grant_periods: EventGrantPeriodsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -31,6 +31,7 @@ export const TABLES = [
   'event_endpoints',
   'event_deliveries',
   'event_attempts',
+  'event_grant_periods',
 ] as const satisfies readonly TableName[];
 
 type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;

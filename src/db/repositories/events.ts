@@ -15,6 +15,7 @@ import type { DeliveryStatus, EventSnapshot, EventType, StoredEvent } from '../.
 import { noteChange } from '../changes/notes.js';
 import { EVENTS_TOPIC, systemTopic } from '../changes/topics.js';
 import { prepareQuery } from '../prepared.js';
+import { mayReceive } from './grant-periods.js';
 import type { EventDeliveriesTable, EventEndpointsTable, Schema } from '../tables.js';
 import type { Selectable } from 'kysely';
 
@@ -386,7 +387,8 @@ export async function findDelivery(db: Db, id: number): Promise<(DeliveryRecord 
 /**
  * Sends deliveries again: back to pending, due now, with a fresh day of retries. A replayed
  * delivery keeps its id (its `webhook-id`), so receivers that deduplicate see it as the same
- * message. Returns how many were queued.
+ * message. Only deliveries the app may still see are queued (the rule of grant-periods.ts; the
+ * client's older grants must have been read, events/grants.ts). Returns how many were queued.
  */
 export async function replayDeliveries(db: Db, filter: { deliveryId: number } | { endpointId: string; since: number }, now: number): Promise<number> {
   const result = await db
@@ -397,6 +399,14 @@ export async function replayDeliveries(db: Db, filter: { deliveryId: number } | 
       'endpointId' in filter ? q.where('endpoint_id', '=', filter.endpointId).where('created_at', '>=', filter.since) : q,
     )
     .where('status', '!=', 'pending')
+    // What the app may not see (grant-periods.ts) is not sent again: a replay never reaches back
+    // past what the user's grant covered when each event happened.
+    .where(
+      sql<boolean>`exists (select 1 from events ev join event_endpoints e on e.id = event_deliveries.endpoint_id where ev.id = event_deliveries.event_id and ${mayReceive(
+        { client: sql.ref('e.client_id'), systemId: sql.ref('ev.system_id'), eventType: sql.ref('ev.type'), eventAt: sql.ref('ev.created_at') },
+        now,
+      )})`,
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -544,44 +554,6 @@ export async function loadDeliveryJobs(db: Db, ids: number[]): Promise<DeliveryJ
 export async function newestEventId(db: Db): Promise<number> {
   const row = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
   return Number(row?.id ?? 0);
-}
-
-/** Events after `afterId`, oldest first, at most `limit`: what the event feed filters per client. */
-export async function eventsAfter(db: Db, afterId: number, limit: number): Promise<StoredEvent[]> {
-  const rows = await db
-    .selectFrom('events as ev')
-    .innerJoin('systems as s', 's.id', 'ev.system_id')
-    .leftJoin('oauth_clients as actor', 'actor.id', 'ev.actor_client_id')
-    .select(['ev.id', 'ev.system_id', 'ev.seq', 'ev.actor_client_id', 'actor.name as actor_client_name', 'ev.payload', 'ev.created_at', 's.user_id'])
-    .where('ev.id', '>', afterId)
-    .orderBy('ev.id')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    id: Number(row.id),
-    systemId: Number(row.system_id),
-    userId: row.user_id,
-    sequence: Number(row.seq),
-    actorClientId: row.actor_client_id,
-    actorClientName: row.actor_client_name,
-    createdAt: Number(row.created_at),
-    snapshot: JSON.parse(row.payload) as EventSnapshot,
-  }));
-}
-
-/** The sealed grants the system's users gave `clientId`, still live: the dispatcher unseals them for scopes. */
-export async function liveGrantsFor(db: Db, systemId: number, clientId: string, now: number): Promise<Array<{ idHash: string; payload: string }>> {
-  const rows = await db
-    .selectFrom('oidc_payloads as g')
-    .select(['g.id_hash', 'g.payload'])
-    .where('g.model', '=', 'Grant')
-    .where('g.client_id', '=', clientId)
-    .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', now)]))
-    .where((eb) =>
-      eb('g.account_id', 'in', eb.selectFrom('systems').select('user_id').where('id', '=', systemId).unionAll(eb.selectFrom('system_sub_accounts').select('user_id').where('system_id', '=', systemId))),
-    )
-    .execute();
-  return rows.map((row) => ({ idHash: row.id_hash, payload: row.payload }));
 }
 
 export interface AttemptOutcome {
