@@ -6,9 +6,11 @@
 //   on the same PostgreSQL database does (its change note, db/changes/), when a delivery finishes,
 //   and by a timer: at the next due retry, and at least every poll interval (leases that ran out,
 //   notes missed while the listener was down, other processes on one SQLite file).
-// - One slow or dead endpoint never holds up another: at most `perEndpointConcurrency` requests per
-//   endpoint are in flight, the rest of the `concurrency` budget goes to other endpoints, and every
-//   request has a deadline. The API's write path only inserts rows; it never waits on delivery.
+// - One slow or dead endpoint never holds up another, nor one app another: at most
+//   `perEndpointConcurrency` requests per endpoint and `perClientConcurrency` per app (all its
+//   endpoints) are in flight, claims take each app's due deliveries turn by turn (round robin), the
+//   rest of the `concurrency` budget goes to other endpoints and apps, and every request has a
+//   deadline. The API's write path only inserts rows; it never waits on delivery.
 // - Before each send, the rule of who sees an event (grant-periods.ts, mayReceive) is applied again:
 //   the app must have held a live grant with the event's scope when the event happened, and still
 //   hold one; otherwise the delivery is "skipped". A grant or secret that cannot be unsealed is a
@@ -48,6 +50,8 @@ export interface DispatcherOptions {
   pollMs: number;
   concurrency: number;
   perEndpointConcurrency: number;
+  /** At most this many requests of one client (all its endpoints) in flight: the rest of `concurrency` is for other apps. */
+  perClientConcurrency: number;
 }
 
 export interface DispatcherLog {
@@ -104,6 +108,7 @@ export function createDispatcher(deps: {
   const { db, crypto, log, options } = deps;
   const sender = new WebhookSender(options.perEndpointConcurrency);
   const inFlightByEndpoint = new Map<string, number>();
+  const inFlightByClient = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
   let running = false;
   let pumping = false;
@@ -166,6 +171,7 @@ export function createDispatcher(deps: {
         const now = Date.now();
         lastRunAt = now;
         const saturated = [...inFlightByEndpoint].filter(([, count]) => count >= options.perEndpointConcurrency).map(([id]) => id);
+        const saturatedClients = [...inFlightByClient].filter(([, count]) => count >= options.perClientConcurrency).map(([id]) => id);
         const runs = await claimDeliveries(db, {
           now,
           limit: options.concurrency - inFlight.size,
@@ -173,6 +179,7 @@ export function createDispatcher(deps: {
           // A run is given its timeouts, then its results need recording: lease a good margin more.
           leaseUntil: now + options.timeoutMs * (RUN_LENGTH + 1) + 30_000,
           excludeEndpoints: saturated,
+          excludeClients: saturatedClients,
           excludeDeliveries: [...claimed],
           postgres: deps.postgres,
         });
@@ -183,9 +190,11 @@ export function createDispatcher(deps: {
           const head = runJobs[0];
           if (!head) continue;
           const endpointId = head.endpoint.id;
-          // A claim may hold several heads of one endpoint: keep within its share, release the rest.
+          const clientId = head.endpoint.clientId;
+          // A claim may hold several heads of one endpoint or client: keep within their shares, release the rest.
           const count = inFlightByEndpoint.get(endpointId) ?? 0;
-          if (count >= options.perEndpointConcurrency) {
+          const clientCount = inFlightByClient.get(clientId) ?? 0;
+          if (count >= options.perEndpointConcurrency || clientCount >= options.perClientConcurrency) {
             // Only PostgreSQL claims write a lease, which must be given back.
             if (deps.postgres) {
               await Promise.all(
@@ -196,6 +205,7 @@ export function createDispatcher(deps: {
             continue;
           }
           inFlightByEndpoint.set(endpointId, count + 1);
+          inFlightByClient.set(clientId, clientCount + 1);
           for (const id of run) claimed.add(id);
           const work = deliverRun(runJobs).finally(() => {
             for (const id of run) claimed.delete(id);
@@ -203,6 +213,9 @@ export function createDispatcher(deps: {
             const left = (inFlightByEndpoint.get(endpointId) ?? 1) - 1;
             if (left <= 0) inFlightByEndpoint.delete(endpointId);
             else inFlightByEndpoint.set(endpointId, left);
+            const clientLeft = (inFlightByClient.get(clientId) ?? 1) - 1;
+            if (clientLeft <= 0) inFlightByClient.delete(clientId);
+            else inFlightByClient.set(clientId, clientLeft);
             void pump();
           });
           inFlight.add(work);

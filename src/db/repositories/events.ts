@@ -10,7 +10,7 @@
 // events are numbered in commit order) and, in the same transaction, queues one delivery for each
 // enabled endpoint that wants the type and whose client the system's owner (or a sub-account) has
 // authorized. Scopes and revocation are checked again when each delivery is sent.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import type { DeliveryStatus, EventSnapshot, EventType, StoredEvent } from '../../domain/events.js';
 import { noteChange } from '../changes/notes.js';
 import { EVENTS_TOPIC, systemTopic } from '../changes/topics.js';
@@ -424,17 +424,20 @@ export async function replayDeliveries(db: Db, filter: { deliveryId: number } | 
  */
 export async function claimDeliveries(
   db: Db,
-  options: { now: number; limit: number; runLength: number; leaseUntil: number; excludeEndpoints: string[]; excludeDeliveries: number[]; postgres: boolean },
+  options: { now: number; limit: number; runLength: number; leaseUntil: number; excludeEndpoints: string[]; excludeClients: string[]; excludeDeliveries: number[]; postgres: boolean },
 ): Promise<number[][]> {
   if (options.limit <= 0) return [];
   const claim = async (executor: Executor) => {
-    let query = executor
+    const leaseFree = (eb: ExpressionBuilder<Schema & { d: EventDeliveriesTable }, 'd'>) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', options.now)]);
+    // Every client's due heads, numbered per client: taken turn by turn (round robin), so one
+    // client's backlog never fills a claim while another client has something due.
+    const due = executor
       .selectFrom('event_deliveries as d')
       .innerJoin('event_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id', 'd.system_id', 'd.event_id'])
+      .select(['d.id', sql<number>`row_number() over (partition by e.client_id order by d.next_attempt_at, d.id)`.as('turn')])
       .where('d.status', '=', PENDING)
       .where('d.next_attempt_at', '<=', options.now)
-      .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', options.now)]))
+      .where(leaseFree)
       .where('e.enabled', '=', 1)
       .where((eb) =>
         eb.not(
@@ -450,7 +453,16 @@ export async function claimDeliveries(
         ),
       )
       .$if(options.excludeEndpoints.length > 0, (q) => q.where('d.endpoint_id', 'not in', options.excludeEndpoints))
-      .$if(options.excludeDeliveries.length > 0, (q) => q.where('d.id', 'not in', options.excludeDeliveries))
+      .$if(options.excludeClients.length > 0, (q) => q.where('e.client_id', 'not in', options.excludeClients))
+      .$if(options.excludeDeliveries.length > 0, (q) => q.where('d.id', 'not in', options.excludeDeliveries));
+    let query = executor
+      .selectFrom('event_deliveries as d')
+      .innerJoin(due.as('due'), 'due.id', 'd.id')
+      .select(['d.id', 'd.endpoint_id', 'd.system_id', 'd.event_id'])
+      // Again on the row itself: PostgreSQL re-checks these on a row another process just changed.
+      .where('d.status', '=', PENDING)
+      .where(leaseFree)
+      .orderBy('due.turn')
       .orderBy('d.next_attempt_at')
       .orderBy('d.id')
       .limit(options.limit);
