@@ -292,6 +292,18 @@ export interface EventGrantPeriodsTable {
   session_expires_at: number | null;
 }
 
+/** A large value of event snapshots, stored once by the hash of its JSON (migration 2026-11-27T11). */
+export interface EventValuesTable {
+  hash: string;
+  /** JSON. */
+  value: string;
+}
+
+export interface EventValueRefsTable {
+  event_id: number;
+  hash: string;
+}
+
 export interface Schema {
   users: UsersTable;
   systems: SystemsTable;
@@ -316,6 +328,8 @@ export interface Schema {
   event_deliveries: EventDeliveriesTable;
   event_attempts: EventAttemptsTable;
   event_grant_periods: EventGrantPeriodsTable;
+  event_values: EventValuesTable;
+  event_value_refs: EventValueRefsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

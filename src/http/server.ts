@@ -9,6 +9,7 @@ import { migrateToLatest, openDatabase, type Database } from '../db/database.js'
 import { purgeAuditLog } from '../db/repositories/audit-log.js';
 import { purgeEvents } from '../db/repositories/events.js';
 import { purgeGrantPeriods } from '../db/repositories/grant-periods.js';
+import { purgeEventValues } from '../db/repositories/event-payloads.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
 import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
 import { purgeProxiedMessages } from '../db/repositories/proxied-messages.js';
@@ -66,6 +67,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       if (config.auditRetentionDays > 0) await purgeAuditLog(database.db, now - config.auditRetentionDays * 86_400_000);
       await purgeEvents(database.db, now - config.events.retentionDays * 86_400_000);
       await purgeGrantPeriods(database.db, now - config.events.retentionDays * 86_400_000);
+      await purgeEventValues(database.db);
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');
     }

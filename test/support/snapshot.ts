@@ -32,6 +32,8 @@ export const TABLES = [
   'event_deliveries',
   'event_attempts',
   'event_grant_periods',
+  'event_values',
+  'event_value_refs',
 ] as const satisfies readonly TableName[];
 
 type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;

@@ -11,6 +11,7 @@ import * as importLinks from './2026-11-23T04-import.js';
 import * as auditLog from './2026-11-23T05-audit-log.js';
 import * as alterCount from './2026-11-27T00-alter-count.js';
 import * as eventGrantPeriods from './2026-11-27T10-event-grant-periods.js';
+import * as eventValues from './2026-11-27T11-event-values.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T05-audit-log': auditLog,
   '2026-11-27T00-alter-count': alterCount,
   '2026-11-27T10-event-grant-periods': eventGrantPeriods,
+  '2026-11-27T11-event-values': eventValues,
 };

@@ -4,6 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { EventSnapshot, StoredEvent } from '../../domain/events.js';
 import type { Schema } from '../tables.js';
+import { readSnapshots } from './event-payloads.js';
 import { newestEventId } from './events.js';
 import { mayReceive } from './grant-periods.js';
 
@@ -33,8 +34,9 @@ export async function feedPage(db: Kysely<Schema>, options: { clientId: string; 
     .orderBy('ev.id')
     .limit(options.max)
     .execute();
+  const snapshots = await readSnapshots(db, rows.map((row) => row.payload));
   const events = rows.map(
-    (row): StoredEvent => ({
+    (row, index): StoredEvent => ({
       id: Number(row.id),
       systemId: Number(row.system_id),
       userId: row.user_id,
@@ -42,7 +44,7 @@ export async function feedPage(db: Kysely<Schema>, options: { clientId: string; 
       actorClientId: row.actor_client_id,
       actorClientName: row.actor_client_name,
       createdAt: Number(row.created_at),
-      snapshot: JSON.parse(row.payload) as EventSnapshot,
+      snapshot: snapshots[index] as EventSnapshot,
     }),
   );
   const last = events.at(-1);

@@ -15,6 +15,7 @@ import type { DeliveryStatus, EventSnapshot, EventType, StoredEvent } from '../.
 import { noteChange } from '../changes/notes.js';
 import { EVENTS_TOPIC, systemTopic } from '../changes/topics.js';
 import { prepareQuery } from '../prepared.js';
+import { readSnapshots, splitSnapshot, storeEventValues } from './event-payloads.js';
 import { mayReceive } from './grant-periods.js';
 import type { EventDeliveriesTable, EventEndpointsTable, Schema } from '../tables.js';
 import type { Selectable } from 'kysely';
@@ -136,9 +137,11 @@ export async function appendEvent(
   options: AppendOptions & { numbered?: EventNumber } = {},
 ): Promise<number> {
   const system = options.numbered ?? (await numberEvent(trx, systemId, now, options));
-  const [event] = await insertEvent(trx, { systemId, seq: system.seq, type: snapshot.type, actor: actorClientId, payload: JSON.stringify(snapshot), now });
+  const { payload, values } = splitSnapshot(snapshot);
+  const [event] = await insertEvent(trx, { systemId, seq: system.seq, type: snapshot.type, actor: actorClientId, payload, now });
   if (!event) throw new Error('the event was not stored');
   const eventId = Number(event.id);
+  await storeEventValues(trx, eventId, values);
   const endpoints = (system.endpoints ?? '')
     .split('\n')
     .filter(Boolean)
@@ -534,7 +537,8 @@ export async function loadDeliveryJobs(db: Db, ids: number[]): Promise<DeliveryJ
     ])
     .where('d.id', 'in', ids)
     .execute();
-  return rows.map((row) => ({
+  const snapshots = await readSnapshots(db, rows.map((row) => row.payload));
+  return rows.map((row, index) => ({
     delivery: toDelivery(row),
     event: {
       id: Number(row.event_id),
@@ -544,7 +548,7 @@ export async function loadDeliveryJobs(db: Db, ids: number[]): Promise<DeliveryJ
       actorClientId: row.actor_client_id,
       actorClientName: row.actor_client_name,
       createdAt: Number(row.event_created_at),
-      snapshot: JSON.parse(row.payload) as EventSnapshot,
+      snapshot: snapshots[index] as EventSnapshot,
     },
     endpoint: toEndpoint({
       id: row.endpoint_id,
