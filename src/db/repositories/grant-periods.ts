@@ -59,7 +59,8 @@ export async function recordGrantSaved(db: Executor, grant: GrantSaved): Promise
       started_at: grant.now,
       ended_at: null,
       expires_at: grant.expiresAt,
-      session_expires_at: open?.session_expires_at ?? null,
+      // A grant that now holds offline_access outlives the session; otherwise the binding carries over.
+      session_expires_at: grant.scopes.includes('offline_access') ? null : (open?.session_expires_at ?? null),
     })
     .execute();
 }
