@@ -13,6 +13,7 @@ import {
   revokeGrantPayloads,
   upsertPayload,
 } from '../db/repositories/oidc-payloads.js';
+import { recordGrantSaved, recordGrantsBoundToSession, recordGrantsEnded } from '../db/repositories/grant-periods.js';
 import type { OidcPayloadRow, Schema } from '../db/tables.js';
 import type { StorageCrypto } from '../security/crypto.js';
 import { toProviderMetadata } from './clients.js';
@@ -29,6 +30,12 @@ export function createAdapterFactory(db: Kysely<Schema>, crypto: StorageCrypto) 
   return (model: string): Adapter => (model === 'Client' ? new ClientAdapter(db) : new PayloadAdapter(model, db, crypto));
 }
 
+/** The scopes a grant holds (oidc-provider keeps the OpenID scopes of a grant under `openid.scope`). */
+function grantScopes(payload: AdapterPayload): string[] {
+  const openid = (payload as { openid?: { scope?: string } }).openid;
+  return openid?.scope?.split(' ').filter(Boolean) ?? [];
+}
+
 class PayloadAdapter implements Adapter {
   constructor(
     private readonly model: string,
@@ -42,7 +49,9 @@ class PayloadAdapter implements Adapter {
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     const idHash = this.hash('id', id);
-    await upsertPayload(this.db, {
+    const now = Date.now();
+    const expiresAt = expiresIn ? now + expiresIn * 1000 : null;
+    const record = {
       idHash,
       model: this.model,
       payload: this.crypto.seal(payload, idHash),
@@ -51,8 +60,23 @@ class PayloadAdapter implements Adapter {
       userCodeHash: payload.userCode ? this.hash('userCode', payload.userCode) : null,
       accountId: payload.accountId ?? null,
       clientId: payload.clientId ?? null,
-      expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : null,
-    });
+      expiresAt,
+    };
+    if (this.model === 'Grant' && payload.accountId && payload.clientId) {
+      // The grant and when it let its app see events change together (events/grants.ts).
+      const grant = { grantId: id, accountId: payload.accountId, clientId: payload.clientId, scopes: grantScopes(payload), expiresAt, issuedAt: (payload.iat ?? Math.floor(now / 1000)) * 1000, now };
+      await this.db.transaction().execute(async (trx) => {
+        await upsertPayload(trx, record);
+        await recordGrantSaved(trx, grant);
+      });
+      return;
+    }
+    await upsertPayload(this.db, record);
+    if (this.model === 'Session' && expiresAt !== null) {
+      // Grants without offline_access (the provider's `persistsLogout` unset) end with the session.
+      const bound = Object.values(payload.authorizations ?? {}).flatMap((authorization) => (authorization.grantId && !authorization.persistsLogout ? [authorization.grantId] : []));
+      await recordGrantsBoundToSession(this.db, bound, expiresAt);
+    }
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -81,6 +105,13 @@ class PayloadAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
+    if (this.model === 'Grant') {
+      await this.db.transaction().execute(async (trx) => {
+        await destroyPayload(trx, this.hash('id', id));
+        await recordGrantsEnded(trx, { grantIds: [id] }, Date.now());
+      });
+      return;
+    }
     await destroyPayload(this.db, this.hash('id', id));
   }
 

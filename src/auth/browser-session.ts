@@ -89,8 +89,19 @@ export function createBrowserSession(options: BrowserSessionOptions): BrowserSes
     if (!id) return false;
     const providerSession = await provider.Session.find(id);
     if (!providerSession || keep(providerSession.accountId)) return false;
+    // As the provider's own end_session: an app authorized without offline_access holds its
+    // tokens for this session only, and its grant (its events too) ends with it.
+    for (const { grantId, persistsLogout } of Object.values(providerSession.authorizations ?? {})) {
+      if (grantId && !persistsLogout) await revokeSessionGrant(grantId);
+    }
     await providerSession.destroy();
     return true;
+  }
+
+  async function revokeSessionGrant(grantId: string): Promise<void> {
+    await Promise.all([provider.AccessToken, provider.AuthorizationCode, provider.RefreshToken, provider.DeviceCode].map((model) => model.revokeByGrantId(grantId)));
+    const grant = await provider.Grant.find(grantId);
+    await grant?.destroy();
   }
 
   return {

@@ -12,6 +12,7 @@ import Provider, { errors, interactionPolicy, type Configuration, type KoaContex
 import type { Config } from '../config/config.js';
 import type { SigningJwk } from '../config/secrets.js';
 import { findUser } from '../db/repositories/users.js';
+import { recordGrantExpiry } from '../db/repositories/grant-periods.js';
 import type { Schema } from '../db/tables.js';
 import { SCOPES } from '../domain/scopes.js';
 import { type StorageCrypto, sha256, constantTimeEqual } from '../security/crypto.js';
@@ -254,12 +255,15 @@ function grantSlider(db: Kysely<Schema>, crypto: StorageCrypto, refreshTtl: numb
     // request read it, and an upsert would bring it back, with the tokens issued since.
     const { payload } = await (grant as unknown as { getValueAndPayload(): Promise<{ payload: object }> }).getValueAndPayload();
     const idHash = payloadKey(crypto, 'Grant', 'id', grant.jti);
+    const expiresAt = Date.now() + (end - now) * 1000;
     const updated = await db
       .updateTable('oidc_payloads')
-      .set({ payload: crypto.seal(payload, idHash), expires_at: Date.now() + (end - now) * 1000 })
+      .set({ payload: crypto.seal(payload, idHash), expires_at: expiresAt })
       .where('id_hash', '=', idHash)
       .executeTakeFirst();
     if (updated.numUpdatedRows === 0n) throw new errors.InvalidGrant('grant revoked');
+    // Its app keeps seeing events as long as the grant lives (db/repositories/grant-periods.ts).
+    await recordGrantExpiry(db, grant.jti, expiresAt);
   };
 }
 

@@ -13,6 +13,7 @@ import { Problem } from '../domain/problems.js';
 import { createEndpoint, parseDeliveryId, rotateEndpointSecret, toDeliveryView, toEndpointView } from '../events/endpoints.js';
 import { createStorageCrypto } from '../security/crypto.js';
 import { printable } from './printable.js';
+import { readOlderGrants } from '../events/grants.js';
 
 export interface EventCommandHelpers {
   out(text: string): void;
@@ -133,13 +134,17 @@ export function registerEventCommands(program: Command, helpers: EventCommandHel
         const now = Date.now();
         if (deliveryId !== undefined) {
           const id = parseDeliveryId(deliveryId);
-          if (id === undefined || !(await findDelivery(db, id))) helpers.fail(`no delivery with id "${deliveryId}"`);
+          const delivery = id === undefined ? undefined : await findDelivery(db, id);
+          if (id === undefined || !delivery) return helpers.fail(`no delivery with id "${deliveryId}"`);
+          await readOlderGrants(db, crypto(), delivery.clientId);
           out(`queued ${await replayDeliveries(db, { deliveryId: id }, now)} delivery`);
           return;
         }
         const since = options.since === undefined ? Number.NaN : Date.parse(options.since);
         if (!options.endpoint || Number.isNaN(since)) helpers.fail('give a delivery id, or --endpoint <id> and --since <ISO time>', 2);
-        if (!(await findEndpoint(db, options.endpoint))) helpers.fail(`no endpoint with id "${options.endpoint}"`);
+        const endpoint = await findEndpoint(db, options.endpoint);
+        if (!endpoint) return helpers.fail(`no endpoint with id "${options.endpoint}"`);
+        await readOlderGrants(db, crypto(), endpoint.clientId);
         out(`queued ${await replayDeliveries(db, { endpointId: options.endpoint, since }, now)} deliveries (a running service sends them within its poll interval)`);
       }),
     );

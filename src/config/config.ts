@@ -189,6 +189,8 @@ const EnvSchema = z
     EVENTS_POLL_INTERVAL_MS: milliseconds(1_000, 10, 600_000),
     EVENTS_CONCURRENCY: count(32),
     EVENTS_CONCURRENCY_PER_ENDPOINT: count(4),
+    /** Unset: a quarter of EVENTS_CONCURRENCY (at least the per-endpoint share), so it takes four stalled apps to fill the dispatcher. */
+    EVENTS_CONCURRENCY_PER_CLIENT: z.coerce.number({ message: 'expected a number' }).int('expected a whole number').positive('expected a positive number').max(1_000_000, 'expected at most 1000000').optional(),
     EVENTS_RETENTION_DAYS: z.coerce.number({ message: 'expected a number of days' }).int('expected a whole number of days').min(2, 'expected at least 2 days (deliveries are retried for one)').max(3650).default(30),
   })
   .superRefine((env, ctx) => {
@@ -299,6 +301,8 @@ export interface Config {
     pollMs: number;
     concurrency: number;
     perEndpointConcurrency: number;
+    /** Requests of one app (all its endpoints) in flight at most. */
+    perClientConcurrency: number;
     /** Days events and their delivery log are kept (replays reach back this far). */
     retentionDays: number;
   };
@@ -399,6 +403,7 @@ export function loadConfig(env: Environment = process.env): Config {
       pollMs: e.EVENTS_POLL_INTERVAL_MS,
       concurrency: e.EVENTS_CONCURRENCY,
       perEndpointConcurrency: e.EVENTS_CONCURRENCY_PER_ENDPOINT,
+      perClientConcurrency: e.EVENTS_CONCURRENCY_PER_CLIENT ?? Math.max(e.EVENTS_CONCURRENCY_PER_ENDPOINT, Math.floor(e.EVENTS_CONCURRENCY / 4)),
       retentionDays: e.EVENTS_RETENTION_DAYS,
     },
     bot: {

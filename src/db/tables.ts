@@ -295,6 +295,35 @@ export interface EventAttemptsTable {
   error: string | null;
 }
 
+/** When an app could see a user's events: a grant's life, one row per set of scopes (migration 2026-11-27T10). */
+export interface EventGrantPeriodsTable {
+  id: Generated<number>;
+  grant_id: string;
+  account_id: string;
+  client_id: string;
+  /** ' scope scope … ' (space-padded); null for a grant older than the table, until it is read. */
+  scopes: string | null;
+  started_at: number;
+  /** Revoked, signed out of, or its scopes changed (a new row follows). */
+  ended_at: number | null;
+  /** The grant's expiry (moved as the grant slides). */
+  expires_at: number | null;
+  /** For a grant whose tokens end with the browser session (no offline_access): that session's expiry. */
+  session_expires_at: number | null;
+}
+
+/** A large value of event snapshots, stored once by the hash of its JSON (migration 2026-11-27T11). */
+export interface EventValuesTable {
+  hash: string;
+  /** JSON. */
+  value: string;
+}
+
+export interface EventValueRefsTable {
+  event_id: number;
+  hash: string;
+}
+
 export interface Schema {
   users: UsersTable;
   systems: SystemsTable;
@@ -320,6 +349,9 @@ export interface Schema {
   event_deliveries: EventDeliveriesTable;
   event_attempts: EventAttemptsTable;
   guild_settings: GuildSettingsTable;
+  event_grant_periods: EventGrantPeriodsTable;
+  event_values: EventValuesTable;
+  event_value_refs: EventValueRefsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -234,7 +234,7 @@ export const Delivery = z
     eventId: z.string(),
     eventType: z.enum(EVENT_TYPES),
     systemId: z.string(),
-    status: z.enum(DELIVERY_STATUSES).describe('pending: waiting or retrying; delivered: a 2xx came back; failed: gave up after a day of retries; skipped: the user no longer authorizes your client, or its grant lacks the scope.'),
+    status: z.enum(DELIVERY_STATUSES).describe('pending: waiting or retrying; delivered: a 2xx came back; failed: gave up after a day of retries; skipped: the user no longer authorizes your client, or did not when the event happened, or the grant lacks (or then lacked) the scope.'),
     attempts: z.number().int(),
     nextAttemptAt: IsoDateTime.nullable(),
     lastStatusCode: z.number().int().nullable(),

@@ -53,6 +53,10 @@ export function isPrivateAddress(address: string): boolean {
   return family === 4 ? REFUSED_V4.check(address, 'ipv4') : REFUSED_V6.check(address, 'ipv6');
 }
 
+/** What the delivery log says of a refused host: no address, no resolver detail. */
+export const NOT_PUBLIC = 'refused: not a public address';
+const DOES_NOT_RESOLVE = 'refused: the host name does not resolve';
+
 export class RefusedAddress extends Error {
   constructor(message: string) {
     super(message);
@@ -74,14 +78,19 @@ export interface CheckedAddress {
 export async function resolveDeliveryAddress(hostname: string, allowPrivate: boolean): Promise<CheckedAddress> {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   const literal = isIP(bare);
-  const addresses = literal !== 0 ? [{ address: bare, family: literal }] : await lookup(bare, { all: true, verbatim: true });
-  if (addresses.length === 0) throw new RefusedAddress(`${bare} does not resolve`);
-  if (!allowPrivate) {
-    const refused = addresses.find((entry) => isPrivateAddress(entry.address));
-    if (refused) throw new RefusedAddress(`${bare} resolves to ${refused.address}, a private, loopback or reserved address (the operator can allow these with EVENTS_ALLOW_PRIVATE_ADDRESSES)`);
+  let addresses: Array<{ address: string; family: number }>;
+  try {
+    addresses = literal !== 0 ? [{ address: bare, family: literal }] : await lookup(bare, { all: true, verbatim: true });
+  } catch {
+    // The resolver's own text (ENOTFOUND, SERVFAIL, its server) is the operator's, not the app's.
+    throw new RefusedAddress(DOES_NOT_RESOLVE);
   }
+  if (addresses.length === 0) throw new RefusedAddress(DOES_NOT_RESOLVE);
+  // The text reaches the app (the delivery log): it never names the address, or the log would
+  // answer "how does the service resolve this name" for names the app does not control.
+  if (!allowPrivate && addresses.some((entry) => isPrivateAddress(entry.address))) throw new RefusedAddress(NOT_PUBLIC);
   const all = addresses.map((entry) => ({ address: entry.address, family: entry.family === 6 ? (6 as const) : (4 as const) }));
   const first = all[0];
-  if (!first) throw new RefusedAddress(`${bare} does not resolve`);
+  if (!first) throw new RefusedAddress(DOES_NOT_RESOLVE);
   return { ...first, all };
 }

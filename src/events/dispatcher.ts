@@ -6,11 +6,15 @@
 //   on the same PostgreSQL database does (its change note, db/changes/), when a delivery finishes,
 //   and by a timer: at the next due retry, and at least every poll interval (leases that ran out,
 //   notes missed while the listener was down, other processes on one SQLite file).
-// - One slow or dead endpoint never holds up another: at most `perEndpointConcurrency` requests per
-//   endpoint are in flight, the rest of the `concurrency` budget goes to other endpoints, and every
-//   request has a deadline. The API's write path only inserts rows; it never waits on delivery.
-// - Before each send, the user's grant for the receiving client is looked up again: a revoked app
-//   gets nothing more (the delivery is "skipped"), and its scopes decide what it may see.
+// - One slow or dead endpoint never holds up another, nor one app another: at most
+//   `perEndpointConcurrency` requests per endpoint and `perClientConcurrency` per app (all its
+//   endpoints) are in flight, claims take each app's due deliveries turn by turn (round robin), the
+//   rest of the `concurrency` budget goes to other endpoints and apps, and every request has a
+//   deadline. The API's write path only inserts rows; it never waits on delivery.
+// - Before each send, the rule of who sees an event (grant-periods.ts, mayReceive) is applied again:
+//   the app must have held a live grant with the event's scope when the event happened, and still
+//   hold one; otherwise the delivery is "skipped". A grant or secret that cannot be unsealed is a
+//   configuration error: logged, shown in /readyz, and the delivery left pending.
 // - Several processes on one PostgreSQL database claim with SKIP LOCKED and a lease, so a delivery is
 //   sent by one of them (at least once: a process that dies mid-request leaves it to be sent again
 //   when its lease ends).
@@ -26,12 +30,13 @@ import {
   type DeliveryJob,
 } from '../db/repositories/events.js';
 import type { ChangeWatch } from '../db/changes/remote.js';
+import { deliveryAccess, type DeliveryAccess } from '../db/repositories/grant-periods.js';
 import { EVENTS_TOPIC } from '../db/changes/topics.js';
 import type { Schema } from '../db/tables.js';
 import { EVENT_SCOPES, eventFor } from '../domain/events.js';
 import type { StorageCrypto } from '../security/crypto.js';
 import { afterFailure, type RetryPolicy } from './backoff.js';
-import { grantedScopes } from './grants.js';
+import { GrantUnreadable, readOlderGrants } from './grants.js';
 import { WebhookSender } from './http-delivery.js';
 import { webhookHeaders } from './signature.js';
 
@@ -45,6 +50,8 @@ export interface DispatcherOptions {
   pollMs: number;
   concurrency: number;
   perEndpointConcurrency: number;
+  /** At most this many requests of one client (all its endpoints) in flight: the rest of `concurrency` is for other apps. */
+  perClientConcurrency: number;
 }
 
 export interface DispatcherLog {
@@ -60,6 +67,19 @@ export interface DispatcherStatus {
   lastRunAt: string | null;
   /** The last pass or recording failed (see the log). */
   failing: boolean;
+  /**
+   * A grant or endpoint secret cannot be unsealed (a DATA_ENCRYPTION_KEY other than the one that
+   * sealed it): deliveries wait, pending, until the key is right (see the log).
+   */
+  misconfigured: boolean;
+}
+
+/** An endpoint's secret that does not open: the operator's key, not the app's doing. */
+class SecretUnreadable extends Error {
+  constructor(endpointId: string) {
+    super(`the secret of endpoint ${endpointId} cannot be unsealed (is DATA_ENCRYPTION_KEY the key that sealed it?)`);
+    this.name = 'SecretUnreadable';
+  }
 }
 
 export interface Dispatcher {
@@ -88,6 +108,7 @@ export function createDispatcher(deps: {
   const { db, crypto, log, options } = deps;
   const sender = new WebhookSender(options.perEndpointConcurrency);
   const inFlightByEndpoint = new Map<string, number>();
+  const inFlightByClient = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
   let running = false;
   let pumping = false;
@@ -96,6 +117,8 @@ export function createDispatcher(deps: {
   let unsubscribe: (() => void) | undefined;
   let lastRunAt: number | null = null;
   let lastError: string | null = null;
+  /** When the last configuration error was met; cleared by the next delivery that could be signed. */
+  let misconfiguredAt: number | null = null;
   /** Deliveries being sent, until their outcome is committed: never claimed twice. */
   const claimed = new Set<number>();
   /** Outcomes waiting for the next commit: attempts that finish together share one. */
@@ -148,6 +171,7 @@ export function createDispatcher(deps: {
         const now = Date.now();
         lastRunAt = now;
         const saturated = [...inFlightByEndpoint].filter(([, count]) => count >= options.perEndpointConcurrency).map(([id]) => id);
+        const saturatedClients = [...inFlightByClient].filter(([, count]) => count >= options.perClientConcurrency).map(([id]) => id);
         const runs = await claimDeliveries(db, {
           now,
           limit: options.concurrency - inFlight.size,
@@ -155,6 +179,7 @@ export function createDispatcher(deps: {
           // A run is given its timeouts, then its results need recording: lease a good margin more.
           leaseUntil: now + options.timeoutMs * (RUN_LENGTH + 1) + 30_000,
           excludeEndpoints: saturated,
+          excludeClients: saturatedClients,
           excludeDeliveries: [...claimed],
           postgres: deps.postgres,
         });
@@ -165,9 +190,11 @@ export function createDispatcher(deps: {
           const head = runJobs[0];
           if (!head) continue;
           const endpointId = head.endpoint.id;
-          // A claim may hold several heads of one endpoint: keep within its share, release the rest.
+          const clientId = head.endpoint.clientId;
+          // A claim may hold several heads of one endpoint or client: keep within their shares, release the rest.
           const count = inFlightByEndpoint.get(endpointId) ?? 0;
-          if (count >= options.perEndpointConcurrency) {
+          const clientCount = inFlightByClient.get(clientId) ?? 0;
+          if (count >= options.perEndpointConcurrency || clientCount >= options.perClientConcurrency) {
             // Only PostgreSQL claims write a lease, which must be given back.
             if (deps.postgres) {
               await Promise.all(
@@ -178,6 +205,7 @@ export function createDispatcher(deps: {
             continue;
           }
           inFlightByEndpoint.set(endpointId, count + 1);
+          inFlightByClient.set(clientId, clientCount + 1);
           for (const id of run) claimed.add(id);
           const work = deliverRun(runJobs).finally(() => {
             for (const id of run) claimed.delete(id);
@@ -185,6 +213,9 @@ export function createDispatcher(deps: {
             const left = (inFlightByEndpoint.get(endpointId) ?? 1) - 1;
             if (left <= 0) inFlightByEndpoint.delete(endpointId);
             else inFlightByEndpoint.set(endpointId, left);
+            const clientLeft = (inFlightByClient.get(clientId) ?? 1) - 1;
+            if (clientLeft <= 0) inFlightByClient.delete(clientId);
+            else inFlightByClient.set(clientId, clientLeft);
             void pump();
           });
           inFlight.add(work);
@@ -203,8 +234,13 @@ export function createDispatcher(deps: {
     }
   }
 
-  /** The scopes of the system users' live grants to the client; undefined when there is none. */
-  const scopesFor = (job: DeliveryJob, now: number) => grantedScopes(db, crypto, job.event.systemId, job.endpoint.clientId, now);
+  /** The rule applied to a delivery now; older grants of its client are read first (events/grants.ts). */
+  async function accessOf(job: DeliveryJob): Promise<DeliveryAccess | undefined> {
+    const access = await deliveryAccess(db, job.delivery.id, Date.now());
+    if (!access?.unread) return access;
+    await readOlderGrants(db, crypto, job.endpoint.clientId);
+    return deliveryAccess(db, job.delivery.id, Date.now());
+  }
 
   /**
    * Sends a run (one endpoint, one system, in order) one delivery after the other, stopping at the
@@ -215,15 +251,29 @@ export function createDispatcher(deps: {
     const outcomes: Array<{ outcome: AttemptOutcome; sent: boolean }> = [];
     try {
       for (const job of jobs) {
-        // Looked up for every delivery: a revocation stops the rest of a run too.
-        const result = await attempt(job, await scopesFor(job, Date.now()));
+        // Applied before every delivery: a revocation stops the rest of a run too.
+        const result = await attempt(job, await accessOf(job));
         outcomes.push(result);
         if (result.outcome.next.status === 'pending') break;
       }
     } catch (error) {
-      // Our own failure (database, unsealing): the rest of the run is tried again later.
-      lastError = (error as Error).message;
-      log.error({ err: error, delivery: jobs[outcomes.length]?.delivery.id }, 'event delivery failed');
+      const job = jobs[outcomes.length];
+      if (job && (error instanceof GrantUnreadable || error instanceof SecretUnreadable)) {
+        // Never a revocation: the delivery stays pending, due again after the first retry wait,
+        // and the operator is told (the log at error level, /readyz).
+        misconfiguredAt = Date.now();
+        lastError = error.message;
+        log.error({ err: error, endpoint: job.endpoint.id, delivery: job.delivery.id }, 'event delivery cannot proceed: a configuration error');
+        const at = Date.now();
+        outcomes.push({
+          outcome: { deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: at, durationMs: 0, statusCode: job.delivery.lastStatusCode, error: job.delivery.lastError, next: { status: 'pending', at: at + options.retry.baseMs } },
+          sent: false,
+        });
+      } else {
+        // Our own failure (database): the rest of the run is tried again later.
+        lastError = (error as Error).message;
+        log.error({ err: error, delivery: job?.delivery.id }, 'event delivery failed');
+      }
     }
     try {
       await Promise.all(outcomes.map(({ outcome, sent }) => finish(outcome, sent)));
@@ -234,19 +284,23 @@ export function createDispatcher(deps: {
     }
   }
 
-  async function attempt(job: DeliveryJob, scopes: Set<string> | undefined): Promise<{ outcome: AttemptOutcome; sent: boolean }> {
+  async function attempt(job: DeliveryJob, access: DeliveryAccess | undefined): Promise<{ outcome: AttemptOutcome; sent: boolean }> {
     const now = Date.now();
     const base = { deliveryId: job.delivery.id, endpointId: job.endpoint.id, systemId: job.event.systemId, attemptedAt: now };
     const skip = (reason: string) => ({ outcome: { ...base, durationMs: 0, statusCode: null, error: reason, next: { status: 'skipped' as const } }, sent: false });
-    if (!scopes) return skip('the user no longer authorizes this client');
-    const envelope = eventFor(job.event, { clientId: job.endpoint.clientId, scopes });
-    if (!envelope) return skip(`the user's authorization lacks the ${EVENT_SCOPES[job.event.snapshot.type]} scope`);
+    const scope = EVENT_SCOPES[job.event.snapshot.type];
+    if (!access?.authorizedNow) return skip('the user no longer authorizes this client');
+    if (!access.authorizedThen) return skip('the user had not authorized this client when the event happened');
+    if (!access.allowed) return skip(`the user's authorization lacks the ${scope} scope`);
+    const envelope = eventFor(job.event, { clientId: job.endpoint.clientId, scopes: new Set([scope]) });
+    if (!envelope) return skip(`the user's authorization lacks the ${scope} scope`);
     const secrets = [crypto.unseal<string>(job.endpoint.secretSealed, secretContext(job.endpoint.id))];
     if (job.endpoint.previousSecretSealed && (job.endpoint.previousSecretExpiresAt ?? 0) > now) {
       secrets.push(crypto.unseal<string>(job.endpoint.previousSecretSealed, secretContext(job.endpoint.id)));
     }
     const usable = secrets.filter((secret): secret is string => typeof secret === 'string');
-    if (usable.length === 0) throw new Error(`the secret of endpoint ${job.endpoint.id} cannot be unsealed (was DATA_ENCRYPTION_KEY changed?)`);
+    if (usable.length === 0) throw new SecretUnreadable(job.endpoint.id);
+    misconfiguredAt = null;
     const body = JSON.stringify(envelope);
     const response = await sender.send({
       url: job.endpoint.url,
@@ -297,7 +351,7 @@ export function createDispatcher(deps: {
       void pump();
     },
     status() {
-      return { running, inFlight: inFlight.size, lastRunAt: lastRunAt === null ? null : new Date(lastRunAt).toISOString(), failing: lastError !== null };
+      return { running, inFlight: inFlight.size, lastRunAt: lastRunAt === null ? null : new Date(lastRunAt).toISOString(), failing: lastError !== null || misconfiguredAt !== null, misconfigured: misconfiguredAt !== null };
     },
     counts() {
       return deliveryCounts(db);

@@ -1,25 +1,45 @@
-// What a client may read of a system's events: the scopes of the live grants the system's users
-// gave it (a sub-account's grant counts too). Grants are sealed at rest; this is the one place
-// that opens them for events, used by the dispatcher before every send and by the event feed.
+// Which app sees which event is decided from event_grant_periods (db/repositories/grant-periods.ts),
+// kept in the clear as grants are saved, so deciding needs no key. Grants made before that table
+// have rows whose scopes are still sealed in the grant: this is the one place that opens them,
+// once, before the rule is applied to their client.
+//
+// A grant that cannot be opened is a configuration error (a DATA_ENCRYPTION_KEY other than the
+// one that sealed it), never a revocation: GrantUnreadable stops the caller, loudly, and nothing is
+// skipped or hidden because of it.
 import type { Kysely } from 'kysely';
-import { liveGrantsFor } from '../db/repositories/events.js';
+import { fillGrantPeriod, unreadGrantPeriods } from '../db/repositories/grant-periods.js';
 import type { Schema } from '../db/tables.js';
 import type { StorageCrypto } from '../security/crypto.js';
 
 interface GrantPayload {
   clientId?: string;
+  iat?: number;
   openid?: { scope?: string };
 }
 
-/** The scopes the system's users granted `clientId`, still live; undefined when none did. */
-export async function grantedScopes(db: Kysely<Schema>, crypto: StorageCrypto, systemId: number, clientId: string, now: number): Promise<Set<string> | undefined> {
-  const grants = await liveGrantsFor(db, systemId, clientId, now);
-  let scopes: Set<string> | undefined;
-  for (const grant of grants) {
-    const payload = crypto.unseal<GrantPayload>(grant.payload, grant.idHash);
-    if (!payload || payload.clientId !== clientId) continue;
-    scopes ??= new Set();
-    for (const scope of payload.openid?.scope?.split(' ') ?? []) if (scope) scopes.add(scope);
+/** Storage sealed with another key: the operator's to fix, never the user's decision. */
+export class GrantUnreadable extends Error {
+  constructor(clientId: string) {
+    super(`a grant to client ${clientId} cannot be unsealed (is DATA_ENCRYPTION_KEY the key that sealed it?)`);
+    this.name = 'GrantUnreadable';
   }
-  return scopes;
+}
+
+/** Clients whose rows are all readable: nothing made later is sealed, so each is checked once per process. */
+const readClients = new Set<string>();
+
+/** Fills in the scopes of the client's grants made before event_grant_periods. Throws GrantUnreadable. */
+export async function readOlderGrants(db: Kysely<Schema>, crypto: StorageCrypto, clientId: string): Promise<void> {
+  if (readClients.has(clientId)) return;
+  for (const row of await unreadGrantPeriods(db, clientId)) {
+    if (row.idHash === null || row.payload === null) {
+      // The grant is gone (it expired and was purged): it grants nothing.
+      await fillGrantPeriod(db, row.id, [], 0);
+      continue;
+    }
+    const payload = crypto.unseal<GrantPayload>(row.payload, row.idHash);
+    if (!payload || payload.clientId !== clientId) throw new GrantUnreadable(clientId);
+    await fillGrantPeriod(db, row.id, payload.openid?.scope?.split(' ') ?? [], (payload.iat ?? 0) * 1000);
+  }
+  readClients.add(clientId);
 }

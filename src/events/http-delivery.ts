@@ -68,7 +68,7 @@ export class WebhookSender {
     try {
       checked = await Promise.race([
         resolveDeliveryAddress(url.hostname, request.allowPrivateAddresses),
-        new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new Error(`timed out after ${request.timeoutMs} ms resolving ${url.hostname}`)), { once: true })),
+        new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new Error(`timed out after ${request.timeoutMs} ms resolving the host name`)), { once: true })),
       ]);
     } catch (error) {
       return { statusCode: null, error: (error as Error).message, durationMs: elapsed() };
@@ -108,7 +108,8 @@ export class WebhookSender {
         },
       );
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        const message = deadline.aborted ? `timed out after ${request.timeoutMs} ms` : error.code ? `${error.code}: ${error.message}` : error.message;
+        // The code only: node's message names the address connected to (how the host resolved).
+        const message = deadline.aborted ? `timed out after ${request.timeoutMs} ms` : `connection failed (${error.code ?? 'no response'})`;
         finish({ statusCode: null, error: message });
       });
       outgoing.end(request.body);

@@ -99,6 +99,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       pollMs: config.events.pollMs,
       concurrency: config.events.concurrency,
       perEndpointConcurrency: config.events.perEndpointConcurrency,
+      perClientConcurrency: config.events.perClientConcurrency,
     },
   });
   // Other processes' commits are caught up with after each request arrives, before any cache answers it

@@ -10,6 +10,8 @@ import { IMPORT_REPLAY_WINDOW_MS, purgeAppliedImports } from '../db/repositories
 import { purgeAuditLog } from '../db/repositories/audit-log.js';
 import { purgeExpiredBrowserSessions } from '../db/repositories/browser-sessions.js';
 import { purgeEvents } from '../db/repositories/events.js';
+import { purgeGrantPeriods } from '../db/repositories/grant-periods.js';
+import { purgeEventValues } from '../db/repositories/event-payloads.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
 import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
 import { purgeProxiedMessages } from '../db/repositories/proxied-messages.js';
@@ -68,6 +70,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       if (config.auditRetentionDays > 0) await purgeAuditLog(database.db, now - config.auditRetentionDays * 86_400_000);
       await purgeEvents(database.db, now - config.events.retentionDays * 86_400_000);
       await purgeAppliedImports(database.db, now - IMPORT_REPLAY_WINDOW_MS);
+      await purgeGrantPeriods(database.db, now - config.events.retentionDays * 86_400_000);
+      await purgeEventValues(database.db);
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');
     }

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AlterRecord } from '../../src/domain/alter.js';
 import { endpointUrlProblem, eventFor, type StoredEvent } from '../../src/domain/events.js';
-import { isPrivateAddress } from '../../src/events/address-guard.js';
+import { isPrivateAddress, resolveDeliveryAddress } from '../../src/events/address-guard.js';
 import { afterFailure, retryDelay } from '../../src/events/backoff.js';
 import { newEndpointSecret, signatureOf, webhookHeaders } from '../../src/events/signature.js';
 import { verifySignature } from './receiver.js';
@@ -43,6 +43,25 @@ describe('the address guard', () => {
     ['not an address', true],
   ])('%s refused: %s', (address, refused) => {
     expect(isPrivateAddress(address)).toBe(refused);
+  });
+});
+
+describe('what the delivery log says of a refused host', () => {
+  // The log is the app's to read: naming the address would tell it how the service resolves any name.
+  it.each(['localhost', '127.0.0.1', '[::1]', '10.0.0.7'])('%s: "refused: not a public address", without the address', async (host) => {
+    const error = await resolveDeliveryAddress(host, false).then(
+      () => undefined,
+      (caught: unknown) => caught as Error,
+    );
+    expect(error?.message).toBe('refused: not a public address');
+  });
+
+  it('says a name does not resolve without the resolver’s text', async () => {
+    const error = await resolveDeliveryAddress('nothing-here.invalid', false).then(
+      () => undefined,
+      (caught: unknown) => caught as Error,
+    );
+    expect(error?.message).toBe('refused: the host name does not resolve');
   });
 });
 

@@ -33,6 +33,9 @@ export const TABLES = [
   'event_deliveries',
   'event_attempts',
   'guild_settings',
+  'event_grant_periods',
+  'event_values',
+  'event_value_refs',
 ] as const satisfies readonly TableName[];
 
 type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;

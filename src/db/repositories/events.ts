@@ -10,11 +10,13 @@
 // events are numbered in commit order) and, in the same transaction, queues one delivery for each
 // enabled endpoint that wants the type and whose client the system's owner (or a sub-account) has
 // authorized. Scopes and revocation are checked again when each delivery is sent.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import type { DeliveryStatus, EventSnapshot, EventType, StoredEvent } from '../../domain/events.js';
 import { noteChange } from '../changes/notes.js';
 import { EVENTS_TOPIC, systemTopic } from '../changes/topics.js';
 import { prepareQuery } from '../prepared.js';
+import { readSnapshots, splitSnapshot, storeEventValues } from './event-payloads.js';
+import { mayReceive } from './grant-periods.js';
 import type { EventDeliveriesTable, EventEndpointsTable, Schema } from '../tables.js';
 import type { Selectable } from 'kysely';
 
@@ -135,9 +137,11 @@ export async function appendEvent(
   options: AppendOptions & { numbered?: EventNumber } = {},
 ): Promise<number> {
   const system = options.numbered ?? (await numberEvent(trx, systemId, now, options));
-  const [event] = await insertEvent(trx, { systemId, seq: system.seq, type: snapshot.type, actor: actorClientId, payload: JSON.stringify(snapshot), now });
+  const { payload, values } = splitSnapshot(snapshot);
+  const [event] = await insertEvent(trx, { systemId, seq: system.seq, type: snapshot.type, actor: actorClientId, payload, now });
   if (!event) throw new Error('the event was not stored');
   const eventId = Number(event.id);
+  await storeEventValues(trx, eventId, values);
   const endpoints = (system.endpoints ?? '')
     .split('\n')
     .filter(Boolean)
@@ -386,7 +390,8 @@ export async function findDelivery(db: Db, id: number): Promise<(DeliveryRecord 
 /**
  * Sends deliveries again: back to pending, due now, with a fresh day of retries. A replayed
  * delivery keeps its id (its `webhook-id`), so receivers that deduplicate see it as the same
- * message. Returns how many were queued.
+ * message. Only deliveries the app may still see are queued (the rule of grant-periods.ts; the
+ * client's older grants must have been read, events/grants.ts). Returns how many were queued.
  */
 export async function replayDeliveries(db: Db, filter: { deliveryId: number } | { endpointId: string; since: number }, now: number): Promise<number> {
   const result = await db
@@ -397,6 +402,14 @@ export async function replayDeliveries(db: Db, filter: { deliveryId: number } | 
       'endpointId' in filter ? q.where('endpoint_id', '=', filter.endpointId).where('created_at', '>=', filter.since) : q,
     )
     .where('status', '!=', 'pending')
+    // What the app may not see (grant-periods.ts) is not sent again: a replay never reaches back
+    // past what the user's grant covered when each event happened.
+    .where(
+      sql<boolean>`exists (select 1 from events ev join event_endpoints e on e.id = event_deliveries.endpoint_id where ev.id = event_deliveries.event_id and ${mayReceive(
+        { client: sql.ref('e.client_id'), systemId: sql.ref('ev.system_id'), eventType: sql.ref('ev.type'), eventAt: sql.ref('ev.created_at') },
+        now,
+      )})`,
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -414,17 +427,20 @@ export async function replayDeliveries(db: Db, filter: { deliveryId: number } | 
  */
 export async function claimDeliveries(
   db: Db,
-  options: { now: number; limit: number; runLength: number; leaseUntil: number; excludeEndpoints: string[]; excludeDeliveries: number[]; postgres: boolean },
+  options: { now: number; limit: number; runLength: number; leaseUntil: number; excludeEndpoints: string[]; excludeClients: string[]; excludeDeliveries: number[]; postgres: boolean },
 ): Promise<number[][]> {
   if (options.limit <= 0) return [];
   const claim = async (executor: Executor) => {
-    let query = executor
+    const leaseFree = (eb: ExpressionBuilder<Schema & { d: EventDeliveriesTable }, 'd'>) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', options.now)]);
+    // Every client's due heads, numbered per client: taken turn by turn (round robin), so one
+    // client's backlog never fills a claim while another client has something due.
+    const due = executor
       .selectFrom('event_deliveries as d')
       .innerJoin('event_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id', 'd.system_id', 'd.event_id'])
+      .select(['d.id', sql<number>`row_number() over (partition by e.client_id order by d.next_attempt_at, d.id)`.as('turn')])
       .where('d.status', '=', PENDING)
       .where('d.next_attempt_at', '<=', options.now)
-      .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', options.now)]))
+      .where(leaseFree)
       .where('e.enabled', '=', 1)
       .where((eb) =>
         eb.not(
@@ -440,7 +456,16 @@ export async function claimDeliveries(
         ),
       )
       .$if(options.excludeEndpoints.length > 0, (q) => q.where('d.endpoint_id', 'not in', options.excludeEndpoints))
-      .$if(options.excludeDeliveries.length > 0, (q) => q.where('d.id', 'not in', options.excludeDeliveries))
+      .$if(options.excludeClients.length > 0, (q) => q.where('e.client_id', 'not in', options.excludeClients))
+      .$if(options.excludeDeliveries.length > 0, (q) => q.where('d.id', 'not in', options.excludeDeliveries));
+    let query = executor
+      .selectFrom('event_deliveries as d')
+      .innerJoin(due.as('due'), 'due.id', 'd.id')
+      .select(['d.id', 'd.endpoint_id', 'd.system_id', 'd.event_id'])
+      // Again on the row itself: PostgreSQL re-checks these on a row another process just changed.
+      .where('d.status', '=', PENDING)
+      .where(leaseFree)
+      .orderBy('due.turn')
       .orderBy('d.next_attempt_at')
       .orderBy('d.id')
       .limit(options.limit);
@@ -512,7 +537,8 @@ export async function loadDeliveryJobs(db: Db, ids: number[]): Promise<DeliveryJ
     ])
     .where('d.id', 'in', ids)
     .execute();
-  return rows.map((row) => ({
+  const snapshots = await readSnapshots(db, rows.map((row) => row.payload));
+  return rows.map((row, index) => ({
     delivery: toDelivery(row),
     event: {
       id: Number(row.event_id),
@@ -522,7 +548,7 @@ export async function loadDeliveryJobs(db: Db, ids: number[]): Promise<DeliveryJ
       actorClientId: row.actor_client_id,
       actorClientName: row.actor_client_name,
       createdAt: Number(row.event_created_at),
-      snapshot: JSON.parse(row.payload) as EventSnapshot,
+      snapshot: snapshots[index] as EventSnapshot,
     },
     endpoint: toEndpoint({
       id: row.endpoint_id,
@@ -544,44 +570,6 @@ export async function loadDeliveryJobs(db: Db, ids: number[]): Promise<DeliveryJ
 export async function newestEventId(db: Db): Promise<number> {
   const row = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
   return Number(row?.id ?? 0);
-}
-
-/** Events after `afterId`, oldest first, at most `limit`: what the event feed filters per client. */
-export async function eventsAfter(db: Db, afterId: number, limit: number): Promise<StoredEvent[]> {
-  const rows = await db
-    .selectFrom('events as ev')
-    .innerJoin('systems as s', 's.id', 'ev.system_id')
-    .leftJoin('oauth_clients as actor', 'actor.id', 'ev.actor_client_id')
-    .select(['ev.id', 'ev.system_id', 'ev.seq', 'ev.actor_client_id', 'actor.name as actor_client_name', 'ev.payload', 'ev.created_at', 's.user_id'])
-    .where('ev.id', '>', afterId)
-    .orderBy('ev.id')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    id: Number(row.id),
-    systemId: Number(row.system_id),
-    userId: row.user_id,
-    sequence: Number(row.seq),
-    actorClientId: row.actor_client_id,
-    actorClientName: row.actor_client_name,
-    createdAt: Number(row.created_at),
-    snapshot: JSON.parse(row.payload) as EventSnapshot,
-  }));
-}
-
-/** The sealed grants the system's users gave `clientId`, still live: the dispatcher unseals them for scopes. */
-export async function liveGrantsFor(db: Db, systemId: number, clientId: string, now: number): Promise<Array<{ idHash: string; payload: string }>> {
-  const rows = await db
-    .selectFrom('oidc_payloads as g')
-    .select(['g.id_hash', 'g.payload'])
-    .where('g.model', '=', 'Grant')
-    .where('g.client_id', '=', clientId)
-    .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', now)]))
-    .where((eb) =>
-      eb('g.account_id', 'in', eb.selectFrom('systems').select('user_id').where('id', '=', systemId).unionAll(eb.selectFrom('system_sub_accounts').select('user_id').where('system_id', '=', systemId))),
-    )
-    .execute();
-  return rows.map((row) => ({ idHash: row.id_hash, payload: row.payload }));
 }
 
 export interface AttemptOutcome {

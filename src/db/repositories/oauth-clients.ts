@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import { noteChange } from '../changes/notes.js';
 import { clientTopic } from '../changes/topics.js';
+import { recordGrantsEnded } from './grant-periods.js';
 import type { OauthClientRow, Schema } from '../tables.js';
 
 type Db = Kysely<Schema>;
@@ -66,6 +67,7 @@ export async function deleteClient(db: Db, id: string): Promise<boolean> {
     const result = await trx.deleteFrom('oauth_clients').where('id', '=', id).executeTakeFirst();
     if (result.numDeletedRows === 0n) return false;
     await trx.deleteFrom('oidc_payloads').where('client_id', '=', id).execute();
+    await recordGrantsEnded(trx, { clientId: id }, Date.now());
     await noteChange(trx, [clientTopic(id)]);
     return true;
   };

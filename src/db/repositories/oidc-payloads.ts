@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import { noteChange } from '../changes/notes.js';
 import { grantTopic, oidcRowTopic } from '../changes/topics.js';
+import { recordGrantsEnded } from './grant-periods.js';
 import type { OidcPayloadRow, Schema } from '../tables.js';
 
 type Db = Kysely<Schema>;
@@ -95,6 +96,8 @@ export async function revokeGrantPayloads(db: Db, grantId: string, model?: strin
   let query = db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId);
   if (model !== undefined) query = query.where('model', '=', model);
   await query.execute();
+  // The grant's app sees no event from now on (grant-periods.ts).
+  if (model === undefined || model === 'Grant') await recordGrantsEnded(db, { grantIds: [grantId] }, Date.now());
   await noteChange(db, [grantTopic(grantId)]);
 }
 

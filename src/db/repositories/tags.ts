@@ -143,17 +143,29 @@ export async function editTag(db: Db, systemId: number, tagId: number, input: Ed
       const row = await db.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
       return row ? (await hydrate(db, [row]))[0] : undefined;
     }
-    // The edit and its event in one transaction.
+    // The edit and its event in one transaction. Only a row the edit changes is written (the
+    // condition is checked again under the row's lock), so an edit to the same values says nothing.
     const edited = await db.transaction().execute(async (trx) => {
       await lockSystem(trx, systemId);
-      const row = await trx.updateTable('tags').set(columns).where('system_id', '=', systemId).where('id', '=', tagId).returningAll().executeTakeFirst();
-      if (!row) return undefined;
+      const differs = Object.entries(columns).map(([column, value]) => sql<boolean>`${sql.ref(column)} is distinct from ${value}`);
+      const row = await trx
+        .updateTable('tags')
+        .set(columns)
+        .where('system_id', '=', systemId)
+        .where('id', '=', tagId)
+        .where((eb) => eb.or(differs))
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) {
+        const unchanged = await trx.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
+        return unchanged && { record: (await hydrate(trx, [unchanged]))[0], changed: false };
+      }
       const [record] = await hydrate(trx, [row]);
       if (record) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
-      return record;
+      return { record, changed: true };
     });
-    if (edited) eventsCommitted();
-    return edited;
+    if (edited?.changed) eventsCommitted();
+    return edited?.record;
   } catch (error) {
     throw conflictProblem(error) ?? error;
   }
@@ -199,18 +211,21 @@ export async function changeTagMembers(db: Db, systemId: number, tagId: number, 
       const [missing] = await foreignAlters(trx, systemId, ids);
       if (missing !== undefined) throw new Problem('unknown-alter', `${field}: the system has no alter ${missing}`, field);
     }
-    if (remove.length > 0) await trx.deleteFrom('alter_tags').where('tag_id', '=', tagId).where('alter_id', 'in', remove).execute();
+    // What the statements actually changed: adding a member or removing a non-member is no change, and says nothing.
+    let moved = 0;
+    if (remove.length > 0) moved += Number((await trx.deleteFrom('alter_tags').where('tag_id', '=', tagId).where('alter_id', 'in', remove).executeTakeFirst()).numDeletedRows);
     if (add.length > 0) {
-      await trx
+      const inserted = await trx
         .insertInto('alter_tags')
         .values(add.map((alterId) => ({ alter_id: alterId, tag_id: tagId })))
         .onConflict((oc) => oc.columns(['alter_id', 'tag_id']).doNothing())
-        .execute();
+        .executeTakeFirst();
+      moved += Number(inserted.numInsertedOrUpdatedRows ?? 0);
     }
     const [record] = await hydrate(trx, [row]);
-    if (record && (add.length > 0 || remove.length > 0)) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
-    return record;
+    if (record && moved > 0) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
+    return record && { record, moved };
   });
-  if (changed && (add.length > 0 || remove.length > 0)) eventsCommitted();
-  return changed;
+  if (changed && changed.moved > 0) eventsCommitted();
+  return changed?.record;
 }

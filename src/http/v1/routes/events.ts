@@ -6,10 +6,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { deleteEndpoint, eventsAfter, findDelivery, findEndpoint, listDeliveries, listEndpoints, newestEventId, replayDeliveries } from '../../../db/repositories/events.js';
+import { feedPage } from '../../../db/repositories/event-feed.js';
+import { deleteEndpoint, findDelivery, findEndpoint, listDeliveries, listEndpoints, newestEventId, replayDeliveries } from '../../../db/repositories/events.js';
 import type { Schema } from '../../../db/tables.js';
-import { CreateEndpointBody, DELIVERY_STATUSES, Delivery, EditEndpointBody, Endpoint, EventEnvelope, eventFor } from '../../../domain/events.js';
-import { grantedScopes } from '../../../events/grants.js';
+import { CreateEndpointBody, DELIVERY_STATUSES, Delivery, EVENT_SCOPES, EditEndpointBody, Endpoint, EventEnvelope, eventFor } from '../../../domain/events.js';
+import { readOlderGrants } from '../../../events/grants.js';
 import { Problem } from '../../../domain/problems.js';
 import { IsoDateTime } from '../../../domain/values.js';
 import { ENDPOINT_ID_PATTERN, createEndpoint, editEndpoint, parseDeliveryId, rotateEndpointSecret, toDeliveryView, toEndpointView } from '../../../events/endpoints.js';
@@ -203,6 +204,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
     },
     async (request) => {
       const endpoint = await ownEndpoint(request, request.params.endpoint);
+      await readOlderGrants(db, crypto, endpoint.clientId);
       const queued = await replayDeliveries(db, { endpointId: endpoint.id, since: new Date(request.body.since).getTime() }, Date.now());
       if (queued > 0) wake();
       return { queued };
@@ -227,6 +229,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
       const id = parseDeliveryId(request.params.delivery);
       const delivery = id === undefined ? undefined : await findDelivery(db, id);
       if (!delivery || delivery.clientId !== clientId) throw new Problem('unknown-delivery', 'your client has no delivery with this id');
+      await readOlderGrants(db, crypto, clientId);
       const queued = await replayDeliveries(db, { deliveryId: delivery.id }, Date.now());
       if (queued > 0) wake();
       return { queued };
@@ -241,7 +244,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         tags: ['Events'],
         security: security('events:manage'),
         summary: 'Read events instead of receiving them',
-        description: `The events your client would be sent, oldest first, for every user who has authorized it (as their grants and the privacy rules let it see them): for apps that cannot take webhooks, and for catching up. Without \`after\` the answer has no events and \`next\` is the position of "now"; pass each answer's \`next\` as the following \`after\`. One call looks at up to ${FEED_SCAN} events, so \`events\` may be short, or empty, while \`next\` moves on: read again while \`more\` is true. Events are kept for \`EVENTS_RETENTION_DAYS\`.`,
+        description: `The events your client would be sent, oldest first, for every user who has authorized it (as their grants and the privacy rules let it see them: an event only if, when it happened, the user's grant to your client was live and held the event's scope): for apps that cannot take webhooks, and for catching up. Without \`after\` the answer has no events and \`next\` is the position of "now"; pass each answer's \`next\` as the following \`after\`. One call looks at up to ${FEED_SCAN} events, so \`events\` may be short, or empty, while \`next\` moves on: read again while \`more\` is true. Events are kept for \`EVENTS_RETENTION_DAYS\`.`,
         querystring: FeedQuery,
         response: { 200: z.strictObject({ data: z.strictObject({ events: z.array(EventEnvelope), next: z.string(), more: z.boolean() }) }), ...errorResponses(404) },
       },
@@ -249,22 +252,10 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
     async (request) => {
       const clientId = clientOf(request);
       if (request.query.after === undefined) return { data: { events: [], next: String(await newestEventId(db)), more: false } };
-      const max = request.query.max ?? DEFAULT_FEED_PAGE;
-      const now = Date.now();
-      const scanned = await eventsAfter(db, Number(request.query.after), FEED_SCAN);
-      const scopesOf = new Map<number, Set<string> | undefined>();
-      const events: EventEnvelope[] = [];
-      let next = request.query.after;
-      let read = 0;
-      for (; read < scanned.length && events.length < max; read++) {
-        const event = scanned[read] as (typeof scanned)[number];
-        next = String(event.id);
-        if (!scopesOf.has(event.systemId)) scopesOf.set(event.systemId, await grantedScopes(db, crypto, event.systemId, clientId, now));
-        const scopes = scopesOf.get(event.systemId);
-        const envelope = scopes && eventFor(event, { clientId, scopes });
-        if (envelope) events.push(envelope);
-      }
-      return { data: { events, next, more: read < scanned.length || scanned.length === FEED_SCAN } };
+      await readOlderGrants(db, crypto, clientId);
+      const page = await feedPage(db, { clientId, after: Number(request.query.after), max: request.query.max ?? DEFAULT_FEED_PAGE, scan: FEED_SCAN, now: Date.now() });
+      const events = page.events.flatMap((event) => eventFor(event, { clientId, scopes: new Set([EVENT_SCOPES[event.snapshot.type]]) }) ?? []);
+      return { data: { events, next: String(page.next), more: page.more } };
     },
   );
 };
