@@ -21,7 +21,7 @@ const LINES = [
   'Other people’s systems are shown with their privacy settings; looking them up needs no link.',
 ];
 
-const SERVER_LINE = '**For this server’s admins**: `/server show` · `/server log-channel` · `/server blacklist` · `/server block` · `/server require-tag` · `/server proxy-delay` · `/server managers` · `/server log-cleanup` (you can use these here)';
+const SERVER_LINE = '**For this server’s admins**: `/server show` · `/server log-channel` · `/server blacklist` · `/server block` · `/server require-tag` · `/server proxy-delay` · `/server managers` · `/server log-cleanup` · `/server permissions` (you can use these here)';
 
 /** Whether the member may use /server here: Manage Server, or a manager role (the server's settings, held or read once). */
 async function mayUseServer(interaction: ChatInputCommandInteraction, { proxying }: BotContext): Promise<boolean> {

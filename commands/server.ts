@@ -7,7 +7,9 @@
 import { ChannelType, EmbedBuilder, InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import type { Responder } from '../src/bot/responder.js';
+import { botChannelPermissions } from '../src/bot/servers/bot-permissions.js';
 import { managePermissionOf } from '../src/bot/servers/may-manage-server.js';
+import { auditEmbed, auditPermissions } from '../src/bot/servers/permission-audit.js';
 import { MAX_BLOCK_REASON, MAX_PROXY_DELAY_MS, type GuildSettings } from '../src/domain/guild.js';
 
 /** Channels a blacklist or log-ignore entry can name: text-like channels, forums and categories. */
@@ -144,6 +146,13 @@ async function run(interaction: ChatInputCommandInteraction, { api, proxying }: 
     await reply.send({ embeds: [showEmbed(settings)] });
     return;
   }
+  if (interaction.options.getSubcommandGroup(false) === null && interaction.options.getSubcommand() === 'permissions') {
+    // The bot's own permissions, computed by discord.js from the roles and overwrites it holds.
+    const guild = interaction.guild ?? (await interaction.client.guilds.fetch(guildId));
+    const channels = botChannelPermissions(guild);
+    await reply.send({ embeds: [auditEmbed(auditPermissions(channels), channels.length)] });
+    return;
+  }
   const change = changeOf(interaction, settings);
   if (!change) {
     await reply.send({ embeds: [listAnswer(interaction, settings)] });
@@ -166,6 +175,7 @@ export const server = {
     .addSubcommand((sub) => sub.setName('log-channel').setDescription('Log proxied messages in a channel (no channel: stop logging)').addChannelOption((o) => o.setName('channel').setDescription('Where to log').addChannelTypes(...LOG_TYPES)))
     .addSubcommand((sub) => sub.setName('log-ignore').setDescription('Stop or resume logging a channel (toggles)').addChannelOption((o) => o.setName('channel').setDescription('A channel or category').setRequired(true).addChannelTypes(...PLACE_TYPES)))
     .addSubcommand((sub) => sub.setName('require-tag').setDescription('Require proxied names to carry the system’s display tag').addBooleanOption((o) => o.setName('enabled').setDescription('Required or not').setRequired(true)))
+    .addSubcommand((sub) => sub.setName('permissions').setDescription('Every channel where the bot lacks a permission it needs, and the fix'))
     .addSubcommand((sub) => sub.setName('proxy-delay').setDescription('Wait before proxying, so filter bots act first').addIntegerOption((o) => o.setName('milliseconds').setDescription(`0 to ${MAX_PROXY_DELAY_MS}`).setRequired(true).setMinValue(0).setMaxValue(MAX_PROXY_DELAY_MS)))
     .addSubcommandGroup((group) =>
       group

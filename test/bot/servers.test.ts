@@ -101,11 +101,33 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
       expect(command?.default_member_permissions).toBe(PermissionFlagsBits.ManageGuild.toString());
       expect(command?.contexts).toEqual([0]);
       expect(command?.options?.map((o) => [o.name, o.type])).toEqual([
-        ['show', 1], ['log-channel', 1], ['log-ignore', 1], ['require-tag', 1], ['proxy-delay', 1],
+        ['show', 1], ['log-channel', 1], ['log-ignore', 1], ['require-tag', 1], ['permissions', 1], ['proxy-delay', 1],
         ['blacklist', 2], ['block', 2], ['managers', 2], ['log-cleanup', 2],
       ]);
       for (const group of ['blacklist', 'block', 'managers', 'log-cleanup']) {
         expect(command?.options?.find((o) => o.name === group)?.options?.map((o) => o.name)).toEqual(['add', 'remove', 'list']);
+      }
+    });
+
+    it('lists the channels where the bot lacks a permission it needs, grouped, with the fix', async () => {
+      const hidden = h.fake.addChannel({ name: 'staff-only' });
+      const noWebhooks = h.fake.addChannel({ name: 'announcements' });
+      h.fake.setBotPermissions(hidden.id, 0n);
+      h.fake.setBotPermissions(noWebhooks.id, h.fake.permissionsIn(h.fake.channelId) & ~PermissionFlagsBits.ManageWebhooks);
+      try {
+        const answer = await server('permissions');
+        expect(answer.body.flags).toBe(MessageFlags.Ephemeral);
+        const fields = embedsOf(answer)[0]?.fields ?? [];
+        const view = fields.find((field) => field.name.startsWith('View Channel'));
+        const webhooks = fields.find((field) => field.name.startsWith('Manage Webhooks'));
+        expect(view?.value).toContain(`<#${hidden.id}>`);
+        expect(webhooks?.value).toContain(`<#${noWebhooks.id}>`);
+        // A channel the bot cannot see is listed once, under View Channel.
+        expect(webhooks?.value).not.toContain(`<#${hidden.id}>`);
+        expect(fields.some((field) => field.value.includes(`<#${h.fake.channelId}>`))).toBe(false);
+      } finally {
+        h.fake.setBotPermissions(hidden.id, null);
+        h.fake.setBotPermissions(noWebhooks.id, null);
       }
     });
 
