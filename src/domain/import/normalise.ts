@@ -138,7 +138,8 @@ export function normaliseCount(value: unknown): number {
   return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0 ? Math.min(number, 2 ** 31 - 1) : 0;
 }
 
-const USERNAME_MAX = 100;
+/** Usernames and tag names: at most 100 characters. */
+export const USERNAME_MAX = 100;
 const CONTROL = /\p{Cc}/u;
 const SEPARATOR = /[\s@\\/]/u;
 

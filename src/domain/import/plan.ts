@@ -24,7 +24,7 @@ import {
   type SourceAlter,
   type SourceTag,
 } from './model.js';
-import { NameAllocator, Notes, plural } from './normalise.js';
+import { NameAllocator, Notes, USERNAME_MAX, plural } from './normalise.js';
 import type { AlterRecord } from '../alter.js';
 
 /** An alter as stored, as far as an import reads and writes it. */
@@ -173,7 +173,7 @@ interface Matchable {
  * Matches file entities to existing ones: by import link first, then (merge and replace) by the
  * folded name. Each existing entity matches at most one file entity, the first in file order.
  */
-function match(fileItems: Array<{ id: string; key: string }>, existing: Matchable[], links: ReadonlyMap<string, number>, byName: boolean): Map<string, number> {
+function match(fileItems: Array<{ id: string; key: string }>, existing: Matchable[], links: ReadonlyMap<string, number>): Map<string, number> {
   const matches = new Map<string, number>();
   const claimed = new Set<number>();
   const ids = new Set(existing.map((item) => item.id));
@@ -184,7 +184,6 @@ function match(fileItems: Array<{ id: string; key: string }>, existing: Matchabl
       claimed.add(linked);
     }
   }
-  if (!byName) return matches;
   const byKey = new Map<string, number>();
   for (const item of existing) if (!byKey.has(item.key)) byKey.set(item.key, item.id);
   for (const item of fileItems) {
@@ -216,65 +215,70 @@ function assignNames<T extends { id: string; desired: string }>(items: T[], matc
   return names;
 }
 
+/** One kind of entity an import brings (alters, tags): its cap and how going over it is refused. */
+interface EntityKind {
+  noun: 'alters' | 'tags';
+  max: number;
+  problem: 'too-many-alters' | 'too-many-tags';
+}
+
+/**
+ * The file's entities of one kind against the system's: which existing one each matches (by link,
+ * then by name, but in add mode), which existing ones go (replace mode), whether the result fits
+ * the cap, and every file entity's name (taken names get `-2`, `-3`, …).
+ */
+function planEntities(
+  fileItems: Array<{ id: string; name: string }>,
+  existing: Array<{ id: number; name: string }>,
+  links: ReadonlyMap<string, number>,
+  mode: ImportMode,
+  kind: EntityKind,
+): { matches: Map<string, number>; deletes: number[]; names: Map<string, string> } {
+  const matches = mode === 'add' ? new Map<string, number>() : match(
+    fileItems.map((item) => ({ id: item.id, key: usernameKey(item.name) })),
+    existing.map((item) => ({ id: item.id, key: usernameKey(item.name) })),
+    links,
+  );
+  const matchedIds = new Set(matches.values());
+  const deletes = mode === 'replace' ? existing.filter((item) => !matchedIds.has(item.id)).map((item) => item.id) : [];
+  const kept = existing.length - deletes.length;
+  const created = fileItems.length - matches.size;
+  if (kept + created > kind.max) {
+    throw new Problem(kind.problem, `the import would leave the system with ${kept + created} ${kind.noun} (${kept} kept, ${created} new); a system can have at most ${kind.max}. Nothing was imported`);
+  }
+  const deleted = new Set(deletes);
+  const taken = new Set(existing.filter((item) => !matchedIds.has(item.id) && !deleted.has(item.id)).map((item) => usernameKey(item.name)));
+  const nameOf = new Map(existing.map((item) => [item.id, item.name]));
+  const names = assignNames(
+    fileItems.map((item) => ({ id: item.id, desired: item.name })),
+    matches,
+    (id) => nameOf.get(id) ?? '',
+    taken,
+    USERNAME_MAX,
+  );
+  return { matches, deletes, names };
+}
+
 export function planImport(source: ImportSource, target: ImportTarget, options: ImportOptions): ImportPlan {
   const notes = new Notes();
   const { mode } = options;
-  const byName = mode !== 'add';
 
-  // Alters
+  // Alters and tags are matched, counted against their cap and named the same way.
   const existingAlters = new Map(target.alters.map((alter) => [alter.id, alter]));
-  const alterMatches = mode === 'add' ? new Map<string, number>() : match(
-    source.alters.map((alter) => ({ id: alter.id, key: usernameKey(alter.username) })),
-    target.alters.map((alter) => ({ id: alter.id, key: usernameKey(alter.username) })),
-    target.alterLinks,
-    byName,
-  );
-  const matchedAlterIds = new Set(alterMatches.values());
-  const alterDeletes = mode === 'replace' ? target.alters.filter((alter) => !matchedAlterIds.has(alter.id)).map((alter) => alter.id) : [];
-  const keptAlterCount = target.alters.length - alterDeletes.length;
-  const alterCreateCount = source.alters.length - alterMatches.size;
-  if (keptAlterCount + alterCreateCount > MAX_ALTERS_PER_SYSTEM) {
-    throw new Problem(
-      'too-many-alters',
-      `the import would leave the system with ${keptAlterCount + alterCreateCount} alters (${keptAlterCount} kept, ${alterCreateCount} new); a system can have at most ${MAX_ALTERS_PER_SYSTEM}. Nothing was imported`,
-    );
-  }
-  const deletedAlters = new Set(alterDeletes);
-  const altersTaken = new Set(target.alters.filter((alter) => !matchedAlterIds.has(alter.id) && !deletedAlters.has(alter.id)).map((alter) => usernameKey(alter.username)));
-  const alterNames = assignNames(
-    source.alters.map((alter) => ({ id: alter.id, desired: alter.username })),
-    alterMatches,
-    (id) => existingAlters.get(id)?.username ?? '',
-    altersTaken,
-    100,
-  );
-
-  // Tags
   const existingTags = new Map(target.tags.map((tag) => [tag.id, tag]));
-  const tagMatches = mode === 'add' ? new Map<string, number>() : match(
-    source.tags.map((tag) => ({ id: tag.id, key: usernameKey(tag.name) })),
-    target.tags.map((tag) => ({ id: tag.id, key: usernameKey(tag.name) })),
-    target.tagLinks,
-    byName,
+  const { matches: alterMatches, deletes: alterDeletes, names: alterNames } = planEntities(
+    source.alters.map((alter) => ({ id: alter.id, name: alter.username })),
+    target.alters.map((alter) => ({ id: alter.id, name: alter.username })),
+    target.alterLinks,
+    mode,
+    { noun: 'alters', max: MAX_ALTERS_PER_SYSTEM, problem: 'too-many-alters' },
   );
-  const matchedTagIds = new Set(tagMatches.values());
-  const tagDeletes = mode === 'replace' ? target.tags.filter((tag) => !matchedTagIds.has(tag.id)).map((tag) => tag.id) : [];
-  const keptTagCount = target.tags.length - tagDeletes.length;
-  const tagCreateCount = source.tags.length - tagMatches.size;
-  if (keptTagCount + tagCreateCount > MAX_TAGS_PER_SYSTEM) {
-    throw new Problem(
-      'too-many-tags',
-      `the import would leave the system with ${keptTagCount + tagCreateCount} tags (${keptTagCount} kept, ${tagCreateCount} new); a system can have at most ${MAX_TAGS_PER_SYSTEM}. Nothing was imported`,
-    );
-  }
-  const deletedTags = new Set(tagDeletes);
-  const tagsTaken = new Set(target.tags.filter((tag) => !matchedTagIds.has(tag.id) && !deletedTags.has(tag.id)).map((tag) => usernameKey(tag.name)));
-  const tagNames = assignNames(
-    source.tags.map((tag) => ({ id: tag.id, desired: tag.name })),
-    tagMatches,
-    (id) => existingTags.get(id)?.name ?? '',
-    tagsTaken,
-    100,
+  const { matches: tagMatches, deletes: tagDeletes, names: tagNames } = planEntities(
+    source.tags.map((tag) => ({ id: tag.id, name: tag.name })),
+    target.tags.map((tag) => ({ id: tag.id, name: tag.name })),
+    target.tagLinks,
+    mode,
+    { noun: 'tags', max: MAX_TAGS_PER_SYSTEM, problem: 'too-many-tags' },
   );
 
   const renames: ImportReport['renames'] = [];
