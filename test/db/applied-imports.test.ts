@@ -2,13 +2,13 @@
 // dialect: a key answers its first report for a day, then imports afresh; the purge removes
 // reports older than that. Issue 26: they were kept forever.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { type Database } from '../../src/db/database.js';
 import { IMPORT_REPLAY_WINDOW_MS, purgeAppliedImports } from '../../src/db/repositories/applied-imports.js';
 import { importStore, newProxyTagId, systemForImport } from '../../src/db/repositories/imports.js';
 import { importSystem } from '../../src/domain/import/import-system.js';
 import { importFileHere } from '../../src/domain/import/import-file.js';
 import { readImportBytes } from '../../src/domain/import/read-bytes.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 const file = () => importFileHere(readImportBytes(Buffer.from(JSON.stringify({ version: 2, id: 'keyed', name: 'Keyed', members: [{ id: 'aaaaa', name: 'Ash' }], switches: [] }))), newProxyTagId);
 
@@ -18,14 +18,11 @@ describe.each(DIALECTS)('applied import reports (%s)', (dialect) => {
   let systemId: number;
 
   beforeEach(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
     ({ systemId } = await systemForImport(database.db, '310000000000000002', Date.now()));
   });
   afterEach(async () => {
-    await database.close();
-    await testDatabase.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
 
   const apply = (now: number) => importSystem(importStore(database.db, systemId), { file: file(), options: { mode: 'merge', dryRun: false, history: false }, clientId: 'importer', idempotency: { key: 'confirm', requestHash: 'same' }, now });

@@ -2,9 +2,9 @@
 // queues deliveries only for endpoints of clients the system's users authorized, a delivery
 // behind a pending one waits until the first finishes, and retention purges finished events only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { type Database } from '../../src/db/database.js';
 import { WAITING, appendEvent, finishAttempts, insertEndpoint, purgeEvents } from '../../src/db/repositories/events.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 const DAY = 86_400_000;
 const OWNER = '700000000000000011';
@@ -20,9 +20,7 @@ describe.each(DIALECTS)('the events outbox (%s)', (dialect) => {
   const deliveries = () => database.db.selectFrom('event_deliveries').selectAll().orderBy('event_id').orderBy('endpoint_id').execute();
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
     const now = Date.now();
     for (const id of [OWNER, SUB]) await database.db.insertInto('users').values({ id, username: null, created_at: now, last_sign_in_at: null }).execute();
     systemId = (await database.db.insertInto('systems').values({ user_id: OWNER, name: 'S', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
@@ -39,8 +37,7 @@ describe.each(DIALECTS)('the events outbox (%s)', (dialect) => {
     await grant('g3', OWNER, 'expired', now - 1);
   });
   afterAll(async () => {
-    await database?.close();
-    await testDatabase?.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
 
   it('numbers events per system and queues deliveries for authorized clients’ endpoints that want the type', async () => {

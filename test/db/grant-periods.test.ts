@@ -3,9 +3,9 @@
 // and session, and a sub-account's grant.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { type Database } from '../../src/db/database.js';
 import { mayReceive, recordGrantSaved, recordGrantsBoundToSession, recordGrantsEnded } from '../../src/db/repositories/grant-periods.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 const OWNER = '700000000000000021';
 const SUB = '700000000000000022';
@@ -28,16 +28,13 @@ describe.each(DIALECTS)('grant periods and the rule of who sees an event (%s)', 
     recordGrantSaved(database.db, { grantId, accountId, clientId, scopes, expiresAt, issuedAt: now, now });
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
     for (const id of [OWNER, SUB]) await database.db.insertInto('users').values({ id, username: null, created_at: T, last_sign_in_at: null }).execute();
     systemId = (await database.db.insertInto('systems').values({ user_id: OWNER, name: 'S', created_at: T }).returning('id').executeTakeFirstOrThrow()).id;
     await database.db.insertInto('system_sub_accounts').values({ user_id: SUB, system_id: systemId }).execute();
   });
   afterAll(async () => {
-    await database?.close();
-    await testDatabase?.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
 
   it('judges each event by the scopes of its own time, and stops everything at revocation', async () => {

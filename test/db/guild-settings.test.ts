@@ -2,11 +2,11 @@
 // the change's transaction, the audit entry beside it, concurrent edits that all land, and the
 // revision cache that every change empties; on every dialect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { type Database } from '../../src/db/database.js';
 import { listAuditEntries } from '../../src/db/repositories/audit-log.js';
 import { createGuildRevisions, editGuildSettings, readGuildRevision, readGuildSettings } from '../../src/db/repositories/guilds.js';
 import { EditGuildSettingsBody, defaultGuildSettings } from '../../src/domain/guild.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 const GUILD = '110000000000000001';
 const ADMIN = '310000000000000001';
@@ -18,13 +18,10 @@ describe.each(DIALECTS)('server settings storage (%s)', (dialect) => {
   let database: Database;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
   });
   afterAll(async () => {
-    await database?.close();
-    await testDatabase?.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
 
   it('has the defaults at revision 0 until something changes, and an empty edit writes nothing', async () => {

@@ -3,7 +3,7 @@
 // that lands between planning and applying makes the transaction plan again under the lock, and
 // a message recorded meanwhile is never counted away by the plan's older counts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { type Database } from '../../src/db/database.js';
 import { createAlter } from '../../src/db/repositories/alters.js';
 import { importStore, systemForImport } from '../../src/db/repositories/imports.js';
 import { importSystem } from '../../src/domain/import/import-system.js';
@@ -11,7 +11,7 @@ import { importFileHere, type ImportFile } from '../../src/domain/import/import-
 import type { ImportSource } from '../../src/domain/import/model.js';
 import { readImportBytes } from '../../src/domain/import/read-bytes.js';
 import type { ImportPlan, ImportTarget } from '../../src/domain/import/plan.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 /** A file read here whose planning runs `meanwhile` after each plan it makes. */
 function planned(source: ImportSource, meanwhile: (plans: number) => Promise<void>): ImportFile {
@@ -36,14 +36,11 @@ describe.each(DIALECTS)('planning an import before its transaction (%s)', (diale
   let systemId: number;
 
   beforeEach(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
     ({ systemId } = await systemForImport(database.db, '310000000000000001', Date.now()));
   });
   afterEach(async () => {
-    await database.close();
-    await testDatabase.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
 
   const usernames = async () => (await database.db.selectFrom('alters').select('username').where('system_id', '=', systemId).orderBy('username').execute()).map((row) => row.username);

@@ -1,18 +1,16 @@
 // prepareQuery (src/db/prepared.ts), on every dialect: a query is built once per dialect, each
 // run puts its own values in the slots' positions, and values the builder wrote itself stay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { type Database } from '../../src/db/database.js';
 import { prepareQuery } from '../../src/db/prepared.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 describe.each(DIALECTS)('prepareQuery (%s)', (dialect) => {
   let testDatabase: TestDatabase;
   let database: Database;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
     for (const [id, username] of [
       ['900', 'ash'],
       ['901', 'birch'],
@@ -22,8 +20,7 @@ describe.each(DIALECTS)('prepareQuery (%s)', (dialect) => {
     }
   });
   afterAll(async () => {
-    await database.close();
-    await testDatabase.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
 
   it('builds once and runs with each call’s values, keeping the constants the builder wrote', async () => {

@@ -3,13 +3,13 @@
 // viewAlter / viewTag show to another viewer of a system that shows its alters and tags.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { type Database } from '../../src/db/database.js';
 import { alterVisibleCondition, tagVisibleCondition } from '../../src/db/privacy-conditions.js';
 import type { AlterRecord } from '../../src/domain/alter.js';
 import { ALTER_PRIVACY_MASK, SystemPrivacy, TAG_PRIVACY_MASK } from '../../src/domain/privacy-bits.js';
 import { viewAlter, viewTag, type Viewer } from '../../src/domain/privacy.js';
 import type { TagRecord } from '../../src/domain/tag.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 /** A token that reads alters and systems: these tables are about privacy, not scopes. */
 const READS: ReadonlySet<string> = new Set(['alters:read', 'system:read']);
@@ -35,13 +35,10 @@ describe.each(DIALECTS)('the visibility conditions in SQL (%s)', (dialect) => {
   let database: Database;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
   });
   afterAll(async () => {
-    await database.close();
-    await testDatabase.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
 
   /** The masks a condition keeps, over a derived table named like the real one. */

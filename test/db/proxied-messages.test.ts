@@ -1,10 +1,10 @@
 // Proxied-message records in the database: retention purges by age, in batches, and leaves the
 // rest; on every dialect.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { type Database } from '../../src/db/database.js';
 import { findProxiedMessage, purgeProxiedMessages, recordProxiedMessage } from '../../src/db/repositories/proxied-messages.js';
 import { usernameKey } from '../../src/domain/username-key.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 const DAY = 86_400_000;
 
@@ -15,17 +15,14 @@ describe.each(DIALECTS)('proxied-message records (%s)', (dialect) => {
   let alterId: number;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
     const now = Date.now();
     await database.db.insertInto('users').values({ id: '700000000000000001', username: null, created_at: now, last_sign_in_at: null }).execute();
     systemId = (await database.db.insertInto('systems').values({ user_id: '700000000000000001', name: 'S', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
     alterId = (await database.db.insertInto('alters').values({ system_id: systemId, username: 'a', username_key: usernameKey('a'), display_name: 'A', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => {
-    await database?.close();
-    await testDatabase?.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
 
   it('purges records older than the retention, a batch at a time, and keeps the rest', async () => {

@@ -2,9 +2,9 @@
 // owns or is a sub-account of (owned first) and tells, in the same query, whether that system is
 // also the reader's own by the same rule — what findSystemByUser would answer for both.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
+import { type Database } from '../../src/db/database.js';
 import { findSystemByUser, findSystemForReader } from '../../src/db/repositories/systems.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../support/dialects.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 const OWNER = '710000000000000001';
 const SUB = '710000000000000002';
@@ -19,9 +19,7 @@ describe.each(DIALECTS)('findSystemForReader (%s)', (dialect) => {
   const ids: Record<string, number> = {};
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
     const now = Date.now();
     for (const id of [OWNER, SUB, OTHER_OWNER, BOTH, NO_SYSTEM]) {
       await database.db.insertInto('users').values({ id, username: null, created_at: now, last_sign_in_at: null }).execute();
@@ -33,8 +31,7 @@ describe.each(DIALECTS)('findSystemForReader (%s)', (dialect) => {
     for (const user of [SUB, BOTH]) await database.db.insertInto('system_sub_accounts').values({ user_id: user, system_id: ownersSystem }).execute();
   });
   afterAll(async () => {
-    await database.close();
-    await testDatabase.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
 
   it.each([

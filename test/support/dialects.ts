@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { MIGRATION_LOCK } from '../../src/db/database.js';
+import { MIGRATION_LOCK, migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -54,4 +54,18 @@ export async function underMigrationLock(client: pg.Client, statement: string): 
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]);
   }
+}
+
+/** A fresh test database of `dialect`, opened and migrated: for storage suites without a server. */
+export async function openMigratedTestDatabase(dialect: TestDialect): Promise<{ testDatabase: TestDatabase; database: Database }> {
+  const testDatabase = await createTestDatabase(dialect);
+  const database = openDatabase(testDatabase.url);
+  await migrateToLatest(database.db);
+  return { testDatabase, database };
+}
+
+/** Closes and drops what openMigratedTestDatabase opened (either may be missing after a failed start). */
+export async function closeTestDatabase(opened: { testDatabase?: TestDatabase; database?: Database }): Promise<void> {
+  await opened.database?.close();
+  await opened.testDatabase?.drop();
 }

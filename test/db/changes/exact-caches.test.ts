@@ -9,8 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExactCache } from '../../../src/db/changes/exact-cache.js';
 import { CHANGE_CHANNEL, noteChange } from '../../../src/db/changes/notes.js';
 import { listenerApplicationName, SqliteDataVersionWatch, type ChangeWatch } from '../../../src/db/changes/remote.js';
-import { migrateToLatest, openDatabase, type Database } from '../../../src/db/database.js';
-import { DIALECTS, createTestDatabase, type TestDatabase } from '../../support/dialects.js';
+import { type Database } from '../../../src/db/database.js';
+import { DIALECTS, type TestDatabase, closeTestDatabase, createTestDatabase, openMigratedTestDatabase } from '../../support/dialects.js';
 
 /** Polls `condition` until it holds (deliveries from the database are asynchronous). */
 async function eventually(condition: () => boolean, what: string): Promise<void> {
@@ -51,15 +51,12 @@ describe.each(DIALECTS)('exact caches (%s)', (dialect) => {
   let cache: ExactCache<string, string>;
 
   beforeAll(async () => {
-    testDatabase = await createTestDatabase(dialect);
-    database = openDatabase(testDatabase.url);
-    await migrateToLatest(database.db);
+    ({ testDatabase, database } = await openMigratedTestDatabase(dialect));
     watch = database.changes();
     await eventually(() => watch.usable(), 'the watch is usable');
   });
   afterAll(async () => {
-    await database.close();
-    await testDatabase.drop();
+    await closeTestDatabase({ testDatabase, database });
   });
   afterEach(() => cache?.close());
 
