@@ -4,7 +4,8 @@
 import { Problem } from '../problems.js';
 import { MAX_FILE_ENTITIES, MAX_IMPORT_SWITCHES, MAX_SKIPPED_LISTED, type ImportFormat, type ImportSource } from './model.js';
 import { clampGraphemes, plural } from './normalise.js';
-import { isObject, readPluralKit, type Json } from './pluralkit.js';
+import { isObject, type Json } from './entities.js';
+import { readPluralKit } from './pluralkit.js';
 import { readTupperbox } from './tupperbox.js';
 
 export function detectFormat(file: unknown): ImportFormat | undefined {

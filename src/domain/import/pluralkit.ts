@@ -20,18 +20,8 @@ import {
   type SourceSystem,
   type SourceTag,
 } from './model.js';
+import { GROUP, MEMBER, arrayOf, idOf, isObject, usableEntities, type Json } from './entities.js';
 import { Notes, deriveUsername, normaliseColor, normaliseCount, normaliseProxyTags, normaliseText, normaliseUrl, parseInstant, plural } from './normalise.js';
-
-export type Json = Record<string, unknown>;
-export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** An id of the file (a short id, or a number kept as its digits), or null. */
-export function idOf(value: unknown): string | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
-  if (typeof value !== 'string') return null;
-  const id = value.trim();
-  return id !== '' && id.length <= 64 && !/[\p{Cc}\s]/u.test(id) ? id : null;
-}
 
 /**
  * A reference to one of the file's members (`memberIds`, already checked by idOf), or null. A
@@ -42,8 +32,6 @@ function knownId(value: unknown, memberIds: ReadonlySet<string>): string | null 
   const id = idOf(value);
   return id !== null && memberIds.has(id) ? id : null;
 }
-
-const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 type Privacy = (key: string) => boolean;
 
@@ -127,7 +115,7 @@ function extensionPart<T>(parts: Record<string, unknown> | undefined, id: string
 export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
   const notes = new Notes();
   const skipped: SkippedEntity[] = [];
-  const skip = (id: string, name: string, reason: string) => skipped.push({ source: 'pluralkit', id, name, reason });
+  const skip = (entity: Omit<SkippedEntity, 'source'>) => skipped.push({ source: 'pluralkit', ...entity });
   const sourceSystemId = idOf(file.id) ?? '';
 
   let extension: ReturnType<typeof Extension.parse> | undefined;
@@ -201,27 +189,7 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
   const alters: SourceAlter[] = [];
   const memberIds = new Set<string>();
   let birthdays = 0;
-  for (const member of arrayOf(file.members)) {
-    if (!isObject(member)) {
-      skip('', '', 'not a member object');
-      continue;
-    }
-    const rawName = typeof member.name === 'string' ? member.name : '';
-    const id = idOf(member.id);
-    if (id === null) {
-      skip(String(member.id ?? ''), rawName, 'no usable id');
-      continue;
-    }
-    if (memberIds.has(id)) {
-      skip(id, rawName, 'the file has an earlier member with the same id');
-      continue;
-    }
-    const memberName = normaliseText(member.name, { max: 100, what: 'member name' }, notes, id);
-    if (memberName === null) {
-      skip(id, rawName, 'no name');
-      continue;
-    }
-    memberIds.add(id);
+  for (const { entity: member, id, name: memberName } of usableEntities(file.members, MEMBER, notes, skip, memberIds)) {
     const privacyObject = privacyValues(member, MEMBER_PRIVACY_KEYS);
     let publicBits = 0;
     if (privacyObject) {
@@ -270,25 +238,8 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
 
   // Groups
   const tags: SourceTag[] = [];
-  const groupIds = new Set<string>();
   let unknownMembers = 0;
-  for (const group of arrayOf(file.groups)) {
-    if (!isObject(group)) {
-      skip('', '', 'not a group object');
-      continue;
-    }
-    const rawName = typeof group.name === 'string' ? group.name : '';
-    const id = idOf(group.id);
-    if (id === null || groupIds.has(id)) {
-      skip(String(group.id ?? ''), rawName, id === null ? 'no usable group id' : 'the file has an earlier group with the same id');
-      continue;
-    }
-    const groupName = normaliseText(group.name, { max: 100, what: 'group name' }, notes, id);
-    if (groupName === null) {
-      skip(id, rawName, 'a group without a name');
-      continue;
-    }
-    groupIds.add(id);
+  for (const { entity: group, id, name: groupName } of usableEntities(file.groups, GROUP, notes, skip)) {
     // A Set: a linear search per entry made a group listing every member quadratic.
     const members = new Set<string>();
     for (const member of arrayOf(group.members)) {

@@ -3,35 +3,19 @@
 import { MAX_PROXY_TAGS } from '../alter.js';
 import type { ImportSource, SkippedEntity, SourceAlter, SourceSystem, SourceTag } from './model.js';
 import { Notes, deriveUsername, normaliseCount, normaliseProxyTags, normaliseText, normaliseUrl, parseInstant, plural } from './normalise.js';
-import { fallbackUsername, idOf, isObject, type Json } from './pluralkit.js';
-
-const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+import { GROUP, TUPPER, arrayOf, idOf, usableEntities, type Json } from './entities.js';
+import { fallbackUsername } from './pluralkit.js';
 
 export function readTupperbox(file: Json): ImportSource {
   const notes = new Notes();
   const skipped: SkippedEntity[] = [];
-  const skip = (id: string, name: string, reason: string) => skipped.push({ source: 'tupperbox', id, name, reason });
+  const skip = (entity: Omit<SkippedEntity, 'source'>) => skipped.push({ source: 'tupperbox', ...entity });
 
   // Groups first: tuppers name theirs by id.
   const groups = new Map<string, SourceTag>();
   let groupTags = 0;
   let groupAvatars = 0;
-  for (const group of arrayOf(file.groups)) {
-    if (!isObject(group)) {
-      skip('', '', 'not a group object');
-      continue;
-    }
-    const rawName = typeof group.name === 'string' ? group.name : '';
-    const id = idOf(group.id);
-    if (id === null || groups.has(id)) {
-      skip(String(group.id ?? ''), rawName, id === null ? 'no usable group id' : 'the file has an earlier group with the same id');
-      continue;
-    }
-    const name = normaliseText(group.name, { max: 100, what: 'group name' }, notes, id);
-    if (name === null) {
-      skip(id, rawName, 'a group without a name');
-      continue;
-    }
+  for (const { entity: group, id, name } of usableEntities(file.groups, GROUP, notes, skip)) {
     if (typeof group.tag === 'string' && group.tag.trim() !== '') groupTags++;
     if (typeof group.avatar === 'string' && group.avatar !== '') groupAvatars++;
     groups.set(id, {
@@ -46,27 +30,10 @@ export function readTupperbox(file: Json): ImportSource {
   if (groupAvatars > 0) notes.once(`${plural(groupAvatars, 'group avatar')} ${groupAvatars === 1 ? 'was' : 'were'} not imported: Tupperbox exports only a file name, not a link`);
 
   const alters: SourceAlter[] = [];
-  const ids = new Set<string>();
   const tupperTags = new Map<string, number>();
   let tagged = 0;
   let birthdays = 0;
-  for (const tupper of arrayOf(file.tuppers)) {
-    if (!isObject(tupper)) {
-      skip('', '', 'not a tupper object');
-      continue;
-    }
-    const rawName = typeof tupper.name === 'string' ? tupper.name : '';
-    const id = idOf(tupper.id);
-    if (id === null || ids.has(id)) {
-      skip(String(tupper.id ?? ''), rawName, id === null ? 'no usable id' : 'the file has an earlier tupper with the same id');
-      continue;
-    }
-    const name = normaliseText(tupper.name, { max: 100, what: 'tupper name' }, notes, id);
-    if (name === null) {
-      skip(id, rawName, 'no name');
-      continue;
-    }
-    ids.add(id);
+  for (const { entity: tupper, id, name } of usableEntities(file.tuppers, TUPPER, notes, skip)) {
     const brackets = arrayOf(tupper.brackets);
     if (brackets.length % 2 === 1) {
       notes.add('odd-brackets', name, (n, names) => `${plural(n, 'tupper')} had an odd number of brackets; the last one, without a partner, was dropped${names}`);
