@@ -44,7 +44,7 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
   const system = await findSystemById(db, systemId);
   if (!system) throw new Problem('no-system', 'the system no longer exists');
   const [alters, tags, alterLinks, tagLinks, switches] = await Promise.all([
-    listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null }),
+    listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true }),
     db.selectFrom('tags').select(['id', 'name', 'display_name', 'description', 'color', 'icon', 'public']).where('system_id', '=', systemId).orderBy('id').execute(),
     db
       .selectFrom('import_alter_links')
@@ -359,7 +359,7 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
  * switch made now: they are not announced.
  */
 async function appendImportEvents(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, applied: AppliedImport, clientId: string, now: number): Promise<void> {
-  const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null };
+  const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null, allFields: true };
   const createdAlters = new Set(applied.createdAlterIds);
   const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
   for (const ids of chunks([...createdAlters, ...changedAlters])) {
