@@ -2,13 +2,14 @@
 // file. Thin: the file is read and planned by src/domain/import/ in the import worker
 // (src/workers/), applied by the imports repository in one transaction.
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { importRequestHash, importSystem, loadExportData } from '../../../db/repositories/imports.js';
 import type { Schema } from '../../../db/tables.js';
-import { buildExport } from '../../../domain/import/export.js';
+import { buildExport, exportJson } from '../../../domain/import/export.js';
 import { IMPORT_MODES, ImportReport, MAX_IMPORT_BYTES } from '../../../domain/import/model.js';
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
@@ -59,6 +60,24 @@ function tooLarge(error: FastifyError, request: FastifyRequest, reply: FastifyRe
     return sendProblem(reply, new Problem('body-too-large', `the file is larger than ${MIB} MiB, the most an import takes`));
   }
   return v1ErrorHandler(error, request, reply);
+}
+
+const CHUNK = 64 * 1024;
+
+/** The pieces gathered into writes of about CHUNK characters (an entity's piece may be larger). */
+function* inChunks(pieces: Iterable<string>): Generator<string> {
+  let pending: string[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    pending.push(piece);
+    length += piece.length;
+    if (length >= CHUNK) {
+      yield pending.join('');
+      pending = [];
+      length = 0;
+    }
+  }
+  if (pending.length > 0) yield pending.join('');
 }
 
 export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
@@ -125,7 +144,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
         description: [
           'Your whole system as a PluralKit version 2 export that PluralKit’s importer accepts (`pk;import`): colours without `#`, only https links of at most 256 characters, proxy tags that fit PluralKit’s 100 characters with the text, the system tag cut to 79, `switches` always present (newest first); no `config` and no `accounts`, so an import into PluralKit never resets its settings. Alters keep the PluralKit ids they were imported with.',
           '',
-          'Everything PluralKit has no place for (usernames and display names apart, per-server names and avatars, alter mode, flags, the exact privacy bits, the system’s per-server tags and settings, links PluralKit refuses) is under the `switchboard` key, which this service’s import reads back: export, then import into a fresh system, and nothing is lost. What PluralKit cannot take is listed in `switchboard.warnings`. Owner only; sent as a download (`system.json`).',
+          'Everything PluralKit has no place for (usernames and display names apart, per-server names and avatars, alter mode, flags, the exact privacy bits, the system’s per-server tags and settings, links PluralKit refuses) is under the `switchboard` key, which this service’s import reads back: export, then import into a fresh system, and nothing is lost. What PluralKit cannot take is listed in `switchboard.warnings`. Owner only; sent as a download (`system.json`), streamed in chunks (no `content-length`) as it is written, member by member.',
         ].join('\n'),
         security: security('system:read', 'alters:read'),
         params: UserParams,
@@ -137,8 +156,11 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       const { viewer, system } = targetOf(request);
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'only the owner can export a system; use @me');
       const { file } = buildExport(await loadExportData(db, system.id));
-      reply.header('content-disposition', 'attachment; filename="system.json"');
-      return file;
+      // Streamed (chunked), with the socket's back-pressure: the file is never one string.
+      reply.header('content-disposition', 'attachment; filename="system.json"').type('application/json; charset=utf-8');
+      const stream = Readable.from(inChunks(exportJson(file)), { objectMode: false });
+      // The reply's type is the documented answer (the file's object); Fastify sends a stream as it is.
+      return reply.send(stream as unknown as Record<string, unknown>);
     },
   );
 };
