@@ -11,6 +11,13 @@ export const MAX_ALTERS_PER_SYSTEM = 2000;
 export const MAX_PROXY_TAGS = 50;
 export const MAX_TAGS_PER_ALTER = 500;
 export const MAX_FIELD_LENGTH = 150;
+/**
+ * The most characters a system's alters may store in all (their text and JSON columns: names,
+ * per-server maps, description, links, proxy tags), enforced by the database on every write that
+ * grows them (migration 2026-11-27T10-system-size, which says why this number). Each field has its
+ * own limit too, but 2,000 alters at every limit would store about 470 MiB.
+ */
+export const MAX_SYSTEM_ALTER_CHARS = 16 * 1024 * 1024;
 
 export const ALTER_MODES = ['webhook', 'nickname', 'both'] as const;
 

@@ -10,6 +10,7 @@ import * as events from './2026-11-23T03-events.js';
 import * as importLinks from './2026-11-23T04-import.js';
 import * as auditLog from './2026-11-23T05-audit-log.js';
 import * as alterCount from './2026-11-27T00-alter-count.js';
+import * as systemSize from './2026-11-27T10-system-size.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23T04-import': importLinks,
   '2026-11-23T05-audit-log': auditLog,
   '2026-11-27T00-alter-count': alterCount,
+  '2026-11-27T10-system-size': systemSize,
 };

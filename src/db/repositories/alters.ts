@@ -3,11 +3,11 @@
 // decided by unique indexes, never by a read-then-write.
 import { randomBytes } from 'node:crypto';
 import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
-import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
+import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, MAX_SYSTEM_ALTER_CHARS, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
-import { isUniqueViolation, violatedConstraint } from '../errors.js';
+import { isSystemTooLarge, isUniqueViolation, violatedConstraint } from '../errors.js';
 import { alterVisibleCondition } from '../privacy-conditions.js';
 import { prepareQuery } from '../prepared.js';
 import { ALTER_RECORD_COLUMNS, ALTER_RECORD_COLUMNS_FOR_OTHERS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
@@ -184,7 +184,16 @@ function storedProxyTags(tags: NonNullable<EditAlterInput['proxyTags']>): AlterR
   return stored;
 }
 
+/** The Problem of a write the system-size trigger refused (every writer of alters answers it). */
+export function systemTooLargeProblem(): Problem {
+  return new Problem(
+    'system-too-large',
+    `this would make the system's alters store more than ${MAX_SYSTEM_ALTER_CHARS.toLocaleString('en-US')} characters of text in all (names, per-server names and avatars, descriptions, links, proxy tags); shorten or remove some first`,
+  );
+}
+
 function conflictProblem(error: unknown): Problem | undefined {
+  if (isSystemTooLarge(error)) return systemTooLargeProblem();
   if (!isUniqueViolation(error)) return undefined;
   const constraint = violatedConstraint(error) ?? '';
   if (constraint.includes('alter_fields')) {

@@ -11,13 +11,14 @@ import type { ImportReport } from '../../domain/import/model.js';
 import { IMPORT_REPLAY_WINDOW_MS } from './applied-imports.js';
 import { type ImportOptions, type ImportPlan, type ImportTarget, type TagValues, type TargetTag } from '../../domain/import/plan.js';
 import { Problem } from '../../domain/problems.js';
+import { isSystemTooLarge } from '../errors.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { alterColumns } from '../alter-columns.js';
 import { noteChange } from '../changes/notes.js';
 import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
-import { findAlters, listAlters } from './alters.js';
+import { findAlters, listAlters, systemTooLargeProblem } from './alters.js';
 import { appendEvent, eventsCommitted } from './events.js';
 import { findTagsById } from './tags.js';
 import { findSystemById, loadSystemDetails } from './systems.js';
@@ -349,6 +350,8 @@ export async function importSystem(db: Db, systemId: number, request: ImportRequ
     return outcome;
   } catch (error) {
     if (error instanceof Replay) return { report: error.report, replayed: true };
+    // The whole import is refused: its transaction rolled back, nothing of it is written.
+    if (isSystemTooLarge(error)) throw systemTooLargeProblem();
     throw error;
   }
 }
