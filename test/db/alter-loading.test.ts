@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alterColumns } from '../../src/db/alter-columns.js';
 import { migrateToLatest, openDatabase, type Database } from '../../src/db/database.js';
 import { findAlter, findAlters, listAlters } from '../../src/db/repositories/alters.js';
+import { findTag, listTags } from '../../src/db/repositories/tags.js';
 import { ALTER_DEFAULTS, type AlterRecord } from '../../src/domain/alter.js';
 import { AlterPrivacy } from '../../src/domain/privacy-bits.js';
 import type { AlterLoadPolicy } from '../../src/domain/privacy.js';
@@ -35,6 +36,7 @@ describe.each(DIALECTS)('what a read of alters loads (%s)', (dialect) => {
   let systemId: number;
   let open: number;
   let closed: number;
+  let tagId: number;
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase(dialect);
@@ -48,6 +50,9 @@ describe.each(DIALECTS)('what a read of alters loads (%s)', (dialect) => {
     const all = Object.values(AlterPrivacy).reduce((mask, bit) => mask | bit, 0);
     const ids = await database.db.insertInto('alters').values([row('open', all), row('closed', AlterPrivacy.visible)]).returning('id').execute();
     [open, closed] = ids.map((id) => Number(id.id)) as [number, number];
+    const tag = await database.db.insertInto('tags').values({ system_id: systemId, name: 'crew', name_key: 'crew', public: 63, created_at: Date.now() }).returning('id').executeTakeFirstOrThrow();
+    tagId = Number(tag.id);
+    await database.db.insertInto('alter_tags').values([{ alter_id: open, tag_id: tagId }, { alter_id: closed, tag_id: tagId }]).execute();
   });
   afterAll(async () => {
     await database.close();
@@ -77,5 +82,13 @@ describe.each(DIALECTS)('what a read of alters loads (%s)', (dialect) => {
       { ...FULL, ...ownerOnlyDefaults },
       { ...FULL, ...ownerOnlyDefaults, ...bitDefaults },
     ]);
+  });
+
+  it('loads a tag’s members in one list, for another viewer only those that show their tags', async () => {
+    const ids = (record: { members: Array<{ id: number }> } | undefined) => record?.members.map((member) => member.id);
+    expect(ids(await findTag(database.db, systemId, tagId, { onlyVisible: false }))).toEqual([open, closed]);
+    expect((await listTags(database.db, systemId, { skip: 0, max: 10 }, { onlyVisible: false })).map(ids)).toEqual([[open, closed]]);
+    expect(ids(await findTag(database.db, systemId, tagId, { onlyVisible: true }))).toEqual([open]);
+    expect((await listTags(database.db, systemId, { skip: 0, max: 10 }, { onlyVisible: true })).map(ids)).toEqual([[open]]);
   });
 });

@@ -4,12 +4,13 @@
 // rows runs in one transaction. Tags are not part of the proxy profile, so these writes leave the
 // system's revision alone.
 import { sql, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
-import type { TagLoadPolicy } from '../../domain/privacy.js';
 import { Problem } from '../../domain/problems.js';
 import { MAX_TAGS_PER_SYSTEM, type CreateTagInput, type EditTagInput, type TagMembershipInput, type TagRecord } from '../../domain/tag.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation } from '../errors.js';
-import { tagVisibleCondition } from '../privacy-conditions.js';
+import { hasBitsCondition, tagVisibleCondition } from '../privacy-conditions.js';
+import { ALTER_VISIBLE_BIT, type TagLoadPolicy } from '../../domain/privacy.js';
+import { AlterPrivacy } from '../../domain/privacy-bits.js';
 import type { Schema, TagsTable } from '../tables.js';
 import { appendEvent, eventsCommitted } from './events.js';
 
@@ -34,21 +35,32 @@ function toRecord(row: TagRow, members: TagRecord['members']): TagRecord {
   };
 }
 
-/** Attaches each tag's members (with their privacy bits), in id order, in one query. */
-async function hydrate(db: Executor, rows: TagRow[]): Promise<TagRecord[]> {
+/**
+ * Attaches each tag's members (with their privacy bits), in id order, in one query of one row per
+ * tag: each tag's members as an `id:bits` list from `string_agg` (SQLite 3.44+ and PostgreSQL). A
+ * page of 250 tags of 2,000 members each was 500,000 rows, each made an object by the driver (about
+ * 1 s); it is now 250 strings. With `shownOnly`, only the members another viewer may see in any
+ * tag are read (the alter visible and showing its tags); viewTag still applies the whole rule.
+ */
+async function hydrate(db: Executor, rows: TagRow[], shownOnly = false): Promise<TagRecord[]> {
   if (rows.length === 0) return [];
-  const members = await db
+  const lists = await db
     .selectFrom('alter_tags')
     .innerJoin('alters', 'alters.id', 'alter_tags.alter_id')
-    .select(['alter_tags.tag_id', 'alters.id', 'alters.public'])
+    .select(['alter_tags.tag_id', sql<string>`string_agg(cast(alters.id as text) || ':' || cast(alters.public as text), ',' order by alters.id)`.as('list')])
     .where('alter_tags.tag_id', 'in', rows.map((row) => row.id))
-    .orderBy('alters.id')
+    .$if(shownOnly, (q) => q.where(hasBitsCondition('alters.public', ALTER_VISIBLE_BIT | AlterPrivacy.tags)))
+    .groupBy('alter_tags.tag_id')
     .execute();
   const byTag = new Map<number, TagRecord['members']>();
-  for (const member of members) {
-    const list = byTag.get(Number(member.tag_id)) ?? [];
-    list.push({ id: Number(member.id), public: member.public });
-    byTag.set(Number(member.tag_id), list);
+  for (const { tag_id: tagId, list } of lists) {
+    byTag.set(
+      Number(tagId),
+      list.split(',').map((pair) => {
+        const colon = pair.indexOf(':');
+        return { id: Number(pair.slice(0, colon)), public: Number(pair.slice(colon + 1)) };
+      }),
+    );
   }
   return rows.map((row) => toRecord(row, byTag.get(Number(row.id)) ?? []));
 }
@@ -62,7 +74,7 @@ export async function findTag(db: Executor, systemId: number, tagId: number, pol
     .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
     .executeTakeFirst();
   if (!row) return undefined;
-  const [record] = await hydrate(db, [row]);
+  const [record] = await hydrate(db, [row], policy.onlyVisible);
   return record;
 }
 
@@ -77,7 +89,7 @@ export async function listTags(db: Db, systemId: number, page: { skip: number; m
     .limit(page.max)
     .offset(page.skip)
     .execute();
-  return hydrate(db, rows);
+  return hydrate(db, rows, policy.onlyVisible);
 }
 
 /** Column values for the fields present in `input`; the name always with its key. */
