@@ -3,7 +3,7 @@
 // decided by unique indexes, never by a read-then-write.
 import { randomBytes } from 'node:crypto';
 import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
-import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, MAX_SYSTEM_ALTER_CHARS, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
+import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, systemTooLargeProblem, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
@@ -182,14 +182,6 @@ function storedProxyTags(tags: NonNullable<EditAlterInput['proxyTags']>): AlterR
   const ids = new Set(stored.map((tag) => tag.id));
   if (ids.size !== stored.length) throw new Problem('validation', 'proxyTags: two proxy tags have the same id', 'proxyTags');
   return stored;
-}
-
-/** The Problem of a write the system-size trigger refused (every writer of alters answers it). */
-export function systemTooLargeProblem(): Problem {
-  return new Problem(
-    'system-too-large',
-    `this would make the system's alters store more than ${MAX_SYSTEM_ALTER_CHARS.toLocaleString('en-US')} characters of text in all (names, per-server names and avatars, descriptions, links, proxy tags); shorten or remove some first`,
-  );
 }
 
 function conflictProblem(error: unknown): Problem | undefined {

@@ -4,7 +4,7 @@
 // plan and the writes see the same state: all of it is written, in bulk, or nothing.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { MAX_ALTERS_PER_SYSTEM } from '../../domain/alter.js';
+import { MAX_ALTERS_PER_SYSTEM, systemTooLargeProblem } from '../../domain/alter.js';
 import type { ExportData } from '../../domain/import/export.js';
 import type { ImportFile } from '../../domain/import/import-file.js';
 import type { ImportReport } from '../../domain/import/model.js';
@@ -18,7 +18,7 @@ import { noteChange } from '../changes/notes.js';
 import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
-import { findAlters, listAlters, systemTooLargeProblem } from './alters.js';
+import { findAlters, listAlters } from './alters.js';
 import { appendEvent, eventsCommitted } from './events.js';
 import { findTagsById } from './tags.js';
 import { findSystemById, loadSystemDetails } from './systems.js';
@@ -63,8 +63,10 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
       .execute(),
     db.selectFrom('switches').select('switched_at').where('system_id', '=', systemId).execute(),
   ]);
+  const { alter_chars: alterChars } = await db.selectFrom('systems').select('alter_chars').where('id', '=', systemId).executeTakeFirstOrThrow();
   return {
     system,
+    alterChars: Number(alterChars),
     alters,
     tags: tags.map(
       (tag): TargetTag => ({ id: Number(tag.id), name: tag.name, displayName: tag.display_name, description: tag.description, color: tag.color, icon: tag.icon, public: tag.public }),
