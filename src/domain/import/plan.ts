@@ -473,10 +473,17 @@ function checkSize(
   if (target.alterChars === undefined) return;
   let change = 0;
   for (const create of creates) change += storedAlterChars(create.values);
+  const changes = new Map<ImportPlan['alterUpdates'][number], number>();
   for (const update of updates) {
     const current = existing.get(update.alterId);
-    if (current) change += storedAlterChars({ ...current, ...update.values }) - storedAlterChars(current);
+    const grows = current ? storedAlterChars({ ...current, ...update.values }) - storedAlterChars(current) : 0;
+    changes.set(update, grows);
+    change += grows;
   }
+  // Applied in this order (after the deletes, before the creates), the updates that shrink first:
+  // the system's size then only grows towards its final value, so a plan within the cap never
+  // passes it half-way (the triggers check every statement).
+  updates.sort((a, b) => (changes.get(a) ?? 0) - (changes.get(b) ?? 0));
   for (const id of deletes) {
     const current = existing.get(id);
     if (current) change -= storedAlterChars(current);
