@@ -8,7 +8,8 @@ import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, type Database } from '../../src/db/database.js';
 import { isSystemTooLarge } from '../../src/db/errors.js';
-import { MAX_SYSTEM_ALTER_CHARS } from '../../src/domain/alter.js';
+import { alterColumns } from '../../src/db/alter-columns.js';
+import { ALTER_DEFAULTS, MAX_SYSTEM_ALTER_CHARS, storedAlterChars } from '../../src/domain/alter.js';
 import { DIALECTS } from '../support/dialects.js';
 import { insertSystem, migrateTo, migrationBefore, openDatabaseAt, type DatabaseAt } from '../support/migrations.js';
 
@@ -116,6 +117,28 @@ describe.each(DIALECTS)('system sizes (%s)', (dialect) => {
     await db.updateTable('alters').set({ description: 'short' }).where('id', '=', filled[2]).execute();
     await db.deleteFrom('alters').where('id', '=', last).execute();
     expect(await db.selectFrom('alters').select('description').where('id', '=', filled[3]).executeTakeFirst()).toEqual({ description: 'é'.repeat(chunk) });
+  });
+
+  it('counts as storedAlterChars does (the import’s plan checks the cap with it), astral characters as one', async () => {
+    await migrateToLatest(database.db);
+    const systemId = await system('630000000000000041');
+    const values = {
+      ...ALTER_DEFAULTS,
+      username: 'ren🌸',
+      displayName: 'Ren 🏮 Kōsaka',
+      nameMap: [{ server: '300000000000000001', name: 'R🌸' }],
+      avatarUrlMap: { '300000000000000001': 'https://example.com/é.png' },
+      description: '𝔡𝔢𝔰𝔠 and e\u0301',
+      proxyTags: [{ id: 'a1', prefix: '🌸', suffix: null }],
+      public: 0,
+      messageCount: 0,
+      lastMessageAt: null,
+      createdAt: now,
+    };
+    await db.insertInto('alters').values({ ...alterColumns(values), system_id: systemId }).execute();
+    const { alter_chars: stored } = await db.selectFrom('systems').select('alter_chars').where('id', '=', systemId).executeTakeFirstOrThrow();
+    expect(Number(stored)).toBe(storedAlterChars(values));
+    await expectSizes();
   });
 
   it('is undone by the migration down', async () => {
