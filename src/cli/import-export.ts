@@ -2,7 +2,9 @@
 // member's PluralKit or Tupperbox file straight into the database, through the same planner and
 // the same one-transaction apply as the API (no HTTP, no token), and exports a system as the API
 // does. Registered on the program by src/cli/main.ts.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import type { Kysely, MigrationResultSet } from 'kysely';
 import { importStore, loadExportData, newProxyTagId, systemForImport } from '../db/repositories/imports.js';
@@ -10,7 +12,7 @@ import { importSystem, type ImportProgress } from '../domain/import/import-syste
 import { importFileHere } from '../domain/import/import-file.js';
 import type { Schema } from '../db/tables.js';
 import { readImportFile } from '../domain/import/detect.js';
-import { buildExport } from '../domain/import/export.js';
+import { buildExport, exportJson } from '../domain/import/export.js';
 import { decodeImportText, parseImportJson } from '../domain/import/json.js';
 import { IMPORT_MODES, MAX_CLI_IMPORT_BYTES, type ImportMode, type ImportReport } from '../domain/import/model.js';
 import { Problem } from '../domain/problems.js';
@@ -145,13 +147,13 @@ export function registerImportExport(program: Command, context: CliContext): voi
         const systemId = await findSystemId(db, userId);
         if (systemId === undefined) throw fail(`user ${userId} has no system`, 1);
         const { file, warnings } = buildExport(await loadExportData(db, systemId));
-        const text = JSON.stringify(file);
         for (const warning of warnings) io.err(`warning: ${warning}`);
         if (options.output) {
-          writeFileSync(options.output, text);
+          // Written piece by piece, as the API sends it: the file is never one string.
+          await pipeline(Readable.from(exportJson(file), { objectMode: false }), createWriteStream(options.output));
           io.err(`wrote ${options.output} (${(file.members as unknown[]).length} alters, ${(file.groups as unknown[]).length} tags, ${(file.switches as unknown[]).length} switches)`);
         } else {
-          io.out(text);
+          io.out([...exportJson(file)].join(''));
         }
       });
     });

@@ -2,8 +2,9 @@
 // which of them are JSON text. Reads (ALTER_RECORD_COLUMNS, alterRecord) and writes (alterColumns,
 // for the API's writes and imports alike) all follow this one map.
 import { sql } from 'kysely';
-import type { AlterRecord } from '../domain/alter.js';
+import { ALTER_DEFAULTS, ALTER_FIELDS, type AlterFieldGroup, type AlterRecord } from '../domain/alter.js';
 import { usernameKey } from '../domain/username-key.js';
+import { hasBitsCondition } from './privacy-conditions.js';
 import type { AlterRow, AlterUpdate, NewAlter } from './tables.js';
 
 /** The record's fields that are columns; the tags and integration fields have tables of their own. */
@@ -53,6 +54,36 @@ export const ALTER_RECORD_COLUMNS = [
   ...ENTRIES.map(([field, column]) => sql.ref<unknown>(`alters.${column.name}`).as(field)),
 ];
 export type AlterRecordRow = { id: number; systemId: number } & Record<ColumnField, unknown>;
+
+const FIELD_ROWS: AlterFieldGroup = Object.assign({}, ...Object.values(ALTER_FIELDS));
+const DEFAULTS = ALTER_DEFAULTS as Record<string, unknown>;
+
+/** A column's stored text of `value` as an SQL literal (a default: never client input). */
+function storedLiteral(value: unknown, column: Column) {
+  const stored = column.json ? JSON.stringify(value) : value;
+  return stored === null ? sql<unknown>`null` : sql<unknown>`${sql.lit(stored as string | number)}`;
+}
+
+/**
+ * The record's columns for a viewer other than the owner: a field that viewer is never shown
+ * (`shown: 'owner'` in ALTER_FIELDS) is not read at all, and one shown by an alter privacy bit is
+ * read only from alters that have the bit; in their place the query gives the field's default,
+ * which viewAlter replaces anyway. The per-server maps can hold hundreds of KiB per alter; a
+ * stranger's page of 250 no longer reads them (issue 26, item 6). Fields without a default (the
+ * names) are short and always read.
+ */
+export const ALTER_RECORD_COLUMNS_FOR_OTHERS = [
+  sql.ref<number>('alters.id').as('id'),
+  sql.ref<number>('alters.system_id').as('systemId'),
+  ...ENTRIES.map(([field, column]) => {
+    const row = FIELD_ROWS[field];
+    const value = sql.ref<unknown>(`alters.${column.name}`);
+    if (row === undefined || row.shown === 'everyone' || !(field in DEFAULTS)) return value.as(field);
+    const hidden = storedLiteral(DEFAULTS[field], column);
+    if (row.shown === 'owner') return hidden.as(field);
+    return sql<unknown>`case when ${hasBitsCondition('alters.public', row.shown)} then ${value} else ${hidden} end`.as(field);
+  }),
+] as typeof ALTER_RECORD_COLUMNS;
 
 /** The record of a row read with ALTER_RECORD_COLUMNS (the row becomes it), with its tags and integration fields. */
 export function alterRecord(row: AlterRecordRow, tags: AlterRecord['tags'], fields: AlterRecord['fields']): AlterRecord {

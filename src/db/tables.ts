@@ -34,6 +34,8 @@ export interface SystemsTable {
   event_seq: Generated<number>;
   /** How many alters the system has: kept by triggers on `alters` (migration 2026-11-27T00). */
   alter_count: Generated<number>;
+  /** The characters of the system's alters' text and JSON columns, kept by triggers (migration 2026-11-27T10). */
+  alter_chars: Generated<number>;
 }
 
 export interface SystemSubAccountsTable {

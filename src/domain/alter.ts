@@ -4,6 +4,7 @@
 // fields an owner sets are one table (ALTER_FIELDS) that also gives each its default and privacy.
 import { z } from 'zod';
 import { ALTER_PRIVACY_MASK, AlterPrivacy } from './privacy-bits.js';
+import { Problem } from './problems.js';
 import { INVISIBLE_OR_BIDI_CONTROL, usernameKey } from './username-key.js';
 import { EntityId, GuildId, HexColor, HttpUrl, IsoDateTime, bitmask, perServerMap, readOnly, text } from './values.js';
 
@@ -11,6 +12,54 @@ export const MAX_ALTERS_PER_SYSTEM = 2000;
 export const MAX_PROXY_TAGS = 50;
 export const MAX_TAGS_PER_ALTER = 500;
 export const MAX_FIELD_LENGTH = 150;
+/**
+ * The most characters a system's alters may store in all (their text and JSON columns: names,
+ * per-server maps, description, links, proxy tags), enforced by the database on every write that
+ * grows them (migration 2026-11-27T10-system-size, which says why this number). Each field has its
+ * own limit too, but 2,000 alters at every limit would store about 470 MiB.
+ */
+export const MAX_SYSTEM_ALTER_CHARS = 16 * 1024 * 1024;
+
+/** The fields the size counts, as the migration's columns (JSON ones by their JSON text). */
+const SIZED_FIELDS = ['username', 'displayName', 'nameMap', 'color', 'description', 'pronouns', 'avatarUrl', 'avatarUrlMap', 'webhookAvatarUrl', 'banner', 'proxyTags'] as const;
+
+/** Characters (code points, as the databases' length() counts them) of a string. */
+function characters(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+/**
+ * What an alter's fields add to its system's size (systems.alter_chars): the characters of each
+ * counted field as stored, JSON ones as their JSON text. Fields `values` leaves out count nothing.
+ */
+export function storedAlterChars(values: Partial<Pick<AlterFieldValues, (typeof SIZED_FIELDS)[number]>>): number {
+  let size = 0;
+  for (const name of SIZED_FIELDS) {
+    const value = values[name];
+    if (value === undefined || value === null) continue;
+    size += characters(typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return size;
+}
+
+/** The Problem of a write that would grow a system past MAX_SYSTEM_ALTER_CHARS (every writer answers it). */
+export function systemTooLargeProblem(detail = ''): Problem {
+  return new Problem(
+    'system-too-large',
+    `this would make the system's alters store more than ${MAX_SYSTEM_ALTER_CHARS.toLocaleString('en-US')} characters of text in all (names, per-server names and avatars, descriptions, links, proxy tags)${detail}; shorten or remove some first`,
+  );
+}
 
 export const ALTER_MODES = ['webhook', 'nickname', 'both'] as const;
 

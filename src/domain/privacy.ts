@@ -88,13 +88,18 @@ export interface AlterLoadPolicy {
   onlyVisible: boolean;
   /** The one client whose integration field may be loaded, or null for none. */
   fieldsFor: string | null;
+  /**
+   * Every field is loaded (the owner's reads); false: only what the viewer may be shown (fields
+   * shown to the owner alone are not read, those behind an alter bit only where it is set).
+   */
+  allFields: boolean;
 }
 
 /** What to load for reads of a system's alters, or undefined when the viewer may not see them. */
 export function alterLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): AlterLoadPolicy | undefined {
-  if (isOwner(viewer, system.id)) return { onlyVisible: false, fieldsFor: viewer.clientId };
+  if (isOwner(viewer, system.id)) return { onlyVisible: false, fieldsFor: viewer.clientId, allFields: true };
   if (!has(system.public, SystemPrivacy.alters)) return undefined;
-  return { onlyVisible: true, fieldsFor: null };
+  return { onlyVisible: true, fieldsFor: null, allFields: false };
 }
 
 /** The fields of each group of ALTER_FIELDS with their rules, worked out once: viewAlter runs for every alter read. */

@@ -35,6 +35,7 @@ export const PROBLEM_TYPES = [
   'too-many-alters',
   'too-many-tags',
   'too-many-entries',
+  'system-too-large',
   'same-front',
   'invalid-import',
   'idempotency-key-reused',

@@ -14,6 +14,7 @@ import * as guildSettings from './2026-11-27T01-guild-settings.js';
 import * as proxiedName from './2026-11-27T03-proxied-name.js';
 import * as browserSessions from './2026-11-27T10-browser-sessions.js';
 import * as eventGrantPeriods from './2026-11-27T10-event-grant-periods.js';
+import * as systemSize from './2026-11-27T10-system-size.js';
 import * as eventValues from './2026-11-27T11-event-values.js';
 
 export const migrations: Record<string, Migration> = {
@@ -30,5 +31,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T03-proxied-name': proxiedName,
   '2026-11-27T10-browser-sessions': browserSessions,
   '2026-11-27T10-event-grant-periods': eventGrantPeriods,
+  '2026-11-27T10-system-size': systemSize,
   '2026-11-27T11-event-values': eventValues,
 };

@@ -3,14 +3,14 @@
 // decided by unique indexes, never by a read-then-write.
 import { randomBytes } from 'node:crypto';
 import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
-import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
+import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, systemTooLargeProblem, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
-import { isUniqueViolation, violatedConstraint } from '../errors.js';
+import { isSystemTooLarge, isUniqueViolation, violatedConstraint } from '../errors.js';
 import { alterVisibleCondition } from '../privacy-conditions.js';
 import { prepareQuery } from '../prepared.js';
-import { ALTER_RECORD_COLUMNS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
+import { ALTER_RECORD_COLUMNS, ALTER_RECORD_COLUMNS_FOR_OTHERS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
 import type { NewAlter, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
 import { appendEvent, eventsCommitted, numberEvent } from './events.js';
@@ -29,10 +29,10 @@ type TagRef = AlterRecord['tags'][number];
  * have it) and the field from a correlated lookup by its primary key, so rows are never multiplied
  * by joins and a page's LIMIT counts alters.
  */
-function selectAlters(db: Executor, fieldsFor: string | null) {
+function selectAlters(db: Executor, fieldsFor: string | null, allFields = true) {
   return db
     .selectFrom('alters')
-    .select(ALTER_RECORD_COLUMNS)
+    .select(allFields ? ALTER_RECORD_COLUMNS : ALTER_RECORD_COLUMNS_FOR_OTHERS)
     .select((eb) => [
       tagList(eb),
       fieldsFor === null
@@ -106,26 +106,31 @@ const alterForEvent = prepareQuery((db, p: { systemId: number; alterId: number }
 
 /**
  * The read queries' shapes, each prepared once (db/prepared.ts): whether only visible alters are
- * loaded, and whether one client's field is, change the SQL; the ids and paging are values.
+ * loaded, whether one client's field is, and whether every field is, change the SQL; the ids and
+ * paging are values.
  */
-function byPolicy<Q>(prepare: (onlyVisible: boolean, withField: boolean) => Q): (policy: AlterLoadPolicy) => Q {
-  const owner = { plain: prepare(false, false), withField: prepare(false, true) };
-  const other = { plain: prepare(true, false), withField: prepare(true, true) };
-  return (policy) => (policy.onlyVisible ? other : owner)[policy.fieldsFor === null ? 'plain' : 'withField'];
+function byPolicy<Q>(prepare: (onlyVisible: boolean, withField: boolean, allFields: boolean) => Q): (policy: AlterLoadPolicy) => Q {
+  const shapes = new Map<string, Q>();
+  return (policy) => {
+    const key = `${policy.onlyVisible}/${policy.fieldsFor !== null}/${policy.allFields}`;
+    let shape = shapes.get(key);
+    if (shape === undefined) shapes.set(key, (shape = prepare(policy.onlyVisible, policy.fieldsFor !== null, policy.allFields)));
+    return shape;
+  };
 }
 
-const alterById = byPolicy((visibleOnly, withField) =>
+const alterById = byPolicy((visibleOnly, withField, allFields) =>
   prepareQuery((db, p: { systemId: number; alterId: number; fieldsFor: string | null }) =>
-    selectAlters(db, withField ? p.fieldsFor : null)
+    selectAlters(db, withField ? p.fieldsFor : null, allFields)
       .where('alters.system_id', '=', p.systemId)
       .where('alters.id', '=', p.alterId)
       .$if(visibleOnly, (q) => q.where(onlyVisible)),
   ),
 );
 
-const alterPage = byPolicy((visibleOnly, withField) =>
+const alterPage = byPolicy((visibleOnly, withField, allFields) =>
   prepareQuery((db, p: { systemId: number; max: number; skip: number; fieldsFor: string | null }) =>
-    selectAlters(db, withField ? p.fieldsFor : null)
+    selectAlters(db, withField ? p.fieldsFor : null, allFields)
       .where('alters.system_id', '=', p.systemId)
       .$if(visibleOnly, (q) => q.where(onlyVisible))
       .orderBy('alters.id')
@@ -142,7 +147,7 @@ export async function findAlter(db: Executor, systemId: number, alterId: number,
 /** Several alters of one system by id (those the policy lets through), in one query. */
 export async function findAlters(db: Executor, systemId: number, alterIds: number[], policy: AlterLoadPolicy): Promise<AlterRecord[]> {
   if (alterIds.length === 0) return [];
-  const rows = await selectAlters(db, policy.fieldsFor)
+  const rows = await selectAlters(db, policy.fieldsFor, policy.allFields)
     .where('alters.system_id', '=', systemId)
     .where('alters.id', 'in', alterIds)
     .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
@@ -180,6 +185,7 @@ function storedProxyTags(tags: NonNullable<EditAlterInput['proxyTags']>): AlterR
 }
 
 function conflictProblem(error: unknown): Problem | undefined {
+  if (isSystemTooLarge(error)) return systemTooLargeProblem();
   if (!isUniqueViolation(error)) return undefined;
   const constraint = violatedConstraint(error) ?? '';
   if (constraint.includes('alter_fields')) {
@@ -269,7 +275,7 @@ export async function editAlter(
       const ownColumns = Object.keys(columns).length > 0;
       const relatedChanges = input.tagIds !== undefined || related.field !== undefined;
       if (!ownColumns && !relatedChanges) {
-        const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId });
+        const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId, allFields: true });
         return record && { record, changed: false };
       }
       await lockSystem(trx, systemId);

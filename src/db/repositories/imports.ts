@@ -4,13 +4,14 @@
 // data an export writes.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { MAX_ALTERS_PER_SYSTEM } from '../../domain/alter.js';
+import { MAX_ALTERS_PER_SYSTEM, systemTooLargeProblem } from '../../domain/alter.js';
 import type { ExportData } from '../../domain/import/export.js';
-import type { ImportProgress, ImportReads, ImportStore } from '../../domain/import/import-system.js';
+import type { ImportProgress, ImportReads, ImportStore, ImportWrites } from '../../domain/import/import-system.js';
 import type { ImportReport } from '../../domain/import/model.js';
 import { IMPORT_REPLAY_WINDOW_MS } from './applied-imports.js';
 import type { ImportPlan, ImportTarget, TagValues, TargetTag } from '../../domain/import/plan.js';
 import { Problem } from '../../domain/problems.js';
+import { isSystemTooLarge } from '../errors.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { alterColumns } from '../alter-columns.js';
 import { noteChange } from '../changes/notes.js';
@@ -40,7 +41,7 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
   const system = await findSystemById(db, systemId);
   if (!system) throw new Problem('no-system', 'the system no longer exists');
   const [alters, tags, alterLinks, tagLinks, switches] = await Promise.all([
-    listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null }),
+    listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true }),
     db.selectFrom('tags').select(['id', 'name', 'display_name', 'description', 'color', 'icon', 'public']).where('system_id', '=', systemId).orderBy('id').execute(),
     db
       .selectFrom('import_alter_links')
@@ -58,8 +59,10 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
       .execute(),
     db.selectFrom('switches').select('switched_at').where('system_id', '=', systemId).execute(),
   ]);
+  const { alter_chars: alterChars } = await db.selectFrom('systems').select('alter_chars').where('id', '=', systemId).executeTakeFirstOrThrow();
   return {
     system,
+    alterChars: Number(alterChars),
     alters,
     tags: tags.map(
       (tag): TargetTag => ({ id: Number(tag.id), name: tag.name, displayName: tag.display_name, description: tag.description, color: tag.color, icon: tag.icon, public: tag.public }),
@@ -282,27 +285,34 @@ export function importStore(db: Db, systemId: number): ImportStore {
   return {
     ...importReads(db, systemId, 0),
     async transaction(work) {
-      const result = await db.transaction().execute(async (trx) => {
-        await touchSystem(trx, systemId);
+      const writes = (trx: Transaction<Schema>): ImportWrites => ({
         // Stamps read under the lock are as they were before this transaction's own touch.
-        return work({
-          ...importReads(trx, systemId, 1),
-          async apply(plan, clientId, now, progress) {
-            const applied = await applyImportPlan(trx, systemId, plan, clientId, progress);
-            await appendImportEvents(trx, systemId, plan, applied, clientId, now);
-          },
-          async keepReport(idempotency, report, now) {
-            // A key's report from outside the window (not yet purged) gives way to this one.
-            await trx.deleteFrom('applied_imports').where('system_id', '=', systemId).where('idempotency_key', '=', idempotency.key).execute();
-            await trx
-              .insertInto('applied_imports')
-              .values({ system_id: systemId, idempotency_key: idempotency.key, request_hash: idempotency.requestHash, report: JSON.stringify(report), created_at: now })
-              .execute();
-          },
-        });
+        ...importReads(trx, systemId, 1),
+        async apply(plan, clientId, now, progress) {
+          const applied = await applyImportPlan(trx, systemId, plan, clientId, progress);
+          await appendImportEvents(trx, systemId, plan, applied, clientId, now);
+        },
+        async keepReport(idempotency, report, now) {
+          // A key's report from outside the window (not yet purged) gives way to this one.
+          await trx.deleteFrom('applied_imports').where('system_id', '=', systemId).where('idempotency_key', '=', idempotency.key).execute();
+          await trx
+            .insertInto('applied_imports')
+            .values({ system_id: systemId, idempotency_key: idempotency.key, request_hash: idempotency.requestHash, report: JSON.stringify(report), created_at: now })
+            .execute();
+        },
       });
-      eventsCommitted();
-      return result;
+      try {
+        const result = await db.transaction().execute(async (trx) => {
+          await touchSystem(trx, systemId);
+          return work(writes(trx));
+        });
+        eventsCommitted();
+        return result;
+      } catch (error) {
+        // The whole import is refused: its transaction rolled back, nothing of it is written.
+        if (isSystemTooLarge(error)) throw systemTooLargeProblem();
+        throw error;
+      }
     },
   };
 }
@@ -313,7 +323,7 @@ export function importStore(db: Db, systemId: number): ImportStore {
  * switch made now: they are not announced.
  */
 async function appendImportEvents(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, applied: AppliedImport, clientId: string, now: number): Promise<void> {
-  const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null };
+  const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null, allFields: true };
   const createdAlters = new Set(applied.createdAlterIds);
   const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
   for (const ids of chunks([...createdAlters, ...changedAlters])) {

@@ -249,3 +249,43 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
   file[EXTENSION_KEY] = { version: EXTENSION_VERSION, system: ownSystem, alters: ownAlters, tags: ownTags, warnings };
   return { file, warnings };
 }
+
+/**
+ * The file as its JSON text in pieces, never as one string: the text of each member, group, switch
+ * and `switchboard` entry is a piece of its own, and the pieces joined are exactly
+ * `JSON.stringify(file)`. A system's export can be several times its stored size; as one string it
+ * could pass V8's limit on a string's length (the export then failed with a 500) and held the file
+ * two or three times over in memory (issue 26, item 6). Sent piece by piece, what the export holds
+ * beyond the loaded data is about one entity's text.
+ */
+export function* exportJson(file: Record<string, unknown>): Generator<string> {
+  // The file's keys, its lists and maps, and the maps under `switchboard`: below that, an entity.
+  yield* jsonPieces(file, 3);
+}
+
+function* jsonPieces(value: unknown, depth: number): Generator<string> {
+  if (depth === 0 || value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    // As JSON.stringify writes a value with no text of its own inside a list.
+    yield JSON.stringify(value) ?? 'null';
+    return;
+  }
+  if (Array.isArray(value)) {
+    yield '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) yield ',';
+      yield* jsonPieces(value[i], depth - 1);
+    }
+    yield ']';
+    return;
+  }
+  yield '{';
+  let first = true;
+  for (const [key, entry] of Object.entries(value)) {
+    // JSON.stringify leaves out the keys of such values.
+    if (entry === undefined || typeof entry === 'function' || typeof entry === 'symbol') continue;
+    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    yield* jsonPieces(entry, depth - 1);
+  }
+  yield '}';
+}

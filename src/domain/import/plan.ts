@@ -10,7 +10,7 @@
 // - replace: as merge, then every alter and tag of the system that the file did not match is
 //   deleted, matched alters' tag memberships are set to exactly the file's, and with history the
 //   switches whose time is not in the file are deleted: the system becomes the file.
-import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, pickAlterFields } from '../alter.js';
+import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, MAX_SYSTEM_ALTER_CHARS, pickAlterFields, storedAlterChars, systemTooLargeProblem } from '../alter.js';
 import { SystemFlags } from '../privacy-bits.js';
 import { Problem } from '../problems.js';
 import type { SystemRecord } from '../system.js';
@@ -45,6 +45,8 @@ export interface TargetTag {
 export interface ImportTarget {
   system: SystemRecord;
   alters: TargetAlter[];
+  /** The system's stored size (systems.alter_chars), checked against MAX_SYSTEM_ALTER_CHARS; unknown: not checked. */
+  alterChars?: number;
   tags: TargetTag[];
   /** Source entity id → alter id, for this file's source and source system. */
   alterLinks: ReadonlyMap<string, number>;
@@ -327,6 +329,8 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     else counts.alters.unchanged++;
   }
 
+  checkSize(target, alterCreates, alterUpdates, alterDeletes, existingAlters);
+
   const tagCreates: ImportPlan['tagCreates'] = [];
   const tagUpdates: ImportPlan['tagUpdates'] = [];
   for (const tag of source.tags) {
@@ -456,4 +460,40 @@ function systemChanges(source: ImportSource, target: ImportTarget, notes: Notes)
     createdAt: current.createdAt,
   };
   return changed(currentValues, changes);
+}
+
+/**
+ * Refuses the whole import, preview or not, when it would grow the system's alters past
+ * MAX_SYSTEM_ALTER_CHARS (the database's triggers refuse it too; this says so before anything is
+ * written, and in a dry run). An import that leaves the size as it is or shrinks it always passes.
+ */
+function checkSize(
+  target: ImportTarget,
+  creates: ImportPlan['alterCreates'],
+  updates: ImportPlan['alterUpdates'],
+  deletes: number[],
+  existing: ReadonlyMap<number, TargetAlter>,
+): void {
+  if (target.alterChars === undefined) return;
+  let change = 0;
+  for (const create of creates) change += storedAlterChars(create.values);
+  const changes = new Map<ImportPlan['alterUpdates'][number], number>();
+  for (const update of updates) {
+    const current = existing.get(update.alterId);
+    const grows = current ? storedAlterChars({ ...current, ...update.values }) - storedAlterChars(current) : 0;
+    changes.set(update, grows);
+    change += grows;
+  }
+  // Applied in this order (after the deletes, before the creates), the updates that shrink first:
+  // the system's size then only grows towards its final value, so a plan within the cap never
+  // passes it half-way (the triggers check every statement).
+  updates.sort((a, b) => (changes.get(a) ?? 0) - (changes.get(b) ?? 0));
+  for (const id of deletes) {
+    const current = existing.get(id);
+    if (current) change -= storedAlterChars(current);
+  }
+  const after = target.alterChars + change;
+  if (change > 0 && after > MAX_SYSTEM_ALTER_CHARS) {
+    throw systemTooLargeProblem(` (the import would bring them to ${after.toLocaleString('en-US')}). Nothing was imported`);
+  }
 }

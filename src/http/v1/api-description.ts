@@ -88,6 +88,7 @@ Validation reports every problem at once.
 | too-many-alters | 409 | the system has 2000 alters, or an import would pass that |
 | too-many-tags | 409 | the system has 500 tags, or an import would pass that |
 | too-many-entries | 409 | the system has 1000 autoproxy entries; an import has over 100,000 switches |
+| system-too-large | 409 | a create, edit or import would grow the system's alters past 16 Mi characters of text in all (names, per-server maps, descriptions, links, proxy tags); writes that shrink them always pass |
 | same-front | 409 | a switch that would change nothing: these alters already front, in this order |
 | invalid-import | 422 | the import body is JSON but not an export we read (or nothing in it is usable, or it is not UTF-8) |
 | idempotency-key-reused | 409 | an import's Idempotency-Key was used for another file or options |

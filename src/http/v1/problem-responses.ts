@@ -38,6 +38,7 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'too-many-alters': 409,
   'too-many-tags': 409,
   'too-many-entries': 409,
+  'system-too-large': 409,
   'same-front': 409,
   'invalid-import': 422,
   'idempotency-key-reused': 409,

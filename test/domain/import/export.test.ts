@@ -2,7 +2,7 @@
 // own key, which the reader takes back exactly.
 import { describe, expect, it } from 'vitest';
 import { readImportFile } from '../../../src/domain/import/detect.js';
-import { buildExport, type ExportData } from '../../../src/domain/import/export.js';
+import { buildExport, exportJson, type ExportData } from '../../../src/domain/import/export.js';
 import type { TargetAlter } from '../../../src/domain/import/plan.js';
 import type { SystemRecord } from '../../../src/domain/system.js';
 
@@ -77,5 +77,24 @@ describe('buildExport', () => {
     const source = readImportFile(copy);
     expect(source.alters[0]).toMatchObject({ username: 'alter1', displayName: 'Ren' });
     expect(source.warnings).toEqual(['our own data (the "switchboard" key) of 1 alter was invalid and was ignored; the PluralKit fields were used ("fobnap")']);
+  });
+});
+
+describe('exportJson', () => {
+  it('writes exactly JSON.stringify of the file, in pieces no larger than one entity', () => {
+    const many = Array.from({ length: 50 }, (_, i) => alter(i + 1, { description: 'd'.repeat(1000), nameMap: [{ server: '300000000000000001', name: `n${i}` }] }));
+    const { file } = buildExport(data({ alters: many }));
+    (file as Record<string, unknown>).absent = undefined;
+    const pieces = [...exportJson(file)];
+    expect(pieces.join('')).toBe(JSON.stringify(file));
+    expect(JSON.parse(pieces.join(''))).toEqual(JSON.parse(JSON.stringify(file)));
+    const largestEntity = Math.max(...(file.members as unknown[]).map((member) => JSON.stringify(member).length), ...Object.values((file.switchboard as { alters: object }).alters).map((entry) => JSON.stringify(entry).length));
+    expect(pieces.length).toBeGreaterThan(100);
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(largestEntity);
+  });
+
+  it('writes values as JSON.stringify does: null in lists for what has no text, keys of such values left out', () => {
+    const odd = { list: [undefined, 1, () => 1], gone: undefined, when: new Date(0), nested: { deep: { deeper: [1, { x: undefined }] } } };
+    expect([...exportJson(odd as unknown as Record<string, unknown>)].join('')).toBe(JSON.stringify(odd));
   });
 });

@@ -425,6 +425,11 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       const response = await user.call<Record<string, unknown>>('GET', '/v1/users/@me/system/export');
       expect(response.status).toBe(200);
       expect(response.headers.get('content-disposition')).toBe('attachment; filename="system.json"');
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      // Streamed as it is written, never built as one string (issue 26, item 6): a large system's
+      // file could pass V8's longest string and answer 500.
+      expect(response.headers.get('transfer-encoding')).toBe('chunked');
+      expect(response.headers.get('content-length')).toBeNull();
       const file = response.body;
       expect(file).toMatchObject({ version: 2, id: 'qmvzle', name: 'The Tidewater Relay', tag: '~ 🌊 TR', color: null });
       expect(file).not.toHaveProperty('accounts');

@@ -2,6 +2,7 @@
 // file. Thin: the file is read and planned by src/domain/import/ in the import worker
 // (src/workers/), applied by the imports repository in one transaction.
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
@@ -9,7 +10,7 @@ import { z } from 'zod';
 import { importStore, loadExportData } from '../../../db/repositories/imports.js';
 import { importRequestHash, importSystem } from '../../../domain/import/import-system.js';
 import type { Schema } from '../../../db/tables.js';
-import { buildExport } from '../../../domain/import/export.js';
+import { buildExport, exportJson } from '../../../domain/import/export.js';
 import { IMPORT_MODES, ImportReport, MAX_IMPORT_BYTES } from '../../../domain/import/model.js';
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
@@ -62,6 +63,24 @@ function tooLarge(error: FastifyError, request: FastifyRequest, reply: FastifyRe
   return v1ErrorHandler(error, request, reply);
 }
 
+const CHUNK = 64 * 1024;
+
+/** The pieces gathered into writes of about CHUNK characters (an entity's piece may be larger). */
+function* inChunks(pieces: Iterable<string>): Generator<string> {
+  let pending: string[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    pending.push(piece);
+    length += piece.length;
+    if (length >= CHUNK) {
+      yield pending.join('');
+      pending = [];
+      length = 0;
+    }
+  }
+  if (pending.length > 0) yield pending.join('');
+}
+
 export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
   // The import has its own body parser: a larger cap, any JSON media type, exact big integers.
   await app.register(async (imports) => {
@@ -84,7 +103,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
           description: [
             'Reads the file, plans the import against your system and, unless `dryRun=true`, applies it in one transaction: all of it or nothing. A preview and an applied import answer the same report.',
             '',
-            '- **Per field, per entity**: a bad field (a colour that is not hex, a non-https link, text over our limits) is dropped or shortened and named in `warnings`; an entity without a usable id or name is listed in `skipped` by its id and name in the file. Only the whole file is refused (422 `invalid-import`, 400 `invalid-json`, 413, or 409 when the alters (2,000) or tags (500) would not fit, or over 100,000 switches), and then nothing is written.',
+            '- **Per field, per entity**: a bad field (a colour that is not hex, a non-https link, text over our limits) is dropped or shortened and named in `warnings`; an entity without a usable id or name is listed in `skipped` by its id and name in the file. Only the whole file is refused (422 `invalid-import`, 400 `invalid-json`, 413, or 409 when the alters (2,000) or tags (500) would not fit, or over 100,000 switches, or when applying it would grow the system’s alters past 16 Mi characters of text, `system-too-large`), and then nothing is written.',
             '- **Matching** (merge, replace): an alter imported before from the same source entity (PluralKit member id, Tupperbox tupper id) is that alter again, even renamed on either side; otherwise a username equal ignoring case and look-alike forms. Names become usernames by dropping spaces, `@`, `\\`, `/` and invisible characters; a taken name gets `-2`, `-3`, … (listed in `renames`).',
             '- **Re-importing** the same file creates nothing new: alters and tags match, switches are skipped by their exact time, message counts only grow.',
             '- **Mapping**: PluralKit privacy maps to the privacy bits, groups to tags, per-member keep_proxy to the system flag when all members agree. Birthdays, `tts`, `autoproxy_enabled`, colours of systems, `config` other than the latch timeout, Tupperbox group tags and differing per-tupper tags are not imported (a warning says so). `accounts` and `webhook_url` are never read. A file we exported carries our own fields under `switchboard` and imports losslessly.',
@@ -126,7 +145,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
         description: [
           'Your whole system as a PluralKit version 2 export that PluralKit’s importer accepts (`pk;import`): colours without `#`, only https links of at most 256 characters, proxy tags that fit PluralKit’s 100 characters with the text, the system tag cut to 79, `switches` always present (newest first); no `config` and no `accounts`, so an import into PluralKit never resets its settings. Alters keep the PluralKit ids they were imported with.',
           '',
-          'Everything PluralKit has no place for (usernames and display names apart, per-server names and avatars, alter mode, flags, the exact privacy bits, the system’s per-server tags and settings, links PluralKit refuses) is under the `switchboard` key, which this service’s import reads back: export, then import into a fresh system, and nothing is lost. What PluralKit cannot take is listed in `switchboard.warnings`. Owner only; sent as a download (`system.json`).',
+          'Everything PluralKit has no place for (usernames and display names apart, per-server names and avatars, alter mode, flags, the exact privacy bits, the system’s per-server tags and settings, links PluralKit refuses) is under the `switchboard` key, which this service’s import reads back: export, then import into a fresh system, and nothing is lost. What PluralKit cannot take is listed in `switchboard.warnings`. Owner only; sent as a download (`system.json`), streamed in chunks (no `content-length`) as it is written, member by member.',
         ].join('\n'),
         security: security('system:read', 'alters:read'),
         params: UserParams,
@@ -138,8 +157,11 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       const { viewer, system } = targetOf(request);
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'only the owner can export a system; use @me');
       const { file } = buildExport(await loadExportData(db, system.id));
-      reply.header('content-disposition', 'attachment; filename="system.json"');
-      return file;
+      // Streamed (chunked), with the socket's back-pressure: the file is never one string.
+      reply.header('content-disposition', 'attachment; filename="system.json"').type('application/json; charset=utf-8');
+      const stream = Readable.from(inChunks(exportJson(file)), { objectMode: false });
+      // The reply's type is the documented answer (the file's object); Fastify sends a stream as it is.
+      return reply.send(stream as unknown as Record<string, unknown>);
     },
   );
 };

@@ -151,7 +151,7 @@ export const messageLookupRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
       const viewerSystem = grant.userId === null ? undefined : await findSystemByUser(db, grant.userId);
       const viewer: Viewer = { userId: grant.userId, clientId: grant.clientId, systemId: viewerSystem?.id ?? null, scopes: grant.scopes };
       const policy = alterLoadPolicy(system, viewer);
-      const alter = await findAlter(db, system.id, message.alterId, { onlyVisible: false, fieldsFor: policy?.fieldsFor ?? null });
+      const alter = await findAlter(db, system.id, message.alterId, { onlyVisible: false, fieldsFor: policy?.fieldsFor ?? null, allFields: policy?.allFields ?? false });
       return { data: viewMessage(message, system, alter, viewer) };
     },
   );
