@@ -1,9 +1,11 @@
-// The one place where the process environment is read. Every setting is parsed and validated
-// here with zod, so a bad value stops start-up with a message naming the variable, instead of
-// surfacing later as a confusing failure deep inside a request.
+// The one place where the process environment is read. Every setting is declared once, in the
+// SETTINGS table below, and parsed and validated with zod, so a bad value stops start-up with a
+// message naming the variable, instead of surfacing later as a confusing failure deep inside a
+// request.
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { familyCoveredEntirely } from './address-coverage.js';
+import { environmentShape, incompleteGroups, resolve, setting, together, type Resolved, type SettingsTree } from './settings-table.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
@@ -26,6 +28,14 @@ const count = (fallback: number) =>
     .int('expected a whole number')
     .positive('expected a positive number')
     .max(1_000_000, 'expected at most 1000000')
+    .default(fallback);
+
+const days = (fallback: number) =>
+  z.coerce
+    .number({ message: 'expected a number of days' })
+    .int('expected a whole number of days')
+    .min(0, 'expected 0 (keep forever) or a positive number of days')
+    .max(36_500, 'expected at most 36500 days')
     .default(fallback);
 
 const milliseconds = (fallback: number, min: number, max: number) =>
@@ -108,121 +118,180 @@ const databaseUrl = z
     'expected sqlite:<path> or postgres://user@host:port/database',
   );
 
-const EnvSchema = z
-  .object({
-    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-    PORT: z.coerce
+/**
+ * Every setting, once: where it goes in the Config (its place in this tree), the variable that sets
+ * it and the zod schema that reads it, default included. The validation (EnvSchema), the Config
+ * type and the mapping from the environment follow from it; `.env.example` documents the same
+ * variables (test/config/config.test.ts holds them to it). The few values that depend on other
+ * settings are computed in `complete` below.
+ */
+const SETTINGS = {
+  nodeEnv: setting('NODE_ENV', z.enum(['development', 'production', 'test']).default('development')),
+  port: setting(
+    'PORT',
+    z.coerce
       .number({ message: 'expected a port number' })
       .int('expected a whole number')
       .min(0, 'expected a port between 0 and 65535')
       .max(65535, 'expected a port between 0 and 65535')
       .default(3000),
-    HOST: z.string().min(1, 'expected a host name or address').default('127.0.0.1'),
-    LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info'),
-    LOG_FORMAT: z.enum(LOG_FORMATS, { message: `expected one of ${LOG_FORMATS.join(', ')}` }).default('auto'),
-    PUBLIC_URL: httpUrl.optional(),
-    INSTANCE_NAME: z.string().trim().min(1, 'expected a name').max(60, 'expected at most 60 characters').default('switchboard'),
-    TRUST_PROXY: trustProxy.optional(),
-    REQUEST_TIMEOUT_MS: milliseconds(60_000, 1000, 3_600_000),
-    HEADERS_TIMEOUT_MS: milliseconds(20_000, 1000, 3_600_000),
-    DATA_DIR: z.string().min(1).default('./data'),
-    DATABASE_URL: databaseUrl.optional(),
-
-    SIGNING_KEYS: z.string().optional(),
-    COOKIE_SECRETS: z.string().optional(),
-    DATA_ENCRYPTION_KEY: z.string().optional(),
-
-    DISCORD_CLIENT_ID: z.string().regex(/^\d{17,20}$/, 'expected a Discord application id (a snowflake)').optional(),
-    DISCORD_CLIENT_SECRET: z.string().min(1).optional(),
-    DISCORD_API_BASE: httpUrl.default('https://discord.com/api'),
-
-    AUTH_DEV_LOGIN: booleanFlag.default(false),
-
-    DISCORD_TOKEN: z.string().min(10, 'expected a Discord bot token').optional(),
-    DISCORD_GUILD_ID: z.string().regex(/^\d{17,20}$/, 'expected a Discord server id (a snowflake)').optional(),
-    SWITCHBOARD_API_URL: httpUrl.optional(),
-    BOT_CLIENT_ID: z.string().min(1).optional(),
-    BOT_CLIENT_SECRET: z.string().min(1).optional(),
-    BOT_STORE_URL: z
-      .string()
-      .regex(/^(sqlite|postgres|postgresql|redis|rediss):\/\//, 'expected sqlite://<path>, postgres://… or redis://…')
-      .optional(),
-    BOT_STORE_KEY: z.string().optional(),
-    BOT_API_TIMEOUT: z.coerce.number({ message: 'expected milliseconds' }).int().min(100).max(60_000).default(5000),
-    BOT_NOTICE_INTERVAL: z.coerce.number({ message: 'expected milliseconds' }).int().min(50).max(600_000).default(5000),
-
-    ACCESS_TOKEN_TTL: seconds(3600),
-    REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
-    GRANT_MAX_TTL: seconds(365 * 24 * 3600),
-    AUTHORIZATION_CODE_TTL: seconds(60),
-    DEVICE_CODE_TTL: seconds(600),
-    LOGIN_LINK_TTL: seconds(300),
-    SESSION_TTL: seconds(24 * 3600),
-
-    MESSAGE_RETENTION_DAYS: z.coerce
-      .number({ message: 'expected a number of days' })
-      .int('expected a whole number of days')
-      .min(0, 'expected 0 (keep forever) or a positive number of days')
-      .max(36_500, 'expected at most 36500 days')
-      .default(0),
-    AUDIT_RETENTION_DAYS: z.coerce
-      .number({ message: 'expected a number of days' })
-      .int('expected a whole number of days')
-      .min(0, 'expected 0 (keep forever) or a positive number of days')
-      .max(36_500, 'expected at most 36500 days')
-      .default(90),
-
-    RATE_LIMIT_ENABLED: booleanFlag.default(true),
-    RATE_LIMIT_PER_TOKEN: count(600),
-    RATE_LIMIT_PER_IP: count(1200),
-    RATE_LIMIT_WINDOW: seconds(60),
-    REDIS_URL: z
+  ),
+  host: setting('HOST', z.string().min(1, 'expected a host name or address').default('127.0.0.1')),
+  logLevel: setting('LOG_LEVEL', z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(', ')}` }).default('info')),
+  logFormat: setting('LOG_FORMAT', z.enum(LOG_FORMATS, { message: `expected one of ${LOG_FORMATS.join(', ')}` }).default('auto')),
+  /** The issuer and the base of every absolute URL the service hands out (unset: http://localhost:PORT). */
+  publicUrl: setting('PUBLIC_URL', httpUrl.optional()),
+  /** This installation's name, as people see it on the sign-in, consent and account pages. */
+  instanceName: setting('INSTANCE_NAME', z.string().trim().min(1, 'expected a name').max(60, 'expected at most 60 characters').default('switchboard')),
+  /** Whose X-Forwarded-For entries are believed; undefined: nobody's (the client is the peer). */
+  trustedProxies: setting('TRUST_PROXY', trustProxy.optional()),
+  /**
+   * How long a client may take to send a whole request (headers and body), and its headers alone;
+   * past either the connection is answered 408 and closed, so a trickled request cannot hold it.
+   */
+  requestTimeouts: {
+    requestMs: setting('REQUEST_TIMEOUT_MS', milliseconds(60_000, 1000, 3_600_000)),
+    headersMs: setting('HEADERS_TIMEOUT_MS', milliseconds(20_000, 1000, 3_600_000)),
+  },
+  dataDir: setting('DATA_DIR', z.string().min(1).default('./data')),
+  /** Unset: SQLite in DATA_DIR. */
+  databaseUrl: setting('DATABASE_URL', databaseUrl.optional()),
+  /** Raw secret settings; `loadSecrets` turns them into keys (or generates them). */
+  secrets: {
+    signingKeys: setting('SIGNING_KEYS', z.string().optional()),
+    cookieSecrets: setting('COOKIE_SECRETS', z.string().optional()),
+    dataEncryptionKey: setting('DATA_ENCRYPTION_KEY', z.string().optional()),
+  },
+  discord: {
+    /** Present only when "Sign in with Discord" is configured. */
+    oauth: together({
+      clientId: setting('DISCORD_CLIENT_ID', z.string().regex(/^\d{17,20}$/, 'expected a Discord application id (a snowflake)')),
+      clientSecret: setting('DISCORD_CLIENT_SECRET', z.string().min(1)),
+    }),
+    apiBase: setting('DISCORD_API_BASE', httpUrl.default('https://discord.com/api')),
+  },
+  devLogin: setting('AUTH_DEV_LOGIN', booleanFlag.default(false)),
+  bot: {
+    /** The bot runs only when a token is configured. */
+    token: setting('DISCORD_TOKEN', z.string().min(10, 'expected a Discord bot token').optional()),
+    /** Register commands in this guild (instant, for development) instead of globally. */
+    guildId: setting('DISCORD_GUILD_ID', z.string().regex(/^\d{17,20}$/, 'expected a Discord server id (a snowflake)').optional()),
+    /** The service the bot calls; undefined means the service in the same process. */
+    apiUrl: setting('SWITCHBOARD_API_URL', httpUrl.optional()),
+    /** The bot's OAuth client; undefined means "register it automatically" (same process only). */
+    oauthClient: together({ id: setting('BOT_CLIENT_ID', z.string().min(1)), secret: setting('BOT_CLIENT_SECRET', z.string().min(1)) }),
+    /** keyv connection URL for linked accounts; unset: SQLite in DATA_DIR. */
+    storeUrl: setting(
+      'BOT_STORE_URL',
+      z
+        .string()
+        .regex(/^(sqlite|postgres|postgresql|redis|rediss):\/\//, 'expected sqlite://<path>, postgres://… or redis://…')
+        .optional(),
+    ),
+    /** Raw key sealing the token store; generated into DATA_DIR/keys when unset. */
+    storeKey: setting('BOT_STORE_KEY', z.string().optional()),
+    apiTimeoutMs: setting('BOT_API_TIMEOUT', z.coerce.number({ message: 'expected milliseconds' }).int().min(100).max(60_000).default(5000)),
+    /** How often the bot reads the event feed for owners' "another app changed your system" messages. */
+    noticeIntervalMs: setting('BOT_NOTICE_INTERVAL', z.coerce.number({ message: 'expected milliseconds' }).int().min(50).max(600_000).default(5000)),
+  },
+  ttl: {
+    accessToken: setting('ACCESS_TOKEN_TTL', seconds(3600)),
+    refreshToken: setting('REFRESH_TOKEN_TTL', seconds(30 * 24 * 3600)),
+    authorizationCode: setting('AUTHORIZATION_CODE_TTL', seconds(60)),
+    deviceCode: setting('DEVICE_CODE_TTL', seconds(600)),
+    loginLink: setting('LOGIN_LINK_TTL', seconds(300)),
+    session: setting('SESSION_TTL', seconds(24 * 3600)),
+  },
+  /**
+   * Seconds an authorization (an OAuth grant) can last at most after the user approved it, however
+   * often it is refreshed; each refresh keeps it alive `ttl.refreshToken` longer, up to this cap.
+   */
+  grantMaxTtl: setting('GRANT_MAX_TTL', seconds(365 * 24 * 3600)),
+  /** Days a proxied-message record is kept for "message info"; 0 keeps them forever. */
+  messageRetentionDays: setting('MESSAGE_RETENTION_DAYS', days(0)),
+  /** Days an audit-log entry is kept (it holds IP addresses); 0 keeps them forever. */
+  auditRetentionDays: setting('AUDIT_RETENTION_DAYS', days(90)),
+  /** Requests allowed per window, per access token on /v1 and per client IP everywhere. */
+  rateLimit: {
+    enabled: setting('RATE_LIMIT_ENABLED', booleanFlag.default(true)),
+    perToken: setting('RATE_LIMIT_PER_TOKEN', count(600)),
+    perIp: setting('RATE_LIMIT_PER_IP', count(1200)),
+    windowSeconds: setting('RATE_LIMIT_WINDOW', seconds(60)),
+  },
+  /** Shared store for rate-limit counters when several processes serve one deployment. */
+  redisUrl: setting(
+    'REDIS_URL',
+    z
       .string()
       .regex(/^rediss?:\/\//, 'expected redis://host:port or rediss://host:port')
       .optional(),
+  ),
+  /** Webhook delivery of events (src/events/). */
+  events: {
+    /** Endpoints may be http:// and reach private, loopback and reserved addresses (development, tests). */
+    allowPrivateAddresses: setting('EVENTS_ALLOW_PRIVATE_ADDRESSES', booleanFlag.default(false)),
+    timeoutMs: setting('EVENTS_DELIVERY_TIMEOUT_MS', milliseconds(10_000, 100, 120_000)),
+    retryBaseMs: setting('EVENTS_RETRY_BASE_MS', milliseconds(5_000, 1, 3_600_000)),
+    retryMaxMs: setting('EVENTS_RETRY_MAX_MS', milliseconds(3_600_000, 1, 86_400_000)),
+    giveUpAfterMs: setting('EVENTS_GIVE_UP_AFTER_MS', milliseconds(86_400_000, 1, 7 * 86_400_000)),
+    pollMs: setting('EVENTS_POLL_INTERVAL_MS', milliseconds(1_000, 10, 600_000)),
+    concurrency: setting('EVENTS_CONCURRENCY', count(32)),
+    perEndpointConcurrency: setting('EVENTS_CONCURRENCY_PER_ENDPOINT', count(4)),
+    /** Requests of one app (all its endpoints) in flight at most; unset: a quarter of `concurrency`, at least `perEndpointConcurrency`. */
+    perClientConcurrency: setting(
+      'EVENTS_CONCURRENCY_PER_CLIENT',
+      z.coerce.number({ message: 'expected a number' }).int('expected a whole number').positive('expected a positive number').max(1_000_000, 'expected at most 1000000').optional(),
+    ),
+    /** Days events and their delivery log are kept (replays reach back this far). */
+    retentionDays: setting(
+      'EVENTS_RETENTION_DAYS',
+      z.coerce.number({ message: 'expected a number of days' }).int('expected a whole number of days').min(2, 'expected at least 2 days (deliveries are retried for one)').max(3650).default(30),
+    ),
+  },
+} satisfies SettingsTree;
 
-    EVENTS_ALLOW_PRIVATE_ADDRESSES: booleanFlag.default(false),
-    EVENTS_DELIVERY_TIMEOUT_MS: milliseconds(10_000, 100, 120_000),
-    EVENTS_RETRY_BASE_MS: milliseconds(5_000, 1, 3_600_000),
-    EVENTS_RETRY_MAX_MS: milliseconds(3_600_000, 1, 86_400_000),
-    EVENTS_GIVE_UP_AFTER_MS: milliseconds(86_400_000, 1, 7 * 86_400_000),
-    EVENTS_POLL_INTERVAL_MS: milliseconds(1_000, 10, 600_000),
-    EVENTS_CONCURRENCY: count(32),
-    EVENTS_CONCURRENCY_PER_ENDPOINT: count(4),
-    /** Unset: a quarter of EVENTS_CONCURRENCY (at least the per-endpoint share), so it takes four stalled apps to fill the dispatcher. */
-    EVENTS_CONCURRENCY_PER_CLIENT: z.coerce.number({ message: 'expected a number' }).int('expected a whole number').positive('expected a positive number').max(1_000_000, 'expected at most 1000000').optional(),
-    EVENTS_RETENTION_DAYS: z.coerce.number({ message: 'expected a number of days' }).int('expected a whole number of days').min(2, 'expected at least 2 days (deliveries are retried for one)').max(3650).default(30),
-  })
-  .superRefine((env, ctx) => {
-    if (env.AUTH_DEV_LOGIN && env.NODE_ENV === 'production') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['AUTH_DEV_LOGIN'],
-        message: 'the development login must not be enabled when NODE_ENV=production',
-      });
-    }
-    if (Boolean(env.BOT_CLIENT_ID) !== Boolean(env.BOT_CLIENT_SECRET)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [env.BOT_CLIENT_ID ? 'BOT_CLIENT_SECRET' : 'BOT_CLIENT_ID'],
-        message: 'BOT_CLIENT_ID and BOT_CLIENT_SECRET must be set together',
-      });
-    }
-    if (env.GRANT_MAX_TTL < env.REFRESH_TOKEN_TTL) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['GRANT_MAX_TTL'],
-        message: `expected at least REFRESH_TOKEN_TTL (${env.REFRESH_TOKEN_TTL} s): it caps how long refreshing can keep an authorization alive`,
-      });
-    }
-    if (Boolean(env.DISCORD_CLIENT_ID) !== Boolean(env.DISCORD_CLIENT_SECRET)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [env.DISCORD_CLIENT_ID ? 'DISCORD_CLIENT_SECRET' : 'DISCORD_CLIENT_ID'],
-        message: 'DISCORD_CLIENT_ID and DISCORD_CLIENT_SECRET must be set together',
-      });
-    }
-  });
+const EnvSchema = z.object(environmentShape(SETTINGS)).superRefine((env, ctx) => {
+  if (env.AUTH_DEV_LOGIN && env.NODE_ENV === 'production') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['AUTH_DEV_LOGIN'],
+      message: 'the development login must not be enabled when NODE_ENV=production',
+    });
+  }
+  for (const { missing, message } of incompleteGroups(SETTINGS, env)) ctx.addIssue({ code: 'custom', path: [missing], message });
+  if (env.GRANT_MAX_TTL < env.REFRESH_TOKEN_TTL) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['GRANT_MAX_TTL'],
+      message: `expected at least REFRESH_TOKEN_TTL (${env.REFRESH_TOKEN_TTL} s): it caps how long refreshing can keep an authorization alive`,
+    });
+  }
+});
+
+/** Every variable the configuration reads, in the table's order. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
+
+/** The values that depend on other settings: defaults derived from them, and one cap (the table documents each). */
+function complete(settings: Resolved<typeof SETTINGS>) {
+  const dataDir = settings.dataDir.replace(/\/+$/, '');
+  const { requestTimeouts, events } = settings;
+  return {
+    ...settings,
+    publicUrl: settings.publicUrl ?? `http://localhost:${settings.port}`,
+    requestTimeouts: { ...requestTimeouts, headersMs: Math.min(requestTimeouts.headersMs, requestTimeouts.requestMs) },
+    /** Behind a reverse proxy (TRUST_PROXY set): oidc-provider believes X-Forwarded-Proto and -Host. */
+    trustProxy: settings.trustedProxies !== undefined,
+    databaseUrl: settings.databaseUrl ?? `sqlite:${dataDir}/switchboard.db`,
+    events: {
+      ...events,
+      perClientConcurrency: events.perClientConcurrency ?? Math.max(events.perEndpointConcurrency, Math.floor(events.concurrency / 4)),
+    },
+    bot: {
+      ...settings.bot,
+      storeUrl: settings.bot.storeUrl ?? `sqlite://${dataDir}/bot-links.sqlite`,
+    },
+  };
+}
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 /** json: one JSON object a line; pretty: coloured lines for people; auto: pretty on a terminal. */
@@ -231,99 +300,8 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 /** The reverse proxies in front of the service (TRUST_PROXY): a hop count, or their addresses/CIDRs. */
 export type TrustedProxies = { hops: number } | { addresses: string[] };
 
-export interface Config {
-  nodeEnv: 'development' | 'production' | 'test';
-  port: number;
-  host: string;
-  logLevel: LogLevel;
-  logFormat: LogFormat;
-  /** The issuer and the base of every absolute URL the service hands out. */
-  publicUrl: string;
-  /** This installation's name, as people see it on the sign-in, consent and account pages. */
-  instanceName: string;
-  /**
-   * How long a client may take to send a whole request (headers and body), and its headers alone;
-   * past either the connection is answered 408 and closed, so a trickled request cannot hold it.
-   */
-  requestTimeouts: { requestMs: number; headersMs: number };
-  /** Behind a reverse proxy (TRUST_PROXY set): oidc-provider believes X-Forwarded-Proto and -Host. */
-  trustProxy: boolean;
-  /** Whose X-Forwarded-For entries are believed; undefined: nobody's (the client is the peer). */
-  trustedProxies: TrustedProxies | undefined;
-  dataDir: string;
-  databaseUrl: string;
-  /** Raw secret settings; `loadSecrets` turns them into keys (or generates them). */
-  secrets: {
-    signingKeys: string | undefined;
-    cookieSecrets: string | undefined;
-    dataEncryptionKey: string | undefined;
-  };
-  discord: {
-    apiBase: string;
-    /** Present only when "Sign in with Discord" is configured. */
-    oauth: { clientId: string; clientSecret: string } | undefined;
-  };
-  devLogin: boolean;
-  ttl: {
-    accessToken: number;
-    refreshToken: number;
-    authorizationCode: number;
-    deviceCode: number;
-    loginLink: number;
-    session: number;
-  };
-  /**
-   * Seconds an authorization (an OAuth grant) can last at most after the user approved it, however
-   * often it is refreshed; each refresh keeps it alive `ttl.refreshToken` longer, up to this cap.
-   */
-  grantMaxTtl: number;
-  /** Days a proxied-message record is kept for "message info"; 0 keeps them forever. */
-  messageRetentionDays: number;
-  /** Days an audit-log entry is kept (it holds IP addresses); 0 keeps them forever. */
-  auditRetentionDays: number;
-  /** Requests allowed per window, per access token on /v1 and per client IP everywhere. */
-  rateLimit: {
-    enabled: boolean;
-    perToken: number;
-    perIp: number;
-    windowSeconds: number;
-  };
-  /** Shared store for rate-limit counters when several processes serve one deployment. */
-  redisUrl: string | undefined;
-  /** Webhook delivery of events (src/events/). */
-  events: {
-    /** Endpoints may be http:// and reach private, loopback and reserved addresses (development, tests). */
-    allowPrivateAddresses: boolean;
-    timeoutMs: number;
-    retryBaseMs: number;
-    retryMaxMs: number;
-    giveUpAfterMs: number;
-    pollMs: number;
-    concurrency: number;
-    perEndpointConcurrency: number;
-    /** Requests of one app (all its endpoints) in flight at most. */
-    perClientConcurrency: number;
-    /** Days events and their delivery log are kept (replays reach back this far). */
-    retentionDays: number;
-  };
-  bot: {
-    /** The bot runs only when a token is configured. */
-    token: string | undefined;
-    /** Register commands in this guild (instant, for development) instead of globally. */
-    guildId: string | undefined;
-    /** The service the bot calls; undefined means the service in the same process. */
-    apiUrl: string | undefined;
-    /** The bot's OAuth client; undefined means "register it automatically" (same process only). */
-    oauthClient: { id: string; secret: string } | undefined;
-    /** keyv connection URL for linked accounts; default: SQLite in DATA_DIR. */
-    storeUrl: string;
-    /** Raw key sealing the token store; generated into DATA_DIR/keys when unset. */
-    storeKey: string | undefined;
-    apiTimeoutMs: number;
-    /** How often the bot reads the event feed for owners' "another app changed your system" messages. */
-    noticeIntervalMs: number;
-  };
-}
+/** The configuration the rest of the code reads: the settings table's shape, completed. */
+export type Config = ReturnType<typeof complete>;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -348,75 +326,7 @@ export function loadConfig(env: Environment = process.env): Config {
       }),
     );
   }
-  const e = parsed.data;
-  const publicUrl = e.PUBLIC_URL ?? `http://localhost:${e.PORT}`;
-  return {
-    nodeEnv: e.NODE_ENV,
-    port: e.PORT,
-    host: e.HOST,
-    logLevel: e.LOG_LEVEL,
-    logFormat: e.LOG_FORMAT,
-    publicUrl,
-    instanceName: e.INSTANCE_NAME,
-    requestTimeouts: { requestMs: e.REQUEST_TIMEOUT_MS, headersMs: Math.min(e.HEADERS_TIMEOUT_MS, e.REQUEST_TIMEOUT_MS) },
-    trustProxy: e.TRUST_PROXY !== undefined,
-    trustedProxies: e.TRUST_PROXY,
-    dataDir: e.DATA_DIR,
-    databaseUrl: e.DATABASE_URL ?? `sqlite:${e.DATA_DIR.replace(/\/+$/, '')}/switchboard.db`,
-    secrets: {
-      signingKeys: e.SIGNING_KEYS,
-      cookieSecrets: e.COOKIE_SECRETS,
-      dataEncryptionKey: e.DATA_ENCRYPTION_KEY,
-    },
-    discord: {
-      apiBase: e.DISCORD_API_BASE,
-      oauth:
-        e.DISCORD_CLIENT_ID && e.DISCORD_CLIENT_SECRET
-          ? { clientId: e.DISCORD_CLIENT_ID, clientSecret: e.DISCORD_CLIENT_SECRET }
-          : undefined,
-    },
-    devLogin: e.AUTH_DEV_LOGIN,
-    ttl: {
-      accessToken: e.ACCESS_TOKEN_TTL,
-      refreshToken: e.REFRESH_TOKEN_TTL,
-      authorizationCode: e.AUTHORIZATION_CODE_TTL,
-      deviceCode: e.DEVICE_CODE_TTL,
-      loginLink: e.LOGIN_LINK_TTL,
-      session: e.SESSION_TTL,
-    },
-    grantMaxTtl: e.GRANT_MAX_TTL,
-    messageRetentionDays: e.MESSAGE_RETENTION_DAYS,
-    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
-    rateLimit: {
-      enabled: e.RATE_LIMIT_ENABLED,
-      perToken: e.RATE_LIMIT_PER_TOKEN,
-      perIp: e.RATE_LIMIT_PER_IP,
-      windowSeconds: e.RATE_LIMIT_WINDOW,
-    },
-    redisUrl: e.REDIS_URL,
-    events: {
-      allowPrivateAddresses: e.EVENTS_ALLOW_PRIVATE_ADDRESSES,
-      timeoutMs: e.EVENTS_DELIVERY_TIMEOUT_MS,
-      retryBaseMs: e.EVENTS_RETRY_BASE_MS,
-      retryMaxMs: e.EVENTS_RETRY_MAX_MS,
-      giveUpAfterMs: e.EVENTS_GIVE_UP_AFTER_MS,
-      pollMs: e.EVENTS_POLL_INTERVAL_MS,
-      concurrency: e.EVENTS_CONCURRENCY,
-      perEndpointConcurrency: e.EVENTS_CONCURRENCY_PER_ENDPOINT,
-      perClientConcurrency: e.EVENTS_CONCURRENCY_PER_CLIENT ?? Math.max(e.EVENTS_CONCURRENCY_PER_ENDPOINT, Math.floor(e.EVENTS_CONCURRENCY / 4)),
-      retentionDays: e.EVENTS_RETENTION_DAYS,
-    },
-    bot: {
-      token: e.DISCORD_TOKEN,
-      guildId: e.DISCORD_GUILD_ID,
-      apiUrl: e.SWITCHBOARD_API_URL,
-      oauthClient: e.BOT_CLIENT_ID && e.BOT_CLIENT_SECRET ? { id: e.BOT_CLIENT_ID, secret: e.BOT_CLIENT_SECRET } : undefined,
-      storeUrl: e.BOT_STORE_URL ?? `sqlite://${e.DATA_DIR.replace(/\/+$/, '')}/bot-links.sqlite`,
-      storeKey: e.BOT_STORE_KEY,
-      apiTimeoutMs: e.BOT_API_TIMEOUT,
-      noticeIntervalMs: e.BOT_NOTICE_INTERVAL,
-    },
-  };
+  return complete(resolve(SETTINGS, parsed.data));
 }
 
 /** Reads `.env` from the working directory into process.env (variables already set win). */

@@ -1,7 +1,9 @@
 // Configuration: defaults, and a clear message naming the variable for each kind of bad value.
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { NO_SIGN_IN_METHOD, signInMethods } from '../../src/auth/sign-in.js';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config/config.js';
 import { prettyLogs } from '../../src/http/logging.js';
 
 function problems(env: Record<string, string>): string {
@@ -156,5 +158,19 @@ describe('TRUST_PROXY', () => {
 
   it.each(['maybe', '10.0.0.0/33', '::1/129', '127.0.0.1,', '10.0.0.0/8/8', 'proxy.example.com', '11', '-1', '1.5'])('refuses %s, naming TRUST_PROXY', (value) => {
     expect(problems({ TRUST_PROXY: value })).toMatch(/TRUST_PROXY: expected/);
+  });
+});
+
+describe('.env.example', () => {
+  const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
+
+  it('documents every variable the configuration reads, once, and no other', () => {
+    // A commented-out assignment (`# NAME=value`) documents a variable whose default is computed.
+    const documented = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]);
+    expect(documented.toSorted()).toEqual(CONFIG_VARIABLES.toSorted());
+  });
+
+  it('shows the defaults: copied to .env unedited, it configures what no .env does', () => {
+    expect(loadConfig(parseEnv(example))).toEqual(loadConfig({}));
   });
 });
