@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as oidc from 'openid-client';
 import { loadConfig } from '../src/config/config.js';
-import { appendEvent, eventsCommitted } from '../src/db/repositories/events.js';
+import { appendEvent, eventsCommitted } from '../src/db/repositories/events/queue.js';
 import { findSystemByUser, loadSystemDetails } from '../src/db/repositories/systems.js';
 import type { SystemDetails, SystemRecord } from '../src/domain/system.js';
 import { startServer, type RunningServer } from '../src/http/server.js';

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { loadConfig } from '../config/config.js';
 import { loadSecrets } from '../config/secrets.js';
 import { findClient } from '../db/repositories/oauth-clients.js';
-import { deleteEndpoint, deliveryCounts, findDelivery, findEndpoint, listDeliveries, listEndpoints, replayDeliveries } from '../db/repositories/events.js';
+import { deleteEndpoint, deliveryCounts, findDelivery, findEndpoint, listDeliveries, listEndpoints, replayDeliveries } from '../db/repositories/events/queue.js';
 import type { Schema } from '../db/tables.js';
 import { CreateEndpointBody } from '../domain/events.js';
 import { Problem } from '../domain/problems.js';

@@ -28,9 +28,9 @@ import {
   onEventsCommitted,
   type AttemptOutcome,
   type DeliveryJob,
-} from '../db/repositories/events.js';
+} from '../db/repositories/events/queue.js';
 import type { ChangeWatch } from '../db/changes/remote.js';
-import { deliveryAccess, type DeliveryAccess } from '../db/repositories/grant-periods.js';
+import { deliveryAccess, type DeliveryAccess } from '../db/repositories/events/grant-periods.js';
 import { EVENTS_TOPIC } from '../db/changes/topics.js';
 import type { Schema } from '../db/tables.js';
 import { EVENT_SCOPES, eventFor } from '../domain/events.js';

@@ -12,7 +12,7 @@ import {
   type AttemptRecord,
   type DeliveryRecord,
   type EndpointRecord,
-} from '../db/repositories/events.js';
+} from '../db/repositories/events/queue.js';
 import type { Schema } from '../db/tables.js';
 import {
   MAX_ENDPOINTS_PER_CLIENT,

@@ -13,7 +13,7 @@ import { prepareQuery } from '../prepared.js';
 import { ALTER_RECORD_COLUMNS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
 import type { NewAlter, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
-import { appendEvent, eventsCommitted, numberEvent } from './events.js';
+import { appendEvent, eventsCommitted, numberEvent } from './events/queue.js';
 import { lockSystem, touchSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;

@@ -9,7 +9,7 @@ import { toProxiedMessage, type ProxiedMessageRecord } from '../../domain/proxie
 import { isUniqueViolation } from '../errors.js';
 import type { ProxiedMessagesTable, Schema } from '../tables.js';
 import { applyAutoproxyState } from './autoproxy.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent, eventsCommitted } from './events/queue.js';
 import { lockSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;

@@ -8,7 +8,7 @@ import { Problem } from '../../domain/problems.js';
 import { isForeignKeyViolation } from '../errors.js';
 import type { Schema } from '../tables.js';
 import { touchSystem } from './system-revision.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent, eventsCommitted } from './events/queue.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;

@@ -8,7 +8,7 @@ import { prepareQuery } from '../prepared.js';
 import { systemTopic } from '../changes/topics.js';
 import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
 import { toAutoproxyRecord } from './autoproxy.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent, eventsCommitted } from './events/queue.js';
 
 type Db = Kysely<Schema>;
 

@@ -11,7 +11,7 @@ import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation } from '../errors.js';
 import { tagVisibleCondition } from '../privacy-conditions.js';
 import type { Schema, TagsTable } from '../tables.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent, eventsCommitted } from './events/queue.js';
 import { lockSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;

@@ -11,13 +11,13 @@
 // enabled endpoint that wants the type and whose client the system's owner (or a sub-account) has
 // authorized. Scopes and revocation are checked again when each delivery is sent.
 import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
-import type { DeliveryStatus, EventSnapshot, EventType, StoredEvent } from '../../domain/events.js';
-import { noteChange } from '../changes/notes.js';
-import { EVENTS_TOPIC, systemTopic } from '../changes/topics.js';
-import { prepareQuery } from '../prepared.js';
-import { readSnapshots, splitSnapshot, storeEventValues } from './event-payloads.js';
+import type { DeliveryStatus, EventSnapshot, EventType, StoredEvent } from '../../../domain/events.js';
+import { noteChange } from '../../changes/notes.js';
+import { EVENTS_TOPIC, systemTopic } from '../../changes/topics.js';
+import { prepareQuery } from '../../prepared.js';
+import { readSnapshots, splitSnapshot, storeEventValues } from './payloads.js';
 import { mayReceive } from './grant-periods.js';
-import type { EventDeliveriesTable, EventEndpointsTable, Schema } from '../tables.js';
+import type { EventDeliveriesTable, EventEndpointsTable, Schema } from '../../tables.js';
 import type { Selectable } from 'kysely';
 
 type Db = Kysely<Schema>;

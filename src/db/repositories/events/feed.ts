@@ -2,10 +2,10 @@
 // who sees an event (grant-periods.ts, mayReceive) is applied in the query, with the page size, so
 // a read costs what it returns: only the returned rows are read out and parsed.
 import { sql, type Kysely } from 'kysely';
-import type { EventSnapshot, StoredEvent } from '../../domain/events.js';
-import type { Schema } from '../tables.js';
-import { readSnapshots } from './event-payloads.js';
-import { newestEventId } from './events.js';
+import type { EventSnapshot, StoredEvent } from '../../../domain/events.js';
+import type { Schema } from '../../tables.js';
+import { readSnapshots } from './payloads.js';
+import { newestEventId } from './queue.js';
 import { mayReceive } from './grant-periods.js';
 
 export interface FeedPage {
