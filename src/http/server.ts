@@ -9,7 +9,7 @@ import { migrateToLatest, openDatabase, type Database } from '../db/database.js'
 import { IMPORT_REPLAY_WINDOW_MS, purgeAppliedImports } from '../db/repositories/applied-imports.js';
 import { purgeAuditLog } from '../db/repositories/audit-log.js';
 import { purgeExpiredBrowserSessions } from '../db/repositories/browser-sessions.js';
-import { purgeEvents } from '../db/repositories/events/queue.js';
+import { purgeEvents } from '../db/repositories/events/purge.js';
 import { purgeGrantPeriods } from '../db/repositories/events/grant-periods.js';
 import { purgeEventValues } from '../db/repositories/events/payloads.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';

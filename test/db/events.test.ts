@@ -3,7 +3,10 @@
 // behind a pending one waits until the first finishes, and retention purges finished events only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database } from '../../src/db/database.js';
-import { WAITING, appendEvent, finishAttempts, insertEndpoint, purgeEvents } from '../../src/db/repositories/events/queue.js';
+import { insertEndpoint } from '../../src/db/repositories/events/endpoints.js';
+import { appendEvent } from '../../src/db/repositories/events/outbox.js';
+import { purgeEvents } from '../../src/db/repositories/events/purge.js';
+import { WAITING, finishAttempts } from '../../src/db/repositories/events/queue.js';
 import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 const DAY = 86_400_000;

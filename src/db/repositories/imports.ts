@@ -18,7 +18,7 @@ import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { findAlters, listAlters } from './alters.js';
-import { appendEvent, eventsCommitted } from './events/queue.js';
+import { appendEvent } from './events/outbox.js';
 import { findTagsById } from './tags.js';
 import { findSystemById, loadSystemDetails } from './systems.js';
 import { touchSystem } from './system-revision.js';
@@ -301,7 +301,6 @@ export function importStore(db: Db, systemId: number): ImportStore {
           },
         });
       });
-      eventsCommitted();
       return result;
     },
   };

@@ -11,7 +11,7 @@ import { usernameKey } from '../../domain/username-key.js';
 import { isUniqueViolation } from '../errors.js';
 import { tagVisibleCondition } from '../privacy-conditions.js';
 import type { Schema, TagsTable } from '../tables.js';
-import { appendEvent, eventsCommitted } from './events/queue.js';
+import { appendEvent } from './events/outbox.js';
 import { lockSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
@@ -121,7 +121,6 @@ export async function createTag(db: Db, systemId: number, input: CreateTagInput,
       await appendEvent(trx, systemId, actorClientId, { type: 'tag.created', tag: record }, now);
       return record;
     });
-    eventsCommitted();
     return created;
   } catch (error) {
     throw conflictProblem(error) ?? error;
@@ -164,7 +163,6 @@ export async function editTag(db: Db, systemId: number, tagId: number, input: Ed
       if (record) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
       return { record, changed: true };
     });
-    if (edited?.changed) eventsCommitted();
     return edited?.record;
   } catch (error) {
     throw conflictProblem(error) ?? error;
@@ -183,7 +181,6 @@ export async function deleteTag(db: Db, systemId: number, tagId: number, actorCl
     await appendEvent(trx, systemId, actorClientId, { type: 'tag.deleted', tagId });
     return true;
   });
-  if (deleted) eventsCommitted();
   return deleted;
 }
 
@@ -226,6 +223,5 @@ export async function changeTagMembers(db: Db, systemId: number, tagId: number, 
     if (record && moved > 0) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
     return record && { record, moved };
   });
-  if (changed && changed.moved > 0) eventsCommitted();
   return changed?.record;
 }
