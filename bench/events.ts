@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as oidc from 'openid-client';
 import { loadConfig } from '../src/config/config.js';
-import { appendEvent, eventsCommitted } from '../src/db/repositories/events.js';
+import { appendEvent } from '../src/db/repositories/events/outbox.js';
 import { findSystemByUser, loadSystemDetails } from '../src/db/repositories/systems.js';
 import type { SystemDetails, SystemRecord } from '../src/domain/system.js';
 import { startServer, type RunningServer } from '../src/http/server.js';
@@ -184,7 +184,6 @@ export async function benchEvents(options: { quick: boolean }): Promise<EventsBe
     });
     const drainStarted = performance.now();
     running.app.events.start();
-    eventsCommitted();
     await drained;
     const perSecond = backlog / ((performance.now() - drainStarted) / 1000);
     const concurrency = config.events.perEndpointConcurrency;

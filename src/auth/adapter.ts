@@ -13,7 +13,7 @@ import {
   revokeGrantPayloads,
   upsertPayload,
 } from '../db/repositories/oidc-payloads.js';
-import { recordGrantSaved, recordGrantsBoundToSession, recordGrantsEnded } from '../db/repositories/grant-periods.js';
+import { recordGrantSaved, recordGrantsBoundToSession, recordGrantsEnded } from '../db/repositories/events/grant-periods.js';
 import type { OidcPayloadRow, Schema } from '../db/tables.js';
 import type { StorageCrypto } from '../security/crypto.js';
 import { toProviderMetadata } from './clients.js';

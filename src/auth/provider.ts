@@ -12,7 +12,7 @@ import Provider, { errors, interactionPolicy, type Configuration, type KoaContex
 import type { Config } from '../config/config.js';
 import type { SigningJwk } from '../config/secrets.js';
 import { findUser } from '../db/repositories/users.js';
-import { recordGrantExpiry } from '../db/repositories/grant-periods.js';
+import { recordGrantExpiry } from '../db/repositories/events/grant-periods.js';
 import type { Schema } from '../db/tables.js';
 import { SCOPES } from '../domain/scopes.js';
 import { type StorageCrypto, sha256, constantTimeEqual } from '../security/crypto.js';

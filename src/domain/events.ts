@@ -1,6 +1,6 @@
 // Events pushed to OAuth clients: the event types, what each event records when the change happens
 // (the owner's view, a snapshot), and what one receiving client may see of it. No I/O here: the
-// outbox rows are written by repositories (src/db/repositories/events.ts) and delivered by
+// outbox rows are written by repositories (src/db/repositories/events/outbox.ts) and delivered by
 // src/events/.
 //
 // What a client sees is what it would read from the API with the user's grant: the owner's view

@@ -2,10 +2,12 @@
 // from the database (each the head of its endpoint-and-system queue, so a system's events reach an
 // endpoint in order), sends them, records each attempt, and schedules retries.
 //
-// - Woken at once when this process commits an event (onEventsCommitted), when another process
-//   on the same PostgreSQL database does (its change note, db/changes/), when a delivery finishes,
-//   and by a timer: at the next due retry, and at least every poll interval (leases that ran out,
-//   notes missed while the listener was down, other processes on one SQLite file).
+// - Woken at once when a transaction that queued deliveries commits, in this process or another on
+//   the same PostgreSQL database: the outbox notes each endpoint's topic with its deliveries, and
+//   the change watch (db/changes/) hands the notes over at commit, so no write path has to call
+//   anything. Also when a delivery finishes, when another process writes the same SQLite file, and
+//   by a timer: at the next due retry, and at least every poll interval (leases that ran out,
+//   notes missed while the listener was down).
 // - One slow or dead endpoint never holds up another, nor one app another: at most
 //   `perEndpointConcurrency` requests per endpoint and `perClientConcurrency` per app (all its
 //   endpoints) are in flight, claims take each app's due deliveries turn by turn (round robin), the
@@ -19,19 +21,10 @@
 //   sent by one of them (at least once: a process that dies mid-request leaves it to be sent again
 //   when its lease ends).
 import type { Kysely } from 'kysely';
-import {
-  claimDeliveries,
-  deliveryCounts,
-  finishAttempts,
-  loadDeliveryJobs,
-  nextDueAt,
-  onEventsCommitted,
-  type AttemptOutcome,
-  type DeliveryJob,
-} from '../db/repositories/events.js';
 import type { ChangeWatch } from '../db/changes/remote.js';
-import { deliveryAccess, type DeliveryAccess } from '../db/repositories/grant-periods.js';
-import { EVENTS_TOPIC } from '../db/changes/topics.js';
+import { endpointOfTopic } from '../db/changes/topics.js';
+import { deliveryAccess, type DeliveryAccess } from '../db/repositories/events/grant-periods.js';
+import { claimDeliveries, deliveryCounts, finishAttempts, loadDeliveryJobs, nextDueAt, type AttemptOutcome, type DeliveryJob } from '../db/repositories/events/queue.js';
 import type { Schema } from '../db/tables.js';
 import { EVENT_SCOPES, eventFor } from '../domain/events.js';
 import type { StorageCrypto } from '../security/crypto.js';
@@ -102,8 +95,8 @@ export function createDispatcher(deps: {
   crypto: StorageCrypto;
   log: DispatcherLog;
   options: DispatcherOptions;
-  /** Other processes' committed events arrive here as the EVENTS_TOPIC note. */
-  changes?: ChangeWatch;
+  /** Committed deliveries (this process's and others') arrive here as their endpoints' notes (deliveriesTopic). */
+  changes: ChangeWatch;
 }): Dispatcher {
   const { db, crypto, log, options } = deps;
   const sender = new WebhookSender(options.perEndpointConcurrency);
@@ -324,16 +317,13 @@ export function createDispatcher(deps: {
       // An endpoint already at its share of requests in flight pumps again when one of them ends:
       // deliveries queued only for such endpoints need no claim now (a dead endpoint would
       // otherwise cost a claim per write).
-      const stopLocal = onEventsCommitted((endpointIds) => {
-        for (const id of endpointIds) if ((inFlightByEndpoint.get(id) ?? 0) < options.perEndpointConcurrency) return void pump();
+      unsubscribe = deps.changes.subscribe((changes) => {
+        if (changes === 'all') return void pump();
+        for (const topic of changes) {
+          const endpointId = endpointOfTopic(topic);
+          if (endpointId !== undefined && (inFlightByEndpoint.get(endpointId) ?? 0) < options.perEndpointConcurrency) return void pump();
+        }
       });
-      const stopRemote = deps.changes?.subscribe((changes) => {
-        if (changes === 'all' || changes.includes(EVENTS_TOPIC)) void pump();
-      });
-      unsubscribe = () => {
-        stopLocal();
-        stopRemote?.();
-      };
       void pump();
     },
     async stop(graceMs = 5000) {

@@ -3,16 +3,9 @@
 // shapes the API returns.
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import {
-  countEndpoints,
-  findEndpoint,
-  insertEndpoint,
-  updateEndpoint,
-  WAITING,
-  type AttemptRecord,
-  type DeliveryRecord,
-  type EndpointRecord,
-} from '../db/repositories/events.js';
+import type { AttemptRecord, DeliveryRecord } from '../db/repositories/events/deliveries.js';
+import { countEndpoints, findEndpoint, insertEndpoint, updateEndpoint, type EndpointRecord } from '../db/repositories/events/endpoints.js';
+import { WAITING } from '../db/repositories/events/queue.js';
 import type { Schema } from '../db/tables.js';
 import {
   MAX_ENDPOINTS_PER_CLIENT,

@@ -7,7 +7,7 @@
 // one that sealed it), never a revocation: GrantUnreadable stops the caller, loudly, and nothing is
 // skipped or hidden because of it.
 import type { Kysely } from 'kysely';
-import { fillGrantPeriod, unreadGrantPeriods } from '../db/repositories/grant-periods.js';
+import { fillGrantPeriod, unreadGrantPeriods } from '../db/repositories/events/grant-periods.js';
 import type { Schema } from '../db/tables.js';
 import type { StorageCrypto } from '../security/crypto.js';
 

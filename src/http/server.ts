@@ -9,9 +9,9 @@ import { migrateToLatest, openDatabase, type Database } from '../db/database.js'
 import { IMPORT_REPLAY_WINDOW_MS, purgeAppliedImports } from '../db/repositories/applied-imports.js';
 import { purgeAuditLog } from '../db/repositories/audit-log.js';
 import { purgeExpiredBrowserSessions } from '../db/repositories/browser-sessions.js';
-import { purgeEvents } from '../db/repositories/events.js';
-import { purgeGrantPeriods } from '../db/repositories/grant-periods.js';
-import { purgeEventValues } from '../db/repositories/event-payloads.js';
+import { purgeEvents } from '../db/repositories/events/purge.js';
+import { purgeGrantPeriods } from '../db/repositories/events/grant-periods.js';
+import { purgeEventValues } from '../db/repositories/events/payloads.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
 import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
 import { purgeProxiedMessages } from '../db/repositories/proxied-messages.js';

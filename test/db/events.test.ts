@@ -1,14 +1,47 @@
 // The events outbox in the database, on every dialect: appendEvent numbers a system's events and
 // queues deliveries only for endpoints of clients the system's users authorized, a delivery
-// behind a pending one waits until the first finishes, and retention purges finished events only.
+// behind a pending one waits until the first finishes, retention purges finished events only, and
+// queueing deliveries wakes the dispatchers at commit (this process's and others') with no call
+// of the writer's own.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANGE_CHANNEL, decodeTopics, type Changes } from '../../src/db/changes/notes.js';
+import { deliveriesTopic } from '../../src/db/changes/topics.js';
 import { type Database } from '../../src/db/database.js';
-import { WAITING, appendEvent, finishAttempts, insertEndpoint, purgeEvents } from '../../src/db/repositories/events.js';
+import { insertEndpoint } from '../../src/db/repositories/events/endpoints.js';
+import { appendEvent } from '../../src/db/repositories/events/outbox.js';
+import { purgeEvents } from '../../src/db/repositories/events/purge.js';
+import { WAITING, finishAttempts } from '../../src/db/repositories/events/queue.js';
 import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 const DAY = 86_400_000;
 const OWNER = '700000000000000011';
 const SUB = '700000000000000012';
+
+/**
+ * A connection LISTENing on the change channel as another process's change watch does: it hears
+ * only what the database sends (the notes of committed transactions of its schema), never this
+ * process's own in-memory publication.
+ */
+async function listenElsewhere(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
+  const prefix = `${rows[0]?.schema ?? ''} `;
+  const heard: Changes[] = [];
+  client.on('notification', (message) => {
+    if (message.channel === CHANGE_CHANNEL && message.payload?.startsWith(prefix)) heard.push(decodeTopics(message.payload.slice(prefix.length)));
+  });
+  await client.query(`listen ${CHANGE_CHANNEL}`);
+  return {
+    /** What was heard once every note committed before now has arrived (a round trip: see PostgresListenerWatch.readChanges). */
+    async caughtUp(): Promise<Changes[]> {
+      await client.query('');
+      return heard;
+    },
+    end: () => client.end(),
+  };
+}
 
 describe.each(DIALECTS)('the events outbox (%s)', (dialect) => {
   let testDatabase: TestDatabase;
@@ -81,5 +114,37 @@ describe.each(DIALECTS)('the events outbox (%s)', (dialect) => {
     expect(left.map((e) => Number(e.id))).toContain(stillPending);
     expect(await database.db.selectFrom('event_deliveries').select('id').where('event_id', '=', old).execute()).toEqual([]);
     expect(await database.db.selectFrom('event_attempts').select('id').execute()).toHaveLength(1);
+  });
+
+  it('wakes the dispatchers at commit with the endpoints it queued deliveries for, here and in other processes, and nothing on rollback', async () => {
+    // What a dispatcher subscribes to (events/dispatcher.ts), with no call from the writer.
+    const here: Changes[] = [];
+    const stop = database.changes().subscribe((changes) => {
+      if (changes !== 'all') here.push(changes);
+    });
+    const elsewhere = dialect === 'postgres' ? await listenElsewhere(testDatabase.url) : undefined;
+    const wakes = (heard: Changes[]) => heard.filter((changes) => changes === 'all' || changes.some((topic) => topic.startsWith('deliveries:')));
+    try {
+      await expect(
+        database.db.transaction().execute(async (trx) => {
+          await appendEvent(trx, systemId, null, { type: 'alter.deleted', alterId: 5 });
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(here).toEqual([]);
+      if (elsewhere) expect(wakes(await elsewhere.caughtUp())).toEqual([]);
+
+      // Two events, one note per endpoint; handed over by the time the commit returns.
+      await database.db.transaction().execute(async (trx) => {
+        await appendEvent(trx, systemId, null, { type: 'alter.deleted', alterId: 6 });
+        await appendEvent(trx, systemId, null, { type: 'alter.deleted', alterId: 7 });
+      });
+      const woken = [deliveriesTopic('ep_authorized'), deliveriesTopic('ep_via-sub')];
+      expect(here[0]).toEqual(woken);
+      if (elsewhere) expect(wakes(await elsewhere.caughtUp())).toEqual([woken]);
+    } finally {
+      stop();
+      await elsewhere?.end();
+    }
   });
 });

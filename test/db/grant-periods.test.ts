@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database } from '../../src/db/database.js';
-import { mayReceive, recordGrantSaved, recordGrantsBoundToSession, recordGrantsEnded } from '../../src/db/repositories/grant-periods.js';
+import { mayReceive, recordGrantSaved, recordGrantsBoundToSession, recordGrantsEnded } from '../../src/db/repositories/events/grant-periods.js';
 import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
 
 const OWNER = '700000000000000021';

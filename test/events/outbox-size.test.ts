@@ -3,9 +3,9 @@
 // nothing says nothing. On every database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../src/domain/alter.js';
-import { feedPage } from '../../src/db/repositories/event-feed.js';
-import { purgeEventValues } from '../../src/db/repositories/event-payloads.js';
-import { purgeEvents } from '../../src/db/repositories/events.js';
+import { feedPage } from '../../src/db/repositories/events/feed.js';
+import { purgeEventValues } from '../../src/db/repositories/events/payloads.js';
+import { purgeEvents } from '../../src/db/repositories/events/purge.js';
 import { signIn, type ApiUser } from '../support/api.js';
 import { DIALECTS } from '../support/dialects.js';
 import { createTestClient } from '../support/oauth.js';

@@ -16,8 +16,16 @@ export const grantTopic = (grantId: string) => `grant:${grantId}`;
 /** Everything issued to one client (deleting a client deletes it). */
 export const clientTopic = (clientId: string) => `client:${clientId}`;
 
-/** A transaction appended events: dispatchers in other processes have deliveries to claim. */
-export const EVENTS_TOPIC = 'events';
+const DELIVERIES = 'deliveries:';
+
+/**
+ * Deliveries were queued for one endpoint (the outbox notes it with the event): every process's
+ * dispatcher has something to claim for it.
+ */
+export const deliveriesTopic = (endpointId: string) => `${DELIVERIES}${endpointId}`;
+
+/** The endpoint a deliveriesTopic names; undefined for any other topic. */
+export const endpointOfTopic = (topic: string): string | undefined => (topic.startsWith(DELIVERIES) ? topic.slice(DELIVERIES.length) : undefined);
 
 /** One Discord server's settings (their revision moves with every change). */
 export const guildTopic = (guildId: string) => `guild:${guildId}`;

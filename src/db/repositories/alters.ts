@@ -13,7 +13,7 @@ import { prepareQuery } from '../prepared.js';
 import { ALTER_RECORD_COLUMNS, ALTER_RECORD_COLUMNS_FOR_OTHERS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
 import type { NewAlter, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
-import { appendEvent, eventsCommitted, numberEvent } from './events.js';
+import { appendEvent, numberEvent } from './events/outbox.js';
 import { lockSystem, touchSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
@@ -254,7 +254,6 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
       await appendEvent(trx, systemId, related.clientId, { type: 'alter.created', alter: record }, now, { numbered });
       return record;
     });
-    eventsCommitted();
     return created;
   } catch (error) {
     throw conflictProblem(error) ?? error;
@@ -303,7 +302,6 @@ export async function editAlter(
       await appendEvent(trx, systemId, related.clientId, { type: 'alter.updated', alter: full }, Date.now(), { touchSystem });
       return { record: withFieldOf(full, related.clientId), changed: true };
     });
-    if (edited?.changed) eventsCommitted();
     return edited?.record;
   } catch (error) {
     throw conflictProblem(error) ?? error;
@@ -331,6 +329,5 @@ export async function deleteAlter(db: Db, systemId: number, alterId: number, act
     await appendEvent(trx, systemId, actorClientId, { type: 'alter.deleted', alterId });
     return true;
   });
-  if (deleted) eventsCommitted();
   return deleted;
 }

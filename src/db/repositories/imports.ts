@@ -19,7 +19,7 @@ import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { findAlters, listAlters } from './alters.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent } from './events/outbox.js';
 import { findTagsById } from './tags.js';
 import { findSystemById, loadSystemDetails } from './systems.js';
 import { touchSystem } from './system-revision.js';
@@ -302,12 +302,10 @@ export function importStore(db: Db, systemId: number): ImportStore {
         },
       });
       try {
-        const result = await db.transaction().execute(async (trx) => {
+        return await db.transaction().execute(async (trx) => {
           await touchSystem(trx, systemId);
           return work(writes(trx));
         });
-        eventsCommitted();
-        return result;
       } catch (error) {
         // The whole import is refused: its transaction rolled back, nothing of it is written.
         if (isSystemTooLarge(error)) throw systemTooLargeProblem();

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import { noteChange } from '../changes/notes.js';
 import { clientTopic } from '../changes/topics.js';
-import { recordGrantsEnded } from './grant-periods.js';
+import { recordGrantsEnded } from './events/grant-periods.js';
 import type { OauthClientRow, Schema } from '../tables.js';
 
 type Db = Kysely<Schema>;

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import { noteChange } from '../changes/notes.js';
 import { grantTopic, oidcRowTopic } from '../changes/topics.js';
-import { recordGrantsEnded } from './grant-periods.js';
+import { recordGrantsEnded } from './events/grant-periods.js';
 import type { OidcPayloadRow, Schema } from '../tables.js';
 
 type Db = Kysely<Schema>;

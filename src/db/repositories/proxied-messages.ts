@@ -9,7 +9,7 @@ import { toProxiedMessage, type ProxiedMessageRecord } from '../../domain/proxie
 import { isUniqueViolation } from '../errors.js';
 import type { ProxiedMessagesTable, Schema } from '../tables.js';
 import { applyAutoproxyState } from './autoproxy.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent } from './events/outbox.js';
 import { lockSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
@@ -115,7 +115,6 @@ export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord,
       await appendEvent(trx, record.systemId, actorClientId, { type: 'message.proxied', message: toProxiedMessage(record), alterId: record.alterId });
       return { record, created: true, stateApplied, revision: await revisionOf(trx, record.systemId) };
     });
-    eventsCommitted();
     return outcome;
   } catch (error) {
     if (isUniqueViolation(error)) return replay();

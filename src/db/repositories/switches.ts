@@ -8,7 +8,7 @@ import { Problem } from '../../domain/problems.js';
 import { isForeignKeyViolation } from '../errors.js';
 import type { Schema } from '../tables.js';
 import { touchSystem } from './system-revision.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent } from './events/outbox.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -65,7 +65,6 @@ export async function recordSwitch(db: Db, systemId: number, change: NewSwitch, 
       await appendEvent(trx, systemId, change.clientId, { type: 'switch.created', switchId: Number(created.id), alterIds: [...change.alterIds], timestamp: new Date(switchedAt).toISOString() });
       return { id: Number(created.id), systemId, clientId: change.clientId, clientName: client?.name ?? null, switchedAt, alterIds: [...change.alterIds] };
     });
-    eventsCommitted();
     return recorded;
   } catch (error) {
     // An alter deleted between the check and the insert (PostgreSQL, another transaction).

@@ -8,7 +8,7 @@ import { prepareQuery } from '../prepared.js';
 import { systemTopic } from '../changes/topics.js';
 import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
 import { toAutoproxyRecord } from './autoproxy.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent } from './events/outbox.js';
 
 type Db = Kysely<Schema>;
 
@@ -168,6 +168,5 @@ export async function editSystem(db: Db, systemId: number, input: EditSystemInpu
     await appendEvent(trx, systemId, actorClientId, { type: 'system.updated', system, details });
     return system;
   });
-  if (updated) eventsCommitted();
   return updated;
 }

@@ -12,7 +12,7 @@ import { hasBitsCondition, tagVisibleCondition } from '../privacy-conditions.js'
 import { ALTER_VISIBLE_BIT, type TagLoadPolicy } from '../../domain/privacy.js';
 import { AlterPrivacy } from '../../domain/privacy-bits.js';
 import type { Schema, TagsTable } from '../tables.js';
-import { appendEvent, eventsCommitted } from './events.js';
+import { appendEvent } from './events/outbox.js';
 import { lockSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
@@ -142,7 +142,6 @@ export async function createTag(db: Db, systemId: number, input: CreateTagInput,
       await appendEvent(trx, systemId, actorClientId, { type: 'tag.created', tag: record }, now);
       return record;
     });
-    eventsCommitted();
     return created;
   } catch (error) {
     throw conflictProblem(error) ?? error;
@@ -185,7 +184,6 @@ export async function editTag(db: Db, systemId: number, tagId: number, input: Ed
       if (record) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
       return { record, changed: true };
     });
-    if (edited?.changed) eventsCommitted();
     return edited?.record;
   } catch (error) {
     throw conflictProblem(error) ?? error;
@@ -204,7 +202,6 @@ export async function deleteTag(db: Db, systemId: number, tagId: number, actorCl
     await appendEvent(trx, systemId, actorClientId, { type: 'tag.deleted', tagId });
     return true;
   });
-  if (deleted) eventsCommitted();
   return deleted;
 }
 
@@ -247,6 +244,5 @@ export async function changeTagMembers(db: Db, systemId: number, tagId: number, 
     if (record && moved > 0) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
     return record && { record, moved };
   });
-  if (changed && changed.moved > 0) eventsCommitted();
   return changed?.record;
 }

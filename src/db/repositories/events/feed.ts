@@ -2,11 +2,16 @@
 // who sees an event (grant-periods.ts, mayReceive) is applied in the query, with the page size, so
 // a read costs what it returns: only the returned rows are read out and parsed.
 import { sql, type Kysely } from 'kysely';
-import type { EventSnapshot, StoredEvent } from '../../domain/events.js';
-import type { Schema } from '../tables.js';
-import { readSnapshots } from './event-payloads.js';
-import { newestEventId } from './events.js';
+import type { EventSnapshot, StoredEvent } from '../../../domain/events.js';
+import type { Schema } from '../../tables.js';
+import { readSnapshots } from './payloads.js';
 import { mayReceive } from './grant-periods.js';
+
+/** The newest event's id (0 when there is none): where a feed that starts "now" begins. */
+export async function newestEventId(db: Kysely<Schema>): Promise<number> {
+  const row = await db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
 
 export interface FeedPage {
   events: StoredEvent[];

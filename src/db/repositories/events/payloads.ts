@@ -4,8 +4,8 @@
 // read back are the snapshots that were written, whatever was stored apart.
 import { createHash } from 'node:crypto';
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
-import type { EventSnapshot } from '../../domain/events.js';
-import type { Schema } from '../tables.js';
+import type { EventSnapshot } from '../../../domain/events.js';
+import type { Schema } from '../../tables.js';
 
 type Executor = Kysely<Schema> | Transaction<Schema>;
 

@@ -3,8 +3,8 @@
 // every path that lets an app see an event (the dispatcher, replays, the feed) through one rule,
 // `mayReceive` below.
 import { sql, type Expression, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import { EVENT_SCOPES, EVENT_TYPES } from '../../domain/events.js';
-import type { Schema } from '../tables.js';
+import { EVENT_SCOPES, EVENT_TYPES } from '../../../domain/events.js';
+import type { Schema } from '../../tables.js';
 
 type Executor = Kysely<Schema> | Transaction<Schema>;
 

@@ -1,0 +1,105 @@
+// The outbox: events numbered and appended inside the transaction that makes the change.
+// Emitting an event is one line in that transaction:
+//
+//   await appendEvent(trx, systemId, actorClientId, { type: 'tag.deleted', tagId });
+//
+// appendEvent numbers the event within its system (taking the system's row lock, so a system's
+// events are numbered in commit order), stores it (payloads.ts) and, in the same transaction,
+// queues one delivery for each enabled endpoint that wants the type and whose client the system's
+// owner (or a sub-account) has authorized (queue.ts). Queueing notes a change (db/changes/), so the
+// dispatchers of this process and of others are woken when, and only if, the transaction commits:
+// no write path has anything else to remember. Scopes and revocation are checked again when each
+// delivery is sent.
+import { sql, type Transaction } from 'kysely';
+import type { EventSnapshot } from '../../../domain/events.js';
+import { noteChange } from '../../changes/notes.js';
+import { systemTopic } from '../../changes/topics.js';
+import { prepareQuery } from '../../prepared.js';
+import type { Schema } from '../../tables.js';
+import { splitSnapshot, storeEventValues } from './payloads.js';
+import { queueDeliveries } from './queue.js';
+
+/**
+ * Endpoints of clients the system's users have authorized (a live grant), enabled: `<id> <event
+ * types JSON>` lines, one per endpoint, read as a scalar subquery of the statement that numbers the
+ * event (one round trip, under the system's row lock, instead of two). JSON text has no raw
+ * newline, so a newline separates the entries.
+ */
+function endpointList(now: number) {
+  return sql<string | null>`(select string_agg(e.id || ' ' || e.event_types, ${sql.lit('\n')})
+    from event_endpoints e
+    where e.enabled = 1 and exists (
+      select 1 from oidc_payloads g
+      where g.model = 'Grant' and g.client_id = e.client_id and (g.expires_at is null or g.expires_at > ${now})
+        and (g.account_id = systems.user_id or g.account_id in (select sub.user_id from system_sub_accounts sub where sub.system_id = systems.id))))`;
+}
+
+// The statements every event runs, prepared once (db/prepared.ts): an alter edit's CPU went largely
+// to building and compiling them. With `touch`, the same statement moves the system's revision
+// (system-revision.ts), for writes that change the proxy profile too.
+const numberingStatement = (touch: boolean) =>
+  prepareQuery((db, p: { systemId: number; now: number }) =>
+    db
+      .updateTable('systems')
+      .set(touch ? { event_seq: sql`event_seq + 1`, revision: sql`revision + 1` } : { event_seq: sql`event_seq + 1` })
+      .where('id', '=', p.systemId)
+      .returning(['event_seq', 'alter_count', endpointList(p.now).as('endpoints')]),
+  );
+const nextEventSeq = { plain: numberingStatement(false), touching: numberingStatement(true) };
+const insertEvent = prepareQuery((db, p: { systemId: number; seq: number; type: string; actor: string | null; payload: string; now: number }) =>
+  db.insertInto('events').values({ system_id: p.systemId, seq: p.seq, type: p.type, actor_client_id: p.actor, payload: p.payload, created_at: p.now }).returning('id'),
+);
+
+export interface AppendOptions {
+  /** Also move the system's revision, as touchSystem would (one statement for both). */
+  touchSystem?: boolean;
+}
+
+/** An event's number in its system, taken before the event itself is written (numberEvent). */
+export interface EventNumber {
+  seq: number;
+  /** The system's alters when the number was taken, under the system's row lock. */
+  alterCount: number;
+  /** The candidate endpoints (endpointList). */
+  endpoints: string | null;
+}
+
+/**
+ * Takes the next event number of the system, and with it the system's row lock: the first
+ * statement of a write that needs the lock anyway (a create reads the alter count it checks the
+ * cap against from the same row). Pass the result to appendEvent as `numbered`.
+ */
+export async function numberEvent(trx: Transaction<Schema>, systemId: number, now: number, options: AppendOptions = {}): Promise<EventNumber> {
+  const [system] = await (options.touchSystem ? nextEventSeq.touching : nextEventSeq.plain)(trx, { systemId, now });
+  if (!system) throw new Error(`no system ${systemId}`);
+  if (options.touchSystem) await noteChange(trx, [systemTopic(systemId)]);
+  return { seq: Number(system.event_seq), alterCount: Number(system.alter_count), endpoints: system.endpoints };
+}
+
+/** Appends an event to the outbox inside the change's transaction. Returns the event id. */
+export async function appendEvent(
+  trx: Transaction<Schema>,
+  systemId: number,
+  actorClientId: string | null,
+  snapshot: EventSnapshot,
+  now = Date.now(),
+  options: AppendOptions & { numbered?: EventNumber } = {},
+): Promise<number> {
+  const system = options.numbered ?? (await numberEvent(trx, systemId, now, options));
+  const { payload, values } = splitSnapshot(snapshot);
+  const [event] = await insertEvent(trx, { systemId, seq: system.seq, type: snapshot.type, actor: actorClientId, payload, now });
+  if (!event) throw new Error('the event was not stored');
+  const eventId = Number(event.id);
+  await storeEventValues(trx, eventId, values);
+  const wanted = (system.endpoints ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const space = line.indexOf(' ');
+      return { id: line.slice(0, space), eventTypes: line.slice(space + 1) };
+    })
+    .filter((endpoint) => (JSON.parse(endpoint.eventTypes) as string[]).includes(snapshot.type))
+    .map((endpoint) => endpoint.id);
+  await queueDeliveries(trx, { eventId, systemId, endpointIds: wanted, now });
+  return eventId;
+}
