@@ -142,7 +142,7 @@ describe('the link store on sqlite://', () => {
   it('reports a store path it cannot open (a folder) naming BOT_STORE_URL', async () => {
     const path = join(dir, 'a-folder');
     mkdirSync(path);
-    await expect(openLinkStore(`sqlite://${path}`, randomBytes(32))).rejects.toThrow(/BOT_STORE_URL: cannot open .*a-folder/);
+    await expect(openLinkStore(`sqlite://${path}`, randomBytes(32))).rejects.toThrow(/BOT_STORE_URL: ".*a-folder" is not a regular file/);
   });
 });
 
