@@ -21,11 +21,16 @@ import { escapeHtml } from '../auth/pages/html.js';
 import { FAVICON_SVG } from '../auth/pages/layout.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
 import type { Config } from '../config/config.js';
-import { API_SCOPES, SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
+import { API_SCOPES, FIRST_PARTY_SCOPES, SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
 import { apiDescription } from './v1/api-description.js';
 
 /** The API's scopes in people's words: what the operations need, and what the Authorize dialog offers. */
 const API_SCOPE_DESCRIPTIONS = Object.fromEntries(API_SCOPES.map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
+/**
+ * What a user's authorization may grant: not the first-party scopes, which only the bot's own
+ * client-credentials token holds (the Authorize dialog offers no scope it would refuse).
+ */
+const USER_SCOPE_DESCRIPTIONS = Object.fromEntries(API_SCOPES.filter((scope) => !FIRST_PARTY_SCOPES.includes(scope)).map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
 
 const DOCS_PREFIX = '/docs';
 const isDocsPath = (url: string) => url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`);
@@ -93,7 +98,7 @@ async function buildReference(app: FastifyInstance, config: Config, routes: read
                 authorizationUrl: url(OAUTH_ROUTES.authorization),
                 tokenUrl: url(OAUTH_ROUTES.token),
                 refreshUrl: url(OAUTH_ROUTES.token),
-                scopes: API_SCOPE_DESCRIPTIONS,
+                scopes: USER_SCOPE_DESCRIPTIONS,
               },
               clientCredentials: { tokenUrl: url(OAUTH_ROUTES.token), scopes: API_SCOPE_DESCRIPTIONS },
             },

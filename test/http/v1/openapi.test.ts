@@ -9,6 +9,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Autoproxy } from '../../../src/domain/autoproxy.js';
 import { PROBLEM_TYPES } from '../../../src/domain/problems.js';
+import { FIRST_PARTY_SCOPES } from '../../../src/domain/scopes.js';
 import { MessageInfo, ProxiedMessage, SystemSummary } from '../../../src/domain/proxied-message.js';
 import { ProxyAlter, ProxyProfile } from '../../../src/domain/proxy-profile.js';
 import { errorTypes, request, signIn, type ApiResponse, type ApiUser } from '../../support/api.js';
@@ -246,7 +247,13 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
       const operation = doc.paths[path]?.[method.toLowerCase()];
       if (!operation) throw new Error(`${method} ${path} is missing`);
       expect(operation.security, `${method} ${path}`).toEqual([{ oauth2: scope.split(' ') }]);
-      for (const flow of Object.values(oauth2?.flows ?? {})) expect(Object.keys(flow.scopes)).toEqual(expect.arrayContaining(scope.split(' ')));
+      // Every scope an operation needs is declared; a user's authorization offers none of the
+      // first-party scopes, which only the bot's client-credentials token may hold.
+      const flows = oauth2?.flows ?? {};
+      expect(Object.keys(flows.clientCredentials?.scopes ?? {})).toEqual(expect.arrayContaining(scope.split(' ')));
+      const userScopes = scope.split(' ').filter((name) => !(FIRST_PARTY_SCOPES as readonly string[]).includes(name));
+      expect(Object.keys(flows.authorizationCode?.scopes ?? {})).toEqual(expect.arrayContaining(userScopes));
+      expect(Object.keys(flows.authorizationCode?.scopes ?? {})).not.toEqual(expect.arrayContaining([...FIRST_PARTY_SCOPES]));
 
       const statuses = Object.keys(operation.responses).map(Number);
       expect(statuses, `${method} ${path}`).toContain(success);
