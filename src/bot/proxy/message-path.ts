@@ -10,7 +10,7 @@ import { entryAfter, proxyInputFor, stateChangeFor } from '../../domain/proxy-in
 import { compileSystem, decideProxyCompiled, type CompiledSystem, type ProxySystem } from '../../domain/proxy/index.js';
 import type { ApiClient } from '../api-client.js';
 import type { BotLog } from '../log.js';
-import type { LinkedAccounts } from '../linked-accounts.js';
+import type { LinkedAccounts } from '../links/linked-accounts.js';
 import { downloadAttachments, uploadLimit } from './attachments.js';
 import { allowedMentionsFor } from './mentions.js';
 import type { Notices } from './notices.js';

@@ -10,7 +10,7 @@ import type { Autoproxy } from '../../domain/autoproxy.js';
 import type { ProxyProfile } from '../../domain/proxy-profile.js';
 import { ApiError, type ApiClient } from '../api-client.js';
 import type { BotLog } from '../log.js';
-import { NotLinkedError, type LinkedAccounts } from '../linked-accounts.js';
+import { NotLinkedError, type LinkedAccounts } from '../links/linked-accounts.js';
 
 const MAX_PROFILES = 20_000;
 

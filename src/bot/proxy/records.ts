@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../api-client.js';
 import type { BotLog } from '../log.js';
-import { NotLinkedError } from '../linked-accounts.js';
+import { NotLinkedError } from '../links/linked-accounts.js';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 60_000;

@@ -2,7 +2,7 @@
 // the local overlay of engine state changes until the service's own copy shows them.
 import { describe, expect, it } from 'vitest';
 import { ApiError, type ApiClient } from '../../../src/bot/api-client.js';
-import type { LinkedAccounts } from '../../../src/bot/linked-accounts.js';
+import type { LinkedAccounts } from '../../../src/bot/links/linked-accounts.js';
 import { createProfileCache } from '../../../src/bot/proxy/profiles.js';
 import type { Autoproxy } from '../../../src/domain/autoproxy.js';
 import type { ProxyProfile } from '../../../src/domain/proxy-profile.js';
