@@ -98,8 +98,7 @@ export function createMessagePath(parts: MessagePathParts) {
       what: 'autoproxy state',
       send: () => accounts.withToken(authorId, (token) => api.applyAutoproxyState(token, change)),
       settled: (stored, answer) => {
-        const result = answer as { applied: boolean; revision: number } | undefined;
-        settle?.(stored && result?.applied ? { stored: true, revision: result.revision } : { stored: false });
+        settle?.(stored && answer?.applied ? { stored: true, revision: answer.revision } : { stored: false });
       },
     });
   }
@@ -272,8 +271,7 @@ export function createMessagePath(parts: MessagePathParts) {
       what: 'message record',
       send: () => accounts.withToken(author.id, (token) => api.recordMessage(token, record)),
       settled: (stored, answer) => {
-        const result = answer as { autoproxyStateApplied: boolean | null; revision: number } | undefined;
-        settle?.(stored && result?.autoproxyStateApplied === true ? { stored: true, revision: result.revision } : { stored: false });
+        settle?.(stored && answer?.autoproxyStateApplied === true ? { stored: true, revision: answer.revision } : { stored: false });
       },
     });
     return 'proxied';
