@@ -49,6 +49,23 @@ describe('profile cache', () => {
     expect(latchOf(await cache.get('u', GUILD))).toBe('1');
   });
 
+  it('compiles a profile’s system once: the same on 304, while away and under a local state change; anew with a new profile', async () => {
+    const { cache, answer } = service();
+    answer(profile(1, latch('1')));
+    const first = await cache.forProxying('u', GUILD);
+    expect(first?.system).toBeDefined();
+    answer('not-modified');
+    expect((await cache.forProxying('u', GUILD))?.system).toBe(first?.system);
+    cache.applyLocally('u', GUILD, latch('2'));
+    const overlaid = await cache.forProxying('u', GUILD);
+    expect(latchOf(overlaid?.profile)).toBe('2');
+    expect(overlaid?.system).toBe(first?.system);
+    answer('down');
+    expect((await cache.forProxying('u', GUILD))?.system).toBe(first?.system);
+    answer(profile(2, latch('1')));
+    expect((await cache.forProxying('u', GUILD))?.system).not.toBe(first?.system);
+  });
+
   it('keeps a stored state change over profiles read before it landed, until the service shows it', async () => {
     const { cache, answer } = service();
     answer(profile(5, latch('1')));
