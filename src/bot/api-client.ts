@@ -12,7 +12,7 @@ import type { System } from '../domain/system.js';
 import type { Tag } from '../domain/tag.js';
 import { GUILD_REVISION_HEADER, type GuildSettings } from '../domain/guild.js';
 import { ApiError } from './api/errors.js';
-import { createTransport, type Headers, type TransportOptions } from './api/transport.js';
+import { answerOf, createTransport, type Headers, type TransportOptions } from './api/transport.js';
 
 export { ApiError, MISCONFIGURED_MESSAGE, type ApiErrorKind, type ServiceProblem } from './api/errors.js';
 
@@ -181,11 +181,11 @@ export function createApiClient(options: ApiClientOptions) {
         const response = await send('GET', path, { token, headers: { 'if-none-match': etag } });
         const guildRevision = guildRevisionOf(response.headers);
         if (response.status === 304) return { notModified: true, guildRevision };
-        if (response.status === 200) return { notModified: false, profile: response.body as ProxyProfile, etag: String(response.headers.etag ?? ''), guildRevision };
+        if (response.status === 200) return { notModified: false, profile: answerOf<ProxyProfile>(response), etag: String(response.headers.etag ?? ''), guildRevision };
       }
       // Errors (and a first fetch) go through the common path for its error handling.
       const response = await callApi('GET', path, { token });
-      const profile = response.body as ProxyProfile;
+      const profile = answerOf<ProxyProfile>(response);
       return { notModified: false, profile, etag: profileETag(Number(profile.systemId), profile.revision), guildRevision: guildRevisionOf(response.headers) };
     },
     /** A server's settings as the bot's own client; `notModified` when `etag` is still current. */
@@ -194,7 +194,7 @@ export function createApiClient(options: ApiClientOptions) {
       return withGuildsToken(async (token) => {
         const response = await callApi('GET', path, { token, ...(etag ? { headers: { 'if-none-match': etag } } : {}) });
         if (response.status === 304) return { notModified: true as const };
-        return { notModified: false as const, settings: response.body as GuildSettings, etag: String(response.headers.etag ?? '') };
+        return { notModified: false as const, settings: answerOf<GuildSettings>(response), etag: String(response.headers.etag ?? '') };
       });
     },
     /** A partial edit of a server's settings, naming who makes it and the permission the bot checked. */

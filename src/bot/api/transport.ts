@@ -35,6 +35,15 @@ export interface RawResponse {
   text: string;
 }
 
+/**
+ * A successful /v1 answer as `T`, its route's response schema's type (from src/domain/): the
+ * service validates its answers against that schema, so the bot reads them as such without
+ * parsing them again. The one place the bot trusts an answer's shape.
+ */
+export function answerOf<T>(response: RawResponse): T {
+  return response.body as T;
+}
+
 export function createTransport(options: TransportOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
@@ -99,12 +108,9 @@ export function createTransport(options: TransportOptions) {
     throw apiErrorOf(response.status, response.body);
   }
 
-  /**
-   * A /v1 call: JSON in and out. `T` is the route's response schema's type (from src/domain/): the
-   * service validates its answers against it, so the bot reads them as such without parsing again.
-   */
+  /** A /v1 call: JSON in and out (see answerOf). */
   async function api<T>(method: string, path: string, call: CallOptions): Promise<T> {
-    return (await callApi(method, path, call)).body as T;
+    return answerOf<T>(await callApi(method, path, call));
   }
 
   /** An OAuth call: form in, JSON out, RFC 6749 errors. */
