@@ -4,11 +4,19 @@
 // expires) and edits its reply to say what happened.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, type RepliableInteraction } from 'discord.js';
-import { ApiError, type ApiClient } from './api-client.js';
+import { ApiError, type ApiClient } from '../api-client.js';
 import type { LinkedAccounts } from './linked-accounts.js';
-import type { Responder } from './responder.js';
+import type { ButtonHandler } from '../command.js';
+import type { Responder } from '../responder.js';
 
 export const LINK_BUTTON_ID = 'link:start';
+
+/** The link prompt's button: starts the device flow for whoever pressed it. */
+export const linkButton: ButtonHandler = {
+  prefix: LINK_BUTTON_ID,
+  replies: 'privately',
+  press: (interaction, context, reply) => context.linkFlow.start(interaction, reply),
+};
 
 export function linkPromptButton(label = 'Link your account'): ActionRowBuilder<ButtonBuilder> {
   return new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId(LINK_BUTTON_ID).setLabel(label).setStyle(ButtonStyle.Primary));

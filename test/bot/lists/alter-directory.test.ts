@@ -1,10 +1,10 @@
 // The bot's alter directory resolves what a user typed the way the service compares usernames
 // (usernameKey: case, width and compatibility forms ignored), with a fake API and no Discord.
 import { describe, expect, it } from 'vitest';
-import { createAlterDirectory } from '../../src/bot/alter-directory.js';
-import type { ApiClient } from '../../src/bot/api-client.js';
-import type { LinkedAccounts } from '../../src/bot/linked-accounts.js';
-import type { Alter } from '../../src/domain/alter.js';
+import { createAlterDirectory } from '../../../src/bot/lists/alter-directory.js';
+import type { ApiClient } from '../../../src/bot/api-client.js';
+import type { LinkedAccounts } from '../../../src/bot/links/linked-accounts.js';
+import type { Alter } from '../../../src/domain/alter.js';
 
 const alter = (alterId: number, username: string, displayName: string) => ({ alterId, username, displayName }) as Alter;
 

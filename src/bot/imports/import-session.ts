@@ -6,8 +6,8 @@
 // Kept in this process's memory: a restart forgets previews (users run /import again; a file
 // imported in merge mode twice creates nothing twice), and all waiting files together are bounded.
 import { randomBytes } from 'node:crypto';
-import { MAX_IMPORT_BYTES } from '../domain/import/model.js';
-import { ApiError, IMPORT_TIMEOUT_MS, type ImportMode, type ImportReport } from './api-client.js';
+import { MAX_IMPORT_BYTES } from '../../domain/import/model.js';
+import { ApiError, IMPORT_TIMEOUT_MS, type ImportMode, type ImportReport } from '../api-client.js';
 
 export const PREVIEW_TTL_MS = 15 * 60_000;
 /** The service's cap on an import body: larger files are refused before they are downloaded. */

@@ -1,4 +1,4 @@
-// The bot's own keyv store over better-sqlite3 (src/bot/sqlite-keyv-store.ts): through the link
+// The bot's own keyv store over better-sqlite3 (src/bot/links/sqlite-keyv-store.ts): through the link
 // store, on a file that earlier versions wrote with @keyv/sqlite 4.0.8, and as a keyv store.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import Keyv from 'keyv';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openLinkStore, type StoredLink } from '../../src/bot/link-store.js';
-import { SqliteKeyvStore } from '../../src/bot/sqlite-keyv-store.js';
-import { StartupError } from '../../src/config/startup-errors.js';
-import { createStorageCrypto } from '../../src/security/crypto.js';
+import { openLinkStore, type StoredLink } from '../../../src/bot/links/link-store.js';
+import { SqliteKeyvStore } from '../../../src/bot/links/sqlite-keyv-store.js';
+import { StartupError } from '../../../src/config/startup-errors.js';
+import { createStorageCrypto } from '../../../src/security/crypto.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-keyv-sqlite-'));
 let files = 0;

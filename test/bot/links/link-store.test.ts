@@ -7,10 +7,10 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LinkLockTimeoutError } from '../../src/bot/link-lock.js';
-import { openLinkStore, type StoredLink } from '../../src/bot/link-store.js';
-import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
-import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';
+import { LinkLockTimeoutError } from '../../../src/bot/links/link-lock.js';
+import { openLinkStore, type StoredLink } from '../../../src/bot/links/link-store.js';
+import { createTestDatabase, type TestDatabase } from '../../support/dialects.js';
+import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../../support/environment.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-links-'));
 const namespace = randomBytes(4).toString('hex');

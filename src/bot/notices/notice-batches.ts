@@ -2,7 +2,7 @@
 // belong in one message, but "together" cannot be one read: a burst of requests can straddle two.
 // So an owner's events wait until a read brings nothing new for them; an app that never pauses
 // still gets its owner a message every `maxHeldReads` reads. Pure: events in, batches out.
-import type { FeedEvent } from './api-client.js';
+import type { FeedEvent } from '../api-client.js';
 
 export interface NoticeBatch {
   userId: string;

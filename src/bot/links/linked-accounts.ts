@@ -5,8 +5,8 @@
 // too, so a refresh in flight never brings back a link /unlink removed. Only invalid_grant (the
 // grant is gone) ends a link and asks the user to link again; the service refusing the bot's own
 // client credentials is a configuration error: logged once, every link kept.
-import { ApiError, type ApiClient, type TokenSet } from './api-client.js';
-import type { BotLog } from './log.js';
+import { ApiError, type ApiClient, type TokenSet } from '../api-client.js';
+import type { BotLog } from '../log.js';
 import { LinkLockTimeoutError } from './link-lock.js';
 import type { LinkStore, StoredLink } from './link-store.js';
 

@@ -4,9 +4,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Keyv from 'keyv';
-import { databaseFailure, redisFailure, StartupError, withConnectTimeout } from '../config/startup-errors.js';
-import { createStorageCrypto } from '../security/crypto.js';
-import type { TokenSet } from './api-client.js';
+import { databaseFailure, redisFailure, StartupError, withConnectTimeout } from '../../config/startup-errors.js';
+import { createStorageCrypto } from '../../security/crypto.js';
+import type { TokenSet } from '../api-client.js';
 import { openLinkLock, type LinkLockOptions } from './link-lock.js';
 
 export interface StoredLink extends TokenSet {

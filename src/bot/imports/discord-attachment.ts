@@ -2,8 +2,8 @@
 // Only Discord's CDN is ever contacted (a pasted link is user input: anything else would let a user
 // make the bot fetch internal addresses, SSRF), over the scheme and port the allowed origin names,
 // without following redirects, within a byte cap and a time limit.
-import { request } from './http.js';
-import { ApiError } from './api-client.js';
+import { request } from '../http.js';
+import { ApiError } from '../api-client.js';
 
 /** Where Discord serves attachments. */
 export const DISCORD_CDN_ORIGINS: readonly string[] = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];

@@ -1,10 +1,10 @@
 // The bot's tag directory resolves typed tag names the way the service compares them (usernameKey),
 // names an alter's tags for its profile, and offers autocomplete choices, with a fake API and no Discord.
 import { describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../src/bot/api-client.js';
-import type { LinkedAccounts } from '../../src/bot/linked-accounts.js';
-import { createTagDirectory } from '../../src/bot/tag-directory.js';
-import type { Tag } from '../../src/domain/tag.js';
+import type { ApiClient } from '../../../src/bot/api-client.js';
+import type { LinkedAccounts } from '../../../src/bot/links/linked-accounts.js';
+import { createTagDirectory } from '../../../src/bot/lists/tag-directory.js';
+import type { Tag } from '../../../src/domain/tag.js';
 
 const tag = (tagId: number, name: string | null, displayName: string | null) => ({ tagId, name, displayName }) as Tag;
 

@@ -9,10 +9,10 @@
 // starts, so changes made while no bot ran are not reported (they are history, not news). With
 // several bot processes only the one holding shard 0 reads the feed, so owners get one message.
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, MessageFlags, type ButtonInteraction, type Client } from 'discord.js';
-import type { ApiClient, FeedEvent } from './api-client.js';
-import type { BotContext, ButtonHandler } from './command.js';
-import type { BotLog } from './log.js';
-import type { LinkedAccounts } from './linked-accounts.js';
+import type { ApiClient, FeedEvent } from '../api-client.js';
+import type { BotContext, ButtonHandler } from '../command.js';
+import type { BotLog } from '../log.js';
+import type { LinkedAccounts } from '../links/linked-accounts.js';
 import { NoticeBatches, type NoticeBatch } from './notice-batches.js';
 import { describeOperations } from './operation-summary.js';
 

@@ -2,7 +2,7 @@
 // kind, renames, skipped entries with their reason, warnings. Long lists show their first lines and
 // "…and N more", within Discord's embed limits (field values 1024, the whole embed 6000).
 import { EmbedBuilder, escapeMarkdown } from 'discord.js';
-import type { ImportMode, ImportReport } from './api-client.js';
+import type { ImportMode, ImportReport } from '../api-client.js';
 
 const COLOR = 0x5865f2;
 const FIELD_MAX = 1024;

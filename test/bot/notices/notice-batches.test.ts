@@ -2,8 +2,8 @@
 // for a read that brings nothing new for them, at most a few reads. Each case is a sequence of
 // reads, each read the owners whose events it brought; expected, the batches each read ends with.
 import { describe, expect, it } from 'vitest';
-import type { FeedEvent } from '../../src/bot/api-client.js';
-import { NoticeBatches } from '../../src/bot/notice-batches.js';
+import type { FeedEvent } from '../../../src/bot/api-client.js';
+import { NoticeBatches } from '../../../src/bot/notices/notice-batches.js';
 
 const event = (userId: string, n: number): FeedEvent => ({
   type: 'alter.updated',

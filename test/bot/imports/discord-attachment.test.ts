@@ -3,8 +3,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/bot/api-client.js';
-import { attachmentOrigins, checkAttachmentLink, DISCORD_CDN_ORIGINS, downloadAttachment } from '../../src/bot/discord-attachment.js';
+import { ApiError } from '../../../src/bot/api-client.js';
+import { attachmentOrigins, checkAttachmentLink, DISCORD_CDN_ORIGINS, downloadAttachment } from '../../../src/bot/imports/discord-attachment.js';
 
 const PATH = '/attachments/300000000000000003/1234567890123456789/system.json';
 const EPHEMERAL = '/ephemeral-attachments/100000000000000001/1234567890123456789/system.json';

@@ -14,7 +14,7 @@
 //   for at most the lease (15 s).
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createRedis } from '../config/redis.js';
+import { createRedis } from '../../config/redis.js';
 
 export class LinkLockTimeoutError extends Error {
   constructor(readonly lockName: string) {

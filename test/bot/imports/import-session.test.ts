@@ -1,9 +1,9 @@
 // Pending import previews (one press runs, the owner only, expiry drops the file, a bounded total)
 // and the report's text within Discord's limits.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, type ImportReport } from '../../src/bot/api-client.js';
-import { createImportSessions, type ImportSessions } from '../../src/bot/import-session.js';
-import { altersInFile, groupWarnings, importReportEmbed, listWithin } from '../../src/bot/import-report.js';
+import { ApiError, type ImportReport } from '../../../src/bot/api-client.js';
+import { createImportSessions, type ImportSessions } from '../../../src/bot/imports/import-session.js';
+import { altersInFile, groupWarnings, importReportEmbed, listWithin } from '../../../src/bot/imports/import-report.js';
 
 const ALICE = '400000000000000001';
 const BOB = '400000000000000002';

@@ -3,12 +3,12 @@
 // one private message saying which app did what; the bot's own changes, other users' changes and
 // owners who turned the messages off get nothing; the message's button turns them off.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeOperations } from '../../src/bot/operation-summary.js';
-import type { FeedEvent } from '../../src/bot/api-client.js';
-import { signIn, type ApiUser } from '../support/api.js';
-import { startBotHarness, type BotHarness } from '../support/bot.js';
-import { user, type ApiMessage } from '../support/fake-discord.js';
-import { createTestClient } from '../support/oauth.js';
+import { describeOperations } from '../../../src/bot/notices/operation-summary.js';
+import type { FeedEvent } from '../../../src/bot/api-client.js';
+import { signIn, type ApiUser } from '../../support/api.js';
+import { startBotHarness, type BotHarness } from '../../support/bot.js';
+import { user, type ApiMessage } from '../../support/fake-discord.js';
+import { createTestClient } from '../../support/oauth.js';
 
 const ALICE = user('400000000000000061', 'alice');
 const BOB = user('400000000000000062', 'bob');

@@ -1,6 +1,6 @@
 // What another app did to someone's system, in a few words per app: the text of the direct
 // message the bot sends owners who keep `systemOperationDM` on. Pure: events in, lines out.
-import type { FeedEvent } from './api-client.js';
+import type { FeedEvent } from '../api-client.js';
 
 /** At most this many names in a list; more become a count ("edited 12 alters"). */
 const MAX_NAMES = 3;
