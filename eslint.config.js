@@ -1,6 +1,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** What src/bot/ and commands/ never import (the service's insides, and commands/ from the bot). */
+const botBoundaries = [
+  {
+    regex: '^(\\.\\./)+(src/)?(auth|db|http|events)(/|$)',
+    message: 'The bot talks to the service through src/bot/api-client.ts only; wire service internals in src/run-bot.ts or src/main.ts.',
+  },
+  {
+    regex: '^(\\.\\./)+commands(/|$)',
+    message: 'src/bot/ receives the command list (startBot, launchBot); it never imports commands/, which import src/bot/.',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'test/artifacts/'] },
   js.configs.recommended,
@@ -20,23 +32,25 @@ export default tseslint.config(
     // The bot and its commands reach the service only over HTTP (src/bot/api-client.ts): the
     // composition roots (src/main.ts, src/run-bot.ts, the CLI) wire them to the service's insides.
     files: ['src/bot/**', 'commands/**'],
+    ignores: ['src/bot/api-client.ts', 'src/bot/api/**'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
+            ...botBoundaries,
             {
-              regex: '^(\\.\\./)+(src/)?(auth|db|http|events)(/|$)',
-              message: 'The bot talks to the service through src/bot/api-client.ts only; wire service internals in src/run-bot.ts or src/main.ts.',
-            },
-            {
-              regex: '^(\\.\\./)+commands(/|$)',
-              message: 'src/bot/ receives the command list (startBot, launchBot); it never imports commands/, which import src/bot/.',
+              regex: '(^|/)api/(transport|errors)(\\.js)?$',
+              message: 'Endpoints and ApiError come from src/bot/api-client.ts; src/bot/api/ is its inside.',
             },
           ],
         },
       ],
     },
+  },
+  {
+    files: ['src/bot/api-client.ts', 'src/bot/api/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: botBoundaries }] },
   },
   {
     // The domain decides; it knows nothing of storage, HTTP, configuration, Discord or other rooms.

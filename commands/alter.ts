@@ -13,7 +13,7 @@ import {
 import { ApiError } from '../src/bot/api-client.js';
 import type { BotContext, ButtonHandler, SlashCommand } from '../src/bot/command.js';
 import { alterEmbed, alterName } from '../src/bot/embeds.js';
-import { alterListPage } from '../src/bot/alter-list.js';
+import { alterPages } from '../src/bot/lists/alter-list.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
 import { requireAlter, targetOf } from '../src/bot/options.js';
 import { ALTER_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
@@ -168,7 +168,7 @@ const deleteButtons: ButtonHandler = {
 async function list(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
   const target = targetOf(interaction);
   const label = target === '@me' ? 'Your alters' : `Alters of ${interaction.options.getUser('user')?.username ?? 'that user'}`;
-  await reply.send(await alterListPage(context, interaction.user.id, target, 0, label));
+  await reply.send(await alterPages.page(context, interaction.user.id, target, 0, label));
 }
 
 export const alter = {
@@ -230,7 +230,7 @@ export const alter = {
     const run = { create, edit, show, list, privacy, delete: remove }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list' | 'privacy' | 'delete'];
     await run(interaction, context, reply);
   },
-  buttons: [deleteButtons],
+  buttons: [deleteButtons, alterPages.buttons],
   async autocomplete(interaction, { alters }) {
     const target = targetOf(interaction);
     await interaction.respond(await alters.choices(interaction.user.id, interaction.options.getFocused(), target));

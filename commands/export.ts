@@ -2,8 +2,8 @@
 // importer accepts it; /import here restores every field (our own under the `switchboard` key).
 import { SlashCommandBuilder } from 'discord.js';
 import type { SlashCommand } from '../src/bot/command.js';
-import { formatBytes } from '../src/bot/discord-attachment.js';
-import { altersInFile, altersNoun } from '../src/bot/import-report.js';
+import { formatBytes } from '../src/bot/imports/discord-attachment.js';
+import { altersInFile, altersNoun } from '../src/bot/imports/import-report.js';
 
 export const exportCommand = {
   data: new SlashCommandBuilder().setName('export').setDescription('Download your system as a file (PluralKit-compatible), privately'),

@@ -4,8 +4,8 @@ import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.j
 import { ApiError, type ApiClient } from '../src/bot/api-client.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { alterEmbed, alterName, frontEmbed } from '../src/bot/embeds.js';
-import { frontHistoryPage } from '../src/bot/front-history.js';
-import type { LinkedAccounts } from '../src/bot/linked-accounts.js';
+import { frontPages } from '../src/bot/lists/front-history.js';
+import type { LinkedAccounts } from '../src/bot/links/linked-accounts.js';
 import { requireAlter, targetOf } from '../src/bot/options.js';
 import { nicknameFor } from '../src/bot/proxy/nickname.js';
 import type { Responder } from '../src/bot/responder.js';
@@ -84,7 +84,7 @@ async function show(interaction: ChatInputCommandInteraction, { api, accounts }:
 async function history(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
   const target = targetOf(interaction);
   const title = target === '@me' ? 'Your switches' : `Switches of ${whose(interaction)}`;
-  await reply.send(await frontHistoryPage(context, interaction.user.id, target, 0, title));
+  await reply.send(await frontPages.page(context, interaction.user.id, target, 0, title));
 }
 
 export const front = {
@@ -118,4 +118,5 @@ export const front = {
   async autocomplete(interaction, { alters }) {
     await interaction.respond(await alters.choices(interaction.user.id, interaction.options.getFocused()));
   },
+  buttons: [frontPages.buttons],
 } satisfies SlashCommand;

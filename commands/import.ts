@@ -13,12 +13,12 @@ import {
 } from 'discord.js';
 import { ApiError, type ImportMode, type ImportReport } from '../src/bot/api-client.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
-import { checkAttachmentLink, downloadAttachment, formatBytes } from '../src/bot/discord-attachment.js';
-import { IMPORT_MAX_BYTES } from '../src/bot/import-session.js';
-import { altersInFile, altersNoun, importReportEmbed } from '../src/bot/import-report.js';
+import { checkAttachmentLink, downloadAttachment, formatBytes } from '../src/bot/imports/discord-attachment.js';
+import { IMPORT_MAX_BYTES } from '../src/bot/imports/import-session.js';
+import { altersInFile, altersNoun, importReportEmbed } from '../src/bot/imports/import-report.js';
 import { messageFor } from '../src/bot/interactions.js';
-import { linkPromptButton } from '../src/bot/link-flow.js';
-import { NotLinkedError } from '../src/bot/linked-accounts.js';
+import { linkPromptButton } from '../src/bot/links/link-flow.js';
+import { NotLinkedError } from '../src/bot/links/linked-accounts.js';
 import type { Responder } from '../src/bot/responder.js';
 
 const PREFIX = 'import:';

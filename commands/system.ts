@@ -3,7 +3,7 @@ import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.j
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { systemEmbed } from '../src/bot/embeds.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
-import { operationDmButtons } from '../src/bot/operation-notices.js';
+import { operationDmButtons } from '../src/bot/notices/operation-notices.js';
 import { targetOf } from '../src/bot/options.js';
 import { SYSTEM_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
 import type { Responder } from '../src/bot/responder.js';

@@ -1,11 +1,11 @@
 // /tag create | edit | show | list | add | remove | delete: tags (PluralKit's groups) and their
 // members. `tag` and `alter` options autocomplete and also take a typed name.
-import { ActionRowBuilder, ButtonBuilder, ButtonStyle, SlashCommandBuilder, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
-import type { BotContext, ButtonHandler, SlashCommand } from '../src/bot/command.js';
-import { TAGS_PER_PAGE, alterName, tagEmbed, tagListEmbed, tagName } from '../src/bot/embeds.js';
+import { SlashCommandBuilder, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
+import type { BotContext, SlashCommand } from '../src/bot/command.js';
+import { alterName, tagEmbed, tagName } from '../src/bot/embeds.js';
+import { tagPages } from '../src/bot/lists/tag-list.js';
 import { requireAlter, requireTag, targetOf } from '../src/bot/options.js';
-import type { ReplyPayload, Responder } from '../src/bot/responder.js';
-import { ownerOf, targetFor } from '../src/bot/target.js';
+import type { Responder } from '../src/bot/responder.js';
 import type { Tag } from '../src/domain/tag.js';
 import { CLEAR } from './system.js';
 
@@ -86,40 +86,10 @@ async function show(interaction: ChatInputCommandInteraction, context: BotContex
   await reply.send({ embeds: [await embedOf(context, interaction.user.id, data, target)] });
 }
 
-const PAGE_PREFIX = 'tag-page:';
-
-/**
- * One page of a tag list with previous/next buttons. Buttons carry the system's owner and the
- * offset (`tag-page:<userId>:<skip>`); each press reads with the presser's own token, so privacy
- * applies to whoever is looking.
- */
-async function listPage({ api, accounts }: BotContext, viewerId: string, target: string, skip: number, title: string): Promise<ReplyPayload> {
-  const page = await accounts.withToken(viewerId, (token) => api.listTags(token, target, { skip, max: TAGS_PER_PAGE + 1 }));
-  const hasMore = page.length > TAGS_PER_PAGE;
-  const ownerId = ownerOf(target, viewerId);
-  const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
-    new ButtonBuilder().setCustomId(`${PAGE_PREFIX}${ownerId}:${Math.max(0, skip - TAGS_PER_PAGE)}`).setLabel('Previous').setStyle(ButtonStyle.Secondary).setDisabled(skip === 0),
-    new ButtonBuilder().setCustomId(`${PAGE_PREFIX}${ownerId}:${skip + TAGS_PER_PAGE}`).setLabel('Next').setStyle(ButtonStyle.Secondary).setDisabled(!hasMore),
-  );
-  return { embeds: [tagListEmbed(page.slice(0, TAGS_PER_PAGE), title, { skip, hasMore })], components: [row] };
-}
-
-const pageButtons: ButtonHandler = {
-  prefix: PAGE_PREFIX,
-  async press(interaction, context) {
-    const match = /^tag-page:(\d{17,20}):(\d{1,7})$/.exec(interaction.customId);
-    if (!match) return;
-    const [, ownerId = '', skip = '0'] = match;
-    const target = targetFor(interaction.user.id, ownerId);
-    const title = interaction.message.embeds[0]?.title ?? 'Tags';
-    await interaction.update(await listPage(context, interaction.user.id, target, Number(skip), title));
-  },
-};
-
 async function list(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
   const target = targetOf(interaction);
   const title = target === '@me' ? 'Your tags' : `Tags of ${interaction.options.getUser('user')?.username ?? 'that user'}`;
-  await reply.send(await listPage(context, interaction.user.id, target, 0, title));
+  await reply.send(await tagPages.page(context, interaction.user.id, target, 0, title));
 }
 
 /** /tag add and /tag remove: one alter in or out of one tag. */
@@ -179,5 +149,5 @@ export const tag = {
     const directory = focused.name === 'alter' ? alters : tags;
     await interaction.respond(await directory.choices(interaction.user.id, focused.value, target));
   },
-  buttons: [pageButtons],
+  buttons: [tagPages.buttons],
 } satisfies SlashCommand;

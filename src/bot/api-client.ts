@@ -1,48 +1,20 @@
-// The bot's only way to the service: HTTP, as any third-party client. Every failure becomes an
-// ApiError with a sentence a chat user can read: the service's own error body when there is one,
-// otherwise what went wrong (down, too slow, rate-limited). Short rate-limit waits are honoured
-// by retrying once; longer ones are reported with the wait.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { request } from './http.js';
+// The bot's only way to the service: HTTP, as any third-party client. This file is the
+// endpoints, typed from src/domain/'s schemas; api/transport.ts does the HTTP (timeouts, retries,
+// rate limits, the bot's own tokens) and api/errors.ts turns every failure into an ApiError with
+// a sentence a chat user can read.
 import type { Alter } from '../domain/alter.js';
-import type { Autoproxy, AutoproxyStateChange } from '../domain/autoproxy.js';
+import type { Autoproxy, AutoproxyStateAnswer, AutoproxyStateChange } from '../domain/autoproxy.js';
 import type { Front, FrontHistory, Switch } from '../domain/front.js';
 import type { ImportMode, ImportReport } from '../domain/import/model.js';
-import type { MessageInfo, ProxiedMessage } from '../domain/proxied-message.js';
+import type { MessageInfo, ProxiedMessage, RecordMessageAnswer } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
 import type { Tag } from '../domain/tag.js';
 import { GUILD_REVISION_HEADER, type GuildSettings } from '../domain/guild.js';
+import { ApiError } from './api/errors.js';
+import { answerOf, createTransport, type Headers, type TransportOptions } from './api/transport.js';
 
-/** `misconfigured`: the service refused the bot's own client credentials (not the user's grant). */
-export type ApiErrorKind = 'problem' | 'unavailable' | 'timeout' | 'rate-limited' | 'unauthorized' | 'oauth' | 'misconfigured';
-
-/** What users are told while the service refuses the bot's client credentials. */
-export const MISCONFIGURED_MESSAGE = 'The bot is misconfigured: switchboard does not accept its client credentials right now. Your link is kept; please tell the bot’s operator.';
-
-/** One entry of the service's error body: `field` is the API's name (`avatarUrl`), not an option's. */
-export interface ServiceProblem {
-  type: string;
-  friendly: string;
-  field?: string;
-}
-
-export class ApiError extends Error {
-  constructor(
-    readonly kind: ApiErrorKind,
-    readonly status: number,
-    /** The service's error type (`duplicate`, `invalid_grant`, …) or the kind. */
-    readonly type: string,
-    friendly: string,
-    readonly field?: string,
-    readonly retryAfterSeconds?: number,
-    /** Every problem the service reported (validation names each bad field); empty for the bot's own errors. */
-    readonly problems: readonly ServiceProblem[] = [],
-  ) {
-    super(friendly);
-    this.name = 'ApiError';
-  }
-}
+export { ApiError, MISCONFIGURED_MESSAGE, type ApiErrorKind, type ServiceProblem } from './api/errors.js';
 
 /** One alter at the front and since when. */
 /** An event as the feed gives it (the fields the bot reads; see domain/events.ts for all). */
@@ -87,26 +59,7 @@ export interface DeviceAuthorization {
 
 export type DevicePoll = { status: 'pending' } | { status: 'slow-down' } | { status: 'approved'; tokens: TokenSet };
 
-export interface ApiClientOptions {
-  baseUrl: string;
-  clientId: string;
-  clientSecret: string;
-  timeoutMs: number;
-  /** Longest Retry-After the client waits out by itself before giving up. */
-  maxRetryWaitSeconds?: number;
-}
-
-interface CallOptions {
-  token?: string;
-  headers?: Record<string, string>;
-  json?: unknown;
-  /** A JSON body sent byte for byte (an import file: re-serialising it could change it). */
-  rawJson?: Buffer;
-  form?: Record<string, string>;
-  clientAuth?: boolean;
-  /** Instead of the client's timeout, for calls that do much more work than the others. */
-  timeoutMs?: number;
-}
+export type ApiClientOptions = TransportOptions;
 
 export type { ImportMode, ImportReport };
 
@@ -129,7 +82,7 @@ const CLIENT_SCOPE = 'alters:read system:read messages:read';
 export const CLIENT_MISCONFIGURED_MESSAGE = `The bot is misconfigured: switchboard does not let it look things up on its own (its client needs the client_credentials grant and the scopes ${CLIENT_SCOPE}). Please tell the bot’s operator.`;
 
 /** The server's settings revision a proxy profile answer tells (undefined from a service without servers' settings). */
-function guildRevisionOf(headers: Record<string, string | string[] | undefined>): number | undefined {
+function guildRevisionOf(headers: Headers): number | undefined {
   const raw = headers[GUILD_REVISION_HEADER];
   const revision = typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw) ? Number(raw) : undefined;
   return revision;
@@ -142,107 +95,7 @@ export const GUILDS_MISCONFIGURED_MESSAGE = 'The bot is misconfigured: switchboa
 export type ProxyProfileAnswer = ({ notModified: true } | { notModified: false; profile: ProxyProfile; etag: string }) & { guildRevision?: number | undefined };
 
 export function createApiClient(options: ApiClientOptions) {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
-  const maxWait = options.maxRetryWaitSeconds ?? 2;
-
-  async function send(method: string, path: string, call: CallOptions): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: unknown; text: string }> {
-    const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
-    if (call.token) headers.authorization = `Bearer ${call.token}`;
-    if (call.clientAuth) headers.authorization = basic;
-    let body: string | Buffer | undefined;
-    if (call.rawJson !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = call.rawJson;
-    } else if (call.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(call.json);
-    } else if (call.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(call.form).toString();
-    }
-    const timeoutMs = call.timeoutMs ?? options.timeoutMs;
-    try {
-      const response = await request(`${base}${path}`, {
-        method: method as 'GET',
-        headers,
-        body,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      const text = await response.body.text();
-      let parsed: unknown;
-      try {
-        parsed = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.statusCode, headers: response.headers, body: parsed, text };
-    } catch (error) {
-      const name = (error as { name?: string; code?: string }).name ?? '';
-      const code = (error as { code?: string }).code ?? '';
-      if (name === 'TimeoutError' || name === 'AbortError' || code.startsWith('UND_ERR_') && code.includes('TIMEOUT')) {
-        throw new ApiError('timeout', 0, 'timeout', 'switchboard took too long to answer. Try again in a moment.');
-      }
-      throw new ApiError('unavailable', 0, 'unavailable', 'switchboard cannot be reached right now. Try again in a moment.');
-    }
-  }
-
-  function retryAfterOf(headers: Record<string, string | string[] | undefined>): number {
-    const raw = Number(headers['retry-after']);
-    return Number.isFinite(raw) && raw >= 0 ? Math.ceil(raw) : 1;
-  }
-
-  /** A /v1 call, answered with a 2xx response; errors from the service's error body. */
-  async function callApi(method: string, path: string, call: CallOptions, retried = false): Promise<Awaited<ReturnType<typeof send>>> {
-    const response = await send(method, path, call);
-    if (response.status === 429) {
-      const wait = retryAfterOf(response.headers);
-      if (!retried && wait <= maxWait) {
-        await sleep(wait * 1000);
-        return callApi(method, path, call, true);
-      }
-      throw new ApiError('rate-limited', 429, 'rate-limited', `Too many requests right now. Try again in ${wait} s.`, undefined, wait);
-    }
-    // 304 answers only conditional requests, whose callers look for it.
-    if ((response.status >= 200 && response.status < 300) || response.status === 304) return response;
-    const errors = (response.body as { errors?: Array<{ type?: string; friendly?: string; field?: string }> } | undefined)?.errors ?? [];
-    const first = errors[0];
-    if (response.status === 401) throw new ApiError('unauthorized', 401, first?.type ?? 'invalid-auth', 'Your link to switchboard has expired.');
-    if (response.status === 413) throw new ApiError('problem', 413, first?.type ?? 'too-large', first?.friendly ?? 'That is more than switchboard accepts in one request.');
-    if (response.status >= 500 || !first) {
-      throw new ApiError('unavailable', response.status, first?.type ?? 'server-error', 'switchboard had a problem with that request. Try again in a moment.');
-    }
-    const problems = errors.map((problem) => ({ type: problem.type ?? 'error', friendly: problem.friendly ?? 'That did not work.', ...(problem.field ? { field: problem.field } : {}) }));
-    throw new ApiError('problem', response.status, first.type ?? 'error', first.friendly ?? 'That did not work.', first.field, undefined, problems);
-  }
-
-  /** A /v1 call: JSON in and out. */
-  async function api<T>(method: string, path: string, call: CallOptions): Promise<T> {
-    return (await callApi(method, path, call)).body as T;
-  }
-
-  /** An OAuth call: form in, JSON out, RFC 6749 errors. */
-  async function oauth<T>(path: string, form: Record<string, string>): Promise<T> {
-    const response = await send('POST', path, { form, clientAuth: true });
-    const body = (response.body ?? {}) as Record<string, unknown>;
-    if (response.status === 429) {
-      const wait = retryAfterOf(response.headers);
-      throw new ApiError('rate-limited', 429, 'rate-limited', `Too many requests right now. Try again in ${wait} s.`, undefined, wait);
-    }
-    if (response.status >= 500) throw new ApiError('unavailable', response.status, 'server-error', 'switchboard had a problem. Try again in a moment.');
-    if (response.status >= 400) {
-      const error = typeof body.error === 'string' ? body.error : 'invalid_request';
-      // Client authentication failed (a wrong BOT_CLIENT_SECRET, an unknown or re-registered
-      // client): a configuration error of the bot, never a sign that a user's grant is gone.
-      if (response.status === 401 || error === 'invalid_client' || error === 'unauthorized_client') {
-        throw new ApiError('misconfigured', response.status, error, MISCONFIGURED_MESSAGE);
-      }
-      throw new ApiError('oauth', response.status, error, typeof body.error_description === 'string' ? body.error_description : error);
-    }
-    return body as T;
-  }
+  const { send, callApi, api, oauth, clientTokenSource } = createTransport(options);
 
   const tokenSet = (body: Record<string, unknown>): TokenSet => ({
     accessToken: String(body.access_token),
@@ -253,44 +106,6 @@ export function createApiClient(options: ApiClientOptions) {
 
   const userPath = (user: string) => `/v1/users/${encodeURIComponent(user)}`;
 
-  // The bot's own client-credentials token, for what it asks as itself on behalf of people who
-  // never linked: message info, and other users' public profiles (lookups by moderators). One
-  // token, shared by concurrent callers, renewed a minute before it expires or after a 401. It
-  // holds read scopes only, and the service lets such a token read nothing but public data of
-  // users named by id.
-  /** One client-credentials token source per scope set: shared by concurrent callers, renewed a minute early or after a 401. */
-  function clientTokenSource(scope: string, misconfigured: string) {
-    let current: { value: string; expiresAt: number } | undefined;
-    let pending: Promise<string> | undefined;
-    function token(): Promise<string> {
-      if (current && current.expiresAt - Date.now() > 60_000) return Promise.resolve(current.value);
-      pending ??= oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'client_credentials', scope })
-        .catch((error: unknown) => {
-          // A client registered without client_credentials or these scopes (a bot run apart from the
-          // service, registered by hand): the operator's to fix, and the asker has no link to keep.
-          const refused = error instanceof ApiError && (error.kind === 'misconfigured' || (error.kind === 'oauth' && ['invalid_scope', 'unauthorized_client', 'unsupported_grant_type'].includes(error.type)));
-          throw refused ? new ApiError('misconfigured', error.status, error.type, misconfigured) : error;
-        })
-        .then((body) => {
-          current = { value: String(body.access_token), expiresAt: Date.now() + Number(body.expires_in ?? 3600) * 1000 };
-          return current.value;
-        })
-        .finally(() => {
-          pending = undefined;
-        });
-      return pending;
-    }
-    return async function withToken<T>(call: (token: string) => Promise<T>): Promise<T> {
-      const first = await token();
-      try {
-        return await call(first);
-      } catch (error) {
-        if (!(error instanceof ApiError && error.kind === 'unauthorized')) throw error;
-        if (current?.value === first) current = undefined;
-        return call(await token());
-      }
-    };
-  }
   const withClientToken = clientTokenSource(CLIENT_SCOPE, CLIENT_MISCONFIGURED_MESSAGE);
   /** The event feed is the app's own (events:manage), apart from the read scopes, so lookups never depend on it. */
   const withEventsToken = clientTokenSource('events:manage', 'The bot’s client may not read the event feed (it needs client_credentials and the events:manage scope).');
@@ -302,7 +117,7 @@ export function createApiClient(options: ApiClientOptions) {
   return {
     /** Starts a device flow; with `forUser`, only that Discord user can approve it (login_hint). */
     async startDeviceAuthorization(forUser?: string): Promise<DeviceAuthorization> {
-      const body = await oauth<Record<string, unknown>>('/auth/oauth2/device_authorization', { client_id: options.clientId, scope: SCOPE, ...(forUser ? { login_hint: forUser } : {}) });
+      const body = await oauth('/auth/oauth2/device_authorization', { client_id: options.clientId, scope: SCOPE, ...(forUser ? { login_hint: forUser } : {}) });
       return {
         deviceCode: String(body.device_code),
         userCode: String(body.user_code),
@@ -314,7 +129,7 @@ export function createApiClient(options: ApiClientOptions) {
 
     async pollDeviceToken(deviceCode: string): Promise<DevicePoll> {
       try {
-        const body = await oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode });
+        const body = await oauth('/auth/oauth2/token', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode });
         return { status: 'approved', tokens: tokenSet(body) };
       } catch (error) {
         if (error instanceof ApiError && error.type === 'authorization_pending') return { status: 'pending' };
@@ -324,7 +139,7 @@ export function createApiClient(options: ApiClientOptions) {
     },
 
     async refresh(refreshToken: string): Promise<TokenSet> {
-      return tokenSet(await oauth<Record<string, unknown>>('/auth/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshToken }));
+      return tokenSet(await oauth('/auth/oauth2/token', { grant_type: 'refresh_token', refresh_token: refreshToken }));
     },
 
     async revoke(token: string, hint: 'access_token' | 'refresh_token'): Promise<void> {
@@ -366,11 +181,11 @@ export function createApiClient(options: ApiClientOptions) {
         const response = await send('GET', path, { token, headers: { 'if-none-match': etag } });
         const guildRevision = guildRevisionOf(response.headers);
         if (response.status === 304) return { notModified: true, guildRevision };
-        if (response.status === 200) return { notModified: false, profile: response.body as ProxyProfile, etag: String(response.headers.etag ?? ''), guildRevision };
+        if (response.status === 200) return { notModified: false, profile: answerOf<ProxyProfile>(response), etag: String(response.headers.etag ?? ''), guildRevision };
       }
       // Errors (and a first fetch) go through the common path for its error handling.
       const response = await callApi('GET', path, { token });
-      const profile = response.body as ProxyProfile;
+      const profile = answerOf<ProxyProfile>(response);
       return { notModified: false, profile, etag: profileETag(Number(profile.systemId), profile.revision), guildRevision: guildRevisionOf(response.headers) };
     },
     /** A server's settings as the bot's own client; `notModified` when `etag` is still current. */
@@ -379,18 +194,18 @@ export function createApiClient(options: ApiClientOptions) {
       return withGuildsToken(async (token) => {
         const response = await callApi('GET', path, { token, ...(etag ? { headers: { 'if-none-match': etag } } : {}) });
         if (response.status === 304) return { notModified: true as const };
-        return { notModified: false as const, settings: response.body as GuildSettings, etag: String(response.headers.etag ?? '') };
+        return { notModified: false as const, settings: answerOf<GuildSettings>(response), etag: String(response.headers.etag ?? '') };
       });
     },
     /** A partial edit of a server's settings, naming who makes it and the permission the bot checked. */
     editGuildSettings: (guildId: string, body: Record<string, unknown>) =>
       withGuildsToken((token) => api<GuildSettings>('POST', `/v1/guilds/${encodeURIComponent(guildId)}/settings/edit`, { token, json: body })),
     recordMessage: (token: string, body: { messageId: string; originalMessageId: string; channelId: string; guildId: string; alterId: number; proxiedName?: string; autoproxyState?: AutoproxyStateChange }) =>
-      api<{ data: ProxiedMessage; autoproxyStateApplied: boolean | null; revision: number }>('POST', `${userPath('@me')}/messages`, { token, json: body }),
+      api<RecordMessageAnswer>('POST', `${userPath('@me')}/messages`, { token, json: body }),
     reproxyMessage: (token: string, messageId: string, body: { messageId: string; alterId: number; proxiedName?: string }) =>
       api<{ data: ProxiedMessage }>('POST', `${userPath('@me')}/messages/${encodeURIComponent(messageId)}/reproxy`, { token, json: body }),
     applyAutoproxyState: (token: string, change: AutoproxyStateChange) =>
-      api<{ applied: boolean; revision: number }>('POST', `${userPath('@me')}/autoproxy/state`, { token, json: change }),
+      api<AutoproxyStateAnswer>('POST', `${userPath('@me')}/autoproxy/state`, { token, json: change }),
     listAutoproxy: (token: string) => api<{ data: Autoproxy[] }>('GET', `${userPath('@me')}/autoproxy`, { token }).then((r) => r.data),
     setAutoproxy: (token: string, body: { serverId: string; autoproxyMode: string; autoproxyAlter?: string | null }) =>
       api<{ data: Autoproxy }>('POST', `${userPath('@me')}/autoproxy`, { token, json: body }).then((r) => r.data),

@@ -3,19 +3,19 @@
 // tokens live, nor which commands it answers: its callers pass that in.
 import { Client, Events, GatewayIntentBits, Partials, type ClientOptions } from 'discord.js';
 import { createApiClient } from './api-client.js';
-import { createAlterDirectory } from './alter-directory.js';
+import { createAlterDirectory } from './lists/alter-directory.js';
 import { discordCaches } from './discord-caches.js';
 import type { BotContext, Command } from './command.js';
-import { attachmentOrigins } from './discord-attachment.js';
-import { createImportSessions } from './import-session.js';
+import { attachmentOrigins } from './imports/discord-attachment.js';
+import { createImportSessions } from './imports/import-session.js';
 import { createInteractionHandler } from './interactions.js';
-import { createLinkFlow } from './link-flow.js';
-import { openLinkStore, type LinkStore } from './link-store.js';
-import { createLinkedAccounts } from './linked-accounts.js';
+import { createLinkFlow } from './links/link-flow.js';
+import { openLinkStore, type LinkStore } from './links/link-store.js';
+import { createLinkedAccounts } from './links/linked-accounts.js';
 import type { BotLog } from './log.js';
-import { startOperationNotices } from './operation-notices.js';
+import { startOperationNotices } from './notices/operation-notices.js';
 import { createProxying } from './proxy/index.js';
-import { createTagDirectory } from './tag-directory.js';
+import { createTagDirectory } from './lists/tag-directory.js';
 
 export interface BotOptions {
   token: string;

@@ -14,14 +14,14 @@ import type {
   UserContextMenuCommandInteraction,
 } from 'discord.js';
 import type { ApiClient } from './api-client.js';
-import type { AlterDirectory } from './alter-directory.js';
+import type { AlterDirectory } from './lists/alter-directory.js';
 import type { FieldWords } from './error-wording.js';
-import type { ImportSessions } from './import-session.js';
-import type { LinkFlow } from './link-flow.js';
-import type { LinkedAccounts } from './linked-accounts.js';
+import type { ImportSessions } from './imports/import-session.js';
+import type { LinkFlow } from './links/link-flow.js';
+import type { LinkedAccounts } from './links/linked-accounts.js';
 import type { Proxying } from './proxy/index.js';
 import type { Responder } from './responder.js';
-import type { TagDirectory } from './tag-directory.js';
+import type { TagDirectory } from './lists/tag-directory.js';
 
 export interface BotContext {
   api: ApiClient;
@@ -53,10 +53,25 @@ export interface SlashCommand {
   buttons?: ButtonHandler[];
 }
 
-export interface ButtonHandler {
+/**
+ * A button's handler: presses whose custom id starts with `prefix` come here, whoever put the button
+ * on a message (a command's answer, a direct message, the link prompt). Prefixes never start one
+ * another, so a custom id has at most one handler.
+ */
+export type ButtonHandler = UpdatingButton | ReplyingButton;
+
+interface UpdatingButton {
   prefix: string;
+  replies?: undefined;
   /** Answers the press itself (typically by updating the message the button is on). */
   press(interaction: ButtonInteraction, context: BotContext): Promise<void>;
+}
+
+interface ReplyingButton {
+  prefix: string;
+  /** Answered through a private Responder (reply, or defer when slow), as a slash command is. */
+  replies: 'privately';
+  press(interaction: ButtonInteraction, context: BotContext, reply: Responder): Promise<void>;
 }
 
 export interface UserMenuCommand {

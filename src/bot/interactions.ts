@@ -3,15 +3,12 @@
 // Nothing a handler does can crash the bot or leave an interaction unanswered.
 import type { ButtonInteraction, ChatInputCommandInteraction, Interaction } from 'discord.js';
 import { ApiError } from './api-client.js';
-import { ALTER_PAGE_PREFIX, alterListPage, parseAlterPageId } from './alter-list.js';
-import { FRONT_PAGE_PREFIX, frontHistoryPage, parseFrontPageId } from './front-history.js';
 import type { BotLog } from './log.js';
-import type { BotContext, Command, MessageMenuCommand, SlashCommand, UserMenuCommand } from './command.js';
+import type { BotContext, ButtonHandler, Command, MessageMenuCommand, SlashCommand, UserMenuCommand } from './command.js';
 import { problemSentences, type FieldWords } from './error-wording.js';
-import { LINK_BUTTON_ID, linkPromptButton } from './link-flow.js';
-import { NotLinkedError } from './linked-accounts.js';
+import { linkButton, linkPromptButton } from './links/link-flow.js';
+import { NotLinkedError } from './links/linked-accounts.js';
 import { Responder } from './responder.js';
-import { targetFor } from './target.js';
 
 
 /** What the user reads for an error; `words` maps the service's field names to the command's options. */
@@ -34,10 +31,20 @@ export function messageFor(error: unknown, words: FieldWords = {}): { content: s
   return { content: 'Something went wrong on our side. Try again in a moment.', linkPrompt: false };
 }
 
+/** The bot's buttons, checked once: a prefix that starts another would take its presses. */
+export function buttonRegistry(handlers: readonly ButtonHandler[]): readonly ButtonHandler[] {
+  for (const a of handlers) {
+    for (const b of handlers) {
+      if (a !== b && b.prefix.startsWith(a.prefix)) throw new Error(`button prefix "${a.prefix}" also takes the presses of "${b.prefix}"`);
+    }
+  }
+  return handlers;
+}
+
 export function createInteractionHandler(commands: readonly Command[], context: BotContext, log: BotLog) {
   const byName = new Map(commands.map((command) => [command.data.name, command]));
   const modals = commands.flatMap((command) => ('kind' in command && command.modal ? [command.modal] : []));
-  const buttons = commands.flatMap((command) => ('buttons' in command && command.buttons ? command.buttons : []));
+  const buttons = buttonRegistry([linkButton, ...commands.flatMap((command) => ('buttons' in command && command.buttons ? command.buttons : []))]);
 
   async function fail(reply: Responder, error: unknown, interaction: Interaction): Promise<void> {
     if (!(error instanceof NotLinkedError || error instanceof ApiError)) log.error({ err: error, interaction: interaction.id }, 'interaction failed');
@@ -60,23 +67,10 @@ export function createInteractionHandler(commands: readonly Command[], context: 
   }
 
   async function onButton(interaction: ButtonInteraction) {
-    if (interaction.customId === LINK_BUTTON_ID) {
-      await run(interaction, true, (reply) => context.linkFlow.start(interaction, reply));
-      return;
-    }
     const handler = buttons.find((candidate) => interaction.customId.startsWith(candidate.prefix));
-    if (handler) {
-      await pressed(interaction, () => handler.press(interaction, context));
-      return;
-    }
-    const alterPage = interaction.customId.startsWith(ALTER_PAGE_PREFIX) ? parseAlterPageId(interaction.customId) : undefined;
-    const frontPage = interaction.customId.startsWith(FRONT_PAGE_PREFIX) ? parseFrontPageId(interaction.customId) : undefined;
-    const page = alterPage ?? frontPage;
-    if (!page) return;
-    const target = targetFor(interaction.user.id, page.ownerId);
-    const title = interaction.message.embeds[0]?.title ?? (alterPage ? 'Alters' : 'Switches');
-    const pager = alterPage ? alterListPage : frontHistoryPage;
-    await pressed(interaction, async () => interaction.update(await pager(context, interaction.user.id, target, page.skip, title)));
+    if (!handler) return;
+    if (handler.replies === 'privately') await run(interaction, true, (reply) => handler.press(interaction, context, reply));
+    else await pressed(interaction, () => handler.press(interaction, context));
   }
 
   /** Runs a button's work; what it throws becomes a private message to whoever pressed it. */

@@ -2,9 +2,9 @@
 import type { AutocompleteInteraction, ChatInputCommandInteraction } from 'discord.js';
 import type { Alter } from '../domain/alter.js';
 import { ApiError } from './api-client.js';
-import type { AlterDirectory } from './alter-directory.js';
+import type { AlterDirectory } from './lists/alter-directory.js';
 import type { Tag } from '../domain/tag.js';
-import type { TagDirectory } from './tag-directory.js';
+import type { TagDirectory } from './lists/tag-directory.js';
 import { targetFor } from './target.js';
 
 /** The alter an option names (autocomplete id, username or display name), or a friendly error. */

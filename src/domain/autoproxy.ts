@@ -106,6 +106,10 @@ export const AutoproxyStateChange = z
   .meta({ id: 'AutoproxyStateChange' });
 export type AutoproxyStateChange = z.infer<typeof AutoproxyStateChange>;
 
+/** The answer to a state change: `applied` false when the condition dropped it. */
+export const AutoproxyStateAnswer = z.strictObject({ applied: z.boolean(), revision: z.number().int() });
+export type AutoproxyStateAnswer = z.infer<typeof AutoproxyStateAnswer>;
+
 /** An autoproxy entry as stored. */
 export interface AutoproxyRecord {
   scope: string;

@@ -59,6 +59,7 @@ export const RecordMessageResponse = z.strictObject({
   autoproxyStateApplied: z.boolean().nullable().describe('Whether the state change applied (false: the owner changed the entry meanwhile); null without one.'),
   revision: z.number().int().describe('The system’s proxy-profile revision after this write.'),
 });
+export type RecordMessageAnswer = z.infer<typeof RecordMessageResponse>;
 
 export const SystemSummary = z
   .strictObject({

@@ -3,7 +3,7 @@
 // service's state-change body from the engine's `state`.
 import { engineMode, scopeLabels, type Autoproxy, type AutoproxyStateChange } from './autoproxy.js';
 import type { ProxyProfile } from './proxy-profile.js';
-import type { Entry, ProxyInput, ProxySystem, Scope, StateChange } from './proxy/index.js';
+import type { DecisionInput, Entry, ProxyInput, ProxySystem, Scope, StateChange } from './proxy/index.js';
 
 export interface MessageContext {
   content: string;
@@ -30,32 +30,26 @@ function toEntry(stored: Autoproxy): Entry {
   return { mode };
 }
 
-// A profile's alters are never changed once fetched (a new revision brings a new array; a local
-// autoproxy update shares it), so the engine's view of a system is built once per array and keeps
-// its identity: the engine compiles each system object once.
-const systems = new WeakMap<ProxyProfile['alters'], ProxySystem>();
-
-/** The engine's view of the profile's system: alters with their tags, case and keep-proxy. */
+/**
+ * The engine's view of the profile's system: alters with their tags, case and keep-proxy. The bot
+ * compiles it once per profile it holds (bot/proxy/profiles.ts), so this is not remembered here.
+ */
 export function proxySystemOf(profile: ProxyProfile): ProxySystem {
-  let system = systems.get(profile.alters);
-  if (!system || system.caseSensitive !== profile.caseSensitive || system.keepProxy !== profile.keepProxy) {
-    system = {
-      // Nickname-mode alters speak through the member's nickname, never through the webhook: the
-      // engine does not see them, so their tags stay in the text and autoproxy does not pick them.
-      alters: profile.alters.filter((alter) => alter.alterMode !== 'nickname').map((alter) => ({ id: alter.alterId, name: alter.username, proxyTags: alter.proxyTags })),
-      caseSensitive: profile.caseSensitive,
-      keepProxy: profile.keepProxy,
-    };
-    systems.set(profile.alters, system);
-  }
-  return system;
+  return {
+    // Nickname-mode alters speak through the member's nickname, never through the webhook: the
+    // engine does not see them, so their tags stay in the text and autoproxy does not pick them.
+    alters: profile.alters.filter((alter) => alter.alterMode !== 'nickname').map((alter) => ({ id: alter.alterId, name: alter.username, proxyTags: alter.proxyTags })),
+    caseSensitive: profile.caseSensitive,
+    keepProxy: profile.keepProxy,
+  };
 }
 
 /**
- * The engine's input for one message, or undefined when the system does not proxy here at all
- * (disabled, or turned off in this server): then nothing is decided and nothing changes.
+ * The engine's input for one message apart from the system (which callers compile once, see
+ * `decideProxyCompiled`), or undefined when the system does not proxy here at all (disabled, or
+ * turned off in this server): then nothing is decided and nothing changes.
  */
-export function proxyInputFor(profile: ProxyProfile, message: MessageContext): { input: ProxyInput; entries: EntriesInScope } | undefined {
+export function decisionInputFor(profile: ProxyProfile, message: MessageContext): { input: DecisionInput; entries: EntriesInScope } | undefined {
   if (profile.disabled || profile.guildDisabled) return undefined;
   const labels = scopeLabels(profile.guildId, message.channelId);
   const byLabel = new Map(profile.autoproxy.map((entry) => [entry.serverId, entry]));
@@ -76,12 +70,19 @@ export function proxyInputFor(profile: ProxyProfile, message: MessageContext): {
   return {
     input: {
       message: { content: message.content, hasAttachment: message.hasAttachment },
-      system: proxySystemOf(profile),
       autoproxy: { scopes, latchExpirationMs: profile.latchExpirationMs, front },
       now: message.now,
     },
     entries,
   };
+}
+
+/** The engine's whole input for one message (`decideProxy`'s), system included; see `decisionInputFor`. */
+export function proxyInputFor(profile: ProxyProfile, message: MessageContext): { input: ProxyInput; entries: EntriesInScope } | undefined {
+  const mapped = decisionInputFor(profile, message);
+  if (!mapped) return undefined;
+  const { message: text, autoproxy, now } = mapped.input;
+  return { input: { message: text, system: proxySystemOf(profile), autoproxy, now }, entries: mapped.entries };
 }
 
 /** The body that stores the engine's state change, conditional on the entry it was decided on. */

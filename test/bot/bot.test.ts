@@ -2,7 +2,7 @@
 // through the gateway, the bot calls the service over HTTP, answers land at Discord's REST API.
 import { MessageFlags } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LINK_BUTTON_ID } from '../../src/bot/link-flow.js';
+import { LINK_BUTTON_ID } from '../../src/bot/links/link-flow.js';
 import { approveWithLoginLink, startBotHarness, type BotHarness } from '../support/bot.js';
 import { resolvedUsers, user, type RecordedResponse } from '../support/fake-discord.js';
 

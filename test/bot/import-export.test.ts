@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MessageFlags } from 'discord.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_MAX_BYTES } from '../../src/bot/import-session.js';
+import { IMPORT_MAX_BYTES } from '../../src/bot/imports/import-session.js';
 import type { Alter } from '../../src/domain/alter.js';
 import { signIn } from '../support/api.js';
 import { startBotHarness, type BotHarness } from '../support/bot.js';

@@ -7,7 +7,7 @@ import { MessageFlags } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOT_CLIENT_ID } from '../../src/auth/clients.js';
 import { ApiError, CLIENT_MISCONFIGURED_MESSAGE, createApiClient } from '../../src/bot/api-client.js';
-import { LINK_BUTTON_ID } from '../../src/bot/link-flow.js';
+import { LINK_BUTTON_ID } from '../../src/bot/links/link-flow.js';
 import { loadBotClientSecret } from '../../src/config/secrets.js';
 import { approveWithLoginLink, startBotHarness, type BotHarness } from '../support/bot.js';
 import { DIALECTS } from '../support/dialects.js';

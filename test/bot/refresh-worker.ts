@@ -8,8 +8,8 @@
 // spanned processes, so the test can show its race is real.
 import { createInterface } from 'node:readline';
 import { ApiError, createApiClient } from '../../src/bot/api-client.js';
-import { openLinkStore } from '../../src/bot/link-store.js';
-import { createLinkedAccounts, NotLinkedError } from '../../src/bot/linked-accounts.js';
+import { openLinkStore } from '../../src/bot/links/link-store.js';
+import { createLinkedAccounts, NotLinkedError } from '../../src/bot/links/linked-accounts.js';
 
 const env = (name: string): string => {
   const value = process.env[name];

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBotClient } from '../../src/auth/clients.js';
 import { createApiClient, type ApiClient } from '../../src/bot/api-client.js';
-import { openLinkStore, type LinkStore, type StoredLink } from '../../src/bot/link-store.js';
+import { openLinkStore, type LinkStore, type StoredLink } from '../../src/bot/links/link-store.js';
 import { linkThroughDeviceFlow } from '../support/bot.js';
 import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';

@@ -10,6 +10,7 @@ import { ALTER_PRIVACY_MASK, SystemPrivacy, TAG_PRIVACY_MASK } from '../../src/d
 import { viewAlter, viewTag, type Viewer } from '../../src/domain/privacy.js';
 import type { TagRecord } from '../../src/domain/tag.js';
 import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
+import { aTag, anAlter } from '../support/fixtures.js';
 
 /** A token that reads alters and systems: these tables are about privacy, not scopes. */
 const READS: ReadonlySet<string> = new Set(['alters:read', 'system:read']);
@@ -17,15 +18,11 @@ const OTHER: Viewer = { userId: '2', clientId: 'app', systemId: 8, scopes: READS
 const SHOWING = { id: 7, public: SystemPrivacy.alters | SystemPrivacy.tags };
 
 function alter(bits: number): AlterRecord {
-  return {
-    id: 11, systemId: 7, username: 'ash', displayName: 'Ash', nameMap: [], color: null, description: null, pronouns: null, avatarUrl: null,
-    avatarUrlMap: {}, webhookAvatarUrl: null, banner: null, alterMode: 'webhook', proxyTags: [], public: bits, flags: 0, messageCount: 0,
-    lastMessageAt: null, createdAt: 0, tagIds: [], tags: [], fields: {},
-  };
+  return anAlter({ public: bits });
 }
 
 function tag(bits: number): TagRecord {
-  return { id: 3, systemId: 7, name: 'crew', displayName: 'Crew', description: null, color: null, icon: null, public: bits, createdAt: 0, members: [] };
+  return aTag({ public: bits });
 }
 
 const masks = (all: number) => Array.from({ length: all + 1 }, (_, mask) => mask);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AlterRecord } from '../../src/domain/alter.js';
 import { membershipShown, tagLoadPolicy, viewAlter, viewTag, type Viewer } from '../../src/domain/privacy.js';
 import type { TagRecord } from '../../src/domain/tag.js';
+import { aTag, anAlter } from '../support/fixtures.js';
 
 /** A token that reads alters and systems: these tables are about privacy, not scopes. */
 const READS: ReadonlySet<string> = new Set(['alters:read', 'system:read']);
@@ -14,15 +15,11 @@ const MACHINE: Viewer = { userId: null, clientId: 'app', systemId: null, scopes:
 const system = (bits: number) => ({ id: 7, public: bits });
 
 function tag(bits: number, members: Array<{ id: number; public: number }> = []): TagRecord {
-  return { id: 3, systemId: 7, name: 'crew', displayName: 'Crew', description: 'd', color: '#010203', icon: 'https://i.example/t.png', public: bits, createdAt: 0, members };
+  return aTag({ description: 'd', color: '#010203', icon: 'https://i.example/t.png', public: bits, members });
 }
 
 function alter(bits: number, tags: Array<{ id: number; public: number }>): AlterRecord {
-  return {
-    id: 11, systemId: 7, username: 'ash', displayName: 'Ash', nameMap: [], color: null, description: null, pronouns: null, avatarUrl: null,
-    avatarUrlMap: {}, webhookAvatarUrl: null, banner: null, alterMode: 'webhook', proxyTags: [], public: bits, flags: 0, messageCount: 0,
-    lastMessageAt: null, createdAt: 0, tagIds: tags.map((t) => t.id), tags, fields: {},
-  };
+  return anAlter({ public: bits, tagIds: tags.map((t) => t.id), tags });
 }
 
 describe('membershipShown', () => {

@@ -3,12 +3,12 @@
 // URLs may be registered, and what a receiving client sees of an event.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AlterRecord } from '../../src/domain/alter.js';
 import { endpointUrlProblem, eventFor, type StoredEvent } from '../../src/domain/events.js';
 import { isPrivateAddress, resolveDeliveryAddress } from '../../src/events/address-guard.js';
 import { afterFailure, retryDelay } from '../../src/events/backoff.js';
 import { newEndpointSecret, signatureOf, webhookHeaders } from '../../src/events/signature.js';
 import { verifySignature } from './receiver.js';
+import { anAlter } from '../support/fixtures.js';
 
 describe('the address guard', () => {
   it.each([
@@ -125,30 +125,7 @@ describe('registrable endpoint URLs', () => {
 });
 
 describe('what a receiving client sees', () => {
-  const alter: AlterRecord = {
-    id: 7,
-    systemId: 3,
-    username: 'kes',
-    displayName: 'Kestrel',
-    nameMap: [],
-    color: null,
-    description: 'private',
-    pronouns: null,
-    avatarUrl: null,
-    avatarUrlMap: {},
-    webhookAvatarUrl: null,
-    banner: null,
-    alterMode: 'webhook',
-    proxyTags: [],
-    public: 0,
-    flags: 0,
-    messageCount: 0,
-    lastMessageAt: null,
-    createdAt: 0,
-    tagIds: [],
-    tags: [],
-    fields: { 'app-a': 'a-value', 'app-b': 'b-value' },
-  };
+  const alter = anAlter({ id: 7, systemId: 3, username: 'kes', displayName: 'Kestrel', description: 'private', fields: { 'app-a': 'a-value', 'app-b': 'b-value' } });
   const event: StoredEvent = { id: 11, systemId: 3, userId: '200000000000000001', sequence: 4, actorClientId: 'app-b', actorClientName: 'App B', createdAt: 1_700_000_000_000, snapshot: { type: 'alter.updated', alter } };
 
   it.each([

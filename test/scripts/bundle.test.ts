@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openLinkStore } from '../../src/bot/link-store.js';
+import { openLinkStore } from '../../src/bot/links/link-store.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { REST, type Client, type Message } from 'discord.js';
 import type { ApiClient } from '../api-client.js';
 import type { BotLog } from '../log.js';
-import type { LinkedAccounts } from '../linked-accounts.js';
+import type { LinkedAccounts } from '../links/linked-accounts.js';
 import { createMessagePath, type MessageOutcome, type OriginalRemovedFirst } from './message-path.js';
 import { createNotices, type Notices } from './notices.js';
 import { createProfileCache, type ProfileCache } from './profiles.js';

@@ -7,21 +7,36 @@
 // while the write is still in flight (or being retried). The owner's edits win: an overlay whose
 // entry changed revision in a newer profile is dropped.
 import type { Autoproxy } from '../../domain/autoproxy.js';
+import { compileSystem, type CompiledSystem } from '../../domain/proxy/index.js';
+import { proxySystemOf } from '../../domain/proxy-input.js';
 import type { ProxyProfile } from '../../domain/proxy-profile.js';
 import { ApiError, type ApiClient } from '../api-client.js';
 import type { BotLog } from '../log.js';
-import { NotLinkedError, type LinkedAccounts } from '../linked-accounts.js';
+import { NotLinkedError, type LinkedAccounts } from '../links/linked-accounts.js';
 
 const MAX_PROFILES = 20_000;
 
 interface Cached {
   profile: ProxyProfile;
   etag: string;
+  /** The engine's compiled system, made on the first message this profile decides (the one cache of it). */
+  system?: CompiledSystem;
+}
+
+/** A profile with its system compiled for the engine (alters, tags, case and keep-proxy). */
+export interface ProxyableProfile {
+  profile: ProxyProfile;
+  system: CompiledSystem;
 }
 
 export interface ProfileCache {
   /** The user's profile for the server, or undefined when they cannot proxy (not linked, no access). */
   get(userId: string, guildId: string): Promise<ProxyProfile | undefined>;
+  /**
+   * The same, with its system compiled for the engine: compiled once per profile the service
+   * sends (a local autoproxy change keeps it, as it leaves alters and tags alone).
+   */
+  forProxying(userId: string, guildId: string): Promise<ProxyableProfile | undefined>;
   /**
    * Applies an engine state change locally. Call the function it returns once the service has
    * stored it (with the system's revision after that write) or refused it.
@@ -74,36 +89,50 @@ export function createProfileCache(api: ApiClient, accounts: LinkedAccounts, log
     return { ...profile, autoproxy };
   }
 
-  return {
-    async get(userId, guildId) {
-      const key = keyOf(userId, guildId);
-      const cached = cache.get(key);
-      try {
-        const fetched = await accounts.withToken(userId, (token) => api.getProxyProfile(token, guildId, cached?.etag));
-        relink.delete(userId);
-        if (fetched.guildRevision !== undefined) guildRevisions.set(guildId, fetched.guildRevision);
-        if (fetched.notModified && cached) return withOverlay(key, cached.profile);
-        if (!fetched.notModified) {
-          store(key, { profile: fetched.profile, etag: fetched.etag });
-          return withOverlay(key, fetched.profile);
-        }
-        return undefined;
-      } catch (error) {
-        if (error instanceof NotLinkedError) {
-          cache.delete(key);
-          return undefined;
-        }
-        if (error instanceof ApiError && error.kind === 'problem') {
-          // No system, or a link made before the bot could proxy (no messages:write): nothing to do.
-          cache.delete(key);
-          if (error.type === 'invalid-scopes') relink.add(userId);
-          log.info({ user: userId, type: error.type }, 'no proxy profile for this user');
-          return undefined;
-        }
-        if (cached) return withOverlay(key, cached.profile);
-        log.warn({ err: error, user: userId }, 'proxy profile unavailable and not cached');
+  /** The held profile for (user, server), revalidated; undefined when they cannot proxy. */
+  async function current(userId: string, guildId: string): Promise<Cached | undefined> {
+    const key = keyOf(userId, guildId);
+    const cached = cache.get(key);
+    try {
+      const fetched = await accounts.withToken(userId, (token) => api.getProxyProfile(token, guildId, cached?.etag));
+      relink.delete(userId);
+      if (fetched.guildRevision !== undefined) guildRevisions.set(guildId, fetched.guildRevision);
+      if (fetched.notModified && cached) return cached;
+      if (!fetched.notModified) {
+        const fresh = { profile: fetched.profile, etag: fetched.etag };
+        store(key, fresh);
+        return fresh;
+      }
+      return undefined;
+    } catch (error) {
+      if (error instanceof NotLinkedError) {
+        cache.delete(key);
         return undefined;
       }
+      if (error instanceof ApiError && error.kind === 'problem') {
+        // No system, or a link made before the bot could proxy (no messages:write): nothing to do.
+        cache.delete(key);
+        if (error.type === 'invalid-scopes') relink.add(userId);
+        log.info({ user: userId, type: error.type }, 'no proxy profile for this user');
+        return undefined;
+      }
+      if (cached) return cached;
+      log.warn({ err: error, user: userId }, 'proxy profile unavailable and not cached');
+      return undefined;
+    }
+  }
+
+  return {
+    async get(userId, guildId) {
+      const held = await current(userId, guildId);
+      return held && withOverlay(keyOf(userId, guildId), held.profile);
+    },
+
+    async forProxying(userId, guildId) {
+      const held = await current(userId, guildId);
+      if (!held) return undefined;
+      held.system ??= compileSystem(proxySystemOf(held.profile));
+      return { profile: withOverlay(keyOf(userId, guildId), held.profile), system: held.system };
     },
 
     applyLocally(userId, guildId, entry) {

@@ -4,7 +4,7 @@
 import { Routes, makeURLSearchParams, type MessageReaction, type PartialMessageReaction, type PartialUser, type REST, type User } from 'discord.js';
 import { ApiError, type ApiClient } from '../api-client.js';
 import type { BotLog } from '../log.js';
-import type { LinkedAccounts } from '../linked-accounts.js';
+import type { LinkedAccounts } from '../links/linked-accounts.js';
 import { messageInfoEmbed } from './message-info.js';
 import type { RecentMessages } from './recent.js';
 

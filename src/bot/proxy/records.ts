@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../api-client.js';
 import type { BotLog } from '../log.js';
-import { NotLinkedError } from '../linked-accounts.js';
+import { NotLinkedError } from '../links/linked-accounts.js';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 60_000;
@@ -15,18 +15,18 @@ const GIVE_UP_AFTER_MS = 24 * 3600_000;
 /** Refusals a delivery asked to retry (retryAlso) are retried this long only. */
 const EXTRA_RETRY_MS = 60_000;
 
-export interface Delivery {
+export interface Delivery<T = unknown> {
   /** What it is, for logs. */
   what: string;
-  send(): Promise<unknown>;
+  send(): Promise<T>;
   /** Also retry these refusals (e.g. a record that another delivery has not stored yet). */
   retryAlso?(error: unknown): boolean;
   /** Called once with whether the service stored it (false: refused or given up). */
-  settled?(stored: boolean, result?: unknown): void;
+  settled?(stored: boolean, result?: T): void;
 }
 
 export interface DeliveryQueue {
-  push(delivery: Delivery): void;
+  push<T>(delivery: Delivery<T>): void;
   /** Deliveries not yet settled. */
   size(): number;
   /** Resolves when everything queued so far is settled (tests, shutdown). */
@@ -40,7 +40,7 @@ export function createDeliveryQueue(log: BotLog): DeliveryQueue {
   const inFlight = new Set<Promise<void>>();
   let stopping = false;
 
-  async function deliver(delivery: Delivery): Promise<void> {
+  async function deliver<T>(delivery: Delivery<T>): Promise<void> {
     const started = Date.now();
     let wait = FIRST_RETRY_MS;
     for (;;) {

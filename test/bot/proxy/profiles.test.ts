@@ -2,7 +2,7 @@
 // the local overlay of engine state changes until the service's own copy shows them.
 import { describe, expect, it } from 'vitest';
 import { ApiError, type ApiClient } from '../../../src/bot/api-client.js';
-import type { LinkedAccounts } from '../../../src/bot/linked-accounts.js';
+import type { LinkedAccounts } from '../../../src/bot/links/linked-accounts.js';
 import { createProfileCache } from '../../../src/bot/proxy/profiles.js';
 import type { Autoproxy } from '../../../src/domain/autoproxy.js';
 import type { ProxyProfile } from '../../../src/domain/proxy-profile.js';
@@ -47,6 +47,23 @@ describe('profile cache', () => {
     expect(latchOf(await cache.get('u', GUILD))).toBe('1');
     answer('down');
     expect(latchOf(await cache.get('u', GUILD))).toBe('1');
+  });
+
+  it('compiles a profile’s system once: the same on 304, while away and under a local state change; anew with a new profile', async () => {
+    const { cache, answer } = service();
+    answer(profile(1, latch('1')));
+    const first = await cache.forProxying('u', GUILD);
+    expect(first?.system).toBeDefined();
+    answer('not-modified');
+    expect((await cache.forProxying('u', GUILD))?.system).toBe(first?.system);
+    cache.applyLocally('u', GUILD, latch('2'));
+    const overlaid = await cache.forProxying('u', GUILD);
+    expect(latchOf(overlaid?.profile)).toBe('2');
+    expect(overlaid?.system).toBe(first?.system);
+    answer('down');
+    expect((await cache.forProxying('u', GUILD))?.system).toBe(first?.system);
+    answer(profile(2, latch('1')));
+    expect((await cache.forProxying('u', GUILD))?.system).not.toBe(first?.system);
   });
 
   it('keeps a stored state change over profiles read before it landed, until the service shows it', async () => {

@@ -4,20 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { readImportFile } from '../../../src/domain/import/detect.js';
 import { buildExport, exportJson, type ExportData } from '../../../src/domain/import/export.js';
 import type { TargetAlter } from '../../../src/domain/import/plan.js';
-import type { SystemRecord } from '../../../src/domain/system.js';
+import { aSystem, aTargetAlter } from '../../support/fixtures.js';
 
-const SYSTEM: SystemRecord = {
-  id: 12, userId: '200000000000000001', name: 'Lanternhouse', displayTag: `| ${'t'.repeat(90)}`, displayTagMap: { '300000000000000001': '[LH]' },
-  description: 'About us', avatar: 'http://insecure.example/a.png', banner: null, pronouns: 'we/us', nicknameFormat: '%display%',
-  operationDm: false, latchExpiration: 60_000, public: 1 | 4 | 64, flags: 1 | 4, disabledGuilds: ['300000000000000002'], disabled: false,
+const SYSTEM = aSystem({
+  id: 12, name: 'Lanternhouse', displayTag: `| ${'t'.repeat(90)}`, displayTagMap: { '300000000000000001': '[LH]' },
+  description: 'About us', avatar: 'http://insecure.example/a.png', pronouns: 'we/us', nicknameFormat: '%display%',
+  operationDm: false, latchExpiration: 60_000, public: 1 | 4 | 64, flags: 1 | 4, disabledGuilds: ['300000000000000002'],
   createdAt: Date.UTC(2023, 5, 10), revision: 3,
-};
-
-const alter = (id: number, extra: Partial<TargetAlter> = {}): TargetAlter => ({
-  id, username: `alter${id}`, displayName: `alter${id}`, nameMap: [], color: '#FF6F91', description: null, pronouns: null, avatarUrl: null,
-  avatarUrlMap: {}, webhookAvatarUrl: null, banner: null, alterMode: 'webhook', proxyTags: [], public: 0, flags: 0, messageCount: 3,
-  lastMessageAt: null, createdAt: Date.UTC(2024, 0, 1), tagIds: [], ...extra,
 });
+
+const alter = (id: number, extra: Partial<TargetAlter> = {}): TargetAlter =>
+  aTargetAlter({ id, username: `alter${id}`, displayName: `alter${id}`, color: '#FF6F91', messageCount: 3, createdAt: Date.UTC(2024, 0, 1), ...extra });
 
 let uuid = 0;
 const data = (extra: Partial<ExportData> = {}): ExportData => ({

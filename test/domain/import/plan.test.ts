@@ -4,26 +4,19 @@ import { describe, expect, it } from 'vitest';
 import type { ImportSource, SourceAlter, SourceTag } from '../../../src/domain/import/model.js';
 import { planImport, type ImportOptions, type ImportTarget, type TargetAlter, type TargetTag } from '../../../src/domain/import/plan.js';
 import { Problem } from '../../../src/domain/problems.js';
-import type { SystemRecord } from '../../../src/domain/system.js';
+import { aSystem, aTargetAlter } from '../../support/fixtures.js';
 
 const NOW = Date.UTC(2026, 10, 23);
 
-const SYSTEM: SystemRecord = {
-  id: 1, userId: '200000000000000001', name: 'My system', displayTag: null, displayTagMap: {}, description: null, avatar: null, banner: null,
-  pronouns: null, nicknameFormat: '@%username%', operationDm: true, latchExpiration: 0, public: 0, flags: 0, disabledGuilds: [], disabled: false,
-  createdAt: NOW - 1000, revision: 1,
-};
+const SYSTEM = aSystem({ createdAt: NOW - 1000, revision: 1 });
 
 const fileAlter = (id: string, username: string, extra: Partial<SourceAlter> = {}): SourceAlter => ({
   id, uuid: null, name: username, username, displayName: username, color: null, description: null, pronouns: null, avatarUrl: null,
   webhookAvatarUrl: null, banner: null, createdAt: 1000, lastMessageAt: null, messageCount: 0, proxyTags: [], public: 0, keepProxy: null, ...extra,
 });
 
-const existingAlter = (id: number, username: string, extra: Partial<TargetAlter> = {}): TargetAlter => ({
-  id, username, displayName: username, nameMap: [], color: null, description: null, pronouns: null, avatarUrl: null, avatarUrlMap: {},
-  webhookAvatarUrl: null, banner: null, alterMode: 'webhook', proxyTags: [], public: 0, flags: 0, messageCount: 0, lastMessageAt: null,
-  createdAt: 5, tagIds: [], ...extra,
-});
+const existingAlter = (id: number, username: string, extra: Partial<TargetAlter> = {}): TargetAlter =>
+  aTargetAlter({ id, username, displayName: username, createdAt: 5, ...extra });
 
 const fileTag = (id: string, name: string, memberIds: string[] = []): SourceTag => ({ id, uuid: null, name, displayName: null, description: null, color: null, icon: null, public: 0, memberIds });
 const existingTag = (id: number, name: string): TargetTag => ({ id, name, displayName: null, description: null, color: null, icon: null, public: 0 });

@@ -7,9 +7,9 @@ import { MAX_PROXY_TAGS, Username } from '../../../src/domain/alter.js';
 import { readImportFile } from '../../../src/domain/import/detect.js';
 import { planImport } from '../../../src/domain/import/plan.js';
 import { Problem } from '../../../src/domain/problems.js';
-import type { SystemRecord } from '../../../src/domain/system.js';
 import { usernameKey } from '../../../src/domain/username-key.js';
 import { HexColor, HttpUrl } from '../../../src/domain/values.js';
+import { aSystem, aTargetAlter } from '../../support/fixtures.js';
 
 const anyValue = fc.oneof(fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 8 }), fc.integer(), fc.constant(null), fc.boolean(), fc.constantFrom('ff6f91', '#ABCDEF', 'https://x.example/a.png', 'public', 'private'));
 const name = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('Alex', 'alex', 'ALEX', 'Ａlex', '  ', '@/\\', 'x'.repeat(120), 'a\u200bb', 'ß', 'SS'), anyValue);
@@ -40,13 +40,8 @@ const tupperbox = fc.record(
   { requiredKeys: ['tuppers'] },
 );
 
-const SYSTEM: SystemRecord = {
-  id: 1, userId: '200000000000000001', name: 'Mine', displayTag: null, displayTagMap: {}, description: null, avatar: null, banner: null, pronouns: null,
-  nicknameFormat: '@%username%', operationDm: true, latchExpiration: 0, public: 0, flags: 0, disabledGuilds: [], disabled: false, createdAt: 0, revision: 0,
-};
-const existing = [
-  { id: 1, username: 'alex', displayName: 'Alex', nameMap: [], color: null, description: null, pronouns: null, avatarUrl: null, avatarUrlMap: {}, webhookAvatarUrl: null, banner: null, alterMode: 'webhook' as const, proxyTags: [], public: 0, flags: 0, messageCount: 0, lastMessageAt: null, createdAt: 0, tagIds: [] },
-];
+const SYSTEM = aSystem({ name: 'Mine' });
+const existing = [aTargetAlter({ id: 1, username: 'alex', displayName: 'Alex' })];
 
 describe('any file', () => {
   it('is read into values our schemas accept, or refused whole with a Problem', () => {

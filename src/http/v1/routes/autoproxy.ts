@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { applyAutoproxyState, listAutoproxy, removeAutoproxy, setAutoproxy } from '../../../db/repositories/autoproxy.js';
 import { findClient } from '../../../db/repositories/oauth-clients.js';
 import type { Schema } from '../../../db/tables.js';
-import { AUTOPROXY_MODES, Autoproxy, AutoproxyStateChange, MAX_AUTOPROXY_ENTRIES, RemoveAutoproxyBody, SetAutoproxyBody, toAutoproxy } from '../../../domain/autoproxy.js';
+import { AUTOPROXY_MODES, Autoproxy, AutoproxyStateAnswer, AutoproxyStateChange, MAX_AUTOPROXY_ENTRIES, RemoveAutoproxyBody, SetAutoproxyBody, toAutoproxy } from '../../../domain/autoproxy.js';
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { NoQuery, UserParams } from '../params.js';
@@ -100,7 +100,7 @@ export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = as
         params: UserParams,
         querystring: NoQuery,
         body: AutoproxyStateChange,
-        response: { 200: z.strictObject({ applied: z.boolean(), revision: z.number().int() }), ...errorResponses(404, 413, 415) },
+        response: { 200: AutoproxyStateAnswer, ...errorResponses(404, 413, 415) },
       },
     },
     async (request) => {

@@ -1,0 +1,67 @@
+// Puts the fake's parts together: state, gateway, guild model, permissions, messages, webhooks,
+// commands, interactions and other bots, the routes over them and the HTTP server; the FakeDiscord
+// a test gets is the union of each part's share of the harness API.
+import { OWNER_ID } from './constants.js';
+import { createCommands } from './commands.js';
+import { createGateway } from './gateway.js';
+import { createGuildModel } from './guild.js';
+import { createInteractions } from './interactions.js';
+import { createMessages } from './messages.js';
+import { createOtherBots } from './other-bots.js';
+import { createPermissions } from './permissions.js';
+import { createBotRoutes } from './routes/bot.js';
+import { createOAuthRoutes } from './routes/oauth.js';
+import { startServer } from './server.js';
+import { createState } from './state.js';
+import type { FakeDiscord } from './types.js';
+import { createWebhooks } from './webhooks.js';
+
+export async function startFakeDiscord(): Promise<FakeDiscord> {
+  const state = createState();
+  // The gateway describes the guild and the guild model dispatches its changes on the gateway.
+  const gateway = createGateway(state, (intents) => guildModel.guildCreate(intents));
+  const guildModel = createGuildModel(state, gateway);
+  const permissions = createPermissions(state);
+  // Messages and other bots call each other: filters act on new messages, loggers on deletions.
+  const msgs = createMessages(state, gateway, guildModel, {
+    reportDeletion: (message) => otherBots.reportDeletion(message),
+    applyFilters: (message, when) => otherBots.applyFilters(message, when),
+  });
+  const otherBots = createOtherBots(state, guildModel, permissions, msgs);
+  const webhooks = createWebhooks(state, gateway, guildModel);
+  const commands = createCommands(state, gateway, permissions);
+  const interactions = createInteractions(state, gateway, guildModel, permissions, msgs, commands);
+  const oauth = createOAuthRoutes(state);
+  const { botRoute } = createBotRoutes({ state, gateway, guildModel, permissions, msgs, webhooks, commands, interactions, otherBots });
+  const server = await startServer(state, gateway.wss, { oauthRoute: oauth.oauthRoute, botRoute });
+
+  return {
+    apiBase: `http://127.0.0.1:${state.port}/api`,
+    clientId: state.clientId,
+    clientSecret: state.clientSecret,
+    requests: state.requests,
+    botToken: state.botToken,
+    applicationId: state.applicationId,
+    botUser: state.botUser,
+    guild: state.guild,
+    channelId: state.channelId,
+    botRoleId: state.botRoleId,
+    ownerId: OWNER_ID,
+    waitFor: state.waitFor,
+    ...oauth.api,
+    ...gateway.api,
+    ...server.api,
+    ...guildModel.api,
+    ...permissions.api,
+    ...commands.api,
+    ...otherBots.api,
+    ...msgs.api,
+    ...webhooks.api,
+    ...interactions.api,
+
+    async close() {
+      await gateway.close();
+      await server.close();
+    },
+  };
+}

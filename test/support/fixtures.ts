@@ -1,0 +1,68 @@
+// Stored records for tests that call the domain directly: one plain, valid record of each kind,
+// which a test overrides where its case differs. A field added to a record is then added here once,
+// not in every test that spells the record out.
+import type { AlterRecord } from '../../src/domain/alter.js';
+import type { TargetAlter } from '../../src/domain/import/plan.js';
+import type { SystemRecord } from '../../src/domain/system.js';
+import type { TagRecord } from '../../src/domain/tag.js';
+
+/** A system with nothing set: no tag, no avatar, default nickname format, everything private. */
+export function aSystem(overrides: Partial<SystemRecord> = {}): SystemRecord {
+  return {
+    id: 1,
+    userId: '200000000000000001',
+    name: 'My system',
+    displayTag: null,
+    displayTagMap: {},
+    description: null,
+    avatar: null,
+    banner: null,
+    pronouns: null,
+    nicknameFormat: '@%username%',
+    operationDm: true,
+    latchExpiration: 0,
+    public: 0,
+    flags: 0,
+    disabledGuilds: [],
+    disabled: false,
+    createdAt: 0,
+    revision: 0,
+    ...overrides,
+  };
+}
+
+/** An alter as the import planner and the export see it (no system id, tags or integration fields). */
+export function aTargetAlter(overrides: Partial<TargetAlter> = {}): TargetAlter {
+  return {
+    id: 11,
+    username: 'ash',
+    displayName: 'Ash',
+    nameMap: [],
+    color: null,
+    description: null,
+    pronouns: null,
+    avatarUrl: null,
+    avatarUrlMap: {},
+    webhookAvatarUrl: null,
+    banner: null,
+    alterMode: 'webhook',
+    proxyTags: [],
+    public: 0,
+    flags: 0,
+    messageCount: 0,
+    lastMessageAt: null,
+    createdAt: 0,
+    tagIds: [],
+    ...overrides,
+  };
+}
+
+/** An alter as repositories return it: in system 7, no tags, no integration fields. */
+export function anAlter(overrides: Partial<AlterRecord> = {}): AlterRecord {
+  return { ...aTargetAlter(), systemId: 7, tags: [], fields: {}, ...overrides };
+}
+
+/** A tag of system 7 with no members and nothing but its name set. */
+export function aTag(overrides: Partial<TagRecord> = {}): TagRecord {
+  return { id: 3, systemId: 7, name: 'crew', displayName: 'Crew', description: null, color: null, icon: null, public: 0, createdAt: 0, members: [], ...overrides };
+}
