@@ -25,7 +25,7 @@ describe('the import worker', () => {
     const here = planImport(source, emptyTarget, { ...options, newProxyTagId: () => 'same' });
     expect(plan.report).toEqual(here.report);
     expect(await file.report(emptyTarget, options)).toEqual(here.report);
-    expect(plan.memberships).toEqual([['aaaaa', 'ggggg'], ['bbbbb', 'ggggg']]);
+    expect(plan.memberships).toEqual(new Map([['aaaaa', ['ggggg']], ['bbbbb', ['ggggg']]]));
     await file.release();
     await expect(file.plan(emptyTarget, options)).rejects.toThrow(/no file under handle/);
   });

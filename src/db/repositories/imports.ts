@@ -177,10 +177,13 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
 
   // Memberships: replace mode starts matched alters from none; then the file's pairs are added.
   for (const ids of chunks(plan.clearMemberships)) await trx.deleteFrom('alter_tags').where('alter_id', 'in', ids).execute();
-  const pairs = plan.memberships.flatMap(([alter, tag]) => {
+  const pairs = [...plan.memberships].flatMap(([alter, tags]) => {
     const alterId = alterIds.get(alter);
-    const tagId = tagIds.get(tag);
-    return alterId === undefined || tagId === undefined ? [] : [{ alter_id: alterId, tag_id: tagId }];
+    if (alterId === undefined) return [];
+    return tags.flatMap((tag) => {
+      const tagId = tagIds.get(tag);
+      return tagId === undefined ? [] : [{ alter_id: alterId, tag_id: tagId }];
+    });
   });
   for (const batch of chunks(pairs, 2000)) {
     await trx.insertInto('alter_tags').values(batch).onConflict((oc) => oc.columns(['alter_id', 'tag_id']).doNothing()).execute();

@@ -98,8 +98,11 @@ export interface ImportPlan {
   tagCreates: Array<{ sourceId: string; uuid: string | null; values: TagValues; createdAt: number }>;
   tagUpdates: Array<{ sourceId: string; uuid: string | null; tagId: number; values: Partial<TagValues> }>;
   tagDeletes: number[];
-  /** Pairs of file ids (alter, tag) to add; existing pairs are left. */
-  memberships: Array<[string, string]>;
+  /**
+   * File alter id → the file ids of its tags, to add (existing pairs are left). A map, not pairs: a
+   * file may name 800,000 memberships, and a preview needs none of them.
+   */
+  memberships: Map<string, string[]>;
   /** Existing alters whose tag memberships are cleared first (replace mode). */
   clearMemberships: number[];
   /** New switches, oldest first, members by file id. */
@@ -299,7 +302,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
       else tagsOfAlter.set(alterId, [tag.id]);
     }
   }
-  const memberships: Array<[string, string]> = [];
+  const memberships: ImportPlan['memberships'] = new Map();
   const clearMemberships: number[] = [];
 
   const alterCreates: ImportPlan['alterCreates'] = [];
@@ -308,7 +311,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     const username = alterNames.get(alter.id) ?? alter.username;
     if (username !== alter.username) renames.push({ source: source.source, id: alter.id, name: alter.name, to: username });
     const fileTags = tagsOfAlter.get(alter.id) ?? [];
-    for (const tagId of fileTags) memberships.push([alter.id, tagId]);
+    if (fileTags.length > 0) memberships.set(alter.id, fileTags);
     const matchedId = alterMatches.get(alter.id);
     const current = matchedId === undefined ? undefined : existingAlters.get(matchedId);
     if (matchedId === undefined || !current) {

@@ -125,7 +125,7 @@ describe('planImport: tags and memberships', () => {
     const plan = planImport(file, existing, options());
     expect(plan.report.counts.tags).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 0 });
     expect(plan.report.counts.alters).toEqual({ created: 1, updated: 1, unchanged: 0, deleted: 0 });
-    expect(plan.memberships).toEqual([['a', 'g1'], ['b', 'g1']]);
+    expect(plan.memberships).toEqual(new Map([['a', ['g1']], ['b', ['g1']]]));
   });
 
   it('replace clears memberships of matched alters and deletes unmatched tags', () => {
