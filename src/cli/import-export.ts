@@ -11,9 +11,8 @@ import { importStore, loadExportData, newProxyTagId, systemForImport } from '../
 import { importSystem, type ImportProgress } from '../domain/import/import-system.js';
 import { importFileHere } from '../domain/import/import-file.js';
 import type { Schema } from '../db/tables.js';
-import { readImportFile } from '../domain/import/detect.js';
 import { buildExport, exportJson } from '../domain/import/export.js';
-import { decodeImportText, parseImportJson } from '../domain/import/json.js';
+import { readImportBytes } from '../domain/import/read-bytes.js';
 import { IMPORT_MODES, MAX_CLI_IMPORT_BYTES, type ImportMode, type ImportReport } from '../domain/import/model.js';
 import { Problem } from '../domain/problems.js';
 import { UserId } from '../domain/values.js';
@@ -101,7 +100,7 @@ export function registerImportExport(program: Command, context: CliContext): voi
       if (size > MAX_CLI_IMPORT_BYTES) throw fail(`${file} is larger than ${MAX_CLI_IMPORT_BYTES / 1024 / 1024} MiB, the most an import takes`, 2);
       let source;
       try {
-        source = readImportFile(parseImportJson(decodeImportText(readFileSync(file))));
+        source = readImportBytes(readFileSync(file));
       } catch (error) {
         throw error instanceof Problem ? fail(`${file}: ${error.message}`, 2) : error;
       }

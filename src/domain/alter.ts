@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ALTER_PRIVACY_MASK, AlterPrivacy } from './privacy-bits.js';
 import { Problem } from './problems.js';
+import { codePointLength } from './proxy/text.js';
 import { INVISIBLE_OR_BIDI_CONTROL, usernameKey } from './username-key.js';
 import { EntityId, GuildId, HexColor, HttpUrl, IsoDateTime, bitmask, perServerMap, readOnly, text } from './values.js';
 
@@ -23,22 +24,6 @@ export const MAX_SYSTEM_ALTER_CHARS = 16 * 1024 * 1024;
 /** The fields the size counts, as the migration's columns (JSON ones by their JSON text). */
 const SIZED_FIELDS = ['username', 'displayName', 'nameMap', 'color', 'description', 'pronouns', 'avatarUrl', 'avatarUrlMap', 'webhookAvatarUrl', 'banner', 'proxyTags'] as const;
 
-/** Characters (code points, as the databases' length() counts them) of a string. */
-function characters(text: string): number {
-  let count = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        count--;
-        i++;
-      }
-    }
-  }
-  return count;
-}
-
 /**
  * What an alter's fields add to its system's size (systems.alter_chars): the characters of each
  * counted field as stored, JSON ones as their JSON text. Fields `values` leaves out count nothing.
@@ -48,7 +33,8 @@ export function storedAlterChars(values: Partial<Pick<AlterFieldValues, (typeof 
   for (const name of SIZED_FIELDS) {
     const value = values[name];
     if (value === undefined || value === null) continue;
-    size += characters(typeof value === 'string' ? value : JSON.stringify(value));
+    // Code points, as the databases' length() counts them.
+    size += codePointLength(typeof value === 'string' ? value : JSON.stringify(value));
   }
   return size;
 }

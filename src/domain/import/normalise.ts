@@ -215,11 +215,6 @@ export class NameAllocator {
   }
 }
 
-/** The name `base` would get among `taken` (NameAllocator's rule), for one name. */
-export function freeName(base: string, taken: ReadonlySet<string>, max = USERNAME_MAX): string {
-  return new NameAllocator(new Set(taken), max).peek(base);
-}
-
 /** The limits on our proxy tags: each side ≤ 100 characters, at most MAX_PROXY_TAGS per alter. */
 export const PROXY_TAG_SIDE_MAX = 100;
 

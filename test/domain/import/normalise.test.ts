@@ -5,7 +5,6 @@ import {
   Notes,
   clampGraphemes,
   deriveUsername,
-  freeName,
   NameAllocator,
   normaliseColor,
   normaliseCount,
@@ -126,7 +125,7 @@ describe('deriveUsername', () => {
   });
 });
 
-describe('freeName', () => {
+describe('NameAllocator.peek', () => {
   it.each([
     ['alex', [], 'alex'],
     ['alex', ['alex'], 'alex-2'],
@@ -134,7 +133,7 @@ describe('freeName', () => {
     ['STRASSE', ['straße'], 'STRASSE-2'],
     ['x'.repeat(100), ['x'.repeat(100)], `${'x'.repeat(98)}-2`],
   ] as const)('%s among %j → %s', (base, taken, expected) => {
-    expect(freeName(base, new Set(taken.map(usernameKey)))).toBe(expected);
+    expect(new NameAllocator(new Set(taken.map(usernameKey))).peek(base)).toBe(expected);
   });
 });
 
@@ -148,7 +147,7 @@ describe('NameAllocator', () => {
     }
   }
 
-  it('hands out what freeName would, one after another', () => {
+  it('hands out what peek would, one after another', () => {
     const taken = new Set(['alex', 'alex-3'].map(usernameKey));
     const allocator = new NameAllocator(taken);
     expect(['Alex', 'alex', 'ALEX', 'alex-2', 'alex'].map((name) => allocator.claim(name))).toEqual(['Alex-2', 'alex-4', 'ALEX-5', 'alex-2-2', 'alex-6']);

@@ -13,7 +13,7 @@ import { Problem } from '../../../domain/problems.js';
 import { GuildId } from '../../../domain/values.js';
 import { NoQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { ifNoneMatch } from './proxy-profile.js';
+import { emptyNotModified, ifNoneMatch } from '../conditional-get.js';
 
 const GuildParams = z.strictObject({ guild: GuildId.describe('The Discord server id.') });
 
@@ -30,12 +30,7 @@ export const guildRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
     '/:guild/settings',
     {
       config: { scope: 'guilds:manage' },
-      // A 304 has no body (see proxy-profile.ts).
-      onSend: async (request, reply, payload) => {
-        if (reply.statusCode !== 304) return payload;
-        reply.removeHeader('content-type');
-        return request.method === 'HEAD' ? '' : null;
-      },
+      onSend: emptyNotModified,
       schema: {
         tags: ['Servers'],
         summary: 'A server’s settings',

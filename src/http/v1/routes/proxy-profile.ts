@@ -10,32 +10,17 @@ import { GUILD_REVISION_HEADER } from '../../../domain/guild.js';
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { ProxyProfile, ProxyProfileQuery, profileETag } from '../../../domain/proxy-profile.js';
+import { emptyNotModified, ifNoneMatch } from '../conditional-get.js';
 import { UserParams } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
 import { targetOf } from '../target.js';
-
-/** If-None-Match holds this ETag (RFC 9110 §13.1.2: weak comparison, lists, `*`). */
-export function ifNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((candidate) => {
-    const tag = candidate.trim().replace(/^W\//, '');
-    return tag === '*' || tag === etag;
-  });
-}
 
 export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema>; guilds: GuildRevisions }> = async (app, { db, guilds }) => {
   app.get(
     '/proxy-profile',
     {
       config: { scope: 'messages:write' },
-      // A 304 has no body: the serializer's "null" would announce four bytes in Content-Length that
-      // never come, and a client trusting it waits for them (undici did, for its body timeout).
-      // (HEAD, which Fastify answers through this route too, needs a payload it can measure.)
-      onSend: async (request, reply, payload) => {
-        if (reply.statusCode !== 304) return payload;
-        reply.removeHeader('content-type');
-        return request.method === 'HEAD' ? '' : null;
-      },
+      onSend: emptyNotModified,
       schema: {
         tags: ['Proxying'],
         summary: 'Your proxy profile for one server',
