@@ -21,13 +21,14 @@ import { addAlterProxyOptions, addAlterServerOptions, ALTER_PROXY_WORDS, alterPr
 import { chosenServer, SERVER_OPTION, serverChoices, serverName } from '../src/bot/settings/servers.js';
 import type { Responder } from '../src/bot/responder.js';
 import { AlterPrivacy, SystemPrivacy } from '../src/domain/privacy-bits.js';
+import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
 import { CLEAR } from './system.js';
 
 const FIELDS = [
-  ['pronouns', 'pronouns', 'Pronouns', 100],
-  ['description', 'description', 'About the alter', 1000],
+  ['pronouns', 'pronouns', 'Pronouns', NAME_MAX],
+  ['description', 'description', 'About the alter', DESCRIPTION_MAX],
   ['color', 'color', 'A color like #a1b2c3', 7],
-  ['avatar', 'avatarUrl', 'Avatar image URL', 2048],
+  ['avatar', 'avatarUrl', 'Avatar image URL', URL_MAX],
 ] as const;
 
 /** Options that are not in FIELDS (create makes the names required; banner is edit's alone): option, API field. */
@@ -204,8 +205,8 @@ export const alter = {
         sub
           .setName('create')
           .setDescription('Create an alter')
-          .addStringOption((o) => o.setName('username').setDescription('Unique in your system; no spaces, @, / or \\').setRequired(true).setMaxLength(100))
-          .addStringOption((o) => o.setName('display-name').setDescription('The name shown on messages').setRequired(true).setMaxLength(100)),
+          .addStringOption((o) => o.setName('username').setDescription('Unique in your system; no spaces, @, / or \\').setRequired(true).setMaxLength(NAME_MAX))
+          .addStringOption((o) => o.setName('display-name').setDescription('The name shown on messages').setRequired(true).setMaxLength(NAME_MAX)),
         false,
       ),
     )
@@ -216,10 +217,10 @@ export const alter = {
           .setName('edit')
           .setDescription('Edit one of your alters')
           .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true))
-          .addStringOption((o) => o.setName('username').setDescription('New username').setMaxLength(100))
-          .addStringOption((o) => o.setName('display-name').setDescription('New display name').setMaxLength(100)),
+          .addStringOption((o) => o.setName('username').setDescription('New username').setMaxLength(NAME_MAX))
+          .addStringOption((o) => o.setName('display-name').setDescription('New display name').setMaxLength(NAME_MAX)),
         true,
-      ).addStringOption((o) => o.setName('banner').setDescription('Banner image URL (- to clear)').setMaxLength(2048)),
+      ).addStringOption((o) => o.setName('banner').setDescription('Banner image URL (- to clear)').setMaxLength(URL_MAX)),
       ),
     )
     .addSubcommand((sub) =>

@@ -18,6 +18,7 @@ import {
 import { SYSTEM_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
 import type { Responder } from '../src/bot/responder.js';
 import { AlterPrivacy } from '../src/domain/privacy-bits.js';
+import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
 
 /** The option that turns the "another app changed your system" messages on or off. */
 const OPERATION_MESSAGES = 'operation-messages';
@@ -26,12 +27,12 @@ const OPERATION_MESSAGES = 'operation-messages';
 export const CLEAR = '-';
 
 const EDITS = [
-  ['name', 'systemName', 'The system’s name'],
-  ['display-tag', 'systemDisplayTag', 'Added after proxied names (- to clear)'],
-  ['description', 'systemDescription', 'About the system (- to clear)'],
-  ['pronouns', 'systemPronouns', 'The system’s pronouns (- to clear)'],
-  ['avatar', 'systemAvatar', 'Avatar image URL (- to clear)'],
-  ['banner', 'systemBanner', 'Banner image URL (- to clear)'],
+  ['name', 'systemName', 'The system’s name', NAME_MAX],
+  ['display-tag', 'systemDisplayTag', 'Added after proxied names (- to clear)', NAME_MAX],
+  ['description', 'systemDescription', 'About the system (- to clear)', DESCRIPTION_MAX],
+  ['pronouns', 'systemPronouns', 'The system’s pronouns (- to clear)', NAME_MAX],
+  ['avatar', 'systemAvatar', 'Avatar image URL (- to clear)', URL_MAX],
+  ['banner', 'systemBanner', 'Banner image URL (- to clear)', URL_MAX],
 ] as const;
 
 /** Another user's system needs no link (public data through the bot's own client); one's own does. */
@@ -114,7 +115,7 @@ export const system = {
     )
     .addSubcommand((sub) => {
       sub.setName('edit').setDescription('Edit your system profile');
-      for (const [option, , description] of EDITS) sub.addStringOption((o) => o.setName(option).setDescription(description).setMaxLength(option === 'description' ? 1000 : 300));
+      for (const [option, , description, max] of EDITS) sub.addStringOption((o) => o.setName(option).setDescription(description).setMaxLength(max));
       sub.addBooleanOption((o) => o.setName(OPERATION_MESSAGES).setDescription('Get a private message when another app changes your system'));
       return sub;
     })

@@ -4,6 +4,7 @@
 // shows them.
 import type { ChatInputCommandInteraction, Client, SlashCommandSubcommandBuilder } from 'discord.js';
 import { ALTER_MODES, type Alter } from '../../domain/alter.js';
+import { NAME_MAX, URL_MAX } from '../../domain/values.js';
 import { serverName } from './servers.js';
 
 /** Typing this clears a value. */
@@ -23,7 +24,7 @@ export const ALTER_PROXY_WORDS = { webhookAvatarUrl: ALTER_PROXY_OPTIONS.proxyAv
 export function addAlterProxyOptions(sub: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return sub
     .addStringOption((o) =>
-      o.setName(ALTER_PROXY_OPTIONS.proxyAvatar).setDescription('Avatar URL for proxied messages, if not the profile’s (- to clear)').setMaxLength(2048),
+      o.setName(ALTER_PROXY_OPTIONS.proxyAvatar).setDescription('Avatar URL for proxied messages, if not the profile’s (- to clear)').setMaxLength(URL_MAX),
     )
     .addStringOption((o) =>
       o
@@ -47,8 +48,8 @@ export const ALTER_SERVER_OPTIONS = { name: 'name', avatar: 'avatar' } as const;
 
 export function addAlterServerOptions(sub: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return sub
-    .addStringOption((o) => o.setName(ALTER_SERVER_OPTIONS.name).setDescription('Its name in that server (- for its usual one)').setMaxLength(100))
-    .addStringOption((o) => o.setName(ALTER_SERVER_OPTIONS.avatar).setDescription('Its avatar URL in that server (- for its usual one)').setMaxLength(2048));
+    .addStringOption((o) => o.setName(ALTER_SERVER_OPTIONS.name).setDescription('Its name in that server (- for its usual one)').setMaxLength(NAME_MAX))
+    .addStringOption((o) => o.setName(ALTER_SERVER_OPTIONS.avatar).setDescription('Its avatar URL in that server (- for its usual one)').setMaxLength(URL_MAX));
 }
 
 /** The edit of an alter's name and avatar in `serverId` the options ask for; empty when none. */

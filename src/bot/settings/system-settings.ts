@@ -5,6 +5,7 @@
 import { EmbedBuilder, type ChatInputCommandInteraction, type Client, type SlashCommandSubcommandBuilder } from 'discord.js';
 import { SystemFlags } from '../../domain/privacy-bits.js';
 import { MAX_LATCH_EXPIRATION_MS, type System } from '../../domain/system.js';
+import { NAME_MAX } from '../../domain/values.js';
 import { ApiError } from '../api-client.js';
 import { formatDuration, parseDuration } from './durations.js';
 import { serverName } from './servers.js';
@@ -40,7 +41,7 @@ export function addSystemSettingOptions(sub: SlashCommandSubcommandBuilder): Sla
     o.setName(SYSTEM_SETTING_OPTIONS.latchTimeout).setDescription('How long a latch lasts after your last proxied message: 6h, 90m, never').setMaxLength(40),
   );
   sub.addStringOption((o) =>
-    o.setName(SYSTEM_SETTING_OPTIONS.nicknameFormat).setDescription('Nickname mode’s nickname: %username% and %display% are replaced').setMinLength(1).setMaxLength(100),
+    o.setName(SYSTEM_SETTING_OPTIONS.nicknameFormat).setDescription('Nickname mode’s nickname: %username% and %display% are replaced').setMinLength(1).setMaxLength(NAME_MAX),
   );
   return sub;
 }
@@ -103,7 +104,7 @@ export const SERVER_SETTING_OPTIONS = { displayTag: 'display-tag', proxying: 'pr
 
 export function addServerSettingOptions(sub: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return sub
-    .addStringOption((o) => o.setName(SERVER_SETTING_OPTIONS.displayTag).setDescription('Your display tag in that server (- for your usual one)').setMaxLength(100))
+    .addStringOption((o) => o.setName(SERVER_SETTING_OPTIONS.displayTag).setDescription('Your display tag in that server (- for your usual one)').setMaxLength(NAME_MAX))
     .addBooleanOption((o) => o.setName(SERVER_SETTING_OPTIONS.proxying).setDescription('Proxy your messages in that server'));
 }
 
