@@ -36,7 +36,7 @@ export function bundleOptions(outdir, { withCli = false } = {}) {
     minify: true,
     keepNames: true,
     sourcemap: 'linked',
-    external: ['better-sqlite3', 'pino', 'pino-pretty', '@fastify/swagger-ui'],
+    external: ['better-sqlite3', 'sharp', 'pino', 'pino-pretty', '@fastify/swagger-ui'],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     logLevel: 'warning',
