@@ -139,7 +139,7 @@ describe.each(DIALECTS)('hosted images (%s)', (dialect) => {
     expect(problem(await request(server, 'POST', '/v1/users/@me/images', body))).toEqual({ status: 401, types: ['no-access-token'] });
     expect(problem(await request(server, 'POST', '/v1/users/@me/images', { ...body, token: 'not-a-real-token-at-all-0123456789' }))).toEqual({ status: 401, types: ['invalid-auth'] });
     expect(problem(await upload(narrow, png))).toEqual({ status: 403, types: ['invalid-scopes'] });
-    for (const [scope, colour] of [['alters:write', '#0a0a0a'], ['system:write', '#0b0b0b']] as const) {
+    for (const [scope, colour] of [['alters:write', '#ff0000'], ['system:write', '#00ff00']] as const) {
       const writer = await signIn(server, '330000000000000004', { scope: `openid ${scope}` });
       expect((await upload(writer, await solid(50, 50, colour).png().toBuffer())).status, scope).toBe(201);
     }
