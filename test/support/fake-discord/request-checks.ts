@@ -40,7 +40,11 @@ class ErrorTree implements Problems {
 const ASTRAL = /[\ud800-\udbff][\udc00-\udfff]/g;
 const HIGH_SURROGATE = /[\ud800-\udbff]/;
 const INT64_STRINGS = new Set(['default_member_permissions', 'permissions']);
+// Where the document lags Discord's own documentation: its ChannelTypes enum has no GUILD_MEDIA
+// (16), which Discord documents and takes in a channel option's `channel_types`.
+const GUILD_MEDIA = 16;
 function codePointView(value: unknown, key?: string): unknown {
+  if (key === 'channel_types' && Array.isArray(value)) return value.filter((type) => type !== GUILD_MEDIA);
   if (typeof value === 'string') {
     if (key !== undefined && INT64_STRINGS.has(key) && /^\d{1,20}$/.test(value)) return Number(value);
     return HIGH_SURROGATE.test(value) ? value.replace(ASTRAL, '\u2b1a') : value;
@@ -69,6 +73,19 @@ interface Issue {
   format?: string;
   minimum?: number | bigint;
   maximum?: number | bigint;
+  /** invalid_union: each branch's issues, paths relative to the union. */
+  errors?: Issue[][];
+}
+
+/**
+ * The issues to report: a union of objects told apart by `type` (components, options, callbacks)
+ * reports the problems of the branch whose `type` matched, as Discord does, not "Invalid input".
+ */
+function flatten(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || !issue.errors) return [issue];
+  const typeMatched = issue.errors.filter((branch) => !branch.some((inner) => inner.path.length === 1 && inner.path[0] === 'type'));
+  if (typeMatched.length !== 1) return [issue];
+  return (typeMatched[0] ?? []).flatMap((inner) => flatten({ ...inner, path: [...issue.path, ...inner.path] }));
 }
 
 /** A zod issue in Discord's words (the codes Discord answers for the same refusals). */
@@ -94,7 +111,7 @@ function checkSchema(schema: ZodMiniType | z.ZodType, body: unknown, errors: Err
   const view = codePointView(body);
   const result = safeParse(schema as ZodMiniType, view);
   if (result.success) return true;
-  for (const issue of result.error.issues as Issue[]) {
+  for (const issue of (result.error.issues as Issue[]).flatMap(flatten)) {
     const { code, message } = discordError({ ...issue, missing: valueAt(view, issue.path) === undefined });
     errors.add(issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key)), code, message);
   }
