@@ -15,8 +15,17 @@ export interface Problems {
 export type Limit = (body: unknown, problems: Problems, path?: Path) => void;
 
 const length = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count++;
+  let count = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
   return count;
 };
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
