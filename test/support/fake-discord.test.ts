@@ -31,7 +31,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BOT_PERMISSIONS, Permission, rateLimited, resolvedAttachments, resolvedUsers, startFakeDiscord, user, type FakeDiscord } from './fake-discord.js';
 import { HttpError } from './fake-discord/refusals.js';
 import { checkBody } from './fake-discord/request-checks.js';
-import { REQUEST_TABLE } from './fake-discord/request-table.js';
+import { REQUEST_TABLE, rowFor } from './fake-discord/request-table.js';
 import type { Json } from './fake-discord/types.js';
 
 const ALICE = user('400000000000000004', 'alice');
@@ -756,6 +756,24 @@ describe('fake Discord refuses what Discord refuses', () => {
     ['a context menu command', 'POST', COMMANDS, { type: 2, name: 'View system' }],
   ])('accepts %s', (_name, method, path, body) => {
     expect(refusal(method, path, body)).toBeUndefined();
+  });
+
+  it.each([
+    ['PATCH', 'webhooks/1/tok/messages/@original', '/webhooks/{webhook_id}/{webhook_token}/messages/@original'],
+    ['PATCH', 'webhooks/1/tok/messages/2', '/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}'],
+    ['PATCH', 'guilds/1/members/@me', '/guilds/{guild_id}/members/@me'],
+    ['PATCH', 'guilds/1/members/2', '/guilds/{guild_id}/members/{user_id}'],
+    ['PUT', 'channels/1/messages/2/reactions/👍/@me', '/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}/@me'],
+    ['GET', 'applications/1/guilds/2/commands/permissions', '/applications/{application_id}/guilds/{guild_id}/commands/permissions'],
+    ['POST', 'channels/1/typing', '/channels/{channel_id}/typing'],
+    ['GET', 'users/@me', '/users/@me'],
+  ])('finds the row of %s /%s, literal segments first', (method, path, expected) => {
+    expect(rowFor(method, path)?.path).toBe(expected);
+  });
+
+  it('has no row for a route the fake does not serve, so serving one without a row fails the request (server.ts)', () => {
+    expect(rowFor('GET', 'channels/1/pins')).toBeUndefined();
+    expect(rowFor('DELETE', 'channels/1')).toBeUndefined();
   });
 
   it('names a path and method of Discord’s document in every row', () => {
