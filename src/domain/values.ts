@@ -5,6 +5,15 @@
 import { z } from 'zod';
 import { IMAGE_URL_RULE, discordImageUrl } from './image-url.js';
 
+// The text limits, named once: the API's schemas, the bot's options (setMaxLength) and an import's
+// normalisation all read these, so a limit changes in one place.
+/** Names and other short text: usernames, display names, tag names, pronouns, display tags, proxy tag sides, nickname formats. */
+export const NAME_MAX = 100;
+/** Descriptions of alters, systems and tags. */
+export const DESCRIPTION_MAX = 1000;
+/** Links (avatars, banners, icons). */
+export const URL_MAX = 2048;
+
 export function text(max: number, min = 0) {
   return z
     .string()
@@ -24,7 +33,7 @@ export const UserId = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discord
  * data:, stored in the percent-encoded form Discord accepts (image-url.ts, the rule the bot applies
  * too before it sends one).
  */
-export const HttpUrl = text(2048)
+export const HttpUrl = text(URL_MAX)
   .refine((value) => discordImageUrl(value) !== null, IMAGE_URL_RULE)
   .overwrite((value) => discordImageUrl(value) ?? value);
 

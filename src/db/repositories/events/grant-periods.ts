@@ -143,7 +143,12 @@ export function scopeOfType(type: Expression<string>): RawBuilder<string> {
  * that was live at `at` and held `scope` (any scope when undefined). A number is "now", a column
  * an event's time.
  */
-export function grantCovered(client: Expression<string>, systemId: Expression<number>, at: Expression<number> | number, scope?: Expression<string>): RawBuilder<boolean> {
+export function grantCovered(
+  client: Expression<string>,
+  systemId: Expression<number>,
+  at: Expression<number> | number,
+  scope?: Expression<string>,
+): RawBuilder<boolean> {
   const time = typeof at === 'number' ? sql.val(at) : at;
   return sql<boolean>`exists (select 1 from event_grant_periods p
     where p.client_id = ${client}
@@ -168,7 +173,10 @@ export function grantCovered(client: Expression<string>, systemId: Expression<nu
  * held the scope the event needs, and such a grant is still live now (a revocation or a removed
  * scope stops what was not yet sent).
  */
-export function mayReceive(refs: { client: Expression<string>; systemId: Expression<number>; eventType: Expression<string>; eventAt: Expression<number> }, now: number): RawBuilder<boolean> {
+export function mayReceive(
+  refs: { client: Expression<string>; systemId: Expression<number>; eventType: Expression<string>; eventAt: Expression<number> },
+  now: number,
+): RawBuilder<boolean> {
   const scope = scopeOfType(refs.eventType);
   return sql<boolean>`(${grantCovered(refs.client, refs.systemId, refs.eventAt, scope)} and ${grantCovered(refs.client, refs.systemId, now, scope)})`;
 }
