@@ -37,3 +37,23 @@ export function discordImageUrl(value: string): string | null {
 
 /** The sentence a person sees when an image URL is refused. */
 export const IMAGE_URL_RULE = `must be an absolute http:// or https:// URL without a user name or password, of at most ${MAX_IMAGE_URL_LENGTH} characters once percent-encoded`;
+
+/** Discord's CDN hosts, whose attachment links carry an expiry (ex/is/hm parameters). */
+const DISCORD_CDN_HOSTS = new Set(['cdn.discordapp.com', 'media.discordapp.net', 'cdn.discord.com', 'media.discord.net']);
+
+/**
+ * Whether `value` is a Discord attachment link: signed to expire within a day, so an avatar set to
+ * one breaks. The service fetches nothing from elsewhere; the image is uploaded instead.
+ */
+export function isExpiringAttachmentLink(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return DISCORD_CDN_HOSTS.has(url.hostname.toLowerCase()) && /^\/(ephemeral-)?attachments\//.test(url.pathname);
+  } catch {
+    return false;
+  }
+}
+
+/** The sentence a person sees when an image field is given an attachment link. */
+export const EXPIRING_LINK_RULE =
+  'is a Discord attachment link, which stops working within a day: upload the image (POST /v1/users/{user}/images, or give the bot the file) and use the URL that answers';

@@ -39,6 +39,7 @@ export const PROBLEM_TYPES = [
   'same-front',
   'invalid-import',
   'invalid-image',
+  'expiring-image-link',
   'image-quota',
   'unknown-image',
   'idempotency-key-reused',

@@ -3,7 +3,7 @@
 // characters and neither database can store a lone UTF-16 surrogate faithfully, so both are
 // refused up front instead of failing (or being silently altered) at write time.
 import { z } from 'zod';
-import { IMAGE_URL_RULE, discordImageUrl } from './image-url.js';
+import { IMAGE_URL_RULE, discordImageUrl, EXPIRING_LINK_RULE, isExpiringAttachmentLink } from './image-url.js';
 
 // The text limits, named once: the API's schemas, the bot's options (setMaxLength) and an import's
 // normalisation all read these, so a limit changes in one place.
@@ -35,6 +35,8 @@ export const UserId = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discord
  */
 export const HttpUrl = text(URL_MAX)
   .refine((value) => discordImageUrl(value) !== null, IMAGE_URL_RULE)
+  // Its own problem type (422): the request is well-formed, the link would only break.
+  .refine((value) => !isExpiringAttachmentLink(value), { message: EXPIRING_LINK_RULE, params: { problem: 'expiring-image-link' } })
   .overwrite((value) => discordImageUrl(value) ?? value);
 
 export const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a color like #a1b2c3');

@@ -153,6 +153,19 @@ describe.each(DIALECTS)('hosted images (%s)', (dialect) => {
     expect((await narrow.call('GET', '/v1/users/@me/images')).status).toBe(200);
   });
 
+  it('refuses a Discord attachment link in an image field with 422, saying to upload the image', async () => {
+    for (const link of [
+      'https://cdn.discordapp.com/attachments/1/2/avatar.png?ex=1&is=2&hm=3',
+      'https://media.discordapp.net/attachments/1/2/avatar.png',
+    ]) {
+      const refused = await owner.call('POST', '/v1/users/@me/system/edit', { systemAvatar: link });
+      expect(problem(refused)).toEqual({ status: 422, types: ['expiring-image-link'] });
+      expect(JSON.stringify(refused.body)).toContain('upload the image');
+    }
+    // Discord's own lasting images (an emoji, an avatar) are links like any other.
+    expect((await owner.call('POST', '/v1/users/@me/system/edit', { systemAvatar: 'https://cdn.discordapp.com/emojis/1.png' })).status).toBe(200);
+  });
+
   it('serves 404 for an address it does not hold, and for anything that is not an address', async () => {
     for (const path of [`/images/${'A'.repeat(43)}.webp`, '/images/..%2Fsecret', '/images/x.webp']) {
       const response = await fetch(`${server.url}${path}`);
