@@ -319,8 +319,17 @@ export function viewMessage(message: ProxiedMessageRecord, system: SystemRecord,
     alterId: owner || exists ? message.alterId : null,
     alter: shown ?? null,
     alterDeleted: owner ? alter === undefined : exists ? false : null,
+    systemDeleted: false,
     redacted,
   };
+}
+
+/**
+ * A record whose system was deleted: who sent it, where and under which name (what moderators
+ * need, and what the channel saw), nothing of a system or alter that no longer exist.
+ */
+export function viewMessageOfDeletedSystem(message: ProxiedMessageRecord): MessageInfo {
+  return { ...toProxiedMessage(message), system: null, alterId: null, alter: null, alterDeleted: null, systemDeleted: true, redacted: [] };
 }
 
 /** Which apps made a system's switches (and each app's own front): the owner's to know, as it tells which apps they use. */
