@@ -6,7 +6,7 @@ import type { ChatInputCommandInteraction } from 'discord.js';
 
 const LINES = [
   '`/link` connect your Discord account · `/unlink` disconnect it',
-  '`/system show [user]` a system profile and who is fronting · `/system edit` change yours',
+  '`/system show [user]` a system profile and who is fronting · `/system edit` change yours · `/system delete` delete it (sends your export first, then asks)',
   '`/alter create` · `/alter edit` · `/alter show` · `/alter list [user]` · `/alter delete` (asks first)',
   '`/tag create` · `/tag edit` · `/tag show` · `/tag list [user]` · `/tag add tag alter` · `/tag remove tag alter` · `/tag delete` group your alters',
   '`/system privacy` · `/alter privacy alter` choose what others see (`all:public` shows everything; new systems and alters are private)',

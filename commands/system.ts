@@ -1,4 +1,4 @@
-// /system show [user], /system edit and /system privacy.
+// /system show [user], /system edit, /system privacy and /system delete (system-delete.ts).
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { systemEmbed } from '../src/bot/embeds.js';
@@ -8,6 +8,7 @@ import { targetOf } from '../src/bot/options.js';
 import { SYSTEM_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
 import type { Responder } from '../src/bot/responder.js';
 import { AlterPrivacy } from '../src/domain/privacy-bits.js';
+import { deleteSystem, deleteSystemButtons } from './system-delete.js';
 
 /** The option that turns the "another app changed your system" messages on or off. */
 const OPERATION_MESSAGES = 'operation-messages';
@@ -84,12 +85,13 @@ export const system = {
       sub.addBooleanOption((o) => o.setName(OPERATION_MESSAGES).setDescription('Get a private message when another app changes your system'));
       return sub;
     })
-    .addSubcommand((sub) => addPrivacyOptions(sub.setName('privacy').setDescription('Choose what others see of your system (all:public shows everything)'), SYSTEM_PRIVACY)),
+    .addSubcommand((sub) => addPrivacyOptions(sub.setName('privacy').setDescription('Choose what others see of your system (all:public shows everything)'), SYSTEM_PRIVACY))
+    .addSubcommand((sub) => sub.setName('delete').setDescription('Delete your whole system (sends your export file first, then asks)')),
   ephemeral: (interaction) => interaction.options.getSubcommand() !== 'show',
   fieldWords: { ...fieldWordsOf(EDITS), public: 'privacy', systemOperationDM: OPERATION_MESSAGES },
-  buttons: [operationDmButtons],
+  buttons: [operationDmButtons, deleteSystemButtons],
   async execute(interaction, context, reply) {
-    const run = { show, edit, privacy }[interaction.options.getSubcommand() as 'show' | 'edit' | 'privacy'];
+    const run = { show, edit, privacy, delete: deleteSystem }[interaction.options.getSubcommand() as 'show' | 'edit' | 'privacy' | 'delete'];
     await run(interaction, context, reply);
   },
 } satisfies SlashCommand;
