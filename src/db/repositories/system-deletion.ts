@@ -18,6 +18,7 @@ import { oidcRowTopic, systemTopic, userSystemTopic } from '../changes/topics.js
 import type { Schema } from '../tables.js';
 import { insertAuditEntry } from './audit-log.js';
 import { appendEvent } from './events/outbox.js';
+import { WAITING } from './events/queue.js';
 import { revokeGrantPayloads } from './oidc-payloads.js';
 import { lockSystem } from './system-revision.js';
 
@@ -69,6 +70,8 @@ export async function deleteSystem(db: Kysely<Schema>, deletion: SystemDeletion)
     await trx.deleteFrom('event_attempts').where('delivery_id', 'in', earlierDeliveries).execute();
     await trx.deleteFrom('event_deliveries').where('system_id', '=', systemId).where('event_id', '<>', finalEventId).execute();
     await trx.deleteFrom('events').where('system_id', '=', systemId).where('id', '<>', finalEventId).execute();
+    // The final event's deliveries waited behind those (queue.ts, WAITING): nothing is ahead now.
+    await trx.updateTable('event_deliveries').set({ next_attempt_at: now }).where('event_id', '=', finalEventId).where('next_attempt_at', '=', WAITING).execute();
 
     // Every grant of every account of the system, with its codes and tokens (the revocation of
     // /account/apps, oidc-payloads.ts: it ends their event periods and notes each grant's topic,

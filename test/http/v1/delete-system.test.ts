@@ -14,6 +14,7 @@ import { DIALECTS } from '../../support/dialects.js';
 import { createTestClient, postForm, type TestClient } from '../../support/oauth.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { snapshotDatabase } from '../../support/snapshot.js';
+import { Receiver, verifySignature } from '../../events/receiver.js';
 
 const GUILD = '300000000000000001';
 const CHANNEL = '400000000000000001';
@@ -41,9 +42,13 @@ describe.each(DIALECTS)('deleting a system (%s)', (dialect) => {
   let app: TestClient;
   let appToken: string;
   let moderator: ApiUser;
+  let receiver: Receiver;
+  let endpoint: { id: string; secret: string };
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { RATE_LIMIT_ENABLED: 'false' });
+    server = await startTestServer(dialect, { RATE_LIMIT_ENABLED: 'false', EVENTS_ALLOW_PRIVATE_ADDRESSES: 'true', EVENTS_POLL_INTERVAL_MS: '50' });
+    receiver = new Receiver();
+    await receiver.start();
     bot = await createTestClient(server, { name: 'Bot', firstParty: true });
     app = await createTestClient(server, {
       name: 'Tracker',
@@ -52,8 +57,17 @@ describe.each(DIALECTS)('deleting a system (%s)', (dialect) => {
     });
     appToken = (await oidc.clientCredentialsGrant(app.config, { scope: 'events:manage' })).access_token;
     moderator = await signIn(server, newUserId(), { client: bot });
+    const created = await request<{ data: { id: string }; secret: string }>(server, 'POST', '/v1/events/endpoints', {
+      token: appToken,
+      body: { url: receiver.url('/hooks'), eventTypes: ['system.updated', 'system.deleted'] },
+    });
+    expect(created.status).toBe(201);
+    endpoint = { id: created.body.data.id, secret: created.body.secret };
   });
-  afterAll(async () => server?.stop());
+  afterAll(async () => {
+    await server?.stop();
+    await receiver?.stop();
+  });
 
   const db = () => server.database.db;
   const deleteSystem = (user: ApiUser, body?: unknown) => user.call<{ deleted: true }>('POST', '/v1/users/@me/system/delete', body);
@@ -154,6 +168,13 @@ describe.each(DIALECTS)('deleting a system (%s)', (dialect) => {
     const events = (await feed(position)).data;
     expect(events.map((event) => event.type)).toEqual(['system.deleted']);
     expect(events[0]?.data).toMatchObject({ userId: ownerId, systemId: String(systemId), actor: { clientId: bot.id, self: false } });
+
+    // And through its webhook, signed as every delivery; the earlier events' deliveries went with them.
+    const delivered = await receiver.waitFor('/hooks', (requests) => requests.some((r) => r.json.type === 'system.deleted' && r.json.data.userId === ownerId));
+    const hook = delivered.find((r) => r.json.type === 'system.deleted' && r.json.data.userId === ownerId);
+    expect(hook && verifySignature(endpoint.secret, hook)).toBe(true);
+    expect(hook?.json.data).toMatchObject({ userId: ownerId, systemId: String(systemId) });
+    expect(await db().selectFrom('event_deliveries').select('status').where('system_id', '=', systemId).execute()).toEqual([{ status: 'delivered' }]);
 
     // The audit log keeps that it happened: who, through which app, which system; nothing else.
     const audit = await db().selectFrom('audit_log').selectAll().where('kind', '=', 'system-deleted').where('user_id', '=', ownerId).execute();

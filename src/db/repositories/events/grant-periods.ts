@@ -209,8 +209,9 @@ export async function deliveryAccess(db: Executor, deliveryId: number, now: numb
     .innerJoin('event_endpoints as e', 'e.id', 'd.endpoint_id')
     .select([
       mayReceive(refs, now).as('allowed'),
-      grantCovered(refs.client, refs.systemId, now).as('authorized_now'),
-      grantCovered(refs.client, refs.systemId, refs.eventAt).as('authorized_then'),
+      // As mayReceive: a system's last event is judged by the grant that ended with the system.
+      sql<boolean>`(case when ev.type = ${sql.lit('system.deleted')} then ${grantCovered(refs.client, refs.systemId, refs.eventAt, undefined, { endingThen: true })} else ${grantCovered(refs.client, refs.systemId, now)} end)`.as('authorized_now'),
+      sql<boolean>`(case when ev.type = ${sql.lit('system.deleted')} then ${grantCovered(refs.client, refs.systemId, refs.eventAt, undefined, { endingThen: true })} else ${grantCovered(refs.client, refs.systemId, refs.eventAt)} end)`.as('authorized_then'),
       sql<boolean>`exists (select 1 from event_grant_periods u where u.client_id = e.client_id and u.scopes is null)`.as('unread'),
     ])
     .where('d.id', '=', deliveryId)
