@@ -19,16 +19,19 @@ import { alterPages, encodeListState } from '../src/bot/lists/alter-list.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
 import { requireAlter, requireTag, targetOf } from '../src/bot/options.js';
 import { ALTER_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
+import { addAlterProxyOptions, addAlterServerOptions, ALTER_PROXY_WORDS, alterProxyPatch, alterServerPatch } from '../src/bot/settings/alter-settings.js';
+import { chosenServer, SERVER_OPTION, serverChoices, serverName } from '../src/bot/settings/servers.js';
 import type { Responder } from '../src/bot/responder.js';
 import type { AlterSort } from '../src/domain/alter-list.js';
 import { AlterPrivacy, SystemPrivacy } from '../src/domain/privacy-bits.js';
+import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
 import { CLEAR } from './system.js';
 
 const FIELDS = [
-  ['pronouns', 'pronouns', 'Pronouns', 100],
-  ['description', 'description', 'About the alter', 1000],
+  ['pronouns', 'pronouns', 'Pronouns', NAME_MAX],
+  ['description', 'description', 'About the alter', DESCRIPTION_MAX],
   ['color', 'color', 'A color like #a1b2c3', 7],
-  ['avatar', 'avatarUrl', 'Avatar image URL', 2048],
+  ['avatar', 'avatarUrl', 'Avatar image URL', URL_MAX],
 ] as const;
 
 /** Options that are not in FIELDS (create makes the names required; banner is edit's alone): option, API field. */
@@ -39,7 +42,7 @@ const OTHER_OPTIONS = [
 ] as const;
 
 /** What the service calls each option, for errors in the user's words (keep beside the options above). */
-const FIELD_WORDS = { ...fieldWordsOf(FIELDS), ...fieldWordsOf(OTHER_OPTIONS), public: 'privacy' };
+const FIELD_WORDS = { ...fieldWordsOf(FIELDS), ...fieldWordsOf(OTHER_OPTIONS), ...ALTER_PROXY_WORDS, public: 'privacy' };
 
 /** Whether the owner's system shows its alters to others at all (for the owner's cards). */
 async function systemShowsAlters({ api, accounts }: BotContext, userId: string): Promise<boolean | undefined> {
@@ -79,7 +82,7 @@ async function create(interaction: ChatInputCommandInteraction, context: BotCont
 
 async function edit(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
   const alter = await requireAlter(interaction, alters, 'alter');
-  const patch: Record<string, string | null> = { ...fieldPatch(interaction, true) };
+  const patch: Record<string, string | null> = { ...fieldPatch(interaction, true), ...alterProxyPatch(interaction) };
   for (const [option, field] of OTHER_OPTIONS) {
     const value = interaction.options.getString(option);
     if (value !== null) patch[field] = field === 'banner' && value === CLEAR ? null : value;
@@ -90,7 +93,29 @@ async function edit(interaction: ChatInputCommandInteraction, { api, accounts, a
   }
   const updated = await accounts.withToken(interaction.user.id, (token) => api.editAlter(token, alter.alterId, patch));
   alters.invalidate(interaction.user.id);
-  await reply.send({ content: `Updated **${alterName(updated)}**.`, embeds: [alterEmbed(updated, { owner: true })] });
+  await reply.send({ content: `Updated **${alterName(updated)}**.`, embeds: [alterEmbed(updated, { owner: true, client: interaction.client })] });
+}
+
+/** Shows or changes an alter's name and avatar in one server (the one it runs in, or the one named). */
+async function server(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+  const chosen = await requireAlter(interaction, alters, 'alter');
+  const serverId = chosenServer(interaction);
+  const { shown, changed } = await accounts.withToken(interaction.user.id, async (token) => {
+    const { data: current } = await api.getAlter(token, '@me', chosen.alterId);
+    const patch = alterServerPatch(interaction, current, serverId);
+    if (Object.keys(patch).length === 0) return { shown: current, changed: false };
+    return { shown: await api.editAlter(token, current.alterId, patch), changed: true };
+  });
+  if (changed) alters.invalidate(interaction.user.id);
+  const name = shown.nameMap.find((entry) => entry.server === serverId)?.name;
+  const avatar = shown.avatarUrlMap[serverId];
+  const where = serverName(interaction.client, serverId);
+  const lines = [
+    `**${alterName(shown)}** in **${where}**:`,
+    `Name: ${name ?? `${shown.displayName ?? shown.username ?? ''} (its usual one)`}`,
+    `Avatar: ${avatar ?? 'its usual one'}`,
+  ];
+  await reply.send({ content: `${changed ? 'Saved. ' : ''}${lines.join('\n')}` });
 }
 
 /** Another user's alter needs no link (public data through the bot's own client); one's own does. */
@@ -213,21 +238,32 @@ export const alter = {
         sub
           .setName('create')
           .setDescription('Create an alter')
-          .addStringOption((o) => o.setName('username').setDescription('Unique in your system; no spaces, @, / or \\').setRequired(true).setMaxLength(100))
-          .addStringOption((o) => o.setName('display-name').setDescription('The name shown on messages').setRequired(true).setMaxLength(100)),
+          .addStringOption((o) => o.setName('username').setDescription('Unique in your system; no spaces, @, / or \\').setRequired(true).setMaxLength(NAME_MAX))
+          .addStringOption((o) => o.setName('display-name').setDescription('The name shown on messages').setRequired(true).setMaxLength(NAME_MAX)),
         false,
       ),
     )
     .addSubcommand((sub) =>
+      addAlterProxyOptions(
       addFieldOptions(
         sub
           .setName('edit')
           .setDescription('Edit one of your alters')
           .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true))
-          .addStringOption((o) => o.setName('username').setDescription('New username').setMaxLength(100))
-          .addStringOption((o) => o.setName('display-name').setDescription('New display name').setMaxLength(100)),
+          .addStringOption((o) => o.setName('username').setDescription('New username').setMaxLength(NAME_MAX))
+          .addStringOption((o) => o.setName('display-name').setDescription('New display name').setMaxLength(NAME_MAX)),
         true,
-      ).addStringOption((o) => o.setName('banner').setDescription('Banner image URL (- to clear)').setMaxLength(2048)),
+      ).addStringOption((o) => o.setName('banner').setDescription('Banner image URL (- to clear)').setMaxLength(URL_MAX)),
+      ),
+    )
+    .addSubcommand((sub) =>
+      addAlterServerOptions(
+        sub
+          .setName('server')
+          .setDescription('An alter’s name and avatar in one server')
+          .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true))
+          .addStringOption((o) => o.setName(SERVER_OPTION).setDescription('Which server (default: this one)').setAutocomplete(true)),
+      ),
     )
     .addSubcommand((sub) =>
       sub
@@ -266,14 +302,23 @@ export const alter = {
         .setDescription('Delete one of your alters (asks first)')
         .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true)),
     ),
-  ephemeral: (interaction) => ['create', 'edit', 'privacy', 'delete'].includes(interaction.options.getSubcommand()),
+  ephemeral: (interaction) => ['create', 'edit', 'server', 'privacy', 'delete'].includes(interaction.options.getSubcommand()),
   fieldWords: FIELD_WORDS,
   async execute(interaction, context, reply) {
-    const run = { create, edit, show, list, random, privacy, delete: remove }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list' | 'random' | 'privacy' | 'delete'];
+    const run = { create, edit, server, show, list, random, privacy, delete: remove }[
+      interaction.options.getSubcommand() as 'create' | 'edit' | 'server' | 'show' | 'list' | 'random' | 'privacy' | 'delete'
+    ];
     await run(interaction, context, reply);
   },
   buttons: [deleteButtons, alterPages.buttons],
   async autocomplete(interaction, { alters, tags }) {
+    if (interaction.options.getFocused(true).name === SERVER_OPTION) {
+      // The servers the alter already has a name or avatar in come with those the member shares.
+      const typedAlter = interaction.options.getString('alter');
+      const alter = typedAlter ? await alters.resolve(interaction.user.id, typedAlter).catch(() => undefined) : undefined;
+      await interaction.respond(serverChoices(interaction, alter ? [...alter.nameMap.map((entry) => entry.server), ...Object.keys(alter.avatarUrlMap)] : []));
+      return;
+    }
     const target = targetOf(interaction);
     const focused = interaction.options.getFocused(true);
     const directory = focused.name === 'tag' ? tags : alters;

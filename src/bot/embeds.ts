@@ -1,11 +1,12 @@
 // How profiles look in Discord: one embed per alter or system, built from what the API returned
 // (so other users' privacy is already applied: hidden fields are simply absent).
-import { EmbedBuilder } from 'discord.js';
+import { EmbedBuilder, type Client } from 'discord.js';
 import type { Alter } from '../domain/alter.js';
 import type { Front, Switch } from '../domain/front.js';
 import type { System } from '../domain/system.js';
 import type { Fronter } from './api-client.js';
 import { alterPrivacyText, systemPrivacyText } from './privacy-settings.js';
+import { alterProxyingText } from './settings/alter-settings.js';
 import type { Tag } from '../domain/tag.js';
 
 const DEFAULT_COLOR = 0x5865f2;
@@ -25,6 +26,8 @@ export interface CardView {
   systemShowsAlters?: boolean;
   /** The names of the alter's tags the viewer may see, when the caller looked them up. */
   tagNames?: readonly string[];
+  /** Names the servers of an owner's per-server settings (else they show as ids). */
+  client?: Client;
 }
 
 const when = (iso: string, style: 'D' | 'R') => `<t:${Math.floor(Date.parse(iso) / 1000)}:${style}>`;
@@ -52,6 +55,7 @@ export function alterEmbed(alter: Alter, view: CardView = {}): EmbedBuilder {
   if (view.tagNames && view.tagNames.length > 0) embed.addFields({ name: 'Tags', value: cut(view.tagNames.join(', '), 1024) });
   if (alter.proxyTags.length > 0) embed.addFields({ name: 'Proxy tags', value: cut(alter.proxyTags.map(proxyTagText).join(' '), 1024), inline: true });
   embed.addFields({ name: 'Created', value: when(alter.created, 'D'), inline: true });
+  if (view.owner) embed.addFields({ name: 'Proxying', value: cut(alterProxyingText(alter, view.client), 1024) });
   if (view.owner) embed.addFields({ name: 'Privacy', value: cut(alterPrivacyText(alter.public, alter.username, view.systemShowsAlters), 1024) });
   return embed;
 }

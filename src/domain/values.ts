@@ -4,6 +4,15 @@
 // refused up front instead of failing (or being silently altered) at write time.
 import { z } from 'zod';
 
+// The text limits, named once: the API's schemas, the bot's options (setMaxLength) and an import's
+// normalisation all read these, so a limit changes in one place.
+/** Names and other short text: usernames, display names, tag names, pronouns, display tags, proxy tag sides, nickname formats. */
+export const NAME_MAX = 100;
+/** Descriptions of alters, systems and tags. */
+export const DESCRIPTION_MAX = 1000;
+/** Links (avatars, banners, icons). */
+export const URL_MAX = 2048;
+
 export function text(max: number, min = 0) {
   return z
     .string()
@@ -19,7 +28,7 @@ export const GuildId = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discor
 export const UserId = z.string().regex(/^[1-9][0-9]{16,19}$/, 'must be a Discord user id (17 to 20 digits)');
 
 /** Absolute http(s) URLs only: these end up in embeds and <img> tags, so no javascript: or data:. */
-export const HttpUrl = text(2048).refine((value) => {
+export const HttpUrl = text(URL_MAX).refine((value) => {
   try {
     const url = new URL(value);
     return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';

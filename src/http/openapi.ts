@@ -30,7 +30,9 @@ const API_SCOPE_DESCRIPTIONS = Object.fromEntries(API_SCOPES.map((scope) => [sco
  * What a user's authorization may grant: not the first-party scopes, which only the bot's own
  * client-credentials token holds (the Authorize dialog offers no scope it would refuse).
  */
-const USER_SCOPE_DESCRIPTIONS = Object.fromEntries(API_SCOPES.filter((scope) => !FIRST_PARTY_SCOPES.includes(scope)).map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
+const USER_SCOPE_DESCRIPTIONS = Object.fromEntries(
+  API_SCOPES.filter((scope) => !FIRST_PARTY_SCOPES.includes(scope)).map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]),
+);
 
 const DOCS_PREFIX = '/docs';
 const isDocsPath = (url: string) => url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`);
@@ -131,7 +133,13 @@ async function buildReference(app: FastifyInstance, config: Config, routes: read
   });
   // Described, never called: a request the reference is handed is always for /docs (forwardTo).
   for (const route of routes) {
-    reference.route({ method: route.method, url: route.url, ...(route.schema ? { schema: route.schema } : {}), ...(route.config ? { config: route.config } : {}), handler: (_request, reply) => reply.callNotFound() });
+    reference.route({
+      method: route.method,
+      url: route.url,
+      ...(route.schema ? { schema: route.schema } : {}),
+      ...(route.config ? { config: route.config } : {}),
+      handler: (_request, reply) => reply.callNotFound(),
+    });
   }
   await reference.ready();
   return reference;
@@ -248,7 +256,12 @@ type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>;
  * every field is optional (the edit endpoints: "default empty object"), so the document says so.
  */
 function bodiesWithoutRequiredFieldsAreOptional(document: OpenApiDocument): OpenApiDocument {
-  const paths = (document as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> } }>> }).paths ?? {};
+  const paths =
+    (
+      document as {
+        paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> } }>>;
+      }
+    ).paths ?? {};
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       const body = operation.requestBody;

@@ -2,6 +2,7 @@
 // specification says "not shown", in the words an integrator reads at /docs. Keep it true when
 // behaviour changes.
 import { EVENT_SCOPES, EVENT_TYPES } from '../../domain/events.js';
+import { DESCRIPTION_MAX, NAME_MAX } from '../../domain/values.js';
 import { gettingStarted } from './getting-started.js';
 
 /** The reference's description for the installation at `issuer` (its PUBLIC_URL). */
@@ -100,9 +101,9 @@ Validation reports every problem at once.
 
 ## Decisions where the origin API left gaps
 - **Status codes**: create answers 201, everything else 200.
-- **Create**: \`username\` (1–100 characters, no whitespace, \`@\`, \`\\\`, \`/\`, nor look-alikes of them,
+- **Create**: \`username\` (1–${NAME_MAX} characters, no whitespace, \`@\`, \`\\\`, \`/\`, nor look-alikes of them,
   nor invisible characters such as zero-width spaces or bidirectional controls) and \`displayName\`
-  (1–100) are required; every other editable field may be given. Usernames are unique per system
+  (1–${NAME_MAX}) are required; every other editable field may be given. Usernames are unique per system
   ignoring case and look-alike forms (Unicode NFKC case folding: \`ß\` = \`SS\`, \`Ａ\` = \`A\`, a
   composed \`é\` = a decomposed one; \`İ\` and \`I\` stay apart, as do Latin and Cyrillic letters),
   enforced by a unique index: of concurrent creates with one name exactly one succeeds. At most 2000
@@ -131,9 +132,9 @@ Validation reports every problem at once.
   both as owner changes (the entry's \`revision\` moves on). Its proxied-message records stay: message
   info still names the system, and tells the owner \`alterDeleted: true\`. Ids are never reused.
 - **Tags** (PluralKit's groups; \`POST /system/create-tag\`, \`GET /tags/{tag}\`, \`GET /system/list-tags\`,
-  \`POST /tags/{tag}/edit\`, \`POST /tags/{tag}/alters\`, \`POST /tags/{tag}/delete\`): \`name\` (1–100
+  \`POST /tags/{tag}/edit\`, \`POST /tags/{tag}/alters\`, \`POST /tags/{tag}/delete\`): \`name\` (1–${NAME_MAX}
   characters, trimmed, any text; unique per system ignoring case and look-alike forms, as usernames),
-  \`displayName\` (≤ 100), \`description\` (≤ 1000), \`color\` (\`#rrggbb\`), \`icon\` (an http(s) URL),
+  \`displayName\` (≤ ${NAME_MAX}), \`description\` (≤ ${DESCRIPTION_MAX}), \`color\` (\`#rrggbb\`), \`icon\` (an http(s) URL),
   \`public\` (privacy bits, below). At most 500 per system. Members change from either end: an alter's
   \`tagIds\` (its whole list), or \`POST /tags/{tag}/alters {"add": [ids], "remove": [ids]}\` (one
   transaction; every id must be an alter of the system or nothing changes). Deleting a tag removes it from

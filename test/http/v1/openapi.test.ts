@@ -218,7 +218,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
   });
 
   it('describes {user} once: one string with a pattern and examples, not a union', () => {
-    const raw = doc as unknown as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown>; description?: string }> }>> };
+    const raw = doc as unknown as {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown>; description?: string }> }>>;
+    };
     const userParameters = Object.values(raw.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.parameters ?? [])).filter((p) => p.name === 'user');
     expect(userParameters.length).toBeGreaterThan(10);
     for (const parameter of userParameters) {
@@ -379,7 +381,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(errorTypes(same)).toEqual(['same-front']);
     const front = await call('GET', '/v1/users/{user}/front', me, { token });
     expect(front.status).toBe(200);
-    expect(front.body).toMatchObject({ data: { current: { alterIds: [minimalId, alterId], clientId: owner.client.id }, byApp: [{ alterIds: [minimalId, alterId] }] } });
+    expect(front.body).toMatchObject({
+      data: { current: { alterIds: [minimalId, alterId], clientId: owner.client.id }, byApp: [{ alterIds: [minimalId, alterId] }] },
+    });
     const history = await call('GET', '/v1/users/{user}/front/history', me, { token, query: '?max=1' });
     expect(history.status).toBe(200);
     expect(history.body).toMatchObject({ data: { switches: [{ alterIds: [minimalId, alterId] }], next: expect.any(Number) } });
@@ -558,7 +562,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     const hiddenMessage = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: hidden };
     for (const body of [shownMessage, hiddenMessage]) expect((await shower.call('POST', '/v1/users/@me/messages', body)).status).toBe(201);
     const shownInfo = await call('GET', '/v1/messages/{message}', { message: shownMessage.originalMessageId }, viewer);
-    expect(shownInfo.body).toMatchObject({ data: { senderId: shower.userId, alter: { alterId: visible, displayName: null }, alterDeleted: false, system: { systemName: null } } });
+    expect(shownInfo.body).toMatchObject({
+      data: { senderId: shower.userId, alter: { alterId: visible, displayName: null }, alterDeleted: false, system: { systemName: null } },
+    });
     const hiddenInfo = await call('GET', '/v1/messages/{message}', { message: hiddenMessage.messageId }, viewer);
     expect(hiddenInfo.body).toMatchObject({ data: { senderId: shower.userId, alter: null, alterDeleted: null } });
 

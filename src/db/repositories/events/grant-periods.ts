@@ -182,7 +182,10 @@ export function grantCovered(
  * deletion moves the system's grant periods to the tombstone's placeholder owner
  * (system-deletion.ts), so an app the same person authorizes later is not among them.
  */
-export function mayReceive(refs: { client: Expression<string>; systemId: Expression<number>; eventType: Expression<string>; eventAt: Expression<number> }, now: number): RawBuilder<boolean> {
+export function mayReceive(
+  refs: { client: Expression<string>; systemId: Expression<number>; eventType: Expression<string>; eventAt: Expression<number> },
+  now: number,
+): RawBuilder<boolean> {
   const scope = scopeOfType(refs.eventType);
   return sql<boolean>`(case when ${refs.eventType} = ${sql.lit('system.deleted')}
     then ${grantCovered(refs.client, refs.systemId, refs.eventAt, scope, { endingThen: true })}

@@ -82,7 +82,9 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
         body.autoproxyState,
         viewer.clientId,
       );
-      return reply.code(outcome.created ? 201 : 200).send({ data: toProxiedMessage(outcome.record), autoproxyStateApplied: outcome.stateApplied, revision: outcome.revision });
+      return reply
+        .code(outcome.created ? 201 : 200)
+        .send({ data: toProxiedMessage(outcome.record), autoproxyStateApplied: outcome.stateApplied, revision: outcome.revision });
     },
   );
 };
@@ -153,7 +155,11 @@ export const messageLookupRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
       const viewerSystem = grant.userId === null ? undefined : await findSystemByUser(db, grant.userId);
       const viewer: Viewer = { userId: grant.userId, clientId: grant.clientId, systemId: viewerSystem?.id ?? null, scopes: grant.scopes };
       const policy = alterLoadPolicy(system, viewer);
-      const alter = await findAlter(db, system.id, message.alterId, { onlyVisible: false, fieldsFor: policy?.fieldsFor ?? null, allFields: policy?.allFields ?? false });
+      const alter = await findAlter(db, system.id, message.alterId, {
+        onlyVisible: false,
+        fieldsFor: policy?.fieldsFor ?? null,
+        allFields: policy?.allFields ?? false,
+      });
       return { data: viewMessage(message, system, alter, viewer) };
     },
   );
