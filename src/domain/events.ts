@@ -15,7 +15,7 @@ import { Tag, type TagRecord } from './tag.js';
 import { ProxiedMessage } from './proxied-message.js';
 import type { Scope } from './scopes.js';
 import { System, type SystemDetails, type SystemRecord } from './system.js';
-import { HttpUrl, IsoDateTime, text } from './values.js';
+import { IsoDateTime, text } from './values.js';
 
 export const EVENT_TYPES = [
   'alter.created',
@@ -193,7 +193,18 @@ export const EventTypes = z
  * everything else percent-encoded), never as sent: what is stored is also what the operator's
  * terminal prints. Control characters are refused rather than silently dropped by the parser.
  */
-export const EndpointUrl = HttpUrl.refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters (tabs, line breaks, escape sequences)')
+// Not HttpUrl: that is the image rule, which percent-encodes (and would hide control characters
+// from the check below) and refuses credentials with its own wording.
+const WebUrl = text(2048).refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http:// or https:// URL');
+
+export const EndpointUrl = WebUrl.refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters (tabs, line breaks, escape sequences)')
   .transform((value) => new URL(value).href)
   .refine((value) => value.length <= 2048, 'must be at most 2048 characters once percent-encoded')
   .describe('Where events are POSTed: https (http only when the operator allows private addresses, for development). No credentials in the URL; redirects are not followed. Stored in its WHATWG serialisation (as `new URL(url).href`); control characters are refused.');

@@ -38,6 +38,9 @@ export const PROBLEM_TYPES = [
   'system-too-large',
   'same-front',
   'invalid-import',
+  'invalid-image',
+  'image-quota',
+  'unknown-image',
   'idempotency-key-reused',
   'internal-error',
 ] as const;

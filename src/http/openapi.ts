@@ -21,6 +21,7 @@ import { escapeHtml } from '../auth/pages/html.js';
 import { FAVICON_SVG } from '../auth/pages/layout.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
 import type { Config } from '../config/config.js';
+import { IMAGE_UPLOAD_PART } from '../domain/images.js';
 import { API_SCOPES, FIRST_PARTY_SCOPES, SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
 import { apiDescription } from './v1/api-description.js';
 
@@ -110,7 +111,7 @@ async function buildReference(app: FastifyInstance, config: Config, routes: read
     },
     hideUntagged: true,
     transform: jsonSchemaTransform,
-    transformObject: (input) => bodiesWithoutRequiredFieldsAreOptional(jsonSchemaTransformObject(input)),
+    transformObject: (input) => fileUploadBodies(bodiesWithoutRequiredFieldsAreOptional(jsonSchemaTransformObject(input))),
   });
   await reference.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
@@ -250,6 +251,22 @@ const DOCS_THEME_JS = `(function () {
 `;
 
 type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>;
+
+/** Operations whose body is a file (multipart/form-data), which their zod schemas (JSON) cannot state: path → part. */
+const FILE_UPLOADS: Record<string, string> = { '/v1/users/{user}/images': IMAGE_UPLOAD_PART };
+
+function fileUploadBodies(document: OpenApiDocument): OpenApiDocument {
+  const paths = (document as { paths?: Record<string, Record<string, { requestBody?: unknown }>> }).paths ?? {};
+  for (const [path, part] of Object.entries(FILE_UPLOADS)) {
+    const operation = paths[path]?.post;
+    if (!operation) continue;
+    operation.requestBody = {
+      required: true,
+      content: { 'multipart/form-data': { schema: { type: 'object', required: [part], properties: { [part]: { type: 'string', format: 'binary' } } } } },
+    };
+  }
+  return document;
+}
 
 /**
  * @fastify/swagger marks every request body as required, but the API accepts no body at all where

@@ -6,7 +6,7 @@
 // entries can be paged.
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, type EmbedBuilder } from 'discord.js';
 import type { BotContext, ButtonHandler } from '../command.js';
-import type { ReplyPayload } from '../responder.js';
+import { withinLimits, type ReplyPayload } from '../responder.js';
 import { ownerOf, targetFor } from '../target.js';
 
 export interface PagerOptions {
@@ -52,7 +52,7 @@ export function definePager({ prefix, perPage, defaultTitle, load }: PagerOption
         .setStyle(ButtonStyle.Secondary)
         .setDisabled(!hasMore),
     );
-    return { embeds: [embed], components: [row] };
+    return withinLimits({ embeds: [embed], components: [row] });
   }
 
   const buttons: ButtonHandler = {

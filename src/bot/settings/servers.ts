@@ -2,6 +2,7 @@
 // offers the servers the bot shares with the member, and the ones their settings already name;
 // the value is the server's id, and without a value the command means the server it was run in.
 import type { AutocompleteInteraction, ChatInputCommandInteraction, Client } from 'discord.js';
+import { clampGraphemes, shortenGraphemes } from '../../domain/proxy/text.js';
 import { ApiError } from '../api-client.js';
 
 export const SERVER_OPTION = 'server';
@@ -32,7 +33,7 @@ export function serverChoices(interaction: AutocompleteInteraction, known: Itera
     const name = serverName(interaction.client, id);
     if (typed && !name.toLowerCase().includes(typed) && !id.startsWith(typed)) continue;
     const here = id === interaction.guildId ? ' (this server)' : '';
-    choices.push({ name: `${name.slice(0, 100 - here.length)}${here}`, value: id });
+    choices.push({ name: `${shortenGraphemes(name, 100 - here.length)}${here}`, value: id });
     if (choices.length === MAX_CHOICES) break;
   }
   return choices;
@@ -45,7 +46,7 @@ export function chosenServer(interaction: ChatInputCommandInteraction, option = 
     if (SNOWFLAKE.test(typed)) return typed;
     const byName = interaction.client.guilds.cache.find((guild) => guild.name.toLowerCase() === typed.toLowerCase());
     if (byName) return byName.id;
-    throw new ApiError('problem', 400, 'unknown-server', `No server called “${typed.slice(0, 100)}” that I know of. Pick one from the list as you type.`, option);
+    throw new ApiError('problem', 400, 'unknown-server', `No server called “${clampGraphemes(typed, 100)}” that I know of. Pick one from the list as you type.`, option);
   }
   if (interaction.guildId) return interaction.guildId;
   throw new ApiError('problem', 400, 'server-needed', 'Say which server: pick one in the `server` option (or run this in the server).', option);

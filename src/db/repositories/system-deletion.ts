@@ -64,6 +64,8 @@ export async function deleteSystem(db: Kysely<Schema>, deletion: SystemDeletion)
     await trx.deleteFrom('import_tag_links').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('applied_imports').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('system_sub_accounts').where('system_id', '=', systemId).execute();
+    // Its hosted images: no one may be served a picture of a system that asked to be forgotten.
+    await trx.deleteFrom('images').where('system_id', '=', systemId).execute();
     // Earlier events hold snapshots of what was deleted (names, descriptions…): they go too, with
     // their deliveries and log. Values no event refers to any more are purged apart (payloads.ts).
     const earlierDeliveries = trx.selectFrom('event_deliveries').select('id').where('system_id', '=', systemId).where('event_id', '<>', finalEventId);

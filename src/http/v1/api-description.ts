@@ -117,7 +117,8 @@ Validation reports every problem at once.
 - **Field shapes**: \`proxyTags\` are \`{id, prefix, suffix}\` (one of prefix/suffix non-empty; \`id\` is
   generated when omitted); \`alterMode\` is \`webhook\` (default), \`nickname\` or \`both\`; \`nameMap\` is
   \`[{server, name}]\`; \`avatarUrlMap\` and \`displayTagMap\` are objects keyed by Discord server id;
-  colors are \`#rrggbb\`; image fields are absolute http(s) URLs; \`latchExpiration\` is in milliseconds
+  colors are \`#rrggbb\`; image fields are absolute http(s) URLs, stored percent-encoded as Discord accepts them
+  (\`my pic.png\` → \`my%20pic.png\`; no user name or password; at most 2,048 characters once encoded); \`latchExpiration\` is in milliseconds
   (0 to 36,000,000; 0 never expires). \`systemAutoproxy\` is read-only here: it changes through \`/autoproxy\`.
   System \`flags\`: 1 keep proxy tags in the sent text, 2 append pronouns to the proxied name, 4 proxy tags
   ignore case (off by default: tags match case, as on PluralKit).

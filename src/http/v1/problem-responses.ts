@@ -41,6 +41,9 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'system-too-large': 409,
   'same-front': 409,
   'invalid-import': 422,
+  'invalid-image': 422,
+  'image-quota': 409,
+  'unknown-image': 404,
   'idempotency-key-reused': 409,
   'internal-error': 500,
 };

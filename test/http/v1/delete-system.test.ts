@@ -4,6 +4,7 @@
 // `system.deleted` event for the apps authorized until then, and the audit log's entry. Signing in
 // again starts a new, empty system.
 import * as oidc from 'openid-client';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../../src/domain/alter.js';
 import type { MessageInfo } from '../../../src/domain/proxied-message.js';
@@ -24,7 +25,7 @@ let users = 0;
 const newUserId = () => `2000000000000027${String(++users).padStart(2, '0')}`;
 
 /** Tables whose rows belong to one system, by the column that says which. */
-const SYSTEM_TABLES = ['alters', 'tags', 'alter_fields', 'autoproxy', 'switches', 'import_alter_links', 'import_tag_links', 'applied_imports', 'system_sub_accounts'] as const;
+const SYSTEM_TABLES = ['alters', 'tags', 'alter_fields', 'autoproxy', 'switches', 'import_alter_links', 'import_tag_links', 'applied_imports', 'system_sub_accounts', 'images'] as const;
 
 const PLURALKIT_FILE = JSON.stringify({
   version: 2,
@@ -95,9 +96,16 @@ describe.each(DIALECTS)('deleting a system (%s)', (dialect) => {
     expect((await user.call('POST', '/v1/users/@me/autoproxy', { serverId: GUILD, autoproxyMode: 'front' })).status).toBe(200);
     const imported = await request(server, 'POST', '/v1/users/@me/system/import', { token: user.token, raw: PLURALKIT_FILE, headers: { 'content-type': 'application/json', 'idempotency-key': 'leave-1' } });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    // A hosted image of the system, used as its avatar.
+    const form = new FormData();
+    form.append('file', new Blob([await sharp({ create: { width: 32, height: 32, channels: 3, background: '#336699' } }).png().toBuffer()], { type: 'image/png' }), 'a.png');
+    const uploaded = await fetch(`${server.url}/v1/users/@me/images`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` }, body: form });
+    expect(uploaded.status).toBe(201);
+    const image = ((await uploaded.json()) as { data: { url: string } }).data.url;
+    expect((await user.call('POST', '/v1/users/@me/system/edit', { systemAvatar: image })).status).toBe(200);
     const message = { messageId: snowflake(), originalMessageId: snowflake(Date.now() - 5), channelId: CHANNEL, guildId: GUILD, alterId: alter.alterId, proxiedName: 'Kestrel' };
     expect((await user.call('POST', '/v1/users/@me/messages', message)).status).toBe(201);
-    return { alter, tag, message };
+    return { alter, tag, message, image };
   }
 
   async function ownedRows(systemId: number): Promise<Record<string, number>> {
@@ -124,15 +132,18 @@ describe.each(DIALECTS)('deleting a system (%s)', (dialect) => {
     // The same person's grant to another app, with a refresh token.
     const tracker = await signIn(server, ownerId, { client: app, scope: 'openid offline_access system:read alters:read' });
     const systemId = await systemIdOf(owner);
-    const { alter, message } = await populated(owner);
+    const { alter, message, image } = await populated(owner);
+    expect((await fetch(image)).status).toBe(200);
     const owned = await ownedRows(systemId);
-    for (const table of ['alters', 'tags', 'alter_fields', 'autoproxy', 'switches', 'import_alter_links', 'import_tag_links', 'applied_imports'] as const) expect(owned[table], table).toBeGreaterThan(0);
+    for (const table of ['alters', 'tags', 'alter_fields', 'autoproxy', 'switches', 'import_alter_links', 'import_tag_links', 'applied_imports', 'images'] as const) expect(owned[table], table).toBeGreaterThan(0);
     const position = (await feed()).next;
 
     const response = await deleteSystem(owner, { confirm: true });
     expect(response).toMatchObject({ status: 200, body: { deleted: true } });
 
     expect(Object.values(await ownedRows(systemId)).every((count) => count === 0), JSON.stringify(await ownedRows(systemId))).toBe(true);
+    // Its images are no longer served.
+    expect((await fetch(image)).status).toBe(404);
     for (const table of ['alter_tags', 'switch_members'] as const) expect(await db().selectFrom(table).select('alter_id').where('alter_id', '=', alter.alterId).execute(), table).toEqual([]);
     // Every grant of the account is gone, with its tokens: both apps' access tokens and the refresh token.
     expect((await owner.call('GET', '/v1/users/@me/system')).status).toBe(401);
