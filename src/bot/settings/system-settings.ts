@@ -6,6 +6,7 @@ import { EmbedBuilder, type ChatInputCommandInteraction, type Client, type Slash
 import { SystemFlags } from '../../domain/privacy-bits.js';
 import { MAX_LATCH_EXPIRATION_MS, type System } from '../../domain/system.js';
 import { NAME_MAX } from '../../domain/values.js';
+import { clampGraphemes, shortenGraphemes } from '../../domain/proxy/text.js';
 import { ApiError } from '../api-client.js';
 import { formatDuration, parseDuration } from './durations.js';
 import { serverName } from './servers.js';
@@ -61,7 +62,7 @@ export function systemSettingsPatch(interaction: ChatInputCommandInteraction, cu
   if (latch !== null) {
     const ms = parseDuration(latch);
     if (ms === undefined) {
-      throw new ApiError('problem', 400, 'invalid-duration', `“${latch.slice(0, 40)}” is not a duration: try \`6h\`, \`90m\`, \`1h 30m\` or \`never\`.`, SYSTEM_SETTING_OPTIONS.latchTimeout);
+      throw new ApiError('problem', 400, 'invalid-duration', `“${clampGraphemes(latch, 40)}” is not a duration: try \`6h\`, \`90m\`, \`1h 30m\` or \`never\`.`, SYSTEM_SETTING_OPTIONS.latchTimeout);
     }
     if (ms > MAX_LATCH_EXPIRATION_MS) {
       throw new ApiError('problem', 400, 'invalid-duration', `A latch lasts at most ${formatDuration(MAX_LATCH_EXPIRATION_MS)}; \`never\` keeps it until you change it.`, SYSTEM_SETTING_OPTIONS.latchTimeout);
@@ -74,7 +75,7 @@ export function systemSettingsPatch(interaction: ChatInputCommandInteraction, cu
 }
 
 const onOff = (on: boolean) => (on ? 'on' : 'off');
-const list = (lines: string[], empty: string) => (lines.length === 0 ? empty : lines.join('\n').slice(0, 1024));
+const list = (lines: string[], empty: string) => (lines.length === 0 ? empty : shortenGraphemes(lines.join('\n'), 1024));
 
 /** Every setting of the owner's system in one card, with the command that changes each. */
 export function systemSettingsEmbed(system: System, client: Client): EmbedBuilder {
