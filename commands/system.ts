@@ -1,4 +1,5 @@
-// /system show [user], /system edit, /system settings, /system server and /system privacy.
+// /system show [user], /system edit, /system settings, /system server, /system privacy and
+// /system delete (system-delete.ts).
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { systemEmbed } from '../src/bot/embeds.js';
@@ -19,6 +20,7 @@ import { SYSTEM_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/pri
 import type { Responder } from '../src/bot/responder.js';
 import { AlterPrivacy } from '../src/domain/privacy-bits.js';
 import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
+import { deleteSystem, deleteSystemButtons } from './system-delete.js';
 
 /** The option that turns the "another app changed your system" messages on or off. */
 const OPERATION_MESSAGES = 'operation-messages';
@@ -128,12 +130,13 @@ export const system = {
           .addStringOption((o) => o.setName(SERVER_OPTION).setDescription('Which server (default: this one)').setAutocomplete(true)),
       ),
     )
-    .addSubcommand((sub) => addPrivacyOptions(sub.setName('privacy').setDescription('Choose what others see of your system (all:public shows everything)'), SYSTEM_PRIVACY)),
+    .addSubcommand((sub) => addPrivacyOptions(sub.setName('privacy').setDescription('Choose what others see of your system (all:public shows everything)'), SYSTEM_PRIVACY))
+    .addSubcommand((sub) => sub.setName('delete').setDescription('Delete your whole system (sends your export file first, then asks)')),
   ephemeral: (interaction) => interaction.options.getSubcommand() !== 'show',
   fieldWords: { ...fieldWordsOf(EDITS), ...SYSTEM_SETTING_WORDS, public: 'privacy', systemOperationDM: OPERATION_MESSAGES },
-  buttons: [operationDmButtons],
+  buttons: [operationDmButtons, deleteSystemButtons],
   async execute(interaction, context, reply) {
-    const run = { show, edit, settings, server, privacy }[interaction.options.getSubcommand() as 'show' | 'edit' | 'settings' | 'server' | 'privacy'];
+    const run = { show, edit, settings, server, privacy, delete: deleteSystem }[interaction.options.getSubcommand() as 'show' | 'edit' | 'settings' | 'server' | 'privacy' | 'delete'];
     await run(interaction, context, reply);
   },
   /** The server option: servers shared with the member, and those the system's settings name. */

@@ -256,8 +256,8 @@ export function frontHistoryEmbed(switches: Switch[], alters: readonly Alter[], 
 
 export const ALTERS_PER_PAGE = 10;
 
-export function alterListEmbed(alters: Alter[], title: string, page: { skip: number; hasMore: boolean }): EmbedBuilder {
-  const lines = alters.map((alter) => `\`${alter.alterId}\` ${alterName(alter)}${alter.pronouns ? ` · ${alter.pronouns}` : ''}`);
+export function alterListEmbed(alters: Alter[], title: string, page: { skip: number; hasMore: boolean }, detail?: (alter: Alter) => string): EmbedBuilder {
+  const lines = alters.map((alter) => `\`${alter.alterId}\` ${alterName(alter)}${alter.pronouns ? ` · ${alter.pronouns}` : ''}${detail ? detail(alter) : ''}`);
   const first = page.skip + 1;
   return new EmbedBuilder()
     .setTitle(cut(title, 256))

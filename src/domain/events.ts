@@ -27,6 +27,7 @@ export const EVENT_TYPES = [
   'tag.deleted',
   'switch.created',
   'message.proxied',
+  'system.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -42,6 +43,7 @@ export const EVENT_SCOPES: Record<EventType, Scope> = {
   'tag.deleted': 'alters:read',
   'switch.created': 'system:read',
   'message.proxied': 'messages:read',
+  'system.deleted': 'system:read',
 };
 
 /**
@@ -56,7 +58,9 @@ export type EventSnapshot =
   | { type: 'tag.created' | 'tag.updated'; tag: TagRecord }
   | { type: 'tag.deleted'; tagId: number }
   | { type: 'switch.created'; switchId: number; alterIds: number[]; timestamp: string }
-  | { type: 'message.proxied'; message: ProxiedMessage; alterId: number };
+  | { type: 'message.proxied'; message: ProxiedMessage; alterId: number }
+  // The owner is kept in the event: the deleted system's row no longer names them.
+  | { type: 'system.deleted'; userId: string };
 
 /** An event as the outbox holds it. */
 export interface StoredEvent {
@@ -104,6 +108,8 @@ export const EventData = {
     timestamp: IsoDateTime,
   }),
   'message.proxied': z.strictObject({ ...common, message: ProxiedMessage, alterId: z.number().int() }),
+  // The last event of a system: delivered to the apps authorized when it was deleted (mayReceive).
+  'system.deleted': z.strictObject({ ...common }),
 } satisfies Record<EventType, z.ZodType>;
 
 /** The body of a delivery (the Standard Webhooks shape: type, timestamp, data). */
@@ -165,6 +171,8 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     case 'message.proxied':
       // Events stored before records kept the name have none.
       return envelope({ message: { ...snapshot.message, proxiedName: snapshot.message.proxiedName ?? null }, alterId: snapshot.alterId });
+    case 'system.deleted':
+      return envelope({ userId: snapshot.userId });
   }
 }
 

@@ -197,9 +197,11 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
 Instead of polling, an app registers webhook endpoints (\`/v1/events/endpoints\`, a client-credentials
 token with \`events:manage\`) and chooses event types: \`alter.created\`, \`alter.updated\`,
 \`alter.deleted\`, \`system.updated\`, \`tag.created\`, \`tag.updated\`, \`tag.deleted\`,
-\`switch.created\`, \`message.proxied\`. Events come only for users who have authorized the app, and
+\`switch.created\`, \`message.proxied\`, \`system.deleted\`. Events come only for users who have authorized the app, and
 only those its grant's scopes read (${eventScopesText()}), with what the app would read through the API: the
-owner's view, with only its own integration field. Revoking the app stops them at once. The app also
+owner's view, with only its own integration field. Revoking the app stops them at once. A system's
+deletion ends every grant of its users; its \`system.deleted\` event still goes to the apps whose grant
+was live until then (the one event that does), so they can forget what they kept. The app also
 receives events of its own changes (\`data.actor.self\`). Requests follow Standard Webhooks
 (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">\`
 keyed with the base64-decoded part of the \`whsec_\` secret); the body is \`{type, timestamp, data}\`.

@@ -58,6 +58,7 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/users/{user}/messages/{message}/reproxy', scope: 'messages:write', success: 200 },
   { method: 'GET', path: '/v1/messages/{message}', scope: 'messages:read', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/alters/{alter}/delete', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/delete', scope: 'system:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/system/create-tag', scope: 'alters:write', success: 201 },
   { method: 'GET', path: '/v1/users/{user}/tags/{tag}', scope: 'alters:read', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/system/list-tags', scope: 'alters:read', success: 200 },
@@ -532,6 +533,10 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(guildEdit.body).toMatchObject({ revision: 1, proxyDelay: { milliseconds: 10 } });
     expect((await call('GET', '/v1/guilds/{guild}/settings', guild, { ...guilds, headers: { 'if-none-match': settings.headers.get('etag') ?? '' } })).status).toBe(200);
     expect((await call('GET', '/v1/guilds/{guild}/settings', guild, { ...guilds, headers: { 'if-none-match': guildEdit.headers.get('etag') ?? '' } })).status).toBe(304);
+
+    // Deleting a system: a user of its own, so the owner's data serves the tests below.
+    const leaving = await signIn(server, '200000000000000097', { client: owner.client });
+    expect((await call('POST', '/v1/users/{user}/system/delete', me, { token: leaving.token, body: { confirm: true } })).body).toEqual({ deleted: true });
 
     expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);
     for (const { method, path, success } of OPERATIONS.filter((operation) => operation.path !== '/v1/events/deliveries/{delivery}/replay')) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);

@@ -9,8 +9,9 @@ import { isUniqueViolation } from '../../../db/errors.js';
 import { findClient } from '../../../db/repositories/oauth-clients.js';
 import { findProxiedMessage, recordProxiedMessage, reproxyMessage } from '../../../db/repositories/proxied-messages.js';
 import { findSystemById, findSystemByUser } from '../../../db/repositories/systems.js';
+import { isDeletedSystemOwner } from '../../../db/repositories/system-deletion.js';
 import type { Schema } from '../../../db/tables.js';
-import { alterLoadPolicy, viewMessage, type Viewer } from '../../../domain/privacy.js';
+import { alterLoadPolicy, viewMessage, viewMessageOfDeletedSystem, type Viewer } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { MessageInfo, MessageParams, ProxiedMessage, RecordMessageBody, RecordMessageResponse, ReproxyBody, Snowflake, snowflakeTime, toProxiedMessage } from '../../../domain/proxied-message.js';
 import { NoQuery, UserParams, UserRef } from '../params.js';
@@ -150,6 +151,7 @@ export const messageLookupRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
       const message = await findProxiedMessage(db, request.params.message);
       const system = message && (await findSystemById(db, message.systemId));
       if (!message || !system) throw new Problem('unknown-message', 'no proxied message has this id');
+      if (isDeletedSystemOwner(system.userId)) return { data: viewMessageOfDeletedSystem(message) };
       const viewerSystem = grant.userId === null ? undefined : await findSystemByUser(db, grant.userId);
       const viewer: Viewer = { userId: grant.userId, clientId: grant.clientId, systemId: viewerSystem?.id ?? null, scopes: grant.scopes };
       const policy = alterLoadPolicy(system, viewer);
