@@ -6,6 +6,7 @@ import type { Alter } from '../domain/alter.js';
 import type { AlterSort } from '../domain/alter-list.js';
 import type { Autoproxy, AutoproxyStateAnswer, AutoproxyStateChange } from '../domain/autoproxy.js';
 import type { Front, FrontHistory, Switch } from '../domain/front.js';
+import { IMAGE_UPLOAD_PART, type ImagePurpose, type UploadedImage } from '../domain/images.js';
 import type { ImportMode, ImportReport } from '../domain/import/model.js';
 import type { MessageInfo, ProxiedMessage, RecordMessageAnswer } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
@@ -252,6 +253,11 @@ export function createApiClient(options: ApiClientOptions) {
       const query = new URLSearchParams({ mode: choice.mode, dryRun: String(choice.dryRun), history: String(choice.history) });
       const headers: Record<string, string> = choice.idempotencyKey ? { 'idempotency-key': choice.idempotencyKey } : {};
       return api<{ data: ImportReport }>('POST', `${userPath('@me')}/system/import?${query.toString()}`, { token, rawJson: file, headers, timeoutMs: IMPORT_TIMEOUT_MS }).then((r) => r.data);
+    },
+    /** Hosts an image at the service (checked, scaled and stored there); the URL to put in a field. */
+    uploadImage(token: string, bytes: Buffer, purpose: ImagePurpose): Promise<UploadedImage> {
+      const file = { part: IMAGE_UPLOAD_PART, filename: `${purpose}.bin`, bytes };
+      return api<{ data: UploadedImage }>('POST', `${userPath('@me')}/images?purpose=${purpose}`, { token, file, timeoutMs: IMPORT_TIMEOUT_MS }).then((r) => r.data);
     },
     /** The caller's whole system as a PluralKit-compatible export file, byte for byte. */
     async exportSystem(token: string): Promise<Buffer> {
