@@ -17,6 +17,7 @@ import type { BotContext, ButtonHandler, SlashCommand } from '../src/bot/command
 import { alterEmbed, alterName } from '../src/bot/embeds.js';
 import { alterPages, encodeListState } from '../src/bot/lists/alter-list.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
+import { addImageFileOptions, copiedNote, fileOptionOf, imagePatch, type ImageOption } from '../src/bot/images/hosted-image.js';
 import { requireAlter, requireTag, targetOf } from '../src/bot/options.js';
 import { ALTER_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
 import { addAlterProxyOptions, addAlterServerOptions, ALTER_PROXY_WORDS, alterProxyPatch, alterServerPatch } from '../src/bot/settings/alter-settings.js';
@@ -40,6 +41,22 @@ const OTHER_OPTIONS = [
   ['display-name', 'displayName'],
   ['banner', 'banner'],
 ] as const;
+
+/** The image fields: a link, or a file beside it (copied to the service); create takes the avatar alone. */
+const EDIT_IMAGES: readonly ImageOption[] = [
+  { option: 'avatar', field: 'avatarUrl', purpose: 'avatar', label: 'avatar' },
+  { option: 'banner', field: 'banner', purpose: 'banner', label: 'banner' },
+  { option: 'proxy-avatar', field: 'webhookAvatarUrl', purpose: 'avatar', label: 'proxy avatar' },
+];
+const CREATE_IMAGES = EDIT_IMAGES.slice(0, 1);
+
+/** `patch` with its image fields left to imagePatch, and whether the command was given any image. */
+function withoutImages(interaction: ChatInputCommandInteraction, patch: Record<string, string | null>, images: readonly ImageOption[]) {
+  const fields = new Set(images.map((image) => image.field));
+  const rest = Object.fromEntries(Object.entries(patch).filter(([field]) => !fields.has(field)));
+  const given = images.some(({ option }) => interaction.options.get(option) !== null || interaction.options.get(fileOptionOf(option)) !== null);
+  return { rest, given };
+}
 
 /** What the service calls each option, for errors in the user's words (keep beside the options above). */
 const FIELD_WORDS = { ...fieldWordsOf(FIELDS), ...fieldWordsOf(OTHER_OPTIONS), ...ALTER_PROXY_WORDS, public: 'privacy' };
@@ -68,32 +85,37 @@ function fieldPatch(interaction: ChatInputCommandInteraction, clearable: boolean
 
 async function create(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
   const { api, accounts, alters } = context;
-  const body = {
-    username: interaction.options.getString('username', true),
-    displayName: interaction.options.getString('display-name', true),
-    ...fieldPatch(interaction, false),
-  };
-  const alter = await accounts.withToken(interaction.user.id, (token) => api.createAlter(token, body));
+  const { rest } = withoutImages(interaction, fieldPatch(interaction, false), CREATE_IMAGES);
+  const { alter, copied } = await accounts.withToken(interaction.user.id, async (token) => {
+    const images = await imagePatch(interaction, context, token, CREATE_IMAGES);
+    const body = { username: interaction.options.getString('username', true), displayName: interaction.options.getString('display-name', true), ...rest, ...images.patch };
+    return { alter: await api.createAlter(token, body), copied: images.copied };
+  });
   alters.invalidate(interaction.user.id);
   // New alters are private (the origin's default): the owner is told, with the one step that changes it.
   const hidden = (alter.public & AlterPrivacy.visible) === 0 ? ` Only you can see it for now: \`/alter privacy alter:${alter.username ?? alter.alterId} all:public\` shows it to others.` : '';
-  await reply.send({ content: `Created **${alterName(alter)}**.${hidden}`, embeds: [alterEmbed(alter, { owner: true, systemShowsAlters: await systemShowsAlters(context, interaction.user.id) })] });
+  await reply.send({ content: `Created **${alterName(alter)}**.${hidden}${copiedNote(copied)}`, embeds: [alterEmbed(alter, { owner: true, systemShowsAlters: await systemShowsAlters(context, interaction.user.id) })] });
 }
 
-async function edit(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+async function edit(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
+  const { api, accounts, alters } = context;
   const alter = await requireAlter(interaction, alters, 'alter');
-  const patch: Record<string, string | null> = { ...fieldPatch(interaction, true), ...alterProxyPatch(interaction) };
+  const typed: Record<string, string | null> = { ...fieldPatch(interaction, true), ...alterProxyPatch(interaction) };
   for (const [option, field] of OTHER_OPTIONS) {
     const value = interaction.options.getString(option);
-    if (value !== null) patch[field] = field === 'banner' && value === CLEAR ? null : value;
+    if (value !== null) typed[field] = field === 'banner' && value === CLEAR ? null : value;
   }
-  if (Object.keys(patch).length === 0) {
+  const { rest: patch, given } = withoutImages(interaction, typed, EDIT_IMAGES);
+  if (Object.keys(patch).length === 0 && !given) {
     await reply.send({ content: 'Nothing to change: give at least one option.' });
     return;
   }
-  const updated = await accounts.withToken(interaction.user.id, (token) => api.editAlter(token, alter.alterId, patch));
+  const { updated, copied } = await accounts.withToken(interaction.user.id, async (token) => {
+    const images = await imagePatch(interaction, context, token, EDIT_IMAGES);
+    return { updated: await api.editAlter(token, alter.alterId, { ...patch, ...images.patch }), copied: images.copied };
+  });
   alters.invalidate(interaction.user.id);
-  await reply.send({ content: `Updated **${alterName(updated)}**.`, embeds: [alterEmbed(updated, { owner: true, client: interaction.client })] });
+  await reply.send({ content: `Updated **${alterName(updated)}**.${copiedNote(copied)}`, embeds: [alterEmbed(updated, { owner: true, client: interaction.client })] });
 }
 
 /** Shows or changes an alter's name and avatar in one server (the one it runs in, or the one named). */
@@ -241,11 +263,10 @@ export const alter = {
           .addStringOption((o) => o.setName('username').setDescription('Unique in your system; no spaces, @, / or \\').setRequired(true).setMaxLength(NAME_MAX))
           .addStringOption((o) => o.setName('display-name').setDescription('The name shown on messages').setRequired(true).setMaxLength(NAME_MAX)),
         false,
-      ),
+      ).addAttachmentOption((o) => o.setName(fileOptionOf('avatar')).setDescription('The avatar as an image file (PNG, JPEG, WebP or GIF), kept here')),
     )
-    .addSubcommand((sub) =>
-      addAlterProxyOptions(
-      addFieldOptions(
+    .addSubcommand((sub) => {
+      const edit = addFieldOptions(
         sub
           .setName('edit')
           .setDescription('Edit one of your alters')
@@ -253,9 +274,9 @@ export const alter = {
           .addStringOption((o) => o.setName('username').setDescription('New username').setMaxLength(NAME_MAX))
           .addStringOption((o) => o.setName('display-name').setDescription('New display name').setMaxLength(NAME_MAX)),
         true,
-      ).addStringOption((o) => o.setName('banner').setDescription('Banner image URL (- to clear)').setMaxLength(URL_MAX)),
-      ),
-    )
+      ).addStringOption((o) => o.setName('banner').setDescription('Banner image URL (- to clear)').setMaxLength(URL_MAX));
+      return addImageFileOptions(addAlterProxyOptions(edit), EDIT_IMAGES);
+    })
     .addSubcommand((sub) =>
       addAlterServerOptions(
         sub

@@ -5,6 +5,7 @@ import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { systemEmbed } from '../src/bot/embeds.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
 import { operationDmButtons } from '../src/bot/notices/operation-notices.js';
+import { addImageFileOptions, copiedNote, fileOptionOf, imagePatch, type ImageOption } from '../src/bot/images/hosted-image.js';
 import { targetOf } from '../src/bot/options.js';
 import { chosenServer, SERVER_OPTION, serverChoices } from '../src/bot/settings/servers.js';
 import {
@@ -37,6 +38,12 @@ const EDITS = [
   ['banner', 'systemBanner', 'Banner image URL (- to clear)', URL_MAX],
 ] as const;
 
+/** The image fields of /system edit: a link, or a file beside it (copied to the service). */
+const IMAGES: readonly ImageOption[] = [
+  { option: 'avatar', field: 'systemAvatar', purpose: 'avatar', label: 'avatar' },
+  { option: 'banner', field: 'systemBanner', purpose: 'banner', label: 'banner' },
+];
+
 /** Another user's system needs no link (public data through the bot's own client); one's own does. */
 async function show(interaction: ChatInputCommandInteraction, { api, accounts }: BotContext, reply: Responder) {
   const target = targetOf(interaction);
@@ -46,20 +53,26 @@ async function show(interaction: ChatInputCommandInteraction, { api, accounts }:
   await reply.send({ embeds: [systemEmbed(system, fronters, { owner: target === '@me' })] });
 }
 
-async function edit(interaction: ChatInputCommandInteraction, { api, accounts }: BotContext, reply: Responder) {
+async function edit(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
+  const { api, accounts } = context;
   const patch: Record<string, string | boolean | null> = {};
   for (const [option, field] of EDITS) {
+    if (IMAGES.some((image) => image.field === field)) continue;
     const value = interaction.options.getString(option);
     if (value !== null) patch[field] = value === CLEAR && field !== 'systemName' ? null : value;
   }
   const operationMessages = interaction.options.getBoolean(OPERATION_MESSAGES);
   if (operationMessages !== null) patch.systemOperationDM = operationMessages;
-  if (Object.keys(patch).length === 0) {
+  const givenImage = IMAGES.some(({ option }) => interaction.options.get(option) !== null || interaction.options.get(fileOptionOf(option)) !== null);
+  if (Object.keys(patch).length === 0 && !givenImage) {
     await reply.send({ content: 'Nothing to change: give at least one option.' });
     return;
   }
-  const system = await accounts.withToken(interaction.user.id, (token) => api.editSystem(token, patch));
-  await reply.send({ content: 'System updated.', embeds: [systemEmbed(system, [], { owner: true })] });
+  const { system, copied } = await accounts.withToken(interaction.user.id, async (token) => {
+    const images = await imagePatch(interaction, context, token, IMAGES);
+    return { system: await api.editSystem(token, { ...patch, ...images.patch }), copied: images.copied };
+  });
+  await reply.send({ content: `System updated.${copiedNote(copied)}`, embeds: [systemEmbed(system, [], { owner: true })] });
 }
 
 /** Shows every setting in one place, or changes the ones given. */
@@ -119,7 +132,7 @@ export const system = {
       sub.setName('edit').setDescription('Edit your system profile');
       for (const [option, , description, max] of EDITS) sub.addStringOption((o) => o.setName(option).setDescription(description).setMaxLength(max));
       sub.addBooleanOption((o) => o.setName(OPERATION_MESSAGES).setDescription('Get a private message when another app changes your system'));
-      return sub;
+      return addImageFileOptions(sub, IMAGES);
     })
     .addSubcommand((sub) => addSystemSettingOptions(sub.setName('settings').setDescription('Show all your settings, or change how proxying behaves')))
     .addSubcommand((sub) =>

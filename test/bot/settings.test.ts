@@ -1,15 +1,17 @@
 // Settings from the bot, in words: /system settings (every setting in one card; proxying on or off,
 // proxy tags kept, case, pronouns in names, the latch timeout, the nickname format), /system server
 // (the display tag and proxying in one server), /alter edit's proxy avatar and mode, and /alter
-// server (an alter's name and avatar in one server). What the service stores is read back through
-// the API after each command.
+// server (an alter's name and avatar in one server), and images given as files or as Discord
+// attachment links, copied to the service's image host. What the service stores is read back
+// through the API after each command.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../src/bot/settings/durations.js';
 import type { Alter } from '../../src/domain/alter.js';
 import { SystemFlags } from '../../src/domain/privacy-bits.js';
 import type { System } from '../../src/domain/system.js';
 import { startBotHarness, type BotHarness } from '../support/bot.js';
-import { user, type RecordedResponse } from '../support/fake-discord.js';
+import sharp from 'sharp';
+import { resolvedAttachments, user, type RecordedResponse } from '../support/fake-discord.js';
 
 const OWNER = user('400000000000000801', 'owner');
 
@@ -139,5 +141,34 @@ describe('settings from the bot', () => {
     expect(await storedAlter(alterId)).toMatchObject({ nameMap: [], avatarUrlMap: {} });
     await slash('alter', 'edit', [string('alter', 'ash'), string('proxy-avatar', '-')]);
     expect((await storedAlter(alterId)).webhookAvatarUrl).toBeNull();
+  });
+
+  it('copies an image given as a file, or as a Discord attachment link, to the service', async () => {
+    const png = await sharp({ create: { width: 1500, height: 1500, channels: 3, background: '#884422' } }).png().toBuffer();
+    const file = h.fake.uploadAttachment({ filename: 'avatar.png', data: png });
+    const { response } = await h.run(
+      h.fake.slashCommand({ name: 'alter', subcommand: 'create', user: OWNER, options: [string('username', 'birch'), string('display-name', 'Birch'), { type: 11, name: 'avatar-file', value: file.id }], resolved: resolvedAttachments([file]) }),
+      isAnswer,
+    );
+    expect(response.body.content).toMatch(/The avatar was copied here/);
+    const alterId = Number(/Alter (\d+)/.exec(String((embedsOf(response)[0]?.footer as Json | undefined)?.text))?.[1]);
+    const hosted = (await storedAlter(alterId)).avatarUrl ?? '';
+    expect(hosted).toMatch(new RegExp(`^${h.server.url}/images/[A-Za-z0-9_-]{43}\\.webp$`));
+    expect(await sharp(Buffer.from(await (await fetch(hosted)).arrayBuffer())).metadata()).toMatchObject({ format: 'webp', width: 1024 });
+
+    // A pasted attachment link (it would expire) is copied too; the banner keeps its purpose's size.
+    const banner = h.fake.uploadAttachment({ filename: 'banner.png', data: png });
+    const linked = await slash('alter', 'edit', [string('alter', 'birch'), string('banner', String(banner.url))]);
+    expect(linked.response.body.content).toMatch(/The banner was copied here/);
+    expect((await storedAlter(alterId)).banner).toMatch(/\/images\/[A-Za-z0-9_-]{43}\.webp$/);
+
+    // Not an image: the service's refusal, in words, and nothing changes.
+    const text = h.fake.uploadAttachment({ filename: 'notes.png', data: Buffer.from('not an image') });
+    const refused = await h.run(
+      h.fake.slashCommand({ name: 'system', subcommand: 'edit', user: OWNER, options: [{ type: 11, name: 'avatar-file', value: text.id }], resolved: resolvedAttachments([text]) }),
+      isAnswer,
+    );
+    expect(refused.response.body.content).toMatch(/PNG, JPEG, WebP or GIF/);
+    expect((await stored()).systemAvatar).toBeNull();
   });
 });

@@ -2,7 +2,7 @@
 // Discord attachment links (signed to expire within a day, so an avatar set to one breaks), are
 // copied to the service's image host at once and the field gets the hosted URL; any other link is
 // passed on as typed (the service checks it).
-import type { Attachment } from 'discord.js';
+import type { Attachment, ChatInputCommandInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
 import { MAX_UPLOAD_BYTES, type ImagePurpose } from '../../domain/images.js';
 import { isExpiringAttachmentLink } from '../../domain/image-url.js';
 import type { ApiClient } from '../api-client.js';
@@ -46,4 +46,41 @@ function isCopyable(typed: string, origins: readonly string[]): boolean {
 export function copiedNote(fields: string[]): string {
   if (fields.length === 0) return '';
   return ` The ${fields.join(' and ')} ${fields.length === 1 ? 'was' : 'were'} copied here, so ${fields.length === 1 ? 'it keeps' : 'they keep'} working after Discord’s link expires.`;
+}
+
+/** An image field of a command: its URL option (`avatar`), the file option beside it (`avatar-file`), the API field. */
+export interface ImageOption {
+  option: string;
+  field: string;
+  purpose: ImagePurpose;
+  /** What it is, for the file option's description and the answer (`avatar`). */
+  label: string;
+}
+
+export const fileOptionOf = (option: string) => `${option}-file`;
+
+/** The file options of `images`, after the command's other options. */
+export function addImageFileOptions(sub: SlashCommandSubcommandBuilder, images: readonly ImageOption[]): SlashCommandSubcommandBuilder {
+  for (const { option, label } of images) {
+    sub.addAttachmentOption((o) => o.setName(fileOptionOf(option)).setDescription(`The ${label} as an image file (PNG, JPEG, WebP or GIF), kept here`));
+  }
+  return sub;
+}
+
+/** The edit of `images`' fields the command was given (files and attachment links uploaded first), and which were copied. */
+export async function imagePatch(
+  interaction: ChatInputCommandInteraction,
+  { api, attachmentOrigins }: { api: ApiClient; attachmentOrigins: readonly string[] },
+  token: string,
+  images: readonly ImageOption[],
+): Promise<{ patch: Record<string, string | null>; copied: string[] }> {
+  const patch: Record<string, string | null> = {};
+  const copied: string[] = [];
+  for (const { option, field, purpose, label } of images) {
+    const given = { typed: interaction.options.getString(option), file: interaction.options.getAttachment(fileOptionOf(option)), purpose };
+    const { value, copied: wasCopied } = await chooseImage(api, token, attachmentOrigins, given);
+    if (value !== undefined) patch[field] = value;
+    if (wasCopied) copied.push(label);
+  }
+  return { patch, copied };
 }
