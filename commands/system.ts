@@ -1,5 +1,5 @@
 // /system show [user], /system edit, /system settings, /system server, /system privacy and
-// /system delete (system-delete.ts).
+// /system delete (src/bot/system-delete.ts).
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { systemEmbed } from '../src/bot/embeds.js';
@@ -21,7 +21,7 @@ import { SYSTEM_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/pri
 import type { Responder } from '../src/bot/responder.js';
 import { AlterPrivacy } from '../src/domain/privacy-bits.js';
 import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
-import { deleteSystem, deleteSystemButtons } from './system-delete.js';
+import { deleteSystem, deleteSystemButtons } from '../src/bot/system-delete.js';
 
 /** The option that turns the "another app changed your system" messages on or off. */
 const OPERATION_MESSAGES = 'operation-messages';

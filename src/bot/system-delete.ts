@@ -2,13 +2,13 @@
 // everything / Cancel buttons that only they can press. Delete calls the service, which removes the
 // system and revokes every grant of the account (the bot's link too), and then the link is
 // forgotten here as /unlink would. Apart from commands/system.ts so that the subcommand's flow and
-// its buttons read in one place; system.ts registers the subcommand and the buttons.
+// its buttons read in one place; commands/system.ts registers the subcommand and the buttons.
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction } from 'discord.js';
-import { ApiError } from '../src/bot/api-client.js';
-import type { BotContext, ButtonHandler } from '../src/bot/command.js';
-import { NotLinkedError } from '../src/bot/links/linked-accounts.js';
-import type { Responder } from '../src/bot/responder.js';
-import { exportAnswer } from './export.js';
+import { ApiError } from './api-client.js';
+import type { BotContext, ButtonHandler } from './command.js';
+import { NotLinkedError } from './links/linked-accounts.js';
+import type { Responder } from './responder.js';
+import { exportAnswer } from './imports/export-answer.js';
 
 const PREFIX = 'system-delete:';
 
