@@ -30,11 +30,12 @@ import { benchMessageRecords } from './message-records.js';
 import { benchEvents } from './events.js';
 import { benchProxyEngine } from './proxy-engine.js';
 import { benchReadAmplification } from './read-amplification.js';
+import { benchImages } from './images.js';
 
 const quick = process.argv.includes('--quick');
 /** `--only=reads,writes,startup`: run just these groups (no RESULTS.md is written then). */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'import', 'events', 'amplification'] as const;
+const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'import', 'events', 'amplification', 'images'] as const;
 type Group = (typeof GROUPS)[number];
 for (const name of only ?? []) if (!(GROUPS as readonly string[]).includes(name)) throw new Error(`--only: no group ${name} (groups: ${GROUPS.join(', ')})`);
 const runs = (group: Group) => !only || only.includes(group);
@@ -551,6 +552,30 @@ async function eventsBenchmark() {
   });
 }
 
+/** 15. Hosted images: serving a stored avatar and uploading a photo, against bare routes (bench/images.ts). */
+async function imagesBenchmark() {
+  const r = await benchImages({ quick });
+  const KiB = (bytes: number) => fmt(bytes / 1024);
+  rows.push({
+    id: '15a',
+    name: `Serving a hosted avatar (${KiB(r.servedBytes)} KiB WebP, from the database) vs the same bytes from memory on a bare route, ${CONNECTIONS} connections`,
+    measured: load(r.served),
+    baseline: load(r.bare),
+    ratio: fmt(r.served.requestsPerSecond / Math.max(r.bare.requestsPerSecond, 1), 2),
+    target: 'reported',
+    met: undefined,
+  });
+  rows.push({
+    id: '15b',
+    name: `Upload to URL, a ${fmt(r.photoBytes / 2 ** 20, 1)} MiB photo (checked, scaled to 1024 px, WebP, stored) vs posting the same bytes to a bare route`,
+    measured: `median ${fmt(r.upload.median)} ms, worst ${fmt(r.upload.worst)} ms`,
+    baseline: `median ${fmt(r.bareUpload.median)} ms`,
+    ratio: fmt(r.upload.median / Math.max(r.bareUpload.median, 0.001), 1),
+    target: 'reported',
+    met: undefined,
+  });
+}
+
 /** 14. The largest reads of a system at every limit, against the same reads of plain alters (bench/read-amplification.ts). */
 async function readAmplificationBenchmark() {
   const r = await benchReadAmplification({ quick });
@@ -623,6 +648,7 @@ async function main() {
     }
     if (runs('events')) await eventsBenchmark();
     if (runs('amplification')) await readAmplificationBenchmark();
+    if (runs('images')) await imagesBenchmark();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });
