@@ -21,8 +21,11 @@ export interface Delivery<T = unknown> {
   send(): Promise<T>;
   /** Also retry these refusals (e.g. a record that another delivery has not stored yet). */
   retryAlso?(error: unknown): boolean;
-  /** Called once with whether the service stored it (false: refused or given up). */
+  /** Called once with whether the service stored it (false: refused, given up or abandoned at shutdown). */
   settled?(stored: boolean, result?: T): void;
+  /** A durable delivery (pending-records.ts): called once it is stored, refused or given up, but
+   * not when abandoned at shutdown, so another process delivers it. */
+  forget?(): Promise<void> | void;
 }
 
 export interface DeliveryQueue {
@@ -47,12 +50,14 @@ export function createDeliveryQueue(log: BotLog): DeliveryQueue {
       try {
         const result = await delivery.send();
         delivery.settled?.(true, result);
+        await delivery.forget?.();
         return;
       } catch (error) {
         const worthRetrying = retryable(error) || (delivery.retryAlso?.(error) === true && Date.now() - started < EXTRA_RETRY_MS);
         if (!worthRetrying || error instanceof NotLinkedError || Date.now() - started > GIVE_UP_AFTER_MS || stopping) {
           log.warn({ err: error, what: delivery.what }, stopping ? 'delivery abandoned at shutdown' : 'delivery refused');
           delivery.settled?.(false);
+          if (!stopping) await delivery.forget?.();
           return;
         }
         const retryAfter = error instanceof ApiError && error.retryAfterSeconds ? error.retryAfterSeconds * 1000 : 0;
