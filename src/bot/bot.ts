@@ -1,6 +1,7 @@
 // The Discord bot: a discord.js gateway client whose interactions are answered through the
 // service's HTTP API. startBot wires the parts and never decides where the service is or where
 // tokens live, nor which commands it answers: its callers pass that in.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Events, GatewayIntentBits, Partials, type ClientOptions } from 'discord.js';
 import { createApiClient } from './api-client.js';
 import { createAlterDirectory } from './lists/alter-directory.js';
@@ -24,6 +25,9 @@ function shardingOptions(plan: ShardPlan): Pick<ClientOptions, 'shards' | 'shard
   if (plan.count === 'auto') return { shards: 'auto' };
   return { shards: plan.ids ?? Array.from({ length: plan.count }, (_, id) => id), shardCount: plan.count };
 }
+
+/** How long a stop waits for messages being handled. */
+const STOP_GRACE_MS = 10_000;
 
 export interface BotOptions {
   token: string;
@@ -89,8 +93,12 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
   };
   const handle = createInteractionHandler(options.commands, context, log);
   client.on(Events.InteractionCreate, (interaction) => void handle(interaction));
+  // Messages being handled: a stop lets them finish (a message Discord delivered is not lost).
+  const handling = new Set<Promise<unknown>>();
   client.on(Events.MessageCreate, (message) => {
-    proxying.onMessage(message).catch((error: unknown) => log.warn({ err: error, message: message.id }, 'message handling failed'));
+    const handled = proxying.onMessage(message).catch((error: unknown) => log.warn({ err: error, message: message.id }, 'message handling failed'));
+    handling.add(handled);
+    void handled.finally(() => handling.delete(handled));
   });
   client.on(Events.MessageDelete, (message) => {
     proxying.deletions.add(message.id);
@@ -130,7 +138,12 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
         context.linkFlow.stop();
         context.imports.stop();
         await notices.stop();
+        // The gateway closes (no more events); the messages already received finish with the
+        // bot's token, which destroy() took away, given back until they are done.
         await client.destroy();
+        client.rest.setToken(options.token);
+        await Promise.race([Promise.allSettled([...handling]), sleep(STOP_GRACE_MS)]);
+        client.rest.setToken(null);
         proxying.pending.stop();
         // Records still being retried get a last attempt while the store is open; what is still
         // pending after it stays in the store for another process.

@@ -139,6 +139,7 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
   schedule(interval);
   // Taking the role reads at once (the first read after a move tells what was due).
   role.onChange((holds) => {
+    log.info({ instance: coordination.instance }, holds ? 'this process now sends the operation messages' : 'this process no longer sends the operation messages');
     if (!holds || stopped) return;
     if (timer) clearTimeout(timer);
     running = running.then(() => schedule(0));

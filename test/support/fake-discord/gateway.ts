@@ -36,12 +36,15 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
     socket.send(JSON.stringify(payload));
   };
 
+  const deliveredMessages: string[] = [];
   const dispatchTo = (session: GatewaySession, t: string, d: unknown): void => {
     session.seq += 1;
     const event = { s: session.seq, t, d };
     session.sent.push(event);
     // With no socket the event waits in `sent` for the client's RESUME, as on Discord.
-    if (session.socket) send(session.socket, { op: 0, ...event });
+    if (!session.socket) return;
+    if (t === 'MESSAGE_CREATE' && session.socket.readyState === session.socket.OPEN) deliveredMessages.push(String((d as Json).id));
+    send(session.socket, { op: 0, ...event });
   };
 
   const shardOfGuild = (guildId: string): number => Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
@@ -225,9 +228,10 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
     wss.close();
   };
 
-  const api: Pick<FakeDiscord, 'identifies' | 'identifyViolations' | 'shardOf' | 'resumeCount' | 'waitForReady' | 'disconnectGateway' | 'waitForResume' | 'dispatchEvent'> = {
+  const api: Pick<FakeDiscord, 'identifies' | 'identifyViolations' | 'deliveredMessages' | 'shardOf' | 'resumeCount' | 'waitForReady' | 'disconnectGateway' | 'waitForResume' | 'dispatchEvent'> = {
     identifies,
     identifyViolations,
+    deliveredMessages: () => [...deliveredMessages],
     shardOf: (guildId, count = shardCount) => Number((BigInt(guildId) >> 22n) % BigInt(count)),
     resumeCount: () => resumes,
 

@@ -335,6 +335,8 @@ export interface FakeDiscord {
   identifies: Json[];
   /** Identifies of one max_concurrency bucket that came sooner than Discord allows. */
   identifyViolations: Array<{ shard: number; bucket: number; sinceLastMs: number }>;
+  /** Ids of the messages whose MESSAGE_CREATE went out on an open gateway socket, in order. */
+  deliveredMessages(): string[];
   /** The shard a guild's events go to: `(guild_id >> 22) % count` (count: the current one). */
   shardOf(guildId: string, count?: number): number;
   /** Another guild the bot is in (bare: no channels), with an id on `shard` of `count`; its id. */
