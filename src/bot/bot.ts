@@ -142,7 +142,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
         // bot's token, which destroy() took away, given back until they are done.
         await client.destroy();
         client.rest.setToken(options.token);
-        await Promise.race([Promise.allSettled([...handling]), sleep(STOP_GRACE_MS)]);
+        await Promise.race([Promise.allSettled([...handling]), sleep(STOP_GRACE_MS, undefined, { ref: false })]);
         client.rest.setToken(null);
         proxying.pending.stop();
         // Records still being retried get a last attempt while the store is open; what is still

@@ -61,7 +61,8 @@ export function createDeliveryQueue(log: BotLog): DeliveryQueue {
           return;
         }
         const retryAfter = error instanceof ApiError && error.retryAfterSeconds ? error.retryAfterSeconds * 1000 : 0;
-        await sleep(Math.max(wait, retryAfter));
+        // Unreferenced: a retry waiting at shutdown does not keep the process alive.
+        await sleep(Math.max(wait, retryAfter), undefined, { ref: false });
         wait = Math.min(wait * 2, MAX_RETRY_MS);
       }
     }
@@ -75,12 +76,12 @@ export function createDeliveryQueue(log: BotLog): DeliveryQueue {
     size: () => inFlight.size,
     async drain(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      while (inFlight.size > 0 && Date.now() < deadline) await Promise.race([Promise.allSettled([...inFlight]), sleep(Math.max(1, deadline - Date.now()))]);
+      while (inFlight.size > 0 && Date.now() < deadline) await Promise.race([Promise.allSettled([...inFlight]), sleep(Math.max(1, deadline - Date.now()), undefined, { ref: false })]);
       return inFlight.size === 0;
     },
     async stop() {
       stopping = true;
-      await Promise.race([Promise.allSettled([...inFlight]), sleep(3000)]);
+      await Promise.race([Promise.allSettled([...inFlight]), sleep(3000, undefined, { ref: false })]);
     },
   };
 }

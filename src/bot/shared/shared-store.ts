@@ -11,7 +11,6 @@
 //   by a script; the change feed is a capped stream.
 // - SQLite: the PostgreSQL tables in `<file>.shared` (one machine: processes of one host share it).
 // - SQLite in memory: this process alone.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedis } from '../../config/redis.js';
 
 export interface QueueEntry {
@@ -300,12 +299,4 @@ function memoryStore(): SharedStore {
     },
     close: async () => undefined,
   };
-}
-
-/** Waits, in steps, until `attempt` answers true or `signal` aborts. */
-export async function until(attempt: () => Promise<boolean>, stepMs: () => number, signal?: AbortSignal): Promise<void> {
-  while (!(await attempt())) {
-    signal?.throwIfAborted();
-    await sleep(stepMs(), undefined, signal ? { signal } : undefined);
-  }
 }
