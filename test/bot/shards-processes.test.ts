@@ -166,19 +166,15 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     const kestrel = created.body;
     bob = { token: tokens.accessToken, kestrel, elsewhere: await signIn(server, BOB.id, { client: app, scope: SCOPES }) };
     // P3 first: it takes the roles (operation messages, record retries), which the kill moves.
-    const t0 = Date.now();
     await start('P3');
-    console.log('P3 started in', Date.now() - t0);
     await until('P3 to send the operation messages', () => processes.get('P3')?.lines.some((line) => line.startsWith('this process now sends the operation messages')));
     await Promise.all([start('P1'), start('P2')]);
     await fake.waitForReady(20_000);
-    console.log('all started in', Date.now() - t0);
-  }, 120_000);
+  }, 180_000);
 
   // A failure shows what each process said.
   afterEach((context) => {
     if (context.task.result?.state !== 'fail') return;
-    console.log('executions', executions().map((e) => e.body.content), 'proxy', scripted.log.filter((entry) => !entry.path.startsWith('/v1/events/feed')).map((entry) => `${entry.method} ${entry.path} ${entry.action}`));
     for (const running of processes.values()) console.log(`── ${running.name} ──\n${running.lines.slice(-40).join('\n')}`);
   });
 
@@ -219,7 +215,6 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     await approveWithLoginLink(url);
     await handle.waitForResponse((response) => String(response.body.content).startsWith('Linked!'), 20_000);
     await bobTalks;
-    const linkedAt = Date.now();
     const alice = await links.get(ALICE.id);
     if (!alice) throw new Error('Alice is not in the store');
     await request(server, 'POST', '/v1/users/@me/system/create-alter', { token: alice.accessToken, body: { username: 'wren', displayName: 'Wren', proxyTags: [{ prefix: 'w:' }] } });
@@ -228,8 +223,7 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     const message = say(ALICE, 'w: linked now');
     // Well inside the minute P3 would otherwise trust its memory that Alice is not linked (the
     // feed is read every second; the rest is this loaded machine's time to proxy).
-    const proxiedAt = await until('Alice proxied by P3', () => executions().slice(count).find((execution) => execution.body.content === 'linked now') && Date.now(), 20_000);
-    console.log('Alice proxied', proxiedAt - linkedAt, 'ms after the link');
+    await until('Alice proxied by P3', () => executions().slice(count).some((execution) => execution.body.content === 'linked now'), 20_000);
     await until('the original deleted', () => fake.deletedMessages().some((deleted) => deleted.id === message.id));
     expect(executions().filter((execution) => String(execution.body.content).startsWith('during the link')).length).toBe(5);
     expect(spoken.id).toBeTruthy();
@@ -237,38 +231,40 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
 
   it('a rolling restart loses no message Discord delivered to a running process', async () => {
     const startedAt = fake.deliveredMessages().length;
-    const sentIds: string[] = [];
+    const sent: string[] = [];
     let talking = true;
     const bobTalks = (async () => {
       for (let n = 0; talking; n += 1) {
-        sentIds.push(say(BOB, `k: rolling ${n}`).id);
-        await sleep(150);
+        sent.push(say(BOB, `k: rolling ${n}`).id);
+        await sleep(300);
       }
     })();
+    // Messages Discord sends the proxying guild's process after it began to stop and before its
+    // gateway closed: discord.js stops reading before it closes, so those are not "delivered to a
+    // running process" (README: resuming the session in the next process is not built).
+    const whileStopping = new Set<string>();
     for (const name of ['P1', 'P2', 'P3']) {
-      const t0 = Date.now();
+      const before = fake.deliveredMessages().length;
       await stop(name, 'SIGTERM');
-      const t1 = Date.now();
+      if (name === 'P3') for (const id of fake.deliveredMessages().slice(before)) whileStopping.add(id);
       await start(name);
-      console.log(name, 'stopped in', t1 - t0, 'started in', Date.now() - t1);
     }
     await fake.waitForReady(20_000);
     talking = false;
     await bobTalks;
 
     const delivered = new Set(fake.deliveredMessages().slice(startedAt));
-    const deliveredOriginals = sentIds.filter((id) => delivered.has(id));
-    expect(deliveredOriginals.length).toBeGreaterThan(10);
+    const expected = sent.map((id, n) => (delivered.has(id) && !whileStopping.has(id) ? `rolling ${n}` : undefined)).filter((content) => content !== undefined);
+    expect(expected.length).toBeGreaterThan(10);
     const copies = () => executions().filter((execution) => String(execution.body.content).startsWith('rolling '));
-    await until('every delivered message proxied', () => copies().length >= deliveredOriginals.length, 20_000);
-    const contents = copies().map((execution) => String(execution.body.content));
-    expect(new Set(contents).size, 'no message proxied twice').toBe(contents.length);
-    const sentContents = new Set(sentIds.map((_id, n) => `rolling ${n}`));
-    const deliveredContents = sentIds.map((id, n) => (delivered.has(id) ? `rolling ${n}` : undefined)).filter((content) => content !== undefined);
-    for (const content of deliveredContents) expect(contents).toContain(content);
-    for (const content of contents) expect(sentContents.has(content)).toBe(true);
+    const proxied = () => new Set(copies().map((execution) => String(execution.body.content)));
+    await until('every message delivered to a running process proxied', () => expected.every((content) => proxied().has(content)), 30_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}; not proxied: ${expected.filter((content) => !proxied().has(content)).join(', ')}`);
+    });
+    expect(copies().length, 'no message proxied twice').toBe(proxied().size);
     for (const execution of copies()) await until(`the record of ${execution.messageId}`, () => recorded(execution.messageId));
   }, 300_000);
+
   it('kill -9 of the process with records pending and the operation messages: none lost, none doubled, told once', async () => {
     const countBefore = await messageCount(bob.kestrel, bob.token);
     // The service takes no records from P3 for now: they stay pending.
