@@ -139,11 +139,10 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
         context.imports.stop();
         await notices.stop();
         // The gateway closes (no more events); the messages already received finish with the
-        // bot's token, which destroy() took away, given back until they are done.
+        // bot's token, which destroy() took away: given back for them (the client is done).
         await client.destroy();
         client.rest.setToken(options.token);
         await Promise.race([Promise.allSettled([...handling]), sleep(STOP_GRACE_MS, undefined, { ref: false })]);
-        client.rest.setToken(null);
         proxying.pending.stop();
         // Records still being retried get a last attempt while the store is open; what is still
         // pending after it stays in the store for another process.
