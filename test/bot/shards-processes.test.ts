@@ -20,6 +20,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBotClient } from '../../src/auth/clients.js';
 import { createApiClient, type ApiClient } from '../../src/bot/api-client.js';
 import { openLinkStore, type LinkStore } from '../../src/bot/links/link-store.js';
+import { LINK_FEED_INTERVAL_MS } from '../../src/bot/links/linked-accounts.js';
 import { openSharedStore, type SharedStore } from '../../src/bot/shared/shared-store.js';
 import { createRedis } from '../../src/config/redis.js';
 import type { Alter } from '../../src/domain/alter.js';
@@ -175,7 +176,7 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
   // A failure shows what each process said.
   afterEach((context) => {
     if (context.task.result?.state !== 'fail') return;
-    for (const running of processes.values()) console.log(`── ${running.name} ──\n${running.lines.slice(-40).join('\n')}`);
+    for (const running of processes.values()) console.log(`── ${running.name} ──\n${running.lines.slice(-30).join('\n')}`);
   });
 
   afterAll(async () => {
@@ -217,12 +218,14 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     await bobTalks;
     const alice = await links.get(ALICE.id);
     if (!alice) throw new Error('Alice is not in the store');
-    await request(server, 'POST', '/v1/users/@me/system/create-alter', { token: alice.accessToken, body: { username: 'wren', displayName: 'Wren', proxyTags: [{ prefix: 'w:' }] } });
+    const wren = await request(server, 'POST', '/v1/users/@me/system/create-alter', { token: alice.accessToken, body: { username: 'wren', displayName: 'Wren', proxyTags: [{ prefix: 'w:' }] } });
+    expect(wren.status, JSON.stringify(wren.body)).toBe(201);
 
+    // The promise: every process sees it within 2 s (it reads the link feed every second).
+    await sleep(2 * LINK_FEED_INTERVAL_MS);
     const count = executions().length;
     const message = say(ALICE, 'w: linked now');
-    // Well inside the minute P3 would otherwise trust its memory that Alice is not linked (the
-    // feed is read every second; the rest is this loaded machine's time to proxy).
+    // (Without the feed P3 would trust its memory that Alice is not linked for a minute.)
     await until('Alice proxied by P3', () => executions().slice(count).some((execution) => execution.body.content === 'linked now'), 20_000);
     await until('the original deleted', () => fake.deletedMessages().some((deleted) => deleted.id === message.id));
     expect(executions().filter((execution) => String(execution.body.content).startsWith('during the link')).length).toBe(5);
