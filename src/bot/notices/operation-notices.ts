@@ -12,6 +12,7 @@
 // a change is told once. The position starts at "now" when none is kept, or when the kept one is
 // over an hour old (changes made while no bot ran are history, not news).
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, MessageFlags, type ButtonInteraction, type Client } from 'discord.js';
+import { shortenGraphemes } from '../../domain/proxy/text.js';
 import type { ApiClient, FeedEvent } from '../api-client.js';
 import type { BotContext, ButtonHandler } from '../command.js';
 import type { BotLog } from '../log.js';
@@ -122,7 +123,7 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
     // A DM channel by id: no need to fetch the user first.
     const channel = await client.users.createDM(userId);
     await channel.send({
-      content: `Changes to your system from other apps:\n${lines.join('\n')}`.slice(0, 2000),
+      content: shortenGraphemes(`Changes to your system from other apps:\n${lines.join('\n')}`, 2000),
       components: [new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId(`${OPERATION_DM_PREFIX}off`).setLabel('Stop these messages').setStyle(ButtonStyle.Secondary))],
     });
   }
