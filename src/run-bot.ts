@@ -18,12 +18,12 @@ export interface InProcessService {
   db: Kysely<Schema>;
 }
 
-export async function runBot(config: Config, log: BotLog, service?: InProcessService, sharding: { shards?: 'auto' | number[]; shardCount?: number } = {}): Promise<RunningBot> {
+export async function runBot(config: Config, log: BotLog, service?: InProcessService): Promise<RunningBot> {
   // Configured credentials win (the bot may sign in as a client registered by hand); otherwise the
   // bot beside the service registers its own, with a secret kept beside the service's keys.
   const beside = service && {
     address: service.address,
     oauthClient: config.bot.oauthClient ?? (await ensureBotClient(service.db, loadBotClientSecret(config))),
   };
-  return launchBot(config, log, { commands: COMMANDS, beside, ...sharding });
+  return launchBot(config, log, { commands: COMMANDS, beside });
 }

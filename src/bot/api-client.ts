@@ -63,6 +63,17 @@ export type DevicePoll = { status: 'pending' } | { status: 'slow-down' } | { sta
 
 export type ApiClientOptions = TransportOptions;
 
+/** A proxied message's record, as the bot sends it (POST /messages). */
+export interface RecordMessageBody {
+  messageId: string;
+  originalMessageId: string;
+  channelId: string;
+  guildId: string;
+  alterId: number;
+  proxiedName?: string;
+  autoproxyState?: AutoproxyStateChange;
+}
+
 export type { ImportMode, ImportReport };
 
 export interface ImportOptions {
@@ -210,7 +221,7 @@ export function createApiClient(options: ApiClientOptions) {
     /** A partial edit of a server's settings, naming who makes it and the permission the bot checked. */
     editGuildSettings: (guildId: string, body: Record<string, unknown>) =>
       withGuildsToken((token) => api<GuildSettings>('POST', `/v1/guilds/${encodeURIComponent(guildId)}/settings/edit`, { token, json: body })),
-    recordMessage: (token: string, body: { messageId: string; originalMessageId: string; channelId: string; guildId: string; alterId: number; proxiedName?: string; autoproxyState?: AutoproxyStateChange }) =>
+    recordMessage: (token: string, body: RecordMessageBody) =>
       api<RecordMessageAnswer>('POST', `${userPath('@me')}/messages`, { token, json: body }),
     reproxyMessage: (token: string, messageId: string, body: { messageId: string; alterId: number; proxiedName?: string }) =>
       api<{ data: ProxiedMessage }>('POST', `${userPath('@me')}/messages/${encodeURIComponent(messageId)}/reproxy`, { token, json: body }),

@@ -1,6 +1,7 @@
 // The Discord bot: a discord.js gateway client whose interactions are answered through the
 // service's HTTP API. startBot wires the parts and never decides where the service is or where
 // tokens live, nor which commands it answers: its callers pass that in.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Events, GatewayIntentBits, Partials, type ClientOptions } from 'discord.js';
 import { createApiClient } from './api-client.js';
 import { createAlterDirectory } from './lists/alter-directory.js';
@@ -16,6 +17,17 @@ import type { BotLog } from './log.js';
 import { startOperationNotices } from './notices/operation-notices.js';
 import { createProxying } from './proxy/index.js';
 import { createTagDirectory } from './lists/tag-directory.js';
+import type { ShardPlan } from '../config/shards.js';
+import { DEFAULT_LEASE_MS, openBotShared } from './shared/bot-shared.js';
+
+/** discord.js's options for a shard plan: the listed shards of the count, or all of them. */
+function shardingOptions(plan: ShardPlan): Pick<ClientOptions, 'shards' | 'shardCount'> {
+  if (plan.count === 'auto') return { shards: 'auto' };
+  return { shards: plan.ids ?? Array.from({ length: plan.count }, (_, id) => id), shardCount: plan.count };
+}
+
+/** How long a stop waits for messages being handled. */
+const STOP_GRACE_MS = 10_000;
 
 export interface BotOptions {
   token: string;
@@ -28,9 +40,10 @@ export interface BotOptions {
   /** How often the event feed is read for operation notices (operation-notices.ts). */
   noticeIntervalMs?: number;
   log: BotLog;
-  /** Sharding, when run by the CLI with --shards. */
-  shards?: ClientOptions['shards'];
-  shardCount?: number;
+  /** SHARD_COUNT and SHARD_IDS (default: one shard). */
+  shards?: ShardPlan;
+  /** BOT_LEASE_TIMEOUT: how long leases in the shared store last unless renewed. */
+  leaseMs?: number;
 }
 
 export interface RunningBot {
@@ -43,9 +56,13 @@ export interface RunningBot {
 
 export async function startBot(options: BotOptions): Promise<RunningBot> {
   const api = createApiClient({ baseUrl: options.service.url, clientId: options.service.clientId, clientSecret: options.service.clientSecret, timeoutMs: options.service.timeoutMs });
-  const store = await openLinkStore(options.store.url, options.store.key);
-  const accounts = createLinkedAccounts(store, api, options.log);
   const log = options.log;
+  const store = await openLinkStore(options.store.url, options.store.key);
+  const shared = await openBotShared(options.store.url, options.store.key, options.leaseMs ?? DEFAULT_LEASE_MS, log).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const accounts = createLinkedAccounts(store, api, log, shared.store);
 
   const client = new Client({
     // MessageContent is privileged: the server admin enables it in the developer portal (README).
@@ -54,10 +71,16 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     partials: [Partials.Message, Partials.Reaction, Partials.User],
     ...discordCaches(),
     rest: { api: options.discordApiBase },
-    ...(options.shards === undefined ? {} : { shards: options.shards }),
-    ...(options.shardCount === undefined ? {} : { shardCount: options.shardCount }),
+    ...shardingOptions(options.shards ?? { count: 1, ids: undefined }),
+    // Identifies take turns per max_concurrency bucket across every process sharing the store.
+    ws: {
+      buildIdentifyThrottler: async (manager) => {
+        const maxConcurrency = (await manager.fetchGatewayInformation()).session_start_limit.max_concurrency;
+        return { waitForIdentify: (shardId, signal) => shared.coordination.waitForIdentify(shardId, maxConcurrency, signal) };
+      },
+    },
   });
-  const proxying = createProxying(client, api, accounts, log);
+  const proxying = createProxying(client, api, accounts, log, shared);
   const context: BotContext = {
     api,
     accounts,
@@ -70,8 +93,12 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
   };
   const handle = createInteractionHandler(options.commands, context, log);
   client.on(Events.InteractionCreate, (interaction) => void handle(interaction));
+  // Messages being handled: a stop lets them finish (a message Discord delivered is not lost).
+  const handling = new Set<Promise<unknown>>();
   client.on(Events.MessageCreate, (message) => {
-    proxying.onMessage(message).catch((error: unknown) => log.warn({ err: error, message: message.id }, 'message handling failed'));
+    const handled = proxying.onMessage(message).catch((error: unknown) => log.warn({ err: error, message: message.id }, 'message handling failed'));
+    handling.add(handled);
+    void handled.finally(() => handling.delete(handled));
   });
   client.on(Events.MessageDelete, (message) => {
     proxying.deletions.add(message.id);
@@ -91,13 +118,15 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     await ready;
   } catch (error) {
     await client.destroy();
+    proxying.pending.stop();
+    await accounts.stop();
+    await shared.close();
     await store.close();
     throw error;
   }
-  log.info({ user: client.user?.tag, guilds: client.guilds.cache.size }, 'bot is ready');
-  // One process tells owners about other apps' changes: the one holding shard 0 (or the only one).
-  const holdsShardZero = options.shards === undefined || options.shards === 'auto' || (Array.isArray(options.shards) ? options.shards.includes(0) : options.shards === 0);
-  const notices = holdsShardZero ? startOperationNotices({ client, api, accounts, alters: context.alters, log, ...(options.noticeIntervalMs === undefined ? {} : { intervalMs: options.noticeIntervalMs }) }) : undefined;
+  log.info({ user: client.user?.tag, guilds: client.guilds.cache.size, shards: client.options.shards }, 'bot is ready');
+  // One process tells owners about other apps' changes: whichever holds the role (coordination.ts).
+  const notices = startOperationNotices({ client, api, accounts, alters: context.alters, log, shared, ...(options.noticeIntervalMs === undefined ? {} : { intervalMs: options.noticeIntervalMs }) });
 
   let stopping: Promise<void> | undefined;
   return {
@@ -108,10 +137,18 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
       stopping ??= (async () => {
         context.linkFlow.stop();
         context.imports.stop();
-        await notices?.stop();
+        await notices.stop();
+        // The gateway closes (no more events); the messages already received finish with the
+        // bot's token, which destroy() took away: given back for them (the client is done).
         await client.destroy();
-        // Records still being retried get a last attempt while the store is open.
+        client.rest.setToken(options.token);
+        await Promise.race([Promise.allSettled([...handling]), sleep(STOP_GRACE_MS, undefined, { ref: false })]);
+        proxying.pending.stop();
+        // Records still being retried get a last attempt while the store is open; what is still
+        // pending after it stays in the store for another process.
         await proxying.deliveries.stop();
+        await accounts.stop();
+        await shared.close();
         await store.close();
       })();
       return stopping;

@@ -19,8 +19,6 @@ export interface ServiceBeside {
 export interface BotLaunch {
   commands: readonly Command[];
   beside?: ServiceBeside | undefined;
-  shards?: 'auto' | number[];
-  shardCount?: number;
 }
 
 export async function launchBot(config: Config, log: BotLog, launch: BotLaunch): Promise<RunningBot> {
@@ -41,7 +39,7 @@ export async function launchBot(config: Config, log: BotLog, launch: BotLaunch):
     store: { url: config.bot.storeUrl, key: loadBotSecrets(config).storeKey },
     noticeIntervalMs: config.bot.noticeIntervalMs,
     log,
-    ...(launch.shards === undefined ? {} : { shards: launch.shards }),
-    ...(launch.shardCount === undefined ? {} : { shardCount: launch.shardCount }),
+    shards: config.bot.shards,
+    leaseMs: config.bot.leaseMs,
   });
 }

@@ -1,5 +1,6 @@
 // `switchboard register-commands` and `switchboard bot`: the slash commands registered with
-// Discord, and the bot run alone against a remote service (optionally sharded).
+// Discord, and the bot run alone against a remote service (holding the shards SHARD_COUNT and
+// SHARD_IDS say, beside other processes sharing BOT_STORE_URL).
 import type { Command } from 'commander';
 import { loadConfig, loadDotEnv } from '../config/config.js';
 import { CliError, type Io } from './support.js';
@@ -19,31 +20,21 @@ export function registerBotCommands(program: Command, io: Io): void {
 
   program
     .command('bot')
-    .description('run the Discord bot alone, against the service at SWITCHBOARD_API_URL')
-    .option('--shards <shards>', 'auto, or a number of shards (needs a shared BOT_STORE_URL such as Redis or PostgreSQL)')
-    .action(async (options: { shards?: string }) => {
+    .description('run the Discord bot alone, against the service at SWITCHBOARD_API_URL (the shards SHARD_COUNT and SHARD_IDS name)')
+    .action(async () => {
       loadDotEnv();
       const config = loadConfig();
-      const sharding = parseShards(options.shards, config.bot.storeUrl);
+      const { ids, count } = config.bot.shards;
+      if (ids !== undefined && typeof count === 'number' && ids.length < count && /^sqlite:\/\/(:memory:)?$/.test(config.bot.storeUrl)) {
+        throw new CliError('SHARD_IDS: the other shards run in other processes, which need a shared BOT_STORE_URL (postgres://, redis://, or an SQLite file on this machine)', 2);
+      }
       const log = { info: (o: object, m?: string) => io.out(`${m ?? ''} ${JSON.stringify(o)}`), warn: (o: object, m?: string) => io.err(`warning: ${m ?? ''} ${JSON.stringify(o)}`), error: (o: object, m?: string) => io.err(`error: ${m ?? ''} ${JSON.stringify(o)}`) };
       const { runBot } = await import('../run-bot.js');
-      const bot = await runBot(config, log, undefined, sharding);
+      const bot = await runBot(config, log);
       await new Promise<void>((resolve) => {
         process.once('SIGTERM', resolve);
         process.once('SIGINT', resolve);
       });
       await bot.stop();
     });
-}
-
-/** `--shards auto|N`: several shards in one process share the link store, so it must be shared. */
-function parseShards(value: string | undefined, storeUrl: string): { shards?: 'auto' | number[]; shardCount?: number } {
-  if (value === undefined) return {};
-  if (storeUrl.startsWith('sqlite:') && value !== '1') {
-    throw new CliError('sharding needs a shared BOT_STORE_URL (postgres:// or redis://), not SQLite', 2);
-  }
-  if (value === 'auto') return { shards: 'auto' };
-  const count = Number(value);
-  if (!Number.isInteger(count) || count < 1 || count > 1000) throw new CliError('--shards must be auto or a whole number from 1 to 1000', 2);
-  return { shards: Array.from({ length: count }, (_, i) => i), shardCount: count };
 }

@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { familyCoveredEntirely } from './address-coverage.js';
+import { parseShardCount, parseShardIds, type ShardCount, type ShardPlan } from './shards.js';
 import { environmentShape, incompleteGroups, resolve, setting, together, type Resolved, type SettingsTree } from './settings-table.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -193,6 +194,27 @@ const SETTINGS = {
     apiTimeoutMs: setting('BOT_API_TIMEOUT', z.coerce.number({ message: 'expected milliseconds' }).int().min(100).max(60_000).default(5000)),
     /** How often the bot reads the event feed for owners' "another app changed your system" messages. */
     noticeIntervalMs: setting('BOT_NOTICE_INTERVAL', z.coerce.number({ message: 'expected milliseconds' }).int().min(50).max(600_000).default(5000)),
+    /** The bot's shards in all: a number, or `auto` (Discord's recommendation); unset: 1. */
+    shardCount: setting(
+      'SHARD_COUNT',
+      z
+        .string()
+        .transform((value, ctx) => {
+          const count = parseShardCount(value);
+          if (typeof count !== 'object') return count;
+          ctx.addIssue({ code: 'custom', message: count.error });
+          return z.NEVER;
+        })
+        .default(1),
+    ),
+    /** The shards this process holds (`2,3`, `0-3`); unset: all of them. Checked against SHARD_COUNT below. */
+    shardIds: setting('SHARD_IDS', z.string().optional()),
+    /**
+     * How long a bot process's leases in the shared store last unless renewed (renewed every third):
+     * singleton work (operation messages, retrying a dead process's records) and "this process is
+     * alive" move to another process at most this long (and a quarter more) after a holder dies.
+     */
+    leaseMs: setting('BOT_LEASE_TIMEOUT', milliseconds(15_000, 200, 300_000)),
   },
   ttl: {
     accessToken: setting('ACCESS_TOKEN_TTL', seconds(3600)),
@@ -259,6 +281,10 @@ const EnvSchema = z.object(environmentShape(SETTINGS)).superRefine((env, ctx) =>
     });
   }
   for (const { missing, message } of incompleteGroups(SETTINGS, env)) ctx.addIssue({ code: 'custom', path: [missing], message });
+  if (env.SHARD_IDS !== undefined && (typeof env.SHARD_COUNT === 'number' || env.SHARD_COUNT === 'auto')) {
+    const ids = parseShardIds(env.SHARD_IDS, env.SHARD_COUNT);
+    if ('error' in ids) ctx.addIssue({ code: 'custom', path: ['SHARD_IDS'], message: ids.error });
+  }
   if (env.GRANT_MAX_TTL < env.REFRESH_TOKEN_TTL) {
     ctx.addIssue({
       code: 'custom',
@@ -289,8 +315,17 @@ function complete(settings: Resolved<typeof SETTINGS>) {
     bot: {
       ...settings.bot,
       storeUrl: settings.bot.storeUrl ?? `sqlite://${dataDir}/bot-links.sqlite`,
+      shards: shardPlan(settings.bot.shardCount, settings.bot.shardIds),
     },
   };
+}
+
+/** SHARD_COUNT and SHARD_IDS together (already checked: EnvSchema refuses ids it cannot parse). */
+function shardPlan(count: ShardCount, ids: string | undefined): ShardPlan {
+  if (ids === undefined) return { count, ids: undefined };
+  const parsed = parseShardIds(ids, count);
+  if ('error' in parsed) throw new Error(`SHARD_IDS: ${parsed.error}`);
+  return { count, ids: parsed };
 }
 
 export type LogLevel = (typeof LOG_LEVELS)[number];

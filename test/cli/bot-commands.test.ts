@@ -37,10 +37,13 @@ describe('bot commands of the CLI', () => {
     expect(result.stderr).toContain('DISCORD_TOKEN');
   });
 
-  it('bot refuses several shards over a SQLite link store, and a remote service without client credentials', async () => {
-    const shards = await cli({ DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase }, 'bot', '--shards', '2');
+  it('bot refuses some shards over a store no other process can open, shards that do not exist, and a remote service without client credentials', async () => {
+    const shards = await cli({ DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase, BOT_STORE_URL: 'sqlite://:memory:', SHARD_COUNT: '2', SHARD_IDS: '1' }, 'bot');
     expect(shards.code).toBe(2);
     expect(shards.stderr).toContain('BOT_STORE_URL');
+    const missing = await cli({ DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase, SHARD_COUNT: '2', SHARD_IDS: '0-2' }, 'bot');
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('SHARD_IDS: shard 2 does not exist');
     const remote = await cli({ DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase, SWITCHBOARD_API_URL: 'http://127.0.0.1:9' }, 'bot');
     expect(remote.code).toBe(1);
     expect(remote.stderr).toContain('BOT_CLIENT_ID');

@@ -51,4 +51,4 @@ export type {
 } from './fake-discord/types.js';
 export { ALL_PERMISSIONS, DEFAULT_BOT_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Intent, Permission } from './fake-discord/constants.js';
 export { rateLimited, resolvedAttachments, resolvedUsers, user } from './fake-discord/objects.js';
-export { startFakeDiscord } from './fake-discord/start.js';
+export { startFakeDiscord, type FakeDiscordOptions } from './fake-discord/start.js';

@@ -22,6 +22,8 @@ export interface LinkStore {
    * reads, refreshes and writes of one user's link happen one at a time. Not reentrant.
    */
   lock<T>(userId: string, work: () => Promise<T>): Promise<T>;
+  /** The user's key in the store (a keyed hash): what the link change feed names. */
+  keyOf(userId: string): string;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function openLinkStore(url: string, key: Buffer, lockOptions?: Link
     lock(userId, work) {
       return links.hold(storageKey(userId), work);
     },
+    keyOf: storageKey,
     async close() {
       // @keyv/postgres shares one pool per URL between stores, and ending it twice throws; at
       // shutdown there is nothing left to do about either, so closing is best effort.

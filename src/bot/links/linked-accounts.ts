@@ -22,7 +22,17 @@ export class NotLinkedError extends Error {
 
 const stderrLog: Pick<BotLog, 'error'> = { error: (object, message) => console.error(message, object) };
 
-export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick<BotLog, 'error'> = stderrLog) {
+/** Links and unlinks, told to every bot process sharing the store (shared-store.ts's feed). */
+export interface LinkChanges {
+  publish(topic: string, message: string): Promise<void>;
+  read(topic: string, cursor: string | undefined): Promise<{ cursor: string; messages: string[] }>;
+}
+
+const LINK_TOPIC = 'links';
+/** How often the feed is read: a link or unlink made in another process is seen within 2 s. */
+export const LINK_FEED_INTERVAL_MS = 1_000;
+
+export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick<BotLog, 'error'> = stderrLog, changes?: LinkChanges) {
   const refreshing = new Map<string, Promise<StoredLink>>();
   // Links in use are remembered so a command does not read the store for every API call. Safe
   // with other processes sharing the store: a refresh always re-reads the store first, and an
@@ -30,11 +40,22 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick
   const remembered = new Map<string, StoredLink>();
   const MAX_REMEMBERED = 10_000;
   // Users known not to be linked: most authors in a server are not systems, and their messages must
-  // cost no store read. Linking and unlinking here update it at once; a link made through another
-  // bot process (shards) is noticed when the entry expires.
+  // cost no store read. Linking and unlinking here update it at once; one made through another bot
+  // process arrives on the link feed (its store key, mapped back through `userOfKey`), and an
+  // entry expires anyway after a minute.
   const unlinked = new Map<string, number>();
   const MAX_UNLINKED = 200_000;
   const UNLINKED_TTL_MS = 60_000;
+  // Store key → user, for the users held above (bounded on its own; a stale entry drops nothing).
+  const userOfKey = new Map<string, string>();
+  const MAX_KEYS = MAX_REMEMBERED + MAX_UNLINKED;
+  function noteKey(userId: string): void {
+    if (!changes) return;
+    const key = store.keyOf(userId);
+    if (userOfKey.has(key)) return;
+    if (userOfKey.size >= MAX_KEYS) userOfKey.delete(userOfKey.keys().next().value as string);
+    userOfKey.set(key, userId);
+  }
 
   function knownUnlinked(userId: string): boolean {
     const until = unlinked.get(userId);
@@ -46,6 +67,7 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick
 
   function rememberUnlinked(userId: string): void {
     if (unlinked.size >= MAX_UNLINKED) unlinked.delete(unlinked.keys().next().value as string);
+    if (!unlinked.has(userId)) noteKey(userId);
     unlinked.set(userId, Date.now() + UNLINKED_TTL_MS);
   }
 
@@ -59,8 +81,42 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick
 
   function remember(userId: string, link: StoredLink): void {
     if (remembered.size >= MAX_REMEMBERED && !remembered.has(userId)) remembered.delete(remembered.keys().next().value as string);
+    if (!remembered.has(userId)) noteKey(userId);
     remembered.set(userId, link);
   }
+
+  /** Tells the other processes (best effort: their entries expire anyway). */
+  function announce(userId: string): Promise<void> {
+    return changes ? changes.publish(LINK_TOPIC, store.keyOf(userId)).catch(() => undefined) : Promise.resolve();
+  }
+
+  let feedCursor: string | undefined;
+  let feedStopped = false;
+  let feedRead: Promise<void> = Promise.resolve();
+  async function readFeed(): Promise<void> {
+    if (!changes) return;
+    try {
+      const page = await changes.read(LINK_TOPIC, feedCursor);
+      for (const key of page.messages) {
+        const userId = userOfKey.get(key);
+        if (userId === undefined) continue;
+        remembered.delete(userId);
+        unlinked.delete(userId);
+      }
+      feedCursor = page.cursor;
+    } catch {
+      // What changed meanwhile is unknown: nothing held is trusted.
+      remembered.clear();
+      unlinked.clear();
+    }
+  }
+  const feedTimer = changes
+    ? setInterval(() => {
+        if (!feedStopped) feedRead = feedRead.then(readFeed);
+      }, LINK_FEED_INTERVAL_MS)
+    : undefined;
+  feedTimer?.unref();
+  if (changes) feedRead = readFeed();
 
   async function save(userId: string, link: StoredLink): Promise<void> {
     await store.set(userId, link);
@@ -190,11 +246,18 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick
   return {
     isLinked,
 
+    /** Stops reading the link feed. */
+    async stop(): Promise<void> {
+      feedStopped = true;
+      if (feedTimer) clearInterval(feedTimer);
+      await feedRead;
+    },
+
     /** True when the user is known not to be linked, answered from memory (no store read). */
     knownUnlinked,
 
     /** Stores a new link (under the user's lock: a refresh in flight does not overwrite it). */
-    save: (userId: string, link: StoredLink) => locked(userId, () => save(userId, link)),
+    save: (userId: string, link: StoredLink) => locked(userId, () => save(userId, link)).then(() => announce(userId)),
 
     withToken,
 
@@ -230,6 +293,7 @@ export function createLinkedAccounts(store: LinkStore, api: ApiClient, log: Pick
         }
         await revokeQuietly(link);
         await forget(userId);
+        await announce(userId);
         return true;
       });
     },

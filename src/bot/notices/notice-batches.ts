@@ -9,11 +9,26 @@ export interface NoticeBatch {
   events: FeedEvent[];
 }
 
+/** The batches waiting between reads, as they are kept (operation-notices.ts saves them). */
+export type HeldBatches = Array<[userId: string, waiting: { events: FeedEvent[]; reads: number }]>;
+
 export class NoticeBatches {
   readonly #held = new Map<string, { events: FeedEvent[]; reads: number }>();
   readonly #arrived = new Set<string>();
 
   constructor(private readonly maxHeldReads: number) {}
+
+  /** Batches kept by `snapshot`, waiting again. */
+  static restore(maxHeldReads: number, held: HeldBatches): NoticeBatches {
+    const batches = new NoticeBatches(maxHeldReads);
+    for (const [userId, waiting] of held) batches.#held.set(userId, { events: [...waiting.events], reads: waiting.reads });
+    return batches;
+  }
+
+  /** What waits, to keep between reads (after endRead). */
+  snapshot(): HeldBatches {
+    return [...this.#held].map(([userId, waiting]) => [userId, { events: [...waiting.events], reads: waiting.reads }]);
+  }
 
   /** An event to tell its owner about, read in the current read. */
   add(event: FeedEvent): void {
@@ -34,13 +49,5 @@ export class NoticeBatches {
     for (const { userId } of due) this.#held.delete(userId);
     this.#arrived.clear();
     return due;
-  }
-
-  /** Every waiting batch, at once (the bot is stopping). */
-  drain(): NoticeBatch[] {
-    const all = [...this.#held].map(([userId, { events }]) => ({ userId, events }));
-    this.#held.clear();
-    this.#arrived.clear();
-    return all;
   }
 }

@@ -5,16 +5,20 @@
 // grants let it see them), so it needs no inbound port. Changes the bot made itself are not
 // reported; changes close together are one message per owner (notice-batches.ts says when).
 //
-// Best effort by design: the feed position lives in memory and starts at "now" when the bot
-// starts, so changes made while no bot ran are not reported (they are history, not news). With
-// several bot processes only the one holding shard 0 reads the feed, so owners get one message.
+// One bot process reads the feed: the holder of the "operation-notices" role (coordination.ts),
+// whichever shards it holds. The feed position, the batches waiting for a quiet read and the
+// messages due are kept in the shared store (sealed) and saved before each message is sent and
+// after, so when the role moves (its holder stopped or died) the next holder goes on from there:
+// a change is told once. The position starts at "now" when none is kept, or when the kept one is
+// over an hour old (changes made while no bot ran are history, not news).
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, MessageFlags, type ButtonInteraction, type Client } from 'discord.js';
 import { shortenGraphemes } from '../../domain/proxy/text.js';
 import type { ApiClient, FeedEvent } from '../api-client.js';
 import type { BotContext, ButtonHandler } from '../command.js';
 import type { BotLog } from '../log.js';
 import type { LinkedAccounts } from '../links/linked-accounts.js';
-import { NoticeBatches, type NoticeBatch } from './notice-batches.js';
+import type { BotShared } from '../shared/bot-shared.js';
+import { NoticeBatches, type HeldBatches, type NoticeBatch } from './notice-batches.js';
 import { describeOperations } from './operation-summary.js';
 
 export const OPERATION_DM_PREFIX = 'operation-dm:';
@@ -34,20 +38,51 @@ interface Directory {
   invalidate(userId: string): void;
 }
 
-export function startOperationNotices(deps: { client: Client; api: ApiClient; accounts: LinkedAccounts; alters: Directory; log: BotLog; intervalMs?: number }): OperationNotices {
+/** The reader's state, kept in the shared store between reads and across holders. */
+interface FeedState {
+  cursor: string;
+  held: HeldBatches;
+  /** Batches due, not yet sent: the first is sent next. */
+  sending: NoticeBatch[];
+  savedAt: number;
+}
+
+const STATE_KEY = 'operation-notices';
+const STATE_CONTEXT = 'bot operation notices';
+/** A kept position older than this is not resumed: what happened meanwhile is history. */
+const STALE_AFTER_MS = 3600_000;
+
+export function startOperationNotices(deps: { client: Client; api: ApiClient; accounts: LinkedAccounts; alters: Directory; log: BotLog; shared: BotShared; intervalMs?: number }): OperationNotices {
   const { client, api, accounts, alters, log } = deps;
+  const { store, sealer, coordination } = deps.shared;
+  const role = coordination.role('operation-notices');
   const interval = deps.intervalMs ?? DEFAULT_NOTICE_INTERVAL_MS;
-  let cursor: string | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
-  const batches = new NoticeBatches(MAX_HELD_READS);
+
+  async function load(): Promise<FeedState | undefined> {
+    const sealed = await store.get(STATE_KEY);
+    const state = sealed === undefined ? undefined : sealer.unseal<FeedState>(sealed, STATE_CONTEXT);
+    return state && Date.now() - state.savedAt < STALE_AFTER_MS ? state : undefined;
+  }
+
+  async function save(state: FeedState): Promise<void> {
+    state.savedAt = Date.now();
+    await store.set(STATE_KEY, sealer.seal(state, STATE_CONTEXT));
+  }
 
   async function readFeed(): Promise<void> {
-    if (cursor === undefined) {
-      cursor = (await api.eventFeed(undefined, PAGE)).next;
+    if (!role.holds()) return;
+    const state = await load();
+    if (!state) {
+      await save({ cursor: (await api.eventFeed(undefined, PAGE)).next, held: [], sending: [], savedAt: 0 });
       return;
     }
+    // What the last holder had due and did not get to send.
+    if (!(await tell(state))) return;
+    const batches = NoticeBatches.restore(MAX_HELD_READS, state.held);
+    let cursor = state.cursor;
     for (;;) {
       const page = await api.eventFeed(cursor, PAGE);
       cursor = page.next;
@@ -58,11 +93,23 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
       }
       if (!page.more || stopped) break;
     }
-    await tell(batches.endRead());
+    if (!role.holds()) return;
+    const next: FeedState = { cursor, held: [], sending: batches.endRead(), savedAt: 0 };
+    next.held = batches.snapshot();
+    await save(next);
+    await tell(next);
   }
 
-  async function tell(due: NoticeBatch[]): Promise<void> {
-    for (const { userId, events } of due) await notify(userId, events).catch((error: unknown) => log.info({ err: error, user: userId }, 'could not send an operation notice'));
+  /** Sends the due batches one by one, saving after each; false when the role moved meanwhile. */
+  async function tell(state: FeedState): Promise<boolean> {
+    while (state.sending.length > 0) {
+      if (!role.holds()) return false;
+      const { userId, events } = state.sending[0] as NoticeBatch;
+      await notify(userId, events).catch((error: unknown) => log.info({ err: error, user: userId }, 'could not send an operation notice'));
+      state.sending.shift();
+      await save(state);
+    }
+    return true;
   }
 
   async function notify(userId: string, events: FeedEvent[]): Promise<void> {
@@ -81,24 +128,30 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
     });
   }
 
-  function schedule(): void {
+  function schedule(delay: number): void {
     if (stopped) return;
     timer = setTimeout(() => {
       running = readFeed()
         .catch((error: unknown) => log.warn({ err: error }, 'reading the event feed failed; trying again'))
-        .finally(schedule);
-    }, cursor === undefined ? 0 : interval);
+        .finally(() => schedule(interval));
+    }, delay);
     timer.unref();
   }
-  schedule();
+  schedule(interval);
+  // Taking the role reads at once (the first read after a move tells what was due).
+  role.onChange((holds) => {
+    log.info({ instance: coordination.instance }, holds ? 'this process now sends the operation messages' : 'this process no longer sends the operation messages');
+    if (!holds || stopped) return;
+    if (timer) clearTimeout(timer);
+    running = running.then(() => schedule(0));
+  });
 
   return {
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
-      // What was waiting for a quiet read is news all the same.
-      await tell(batches.drain());
+      // What waits for a quiet read stays in the store for the next holder.
     },
   };
 }

@@ -14,6 +14,8 @@ import { createProfileCache, type ProfileCache } from './profiles.js';
 import { createReactionHandler } from './reactions.js';
 import { createRecentMessages, type RecentMessages } from './recent.js';
 import { createDeliveryQueue, type DeliveryQueue } from './records.js';
+import { createPendingRecords, type PendingRecords } from './pending-records.js';
+import type { BotShared } from '../shared/bot-shared.js';
 import { createWebhookCache, type WebhookCache } from './webhooks.js';
 import { createGuildSettingsCache, type GuildSettingsCache } from '../servers/settings-cache.js';
 import { createRecentDeletions, type RecentDeletions } from '../servers/deletions.js';
@@ -26,6 +28,8 @@ export interface Proxying {
   profiles: ProfileCache;
   webhooks: WebhookCache;
   deliveries: DeliveryQueue;
+  /** Message records pending in the shared store (this process's, and those of processes that stopped). */
+  pending: PendingRecords;
   notices: Notices;
   recent: RecentMessages;
   /** Servers' settings, held exactly (src/bot/servers/). */
@@ -49,7 +53,8 @@ export interface ProxyingEvents {
   originalRemovedFirst: [event: OriginalRemovedFirst];
 }
 
-export function createProxying(client: Client, api: ApiClient, accounts: LinkedAccounts, log: BotLog): Proxying {
+export function createProxying(client: Client, api: ApiClient, accounts: LinkedAccounts, log: BotLog, shared: BotShared): Proxying {
+  const deliveries = createDeliveryQueue(log);
   const base = {
     // Requests with a webhook's token are not the bot's: Discord limits them per webhook and per
     // address, so they must not queue behind the bot's own global budget (50 requests a second in
@@ -60,7 +65,8 @@ export function createProxying(client: Client, api: ApiClient, accounts: LinkedA
     log,
     profiles: createProfileCache(api, accounts, log),
     webhooks: createWebhookCache(client),
-    deliveries: createDeliveryQueue(log),
+    deliveries,
+    pending: createPendingRecords({ ...shared, deliveries, api, accounts, log }),
     recent: createRecentMessages(),
     deletions: createRecentDeletions(),
   };

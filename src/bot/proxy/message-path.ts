@@ -12,7 +12,7 @@ import { mayProxyHere, noticeKeyFor, type MessagePlace } from '../../domain/guil
 import { decisionInputFor, entryAfter, stateChangeFor } from '../../domain/proxy-input.js';
 import { decideProxyCompiled } from '../../domain/proxy/index.js';
 import type { ProxyProfile } from '../../domain/proxy-profile.js';
-import type { ApiClient } from '../api-client.js';
+import type { ApiClient, RecordMessageBody } from '../api-client.js';
 import type { BotLog } from '../log.js';
 import type { LinkedAccounts } from '../links/linked-accounts.js';
 import { downloadAttachments, uploadLimit } from './attachments.js';
@@ -20,6 +20,7 @@ import { allowedMentionsFor } from './mentions.js';
 import type { Notices } from './notices.js';
 import type { ProfileCache } from './profiles.js';
 import type { RecentMessages } from './recent.js';
+import type { PendingRecords } from './pending-records.js';
 import type { DeliveryQueue } from './records.js';
 import { replyEmbedFor } from './reply-embed.js';
 import { sendThroughWebhook } from './sender.js';
@@ -62,6 +63,8 @@ export interface MessagePathParts {
   profiles: ProfileCache;
   webhooks: WebhookCache;
   deliveries: DeliveryQueue;
+  /** Message records, pending in the shared store until the service has them. */
+  pending: PendingRecords;
   notices: Notices;
   recent: RecentMessages;
   log: BotLog;
@@ -111,7 +114,7 @@ type Decision = { outcome: 'proxy'; plan: Plan } | { outcome: Exclude<MessageOut
 type Sent = Awaited<ReturnType<typeof sendThroughWebhook>>;
 
 export function createMessagePath(parts: MessagePathParts) {
-  const { api, accounts, profiles, webhooks, webhookRest, deliveries, notices, recent, log, servers, deletions, serverLog, logCleanup, onOriginalRemovedFirst } = parts;
+  const { api, accounts, profiles, webhooks, webhookRest, deliveries, pending, notices, recent, log, servers, deletions, serverLog, logCleanup, onOriginalRemovedFirst } = parts;
 
   // ── decide ──
 
@@ -224,6 +227,8 @@ export function createMessagePath(parts: MessagePathParts) {
       }
       return { outcome: 'failed' };
     }
+    // The copy exists: from now on its record is pending where any bot process can deliver it.
+    await pending.hold(author.id, recordBody(plan, sent)).catch((error: unknown) => log.warn({ err: error }, 'could not keep the pending record in the shared store; it is delivered from memory'));
     if (tooBig.length > 0) {
       notices.tell(author, `Proxied without ${tooBig.join(', ')}: over this server’s upload limit (${uploadLimit(message.guild.premiumTier) / 1024 / 1024} MiB).`);
     }
@@ -260,6 +265,7 @@ export function createMessagePath(parts: MessagePathParts) {
         () => true,
         (deleteError: unknown) => isDiscordError(deleteError, RESTJSONErrorCodes.UnknownMessage) || (log.warn({ err: deleteError, channel: message.channel.id }, 'could not withdraw a copy whose original was removed'), false),
       );
+    await pending.drop(sent.message.id).catch((error: unknown) => log.warn({ err: error }, 'could not clear the pending record of a withdrawn copy'));
     if (change) recordStateChange(message.author.id, change, settle);
     else settle?.({ stored: false });
     serverLog.proxied(plan.server, { ...logEntryOf(plan, sent), removedFirst: { copyDeleted } }).catch((logError: unknown) => log.warn({ err: logError }, 'could not log the withdrawn message'));
@@ -283,7 +289,7 @@ export function createMessagePath(parts: MessagePathParts) {
 
   /** A sent copy: remembered for reproxy, edit and delete, logged, and its record queued (with the state change). */
   function record(plan: Plan, sent: Sent): void {
-    const { message, parentId, thread, alter, change, settle } = plan;
+    const { message, parentId, thread, alter, settle } = plan;
     recent.remember({
       messageId: sent.message.id,
       originalMessageId: message.id,
@@ -298,7 +304,13 @@ export function createMessagePath(parts: MessagePathParts) {
       sentAt: plan.now,
     });
     serverLog.proxied(plan.server, logEntryOf(plan, sent)).catch((error: unknown) => log.warn({ err: error }, 'could not log the proxied message'));
-    const body = {
+    pending.deliver(message.author.id, recordBody(plan, sent), (stored, answer) => {
+      settle?.(stored && answer?.autoproxyStateApplied === true ? { stored: true, revision: answer.revision } : { stored: false });
+    });
+  }
+
+  function recordBody({ message, alter, change }: Plan, sent: Sent): RecordMessageBody {
+    return {
       messageId: sent.message.id,
       originalMessageId: message.id,
       channelId: message.channel.id,
@@ -308,13 +320,6 @@ export function createMessagePath(parts: MessagePathParts) {
       proxiedName: sent.message.author.username,
       ...(change ? { autoproxyState: change } : {}),
     };
-    deliveries.push({
-      what: 'message record',
-      send: () => accounts.withToken(message.author.id, (token) => api.recordMessage(token, body)),
-      settled: (stored, answer) => {
-        settle?.(stored && answer?.autoproxyStateApplied === true ? { stored: true, revision: answer.revision } : { stored: false });
-      },
-    });
   }
 
   /** The engine's state change alone, when no record carries it. */

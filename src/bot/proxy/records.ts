@@ -21,8 +21,11 @@ export interface Delivery<T = unknown> {
   send(): Promise<T>;
   /** Also retry these refusals (e.g. a record that another delivery has not stored yet). */
   retryAlso?(error: unknown): boolean;
-  /** Called once with whether the service stored it (false: refused or given up). */
+  /** Called once with whether the service stored it (false: refused, given up or abandoned at shutdown). */
   settled?(stored: boolean, result?: T): void;
+  /** A durable delivery (pending-records.ts): called once it is stored, refused or given up, but
+   * not when abandoned at shutdown, so another process delivers it. */
+  forget?(): Promise<void> | void;
 }
 
 export interface DeliveryQueue {
@@ -47,16 +50,19 @@ export function createDeliveryQueue(log: BotLog): DeliveryQueue {
       try {
         const result = await delivery.send();
         delivery.settled?.(true, result);
+        await delivery.forget?.();
         return;
       } catch (error) {
         const worthRetrying = retryable(error) || (delivery.retryAlso?.(error) === true && Date.now() - started < EXTRA_RETRY_MS);
         if (!worthRetrying || error instanceof NotLinkedError || Date.now() - started > GIVE_UP_AFTER_MS || stopping) {
           log.warn({ err: error, what: delivery.what }, stopping ? 'delivery abandoned at shutdown' : 'delivery refused');
           delivery.settled?.(false);
+          if (!stopping) await delivery.forget?.();
           return;
         }
         const retryAfter = error instanceof ApiError && error.retryAfterSeconds ? error.retryAfterSeconds * 1000 : 0;
-        await sleep(Math.max(wait, retryAfter));
+        // Unreferenced: a retry waiting at shutdown does not keep the process alive.
+        await sleep(Math.max(wait, retryAfter), undefined, { ref: false });
         wait = Math.min(wait * 2, MAX_RETRY_MS);
       }
     }
@@ -70,12 +76,12 @@ export function createDeliveryQueue(log: BotLog): DeliveryQueue {
     size: () => inFlight.size,
     async drain(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      while (inFlight.size > 0 && Date.now() < deadline) await Promise.race([Promise.allSettled([...inFlight]), sleep(Math.max(1, deadline - Date.now()))]);
+      while (inFlight.size > 0 && Date.now() < deadline) await Promise.race([Promise.allSettled([...inFlight]), sleep(Math.max(1, deadline - Date.now()), undefined, { ref: false })]);
       return inFlight.size === 0;
     },
     async stop() {
       stopping = true;
-      await Promise.race([Promise.allSettled([...inFlight]), sleep(3000)]);
+      await Promise.race([Promise.allSettled([...inFlight]), sleep(3000, undefined, { ref: false })]);
     },
   };
 }

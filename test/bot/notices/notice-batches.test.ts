@@ -11,13 +11,19 @@ const event = (userId: string, n: number): FeedEvent => ({
   data: { userId, actor: { clientId: 'app', clientName: 'App', self: false } },
 }) as unknown as FeedEvent;
 
-/** Reads as lists of owners (one event each); each ends with "owner:count" for every batch due. */
-function play(maxHeldReads: number, reads: string[][]): string[][] {
-  const batches = new NoticeBatches(maxHeldReads);
+/**
+ * Reads as lists of owners (one event each); each ends with "owner:count" for every batch due.
+ * `moved`: between reads the batches are kept as JSON and restored, as when the reader's role
+ * moves to another process (operation-notices.ts).
+ */
+function play(maxHeldReads: number, reads: string[][], moved = false): string[][] {
+  let batches = new NoticeBatches(maxHeldReads);
   let n = 0;
   return reads.map((owners) => {
     for (const owner of owners) batches.add(event(owner, n++));
-    return batches.endRead().map(({ userId, events }) => `${userId}:${events.length}`);
+    const due = batches.endRead().map(({ userId, events }) => `${userId}:${events.length}`);
+    if (moved) batches = NoticeBatches.restore(maxHeldReads, JSON.parse(JSON.stringify(batches.snapshot())) as ReturnType<NoticeBatches['snapshot']>);
+    return due;
   });
 }
 
@@ -31,6 +37,7 @@ describe('NoticeBatches', () => {
     ['at most one read held: due at once', 1, [['a'], ['a']], [['a:1'], ['a:1']]],
   ])('%s', (_name, maxHeldReads, reads, expected) => {
     expect(play(maxHeldReads, reads)).toEqual(expected);
+    expect(play(maxHeldReads, reads, true), 'kept and restored between reads').toEqual(expected);
   });
 
   it('keeps the events of a batch in the order they were read', () => {
@@ -42,14 +49,5 @@ describe('NoticeBatches', () => {
     batches.add(third);
     expect(batches.endRead()).toEqual([]);
     expect(batches.endRead()).toEqual([{ userId: 'a', events: [first, second, third] }]);
-  });
-
-  it('drains every waiting batch at once, and is empty after', () => {
-    const batches = new NoticeBatches(3);
-    batches.add(event('a', 1));
-    batches.endRead();
-    batches.add(event('b', 2));
-    expect(batches.drain().map(({ userId, events }) => `${userId}:${events.length}`)).toEqual(['a:1', 'b:1']);
-    expect(batches.endRead()).toEqual([]);
   });
 });

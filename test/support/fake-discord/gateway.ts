@@ -1,21 +1,30 @@
 // The gateway: a JSON websocket at /gateway (HELLO, IDENTIFY, READY and GUILD_CREATE, heartbeats,
-// RESUME with replay of what the client missed) and the dispatch of events on the live session,
-// honouring the IDENTIFY intents.
+// RESUME with replay of what the client missed) and the dispatch of events on the live sessions,
+// honouring the IDENTIFY intents. Sharded as Discord shards: IDENTIFY carries `shard: [id, count]`
+// (none is [0, 1]), a guild's events go only to shard `(guild_id >> 22) % count`, direct messages
+// only to shard 0, each shard resumes its own session, and identifies of one `max_concurrency`
+// bucket (`id % max_concurrency`) closer together than the window are counted as violations.
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { Intent } from './constants.js';
 import { waitWithTimeout } from './objects.js';
 import type { FakeState } from './state.js';
 import type { FakeDiscord, GatewaySession, Json } from './types.js';
 
 export type Gateway = ReturnType<typeof createGateway>;
 
-/** `describeGuild` builds GUILD_CREATE's data for a session's intents. */
-export function createGateway(state: FakeState, describeGuild: (intents: number) => Json) {
+/** `describeGuild` builds a guild's GUILD_CREATE data for a session's intents. */
+export function createGateway(state: FakeState, describeGuild: (guildId: string, intents: number) => Json) {
   const { botToken, botUser, guild, applicationId, notify } = state;
   const sessions = new Map<string, GatewaySession>();
   const sockets = new Set<WebSocket>();
-  let liveSession: GatewaySession | undefined;
+  /** The live session of each shard id (of the shard count most recently identified with). */
+  const liveSessions = new Map<number, GatewaySession>();
+  let shardCount = 1;
   const identifies: Json[] = [];
+  /** When each max_concurrency bucket last identified, and identifies that came too soon. */
+  const bucketIdentifiedAt = new Map<number, number>();
+  const identifyViolations: Array<{ shard: number; bucket: number; sinceLastMs: number }> = [];
   let resumes = 0;
   let resumesAtLastDisconnect = 0;
   const readyListeners = new Set<() => void>();
@@ -27,18 +36,35 @@ export function createGateway(state: FakeState, describeGuild: (intents: number)
     socket.send(JSON.stringify(payload));
   };
 
+  const deliveredMessages: string[] = [];
   const dispatchTo = (session: GatewaySession, t: string, d: unknown): void => {
     session.seq += 1;
     const event = { s: session.seq, t, d };
     session.sent.push(event);
     // With no socket the event waits in `sent` for the client's RESUME, as on Discord.
-    if (session.socket) send(session.socket, { op: 0, ...event });
+    if (!session.socket) return;
+    if (t === 'MESSAGE_CREATE' && session.socket.readyState === session.socket.OPEN) deliveredMessages.push(String((d as Json).id));
+    send(session.socket, { op: 0, ...event });
   };
 
-  /** Dispatches on the live session when its intents include `intent` (0: always). The data is
-   * built (or copied) now, so later changes to the fake's state do not leak into a buffered event. */
+  const shardOfGuild = (guildId: string): number => Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
+
+  /** The live session events of `guildId` go to (undefined: a direct message, shard 0's). */
+  const sessionFor = (guildId: string | undefined): GatewaySession | undefined => liveSessions.get(guildId === undefined ? 0 : shardOfGuild(guildId));
+
+  /** The guild an event belongs to, from its data (the fake's own guild when the data names none
+   * and is built per session); direct-message events belong to none. */
+  const guildOf = (intent: number, d: unknown): string | undefined => {
+    if (intent === Intent.DirectMessages) return undefined;
+    if (d && typeof d === 'object' && typeof (d as Json).guild_id === 'string') return (d as Json).guild_id as string;
+    return guild.id;
+  };
+
+  /** Dispatches on the live session of the event's shard when its intents include `intent` (0:
+   * always). The data is built (or copied) now, so later changes to the fake's state do not leak
+   * into a buffered event. */
   const dispatchIf = (intent: number, t: string, d: Json | ((intents: number) => Json)): void => {
-    const session = liveSession;
+    const session = sessionFor(guildOf(intent, typeof d === 'function' ? undefined : d));
     if (!session || (intent !== 0 && (session.intents & intent) === 0)) return;
     dispatchTo(session, t, typeof d === 'function' ? d(session.intents) : structuredClone(d));
   };
@@ -53,15 +79,33 @@ export function createGateway(state: FakeState, describeGuild: (intents: number)
       socket.close(4005, 'Already authenticated.');
       return;
     }
+    const shard = Array.isArray(d.shard) ? (d.shard as unknown[]) : [0, 1];
+    const shardId = Number(shard[0]);
+    const count = Number(shard[1]);
+    if (!Number.isInteger(shardId) || !Number.isInteger(count) || count < 1 || shardId < 0 || shardId >= count) {
+      socket.close(4010, 'Invalid shard.');
+      return;
+    }
+    const bucket = shardId % state.maxConcurrency;
+    const now = Date.now();
+    const last = bucketIdentifiedAt.get(bucket);
+    if (last !== undefined && now - last < state.identifyWindowMs) identifyViolations.push({ shard: shardId, bucket, sinceLastMs: now - last });
+    bucketIdentifiedAt.set(bucket, now);
+    if (count !== shardCount) {
+      // A new shard count: sessions of the old one no longer receive anything.
+      shardCount = count;
+      liveSessions.clear();
+    }
     const intents = Number(d.intents ?? 0);
-    const session: GatewaySession = { id: randomBytes(16).toString('hex'), socket, seq: 0, intents: Number.isFinite(intents) ? intents : 0, sent: [] };
+    const session: GatewaySession = { id: randomBytes(16).toString('hex'), socket, seq: 0, intents: Number.isFinite(intents) ? intents : 0, sent: [], shard: [shardId, count] };
     sessions.set(session.id, session);
     identified.session = session;
-    liveSession = session;
+    liveSessions.set(shardId, session);
+    const guilds = state.allGuildIds().filter((id) => shardOfGuild(id) === shardId);
     dispatchTo(session, 'READY', {
       v: 10,
       user: { ...botUser, verified: true, mfa_enabled: false, email: null },
-      guilds: [{ id: guild.id, unavailable: true }],
+      guilds: guilds.map((id) => ({ id, unavailable: true })),
       session_id: session.id,
       session_type: 'normal',
       resume_gateway_url: gatewayUrl(),
@@ -76,7 +120,7 @@ export function createGateway(state: FakeState, describeGuild: (intents: number)
       auth_session_id_hash: randomBytes(16).toString('base64'),
       _trace: ['["fake-discord",{}]'],
     });
-    dispatchTo(session, 'GUILD_CREATE', structuredClone(describeGuild(session.intents)));
+    for (const id of guilds) dispatchTo(session, 'GUILD_CREATE', structuredClone(describeGuild(id, session.intents)));
     for (const listener of [...readyListeners]) listener();
   };
 
@@ -86,9 +130,14 @@ export function createGateway(state: FakeState, describeGuild: (intents: number)
       send(socket, { op: 9, d: false, s: null, t: null });
       return;
     }
+    if (session.shard[1] !== shardCount) {
+      // Its shard count is gone: Discord ends such sessions (the client identifies anew).
+      send(socket, { op: 9, d: false, s: null, t: null });
+      return;
+    }
     session.socket = socket;
     identified.session = session;
-    liveSession = session;
+    liveSessions.set(session.shard[0], session);
     const seenSeq = typeof d.seq === 'number' ? d.seq : 0;
     for (const event of session.sent) if (event.s > seenSeq) send(socket, { op: 0, ...event });
     dispatchTo(session, 'RESUMED', null);
@@ -134,16 +183,30 @@ export function createGateway(state: FakeState, describeGuild: (intents: number)
       // A normal close ends the session on Discord; other codes leave it resumable.
       if (code === 1000 || code === 1001) {
         sessions.delete(session.id);
-        if (liveSession === session) liveSession = undefined;
+        if (liveSessions.get(session.shard[0]) === session) liveSessions.delete(session.shard[0]);
       }
     });
     send(socket, { op: 10, d: { heartbeat_interval: 41250, _trace: ['["fake-discord",{}]'] }, s: null, t: null });
   });
 
-  /** The live session, for events that need one (interactions, arbitrary events). */
-  const liveSessionOrThrow = (): GatewaySession => {
-    if (!liveSession) throw new Error('fake Discord: no gateway session to dispatch on; wait for ready first');
-    return liveSession;
+  /** The live session of a guild's shard (none: shard 0's, as direct messages), for events that
+   * need one (interactions, arbitrary events). */
+  const liveSessionOrThrow = (guildId?: string): GatewaySession => {
+    const session = sessionFor(guildId);
+    if (!session) throw new Error('fake Discord: no gateway session to dispatch on; wait for ready first');
+    return session;
+  };
+
+  /** Every shard of the current count has a live, connected session. */
+  const allShardsLive = (): boolean => {
+    for (let id = 0; id < shardCount; id += 1) if (!liveSessions.get(id)?.socket) return false;
+    return true;
+  };
+
+  /** A guild added after READY: GUILD_CREATE on its shard's session (the bot joined it). */
+  const guildAdded = (guildId: string): void => {
+    const session = sessionFor(guildId);
+    if (session) dispatchTo(session, 'GUILD_CREATE', structuredClone(describeGuild(guildId, session.intents)));
   };
 
   /** Closes every socket with 4004, a code discord.js does not recover from, so a client left
@@ -165,22 +228,29 @@ export function createGateway(state: FakeState, describeGuild: (intents: number)
     wss.close();
   };
 
-  const api: Pick<FakeDiscord, 'identifies' | 'resumeCount' | 'waitForReady' | 'disconnectGateway' | 'waitForResume' | 'dispatchEvent'> = {
+  const api: Pick<FakeDiscord, 'identifies' | 'identifyViolations' | 'deliveredMessages' | 'shardOf' | 'resumeCount' | 'waitForReady' | 'disconnectGateway' | 'waitForResume' | 'dispatchEvent'> = {
     identifies,
+    identifyViolations,
+    deliveredMessages: () => [...deliveredMessages],
+    shardOf: (guildId, count = shardCount) => Number((BigInt(guildId) >> 22n) % BigInt(count)),
     resumeCount: () => resumes,
 
     waitForReady(timeoutMs = 10_000) {
-      if (liveSession?.socket) return Promise.resolve();
-      return waitWithTimeout('a gateway session to become ready', timeoutMs, (done) => {
-        readyListeners.add(done);
-        return () => readyListeners.delete(done);
+      if (allShardsLive()) return Promise.resolve();
+      return waitWithTimeout('every shard\'s gateway session to become ready', timeoutMs, (done) => {
+        const check = (): void => {
+          if (allShardsLive()) done();
+        };
+        readyListeners.add(check);
+        return () => readyListeners.delete(check);
       });
     },
 
-    disconnectGateway(code = 4000) {
-      const socket = liveSession?.socket;
-      if (!liveSession || !socket) throw new Error('fake Discord: no live gateway session to disconnect');
-      liveSession.socket = undefined;
+    disconnectGateway(code = 4000, guildId = guild.id) {
+      const session = sessionFor(guildId);
+      const socket = session?.socket;
+      if (!session || !socket) throw new Error('fake Discord: no live gateway session to disconnect');
+      session.socket = undefined;
       resumesAtLastDisconnect = resumes;
       socket.close(code, 'fake Discord: disconnected by the test');
     },
@@ -197,9 +267,10 @@ export function createGateway(state: FakeState, describeGuild: (intents: number)
     },
 
     dispatchEvent(type, data) {
-      dispatchTo(liveSessionOrThrow(), type, data);
+      const guildId = data && typeof data === 'object' && typeof (data as Json).guild_id === 'string' ? ((data as Json).guild_id as string) : undefined;
+      dispatchTo(liveSessionOrThrow(guildId), type, data);
     },
   };
 
-  return { api, wss, gatewayUrl, dispatchTo, dispatchIf, liveSessionOrThrow, close };
+  return { api, wss, gatewayUrl, dispatchTo, dispatchIf, liveSessionOrThrow, guildAdded, close };
 }

@@ -215,6 +215,36 @@ export function createGuildModel(state: FakeState, gateway: Pick<Gateway, 'dispa
     embedded_activities: [],
   });
 
+  /** Another guild's GUILD_CREATE: the bot alone in it, no channels. */
+  const otherGuildCreate = (id: string): Json => {
+    const other = state.otherGuilds.get(id);
+    if (!other) throw new Error(`fake Discord: no guild ${id}`);
+    const everyone = role(id, '@everyone', 0, EVERYONE_PERMISSIONS);
+    return {
+      ...guildObject(),
+      id,
+      name: other.name,
+      system_channel_id: null,
+      roles: [everyone],
+      emojis: [],
+      stickers: [],
+      joined_at: JOINED_AT,
+      large: false,
+      unavailable: false,
+      lazy: true,
+      member_count: 1,
+      members: [{ ...structuredClone(members.get(botUser.id)), roles: [] }],
+      channels: [],
+      threads: [],
+      presences: [],
+      voice_states: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      soundboard_sounds: [],
+      embedded_activities: [],
+    };
+  };
+
   const api: Pick<
     FakeDiscord,
     'setUploadLimit' | 'setPremiumTier' | 'addChannel' | 'setChannelOverwrites' | 'syncWithCategory' | 'addRole' | 'addMember' | 'setBotPermissions' | 'channel' | 'member'
@@ -286,5 +316,5 @@ export function createGuildModel(state: FakeState, gateway: Pick<Gateway, 'dispa
     },
   };
 
-  return { api, channelJson, publishChannel, putChannel, putMember, putRole, memberPartial, textChannel, guildObject, guildCreate };
+  return { api, channelJson, publishChannel, putChannel, putMember, putRole, memberPartial, textChannel, guildObject, guildCreate, otherGuildCreate };
 }

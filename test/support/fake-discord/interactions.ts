@@ -227,7 +227,8 @@ export function createInteractions(
       return input.message ? { ...payload, message: componentMessage(input.message) } : payload;
     },
     dispatchInteraction(payload) {
-      const session = liveSessionOrThrow();
+      // A guild's interactions reach its shard; a direct message's reach shard 0.
+      const session = liveSessionOrThrow(typeof payload.guild_id === 'string' ? payload.guild_id : undefined);
       const state: InteractionState = { payload, responses: [], listeners: new Set(), acknowledged: false, followUps: new Set() };
       interactionsByToken.set(payload.token, state);
       const sentAt = process.hrtime.bigint();

@@ -12,14 +12,16 @@ import { createPermissions } from './permissions.js';
 import { createBotRoutes } from './routes/bot.js';
 import { createOAuthRoutes } from './routes/oauth.js';
 import { startServer } from './server.js';
-import { createState } from './state.js';
+import { createState, type FakeDiscordOptions } from './state.js';
 import type { FakeDiscord } from './types.js';
 import { createWebhooks } from './webhooks.js';
 
-export async function startFakeDiscord(): Promise<FakeDiscord> {
-  const state = createState();
-  // The gateway describes the guild and the guild model dispatches its changes on the gateway.
-  const gateway = createGateway(state, (intents) => guildModel.guildCreate(intents));
+export type { FakeDiscordOptions };
+
+export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const state = createState(options);
+  // The gateway describes the guilds and the guild model dispatches its changes on the gateway.
+  const gateway = createGateway(state, (guildId, intents) => (guildId === state.guild.id ? guildModel.guildCreate(intents) : guildModel.otherGuildCreate(guildId)));
   const guildModel = createGuildModel(state, gateway);
   const permissions = createPermissions(state);
   // Messages and other bots call each other: filters act on new messages, loggers on deletions.
@@ -58,6 +60,16 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     ...msgs.api,
     ...webhooks.api,
     ...interactions.api,
+
+    addGuild({ name, shard, count }) {
+      // The smallest id past the fake's own guild's whose shard of `count` is `shard`.
+      let id = (BigInt(state.guild.id) >> 22n) + 1n;
+      while (Number(id % BigInt(count)) !== shard || state.otherGuilds.has((id << 22n).toString())) id += 1n;
+      const guildId = (id << 22n).toString();
+      state.otherGuilds.set(guildId, { id: guildId, name });
+      gateway.guildAdded(guildId);
+      return guildId;
+    },
 
     async close() {
       await gateway.close();

@@ -19,7 +19,18 @@ import type {
 
 export type FakeState = ReturnType<typeof createState>;
 
-export function createState() {
+export interface FakeDiscordOptions {
+  /** The fake's own guild's id (choose it to put the guild on a given shard). */
+  guildId?: string;
+  /** `/gateway/bot`'s recommended `shards` (default 1). */
+  shards?: number;
+  /** `/gateway/bot`'s `session_start_limit.max_concurrency` (default 1). */
+  maxConcurrency?: number;
+  /** One identify per max_concurrency bucket per this window (Discord: 5 s). */
+  identifyWindowMs?: number;
+}
+
+export function createState(options: FakeDiscordOptions = {}) {
   const clientId = '100000000000000001';
   const applicationId = clientId;
 
@@ -70,13 +81,22 @@ export function createState() {
     }).then(settle);
   };
 
+  const guild = { id: options.guildId ?? '200000000000000002', name: 'Fake Guild' };
+  /** Guilds besides the modelled one: bare (no channels), for routing across shards. */
+  const otherGuilds = new Map<string, { id: string; name: string }>();
+
   return {
     clientId,
     clientSecret: randomBytes(16).toString('hex'),
     applicationId,
     botToken: `${Buffer.from(applicationId).toString('base64url')}.${randomBytes(4).toString('base64url')}.${randomBytes(20).toString('base64url')}`,
     botUser: user(applicationId, 'Switchboard', { bot: true, global_name: null }),
-    guild: { id: '200000000000000002', name: 'Fake Guild' },
+    guild,
+    otherGuilds,
+    allGuildIds: (): string[] => [guild.id, ...otherGuilds.keys()],
+    recommendedShards: options.shards ?? 1,
+    maxConcurrency: options.maxConcurrency ?? 1,
+    identifyWindowMs: options.identifyWindowMs ?? 5000,
     /** The default text channel, #general. */
     channelId: '300000000000000003',
     channelName: 'general',

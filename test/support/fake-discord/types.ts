@@ -333,9 +333,19 @@ export interface FakeDiscord {
   commands(guildId?: string): Json[];
   /** IDENTIFY payloads received, in order. */
   identifies: Json[];
+  /** Identifies of one max_concurrency bucket that came sooner than Discord allows. */
+  identifyViolations: Array<{ shard: number; bucket: number; sinceLastMs: number }>;
+  /** Ids of the messages whose MESSAGE_CREATE went out on an open gateway socket, in order. */
+  deliveredMessages(): string[];
+  /** The shard a guild's events go to: `(guild_id >> 22) % count` (count: the current one). */
+  shardOf(guildId: string, count?: number): number;
+  /** Another guild the bot is in (bare: no channels), with an id on `shard` of `count`; its id. */
+  addGuild(input: { name: string; shard: number; count: number }): string;
   resumeCount(): number;
+  /** Resolves once every shard of the current shard count has a connected session. */
   waitForReady(timeoutMs?: number): Promise<void>;
-  disconnectGateway(code?: number): void;
+  /** Drops the connection of the session `guildId`'s events go to (default: the fake's guild). */
+  disconnectGateway(code?: number, guildId?: string): void;
   /** Resolves once a RESUME has been answered after the last disconnectGateway() call. */
   waitForResume(timeoutMs?: number): Promise<void>;
   /** Makes matching requests fail (checked before any route); undefined removes the rule. */
@@ -463,6 +473,8 @@ export interface GatewaySession {
   intents: number;
   /** Every dispatch with its sequence number, so a RESUME can replay what the client missed. */
   sent: { s: number; t: string; d: unknown }[];
+  /** [shard id, shard count] from the IDENTIFY ([0, 1] without one). */
+  shard: [number, number];
 }
 
 export interface InteractionState {
