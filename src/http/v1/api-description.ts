@@ -80,6 +80,7 @@ Validation reports every problem at once.
 | no-system | 404 | the user has never signed in, so has no system |
 | unknown-alter | 404 | no such alter in that system, or hidden from you (also an alter named in a body) |
 | unknown-tag | 404 | no such tag in that system, or hidden from you; \`tagIds\` names a tag the system does not have |
+| unknown-switch | 404 | no such switch in that system (\`/front/switches/{switch}/edit\`, \`/delete\`) |
 | unknown-message | 404 | no proxied message has this id |
 | alters-private | 403 | listing (or reading the front of) a system that hides its alters |
 | tags-private | 403 | listing the tags of a system that hides its tags |
