@@ -148,3 +148,12 @@ export function formatWallClock(at: number, zone: string): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())} ${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}`;
 }
+
+/**
+ * The zone the owner's times mean: their system's `systemTimezone` (an IANA name) when the service
+ * answers one, else UTC. Read by name, so it works whether or not this build's System has the field.
+ */
+export function zoneOf(system: object): string {
+  if ('systemTimezone' in system && typeof system.systemTimezone === 'string' && isTimeZone(system.systemTimezone)) return system.systemTimezone;
+  return 'UTC';
+}

@@ -15,7 +15,7 @@ export interface PagerOptions {
   /** The title when the message pressed no longer shows one. */
   defaultTitle: string;
   /** One page from `skip` as `viewerId` sees `target`, as an embed, and whether more follow. */
-  load(context: BotContext, viewerId: string, target: string, skip: number, title: string): Promise<{ embed: EmbedBuilder; hasMore: boolean }>;
+  load(context: BotContext, viewerId: string, target: string, skip: number, title: string): Promise<{ embed: EmbedBuilder; hasMore: boolean; rows?: ActionRowBuilder<ButtonBuilder>[] }>;
 }
 
 export interface Pager {
@@ -36,7 +36,7 @@ export function definePager({ prefix, perPage, defaultTitle, load }: PagerOption
   }
 
   async function page(context: BotContext, viewerId: string, target: string, skip: number, title: string): Promise<ReplyPayload> {
-    const { embed, hasMore } = await load(context, viewerId, target, skip, title);
+    const { embed, hasMore, rows = [] } = await load(context, viewerId, target, skip, title);
     const ownerId = ownerOf(target, viewerId);
     const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
       new ButtonBuilder()
@@ -50,7 +50,7 @@ export function definePager({ prefix, perPage, defaultTitle, load }: PagerOption
         .setStyle(ButtonStyle.Secondary)
         .setDisabled(!hasMore),
     );
-    return { embeds: [embed], components: [row] };
+    return { embeds: [embed], components: [row, ...rows] };
   }
 
   const buttons: ButtonHandler = {
