@@ -12,19 +12,16 @@ export function bar(share: number): string {
   return `${'█'.repeat(Math.min(BAR, filled))}${'░'.repeat(BAR - Math.min(BAR, filled))}`;
 }
 
-/** "3d 4h", "2h 5m", "45m", "20s": the two largest units. */
+/** "3d 4h", "2h", "5m 20s", "0s": the largest unit and the next one when it is not 0. */
 export function duration(seconds: number): string {
   const units: Array<[string, number]> = [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]];
-  let rest = Math.round(seconds);
-  const parts: string[] = [];
-  for (const [unit, size] of units) {
-    if (rest >= size || (unit === 's' && parts.length === 0)) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
-    }
-    if (parts.length === 2) break;
-  }
-  return parts.join(' ');
+  const total = Math.round(seconds);
+  const index = units.findIndex(([, size]) => total >= size);
+  if (index < 0) return '0s';
+  const [unit, size] = units[index] as [string, number];
+  const next = units[index + 1];
+  const rest = next ? Math.floor((total % size) / next[1]) : 0;
+  return `${Math.floor(total / size)}${unit}${next && rest > 0 ? ` ${rest}${next[0]}` : ''}`;
 }
 
 const percent = (share: number) => `${(share * 100).toFixed(share > 0 && share < 0.1 ? 1 : 0)}%`;
