@@ -289,5 +289,19 @@ describe.each(DIALECTS)('switch edits, deletes and front statistics (%s)', (dial
       expect((await owner.call('POST', `/v1/users/@me/tags/${tagId}/edit`, { public: 1 })).status).toBe(200);
       expectRefused(await other.call('GET', `/v1/users/${owner.userId}/front/stats?tag=${tagId}`), 403, 'tags-private', ['tag']);
     });
+
+    it('follows the switches as they change: an edit, and an alter deleted from them', async () => {
+      const history = (await owner.call<{ data: FrontHistory }>('GET', '/v1/users/@me/front/history?max=100')).body.data.switches;
+      const last = history[0];
+      if (!last) throw new Error('no switches');
+      expect((await edit(last.switchId, { alters: [three, two] })).status).toBe(200);
+      const edited = await statsOf(owner, '@me', period);
+      expect(edited.alters.find((row) => row.alterId === three)?.seconds).toBe(7 * 3600);
+      expect((await edit(last.switchId, { alters: [two] })).status).toBe(200);
+      expect((await owner.call('POST', `/v1/users/@me/alters/${one}/delete`, {})).status).toBe(200);
+      const stats = await statsOf(owner, '@me', period);
+      expect(stats.alters.map((row) => row.alterId)).not.toContain(one);
+      expect(stats.alters[0]).toMatchObject({ alterId: two, seconds: 6 * 3600 });
+    });
   });
 });
