@@ -150,6 +150,12 @@ Validation reports every problem at once.
   time. \`GET /front\` (an addition) answers \`{current, byApp, alters, redacted}\`, \`GET /front/history\`
   pages the switches newest first (\`max\`, \`before\` = the previous page's \`next\`, or \`skip\`). Switches
   name alters by id; each answer's \`alters\` holds each named alter once.
+  \`POST /front/switches/{switch}/edit\` (\`{alters?, timestamp?}\`) and \`/delete\` fix the history (owner only,
+  \`system:ai-ap\`): it stays ordered by time and no switch repeats the one before it. An edit may move a
+  switch past its neighbours (it takes its place in time); one that would leave a repeat is 409
+  \`same-front\`. A delete that leaves two identical switches in a row also deletes the later one
+  (\`alsoDeleted\`). \`GET /front/stats\` answers each alter's time, share, entries and last time in a
+  period (default the last 30 days, at most 5 years), for others as their history allows.
 
 ## Proxying
 The bot re-sends a member's tagged message as an alter through a webhook. Its proxy engine decides
@@ -196,7 +202,7 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
 Instead of polling, an app registers webhook endpoints (\`/v1/events/endpoints\`, a client-credentials
 token with \`events:manage\`) and chooses event types: \`alter.created\`, \`alter.updated\`,
 \`alter.deleted\`, \`system.updated\`, \`tag.created\`, \`tag.updated\`, \`tag.deleted\`,
-\`switch.created\`, \`message.proxied\`. Events come only for users who have authorized the app, and
+\`switch.created\`, \`switch.updated\`, \`switch.deleted\`, \`message.proxied\`. Events come only for users who have authorized the app, and
 only those its grant's scopes read (${eventScopesText()}), with what the app would read through the API: the
 owner's view, with only its own integration field. Revoking the app stops them at once. The app also
 receives events of its own changes (\`data.actor.self\`). Requests follow Standard Webhooks
