@@ -126,7 +126,7 @@ describe.each(DIALECTS)('fuzzing every endpoint (%s)', (dialect) => {
 
   describe('/v1', () => {
     const names = [
-      ...['createAlter', 'editAlter', 'editSystem', 'pushFront', 'readSystem', 'readAlter', 'fieldLookup', 'listAlters', 'readFront', 'readFrontHistory'],
+      ...['createAlter', 'editAlter', 'editSystem', 'pushFront', 'readSystem', 'readAlter', 'fieldLookup', 'listAlters', 'readFront', 'readFrontHistory', 'readFrontStats'],
       ...['readAutoproxy', 'setAutoproxy', 'removeAutoproxy', 'autoproxyState', 'proxyProfile', 'recordMessage', 'readMessage', 'reproxyMessage'],
       ...['deleteAlter', 'createTag', 'readTag', 'listTags', 'editTag', 'tagMembers', 'deleteTag'],
       // Last: an import may rename or (replace mode) delete the alters the cases above use.
