@@ -105,8 +105,8 @@ export async function benchFrontStats(opts: FrontStatsBenchOptions): Promise<Fro
     for (let i = 0; i < 10; i++) await read(now - YEAR, now);
     const next = random(42);
     const periods = Array.from({ length: runs }, () => {
-      const a = now - YEAR + next() * YEAR;
-      const b = now - YEAR + next() * YEAR;
+      const a = Math.round(now - YEAR + next() * YEAR);
+      const b = Math.round(now - YEAR + next() * YEAR);
       return [Math.min(a, b), Math.max(a, b)] as const;
     });
     const randomTimes: number[] = [];

@@ -416,11 +416,10 @@ export async function switchesForStats(db: Db, systemId: number, from: number, t
       .select(sql<string | null>`string_agg(period.entry, ';')`.as('list'))
       .executeTakeFirst(),
   ]);
-  const members = (list: string) => (list === '' ? [] : list.split(',').map(Number));
-  const switches: StatsSwitch[] = before ? [{ at: Number(before.switched_at), alterIds: members(before.alter_list) }] : [];
   const period = parseStatsList(within?.list ?? '');
   if (!period.ordered) period.entries.sort((a, b) => a.at - b.at || a.id - b.id);
-  for (const { at, alterIds } of period.entries) switches.push({ at, alterIds });
+  const switches: StatsSwitch[] = period.entries;
+  if (before) switches.unshift({ at: Number(before.switched_at), alterIds: before.alter_list === '' ? [] : before.alter_list.split(',').map(Number) });
   return switches;
 }
 
