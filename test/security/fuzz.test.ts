@@ -63,6 +63,7 @@ const RUNS = {
   listAlters: 800,
   readFront: 700,
   readFrontHistory: 600,
+  readFrontStats: 300,
   readAutoproxy: 400,
   setAutoproxy: 600,
   removeAutoproxy: 400,
