@@ -1,7 +1,7 @@
 // The times people type for a switch, as a table: relative, a time of day (today or yesterday),
 // dates in the owner's zone, absolute forms, Discord timestamps, and the refusals.
 import { describe, expect, it } from 'vitest';
-import { formatWallClock, parseWhen } from '../../src/bot/when.js';
+import { formatWallClock, parseWhen, zoneOf } from '../../src/bot/when.js';
 
 // Friday 2026-11-27 18:40:00 UTC (19:40 in Berlin, 13:40 in New York).
 const NOW = Date.UTC(2026, 10, 27, 18, 40);
@@ -55,5 +55,14 @@ describe('parseWhen', () => {
   it('formats an instant back as the owner reads it', () => {
     expect(formatWallClock(utc('2026-11-26T20:00:00Z'), 'Europe/Berlin')).toBe('2026-11-26 21:00');
     expect(formatWallClock(utc('2026-11-26T20:00:00Z'), 'Nowhere/Else')).toBe('2026-11-26 20:00');
+  });
+
+  it.each<[string, object, string]>([
+    ['the system’s zone', { systemTimezone: 'Europe/Berlin' }, 'Europe/Berlin'],
+    ['unset', { systemTimezone: null }, 'UTC'],
+    ['a service without the field', { systemName: 'x' }, 'UTC'],
+    ['a zone this runtime does not know', { systemTimezone: 'Mars/Olympus' }, 'UTC'],
+  ])('reads the owner’s zone: %s', (_name, system, zone) => {
+    expect(zoneOf(system)).toBe(zone);
   });
 });
