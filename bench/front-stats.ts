@@ -1,7 +1,8 @@
 // Front statistics at scale (issue 27): one system with 100,000 switches over a year (1 to 3 of 20
 // alters each; 10,000 with --quick), statistics of random periods within that year (and the whole
 // year, the worst case) read as GET /front/stats reads them: the switches of the period and the one
-// before (`switchesForStats`), then `frontStats`. Target: p99 under 50 ms on both databases.
+// before (`switchesForStats`), then `frontStats`. Target: p99 under 50 ms on both databases. The
+// baseline, in the same run: the year's switch rows read plainly, one row each, nothing computed.
 //
 // Run alone: node --import tsx bench/front-stats.ts [--quick] [--postgres]
 // (--postgres uses BENCH_DATABASE_URL or TEST_DATABASE_URL). bench/run.ts runs it as group
@@ -32,6 +33,8 @@ export interface FrontStatsBenchResult {
   random: Timing & { runs: number };
   /** The whole year. */
   year: Timing & { runs: number };
+  /** Baseline, same run: the whole year's switch rows read plainly (one row each, no processing). */
+  plainYear: Timing & { runs: number };
 }
 
 const YEAR = 365 * 24 * 3_600_000;
@@ -113,7 +116,19 @@ export async function benchFrontStats(opts: FrontStatsBenchOptions): Promise<Fro
     for (const [from, to] of periods) randomTimes.push(await read(from, to));
     const yearTimes: number[] = [];
     for (let i = 0; i < Math.max(20, runs / 4); i++) yearTimes.push(await read(now - YEAR - 1, now));
-    return { switches, seedSeconds, random: { ...timing(randomTimes), runs: randomTimes.length }, year: { ...timing(yearTimes), runs: yearTimes.length } };
+    const plainTimes: number[] = [];
+    for (let i = 0; i < yearTimes.length; i++) {
+      const started = performance.now();
+      await db.selectFrom('switches').select(['switched_at', 'alter_list']).where('system_id', '=', systemId).where('switched_at', '>=', now - YEAR - 1).where('switched_at', '<', now).execute();
+      plainTimes.push(performance.now() - started);
+    }
+    return {
+      switches,
+      seedSeconds,
+      random: { ...timing(randomTimes), runs: randomTimes.length },
+      year: { ...timing(yearTimes), runs: yearTimes.length },
+      plainYear: { ...timing(plainTimes), runs: plainTimes.length },
+    };
   } finally {
     await database.close();
     await target.drop();
@@ -128,4 +143,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`${result.switches} switches over a year seeded in ${result.seedSeconds.toFixed(1)} s`);
   console.log(`random periods (${result.random.runs}): ${ms(result.random)}`);
   console.log(`the whole year (${result.year.runs}): ${ms(result.year)}`);
+  console.log(`baseline, the year's rows read plainly: ${ms(result.plainYear)}`);
 }
