@@ -82,7 +82,7 @@ async function bareInsert(database: Database, systemId: number, text: string): P
   const now = Date.now();
   const alterRows = source.alters.map((alter) => ({
     system_id: systemId, username: alter.username, username_key: usernameKey(alter.username), display_name: alter.displayName, color: alter.color ?? null,
-    description: alter.description, pronouns: alter.pronouns ?? null, avatar_url: alter.avatarUrl, webhook_avatar_url: alter.webhookAvatarUrl ?? null, banner: alter.banner,
+    description: alter.description ?? null, pronouns: alter.pronouns ?? null, avatar_url: alter.avatarUrl ?? null, webhook_avatar_url: alter.webhookAvatarUrl ?? null, banner: alter.banner ?? null,
     proxy_tags: JSON.stringify(alter.proxyTags.map((tag, i) => ({ id: `t${i}`, ...tag }))), public: alter.public ?? 0, message_count: alter.messageCount,
     last_message_at: alter.lastMessageAt, created_at: alter.createdAt ?? now,
   }));
@@ -96,7 +96,7 @@ async function bareInsert(database: Database, systemId: number, text: string): P
     }
     const tagRows = await trx
       .insertInto('tags')
-      .values(source.tags.map((tag) => ({ system_id: systemId, name: tag.name, name_key: usernameKey(tag.name), description: tag.description, color: tag.color ?? null, public: tag.public ?? 0, created_at: now })))
+      .values(source.tags.map((tag) => ({ system_id: systemId, name: tag.name, name_key: usernameKey(tag.name), description: tag.description ?? null, color: tag.color ?? null, public: tag.public ?? 0, created_at: now })))
       .returning(['id'])
       .execute();
     const pairs = source.tags.flatMap((tag, t) => tag.memberIds.map((member) => ({ alter_id: alterIds.get(member) ?? 0, tag_id: Number(tagRows[t]?.id) })));

@@ -5,6 +5,7 @@ import { alterName } from '../src/bot/embeds.js';
 import { requireAlter } from '../src/bot/options.js';
 import type { Responder } from '../src/bot/responder.js';
 import { ApiError } from '../src/bot/api-client.js';
+import { NAME_MAX } from '../src/domain/values.js';
 
 const shown = (tag: { prefix: string | null; suffix: string | null }) => `\`${tag.prefix ?? ''}text${tag.suffix ?? ''}\``;
 
@@ -65,16 +66,16 @@ export const proxy = {
         .setName('tag-add')
         .setDescription('Add a proxy tag: a message starting with the prefix and ending with the suffix is sent as the alter')
         .addStringOption(alterOption)
-        .addStringOption((o) => o.setName('prefix').setDescription('Text before the message, e.g. k:').setMaxLength(100))
-        .addStringOption((o) => o.setName('suffix').setDescription('Text after the message, e.g. -k').setMaxLength(100)),
+        .addStringOption((o) => o.setName('prefix').setDescription('Text before the message, e.g. k:').setMaxLength(NAME_MAX))
+        .addStringOption((o) => o.setName('suffix').setDescription('Text after the message, e.g. -k').setMaxLength(NAME_MAX)),
     )
     .addSubcommand((s) =>
       s
         .setName('tag-remove')
         .setDescription('Remove a proxy tag')
         .addStringOption(alterOption)
-        .addStringOption((o) => o.setName('prefix').setDescription('The tag’s prefix').setMaxLength(100))
-        .addStringOption((o) => o.setName('suffix').setDescription('The tag’s suffix').setMaxLength(100)),
+        .addStringOption((o) => o.setName('prefix').setDescription('The tag’s prefix').setMaxLength(NAME_MAX))
+        .addStringOption((o) => o.setName('suffix').setDescription('The tag’s suffix').setMaxLength(NAME_MAX)),
     )
     .addSubcommand((s) => s.setName('tags').setDescription('Show an alter’s proxy tags').addStringOption(alterOption))
     .addSubcommand((s) =>

@@ -7,13 +7,14 @@ import { tagPages } from '../src/bot/lists/tag-list.js';
 import { requireAlter, requireTag, targetOf } from '../src/bot/options.js';
 import type { Responder } from '../src/bot/responder.js';
 import type { Tag } from '../src/domain/tag.js';
+import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
 import { CLEAR } from './system.js';
 
 const FIELDS = [
-  ['display-name', 'displayName', 'Shown instead of the name', 100],
-  ['description', 'description', 'About the tag', 1000],
+  ['display-name', 'displayName', 'Shown instead of the name', NAME_MAX],
+  ['description', 'description', 'About the tag', DESCRIPTION_MAX],
   ['color', 'color', 'A color like #a1b2c3', 7],
-  ['icon', 'icon', 'Icon image URL', 2048],
+  ['icon', 'icon', 'Icon image URL', URL_MAX],
 ] as const;
 
 /** Privacy presets for the tag's bits: 1 visible, 2 name, 4 description, 8 icon, 16 color, 32 members. */
@@ -125,9 +126,9 @@ export const tag = {
     .setName('tag')
     .setDescription('Tags: named sets of your alters')
     .addSubcommand((sub) =>
-      addFieldOptions(sub.setName('create').setDescription('Create a tag').addStringOption((o) => o.setName('name').setDescription('Unique in your system').setRequired(true).setMaxLength(100)), false),
+      addFieldOptions(sub.setName('create').setDescription('Create a tag').addStringOption((o) => o.setName('name').setDescription('Unique in your system').setRequired(true).setMaxLength(NAME_MAX)), false),
     )
-    .addSubcommand((sub) => addFieldOptions(tagOption(sub.setName('edit').setDescription('Edit one of your tags')).addStringOption((o) => o.setName('name').setDescription('New name').setMaxLength(100)), true))
+    .addSubcommand((sub) => addFieldOptions(tagOption(sub.setName('edit').setDescription('Edit one of your tags')).addStringOption((o) => o.setName('name').setDescription('New name').setMaxLength(NAME_MAX)), true))
     .addSubcommand((sub) => tagOption(sub.setName('show').setDescription('Show a tag and its members')).addUserOption((o) => o.setName('user').setDescription('Whose tag (default: yours)')))
     .addSubcommand((sub) => sub.setName('list').setDescription('List tags').addUserOption((o) => o.setName('user').setDescription('Whose tags (default: yours)')))
     .addSubcommand((sub) => alterOption(tagOption(sub.setName('add').setDescription('Add an alter to a tag'))))

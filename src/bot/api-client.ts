@@ -3,6 +3,7 @@
 // rate limits, the bot's own tokens) and api/errors.ts turns every failure into an ApiError with
 // a sentence a chat user can read.
 import type { Alter } from '../domain/alter.js';
+import type { AlterSort } from '../domain/alter-list.js';
 import type { Autoproxy, AutoproxyStateAnswer, AutoproxyStateChange } from '../domain/autoproxy.js';
 import type { Front, FrontHistory, Switch } from '../domain/front.js';
 import type { FrontStats } from '../domain/front-stats.js';
@@ -161,8 +162,14 @@ export function createApiClient(options: ApiClientOptions) {
     editAlter: (token: string, alterId: number, patch: Record<string, unknown>) =>
       api<Alter>('POST', `${userPath('@me')}/alters/${alterId}/edit`, { token, json: patch }),
     getAlter: (token: string, user: string, alterId: number) => api<{ isSelf: boolean; data: Alter }>('GET', `${userPath(user)}/alters/${alterId}`, { token }),
-    listAlters: (token: string, user: string, page: { skip: number; max: number }) =>
-      api<Alter[]>('GET', `${userPath(user)}/system/list-alters?max=${page.max}&skip=${page.skip}`, { token }),
+    /** A page of alters, optionally ordered (`sort`), of one tag and matching `search` (privacy applies to what is sorted and searched). */
+    listAlters: (token: string, user: string, page: { skip: number; max: number }, query: { sort?: AlterSort; tag?: number; search?: string } = {}) => {
+      const params = new URLSearchParams({ max: String(page.max), skip: String(page.skip) });
+      if (query.sort !== undefined && query.sort !== 'id') params.set('sort', query.sort);
+      if (query.tag !== undefined) params.set('tag', String(query.tag));
+      if (query.search !== undefined) params.set('search', query.search);
+      return api<Alter[]>('GET', `${userPath(user)}/system/list-alters?${params.toString()}`, { token });
+    },
     /** A switch: these alters front from now on, the first as primary; none switches out. */
     switchFront: (token: string, alterIds: number[], at?: number) =>
       api<{ success: true; data: Switch }>('POST', `${userPath('@me')}/front`, { token, json: { alters: alterIds, ...(at === undefined ? {} : { timestamp: new Date(at).toISOString() }) } }).then((r) => r.data),
@@ -184,6 +191,8 @@ export function createApiClient(options: ApiClientOptions) {
       return api<{ data: FrontStats }>('GET', `${userPath(user)}/front/stats${search ? `?${search}` : ''}`, { token }).then((r) => r.data);
     },
     deleteAlter: (token: string, alterId: number) => api<{ deleted: true }>('POST', `${userPath('@me')}/alters/${alterId}/delete`, { token, json: {} }),
+    /** Deletes the caller's whole system (the service revokes every grant of the account with it, this token's too). */
+    deleteSystem: (token: string) => api<{ deleted: true }>('POST', `${userPath('@me')}/system/delete`, { token, json: { confirm: true } }),
     createTag: (token: string, body: Record<string, unknown>) => api<Tag>('POST', `${userPath('@me')}/system/create-tag`, { token, json: body }),
     editTag: (token: string, tagId: number, patch: Record<string, unknown>) => api<Tag>('POST', `${userPath('@me')}/tags/${tagId}/edit`, { token, json: patch }),
     getTag: (token: string, user: string, tagId: number) => api<{ isSelf: boolean; data: Tag }>('GET', `${userPath(user)}/tags/${tagId}`, { token }),

@@ -331,6 +331,22 @@ export interface EventValueRefsTable {
   hash: string;
 }
 
+/** Hosted images (routes/images.ts): processed bytes under their address, one row per system and image. */
+export interface ImagesTable {
+  address: string;
+  system_id: number;
+  purpose: string;
+  content_type: string;
+  width: number;
+  height: number;
+  bytes: number;
+  /** Buffer on both dialects (SQLite blob, PostgreSQL bytea). */
+  data: Buffer;
+  created_at: number;
+  /** When the purge last found something referring to the image (created_at until then). */
+  checked_at: number;
+}
+
 export interface Schema {
   users: UsersTable;
   systems: SystemsTable;
@@ -359,6 +375,7 @@ export interface Schema {
   event_grant_periods: EventGrantPeriodsTable;
   event_values: EventValuesTable;
   event_value_refs: EventValueRefsTable;
+  images: ImagesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -368,6 +385,9 @@ export type SystemUpdate = Updateable<SystemsTable>;
 export type AlterRow = Selectable<AltersTable>;
 export type NewAlter = Insertable<AltersTable>;
 export type AlterUpdate = Updateable<AltersTable>;
+export type TagRow = Selectable<TagsTable>;
+export type NewTag = Insertable<TagsTable>;
+export type TagUpdate = Updateable<TagsTable>;
 export type OauthClientRow = Selectable<OauthClientsTable>;
 export type OidcPayloadRow = Selectable<OidcPayloadsTable>;
 export type LoginLinkRow = Selectable<LoginLinksTable>;

@@ -7,7 +7,8 @@ import { ALTER_PRIVACY_MASK, AlterPrivacy } from './privacy-bits.js';
 import { Problem } from './problems.js';
 import { codePointLength } from './proxy/text.js';
 import { INVISIBLE_OR_BIDI_CONTROL, usernameKey } from './username-key.js';
-import { EntityId, GuildId, HexColor, HttpUrl, IsoDateTime, bitmask, perServerMap, readOnly, text } from './values.js';
+import { answersOf, defaultsOf, hiddenAs, inputsOf, pickFields, type DefaultedOf, type FieldGroup, type ValuesOf } from './fields.js';
+import { DESCRIPTION_MAX, EntityId, GuildId, HexColor, HttpUrl, IsoDateTime, NAME_MAX, bitmask, perServerMap, readOnly, text } from './values.js';
 
 export const MAX_ALTERS_PER_SYSTEM = 2000;
 export const MAX_PROXY_TAGS = 50;
@@ -57,7 +58,7 @@ const USERNAME_SEPARATORS = /[\s@\\/]/u;
  * characters are refused outright (they make different names look alike); display names may keep
  * them (emoji sequences need the zero-width joiner and variation selectors).
  */
-export const Username = text(100, 1)
+export const Username = text(NAME_MAX, 1)
   .regex(/^[^\s@\\/]+$/u, 'must not contain spaces, @, \\ or /')
   .refine(
     (value) => !INVISIBLE_OR_BIDI_CONTROL.test(value),
@@ -69,12 +70,12 @@ export const Username = text(100, 1)
     'must not contain characters whose normal form has a space, @, \\ or / (such as fullwidth ＠ or ／, or a spacing accent like ´)',
   )
   .describe(
-    'Unique within the system, compared as Unicode NFKC_Casefold: case, width and compatibility forms are ignored (`ß` = `SS`, `Ａ` = `a`). 1 to 100 characters; no whitespace, @, \\ or /, also after NFKC (no fullwidth ＠); no invisible or text-direction control characters.',
+    `Unique within the system, compared as Unicode NFKC_Casefold: case, width and compatibility forms are ignored (\`ß\` = \`SS\`, \`Ａ\` = \`a\`). 1 to ${NAME_MAX} characters; no whitespace, @, \\ or /, also after NFKC (no fullwidth ＠); no invisible or text-direction control characters.`,
   );
-export const DisplayName = text(100, 1).describe('Shown on proxied messages and profiles. 1 to 100 characters.');
+export const DisplayName = text(NAME_MAX, 1).describe(`Shown on proxied messages and profiles. 1 to ${NAME_MAX} characters.`);
 
 export const NameMapEntry = z
-  .strictObject({ server: GuildId, name: text(100, 1) })
+  .strictObject({ server: GuildId, name: text(NAME_MAX, 1) })
   .describe('The name the alter uses in one server. The first entry for a server wins.');
 
 const ProxyTagId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, - or _');
@@ -82,8 +83,8 @@ const ProxyTagId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 le
 export const ProxyTagInput = z
   .strictObject({
     id: ProxyTagId.optional().describe('Kept when given; generated otherwise.'),
-    prefix: text(100).nullable().optional(),
-    suffix: text(100).nullable().optional(),
+    prefix: text(NAME_MAX).nullable().optional(),
+    suffix: text(NAME_MAX).nullable().optional(),
   })
   .refine((tag) => Boolean(tag.prefix) || Boolean(tag.suffix), 'a proxy tag needs a prefix or a suffix');
 
@@ -103,25 +104,10 @@ const TagIds = z
  */
 const FieldsInput = z.record(z.string().max(200), text(MAX_FIELD_LENGTH, 1).nullable());
 
-/**
- * Who besides the owner sees a field: a viewer of an alter that has this `AlterPrivacy` bit set, no
- * one ('owner'), or everyone who sees the alter ('everyone'). Others get an unseen field as null
- * (lists and maps empty) and named in `redacted`.
- */
+/** Who besides the owner sees an alter field: an `AlterPrivacy` bit, 'owner' or 'everyone' (fields.ts). */
 export type FieldPrivacy = (typeof AlterPrivacy)[keyof typeof AlterPrivacy] | 'owner' | 'everyone';
-
-interface AlterField {
-  /** What a create or an edit accepts. */
-  input: z.ZodType;
-  /** The value as stored and as the owner reads it: the answer's schema, without the limits. */
-  value: z.ZodType;
-  /** What a create that leaves the field out stores; undefined: a create must give it. */
-  default: unknown;
-  shown: FieldPrivacy;
-  /** Said in the reference of the answer, where the value alone does not tell it. */
-  note?: string;
-}
-export type AlterFieldGroup = Record<string, AlterField>;
+export type AlterFieldGroup = FieldGroup;
+export { hiddenAs };
 
 /** A row of the table, with its types kept (the default is checked against the value). */
 function field<I extends z.ZodType, V extends z.ZodType, const S extends FieldPrivacy, D extends z.output<V> | undefined = undefined>(row: {
@@ -148,10 +134,10 @@ export const ALTER_FIELDS = {
     displayName: field({ input: DisplayName, value: z.string(), shown: AlterPrivacy.name }),
     nameMap: field({ input: z.array(NameMapEntry).max(200, 'must have at most 200 servers'), value: z.array(NameMapEntry), default: [], shown: 'owner' }),
     color: field({ input: HexColor.nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.avatar }),
-    description: field({ input: text(1000).nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.description }),
+    description: field({ input: text(DESCRIPTION_MAX).nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.description }),
   },
   profile: {
-    pronouns: field({ input: text(100).nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.pronouns }),
+    pronouns: field({ input: text(NAME_MAX).nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.pronouns }),
     avatarUrl: field({ input: HttpUrl.nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.avatar }),
     avatarUrlMap: field({
       input: perServerMap(HttpUrl).describe('Server id → avatar URL used in that server.'),
@@ -196,57 +182,23 @@ export const ALTER_FIELDS = {
 const { identity, profile, proxying, settings } = ALTER_FIELDS;
 /** Every row, out of its group. */
 const FIELDS = { ...identity, ...profile, ...proxying, ...settings };
+export const ALTER_FIELD_ROWS = FIELDS;
 type Fields = typeof FIELDS;
 export type AlterFieldName = keyof Fields;
 const FIELD_NAMES = Object.keys(FIELDS) as AlterFieldName[];
 
 /** The stored fields' values, as an AlterRecord holds them. */
-export type AlterFieldValues = { [K in AlterFieldName]: z.output<Fields[K]['value']> };
+export type AlterFieldValues = ValuesOf<Fields>;
 
-type Defaulted = { [K in AlterFieldName]: Fields[K]['default'] extends undefined ? never : K }[AlterFieldName];
+type Defaulted = DefaultedOf<Fields>;
 
 /** What a new alter stores for each field its create (or import) leaves out. */
-export const ALTER_DEFAULTS = Object.fromEntries(
-  FIELD_NAMES.flatMap((name) => (FIELDS[name].default === undefined ? [] : [[name, FIELDS[name].default]])),
-) as Pick<AlterFieldValues, Defaulted>;
+export const ALTER_DEFAULTS = defaultsOf(FIELDS);
 
 /** The stored fields `source` has (undefined ones left out), in the table's order. */
 export function pickAlterFields<T extends object>(source: T): Pick<T, AlterFieldName & keyof T> {
-  const picked: Record<string, unknown> = {};
-  for (const name of FIELD_NAMES) {
-    const value = (source as Record<string, unknown>)[name];
-    if (value !== undefined) picked[name] = value;
-  }
-  return picked as Pick<T, AlterFieldName & keyof T>;
+  return pickFields(source, FIELD_NAMES);
 }
-
-/** What a viewer who may not see a field gets in its place: an empty list or map, or null. */
-export function hiddenAs(field: AlterField): 'list' | 'map' | null {
-  if (field.value instanceof z.ZodArray) return 'list';
-  if (field.value instanceof z.ZodRecord) return 'map';
-  return null;
-}
-
-type Mapped<G extends AlterFieldGroup, T> = { [K in keyof G]: T };
-function mapFields<G extends AlterFieldGroup, T>(group: G, map: (field: G[keyof G]) => T): Mapped<G, T> {
-  return Object.fromEntries(Object.entries(group).map(([name, field]) => [name, map(field as G[keyof G])])) as Mapped<G, T>;
-}
-
-type InputsOf<G extends AlterFieldGroup> = { [K in keyof G]: G[K]['input'] };
-const inputsOf = <G extends AlterFieldGroup>(group: G) => mapFields(group, (field) => field.input) as InputsOf<G>;
-
-/** The answer's schema of a field: nullable when others may get null in its place. */
-type AnswerOf<F extends AlterField> = F['shown'] extends 'everyone'
-  ? F['value']
-  : F['value'] extends z.ZodArray | z.ZodRecord | z.ZodNullable
-    ? F['value']
-    : z.ZodNullable<F['value']>;
-type AnswersOf<G extends AlterFieldGroup> = { [K in keyof G]: AnswerOf<G[K]> };
-function answerOf(field: AlterField): z.ZodType {
-  const schema = field.shown !== 'everyone' && hiddenAs(field) === null && !(field.value instanceof z.ZodNullable) ? field.value.nullable() : field.value;
-  return field.note === undefined ? schema : schema.describe(field.note);
-}
-const answersOf = <G extends AlterFieldGroup>(group: G) => mapFields(group, answerOf) as AnswersOf<G>;
 
 /** Every stored field as an owner sends it: the export's own key carries them all. */
 export const ALTER_FIELD_INPUTS = inputsOf(FIELDS);

@@ -19,14 +19,15 @@
 //   its alters and its tags (64, 128), the alter is visible and shows its tags (1, 128), and the
 //   tag is visible and shows its members (1, 32). The alter's `tagIds` and the tag's `alterIds`
 //   are the same pairs seen from either end.
-import { ALTER_FIELDS, Alter, hiddenAs, type AlterFieldGroup, type AlterFieldName, type AlterRecord, type FieldPrivacy } from './alter.js';
+import { ALTER_FIELDS, Alter, type AlterRecord } from './alter.js';
+import { hiddenAs, hiddenValue, type FieldGroup, type Shown } from './fields.js';
 import { toAutoproxy } from './autoproxy.js';
 import type { Switch, SwitchRecord } from './front.js';
 import { AlterPrivacy, SystemPrivacy, TagPrivacy } from './privacy-bits.js';
 import type { MessageInfo, ProxiedMessageRecord, SystemSummary } from './proxied-message.js';
 import { toProxiedMessage } from './proxied-message.js';
-import type { System, SystemDetails, SystemRecord } from './system.js';
-import type { Tag, TagRecord } from './tag.js';
+import { SYSTEM_FIELDS, type System, type SystemDetails, type SystemRecord } from './system.js';
+import { TAG_FIELDS, type Tag, type TagRecord } from './tag.js';
 
 /** Who is reading: the token's user (null for a client acting as itself) and client. */
 export interface Viewer {
@@ -102,35 +103,53 @@ export function alterLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, vie
   return { onlyVisible: true, fieldsFor: null, allFields: false };
 }
 
-/** The fields of each group of ALTER_FIELDS with their rules, worked out once: viewAlter runs for every alter read. */
-const STORED_FIELDS = new Map<AlterFieldGroup, Array<{ name: AlterFieldName; rule: FieldPrivacy; hidden: ReturnType<typeof hiddenAs> }>>(
-  Object.values(ALTER_FIELDS).map((group: AlterFieldGroup) => [
-    group,
-    Object.entries(group).map(([name, field]) => ({ name: name as AlterFieldName, rule: field.shown, hidden: hiddenAs(field) })),
-  ]),
-);
+/** One stored field of a table and its rule: `name` in the record, `key` in the answer. */
+interface FieldRule {
+  name: string;
+  key: string;
+  rule: Shown;
+  hidden: ReturnType<typeof hiddenAs>;
+}
+
+/** The rules of a group of a field table (ALTER_FIELDS, SYSTEM_FIELDS, TAG_FIELDS), worked out once: views run for every record read. */
+function rulesOf(group: FieldGroup): FieldRule[] {
+  return Object.entries(group).map(([name, field]) => {
+    const key = (field as { key?: string }).key ?? name;
+    return { name, key, rule: field.shown, hidden: hiddenAs(field) };
+  });
+}
+
+const ALTER_RULES = new Map<FieldGroup, FieldRule[]>(Object.values(ALTER_FIELDS).map((group: FieldGroup) => [group, rulesOf(group)]));
+const SYSTEM_RULES = { profile: rulesOf(SYSTEM_FIELDS.profile), settings: rulesOf(SYSTEM_FIELDS.settings), state: rulesOf(SYSTEM_FIELDS.state) };
+const TAG_RULES = rulesOf(TAG_FIELDS);
 
 // Every view starts as a copy of this object, which has the answer's keys in its order: views of one
 // shape fill several times faster than objects assembled from parts (a list page has 250), and
 // events, sent as JSON.stringify of the view, list the keys as the API's answers do.
 const VIEW_TEMPLATE = Object.fromEntries(Object.keys(Alter.shape).map((key) => [key, null])) as unknown as Alter;
 
-/** Whether this viewer sees a field under `rule` on an alter with these bits. */
-function shows(rule: FieldPrivacy, alterPublic: number, owner: boolean): boolean {
-  return owner || rule === 'everyone' || (rule !== 'owner' && has(alterPublic, rule));
+/** Whether this viewer sees a field under `rule` on a record with these bits. */
+function shows(rule: Shown, bits: number, owner: boolean): boolean {
+  return owner || rule === 'everyone' || (rule !== 'owner' && has(bits, rule));
+}
+
+/** Sets the fields of `rules` on `view` as the viewer may see them, naming the hidden ones in `redacted`. */
+function viewFields(view: object, rules: readonly FieldRule[], record: object, bits: number, owner: boolean, redacted: string[]): void {
+  const fields = view as Record<string, unknown>;
+  const values = record as Record<string, unknown>;
+  for (const { name, key, rule, hidden } of rules) {
+    if (shows(rule, bits, owner)) {
+      fields[key] = values[name];
+    } else {
+      fields[key] = hiddenValue(hidden);
+      redacted.push(key);
+    }
+  }
 }
 
 /** Sets the group's fields of `view` as the viewer may see them, naming the hidden ones in `redacted`. */
-function viewStored(view: Alter, group: AlterFieldGroup, alter: AlterRecord, owner: boolean, redacted: string[]): void {
-  const fields = view as Record<AlterFieldName, unknown>;
-  for (const { name, rule, hidden } of STORED_FIELDS.get(group) ?? []) {
-    if (shows(rule, alter.public, owner)) {
-      fields[name] = alter[name];
-    } else {
-      fields[name] = hidden === 'list' ? [] : hidden === 'map' ? {} : null;
-      redacted.push(name);
-    }
-  }
+function viewStored(view: Alter, group: FieldGroup, alter: AlterRecord, owner: boolean, redacted: string[]): void {
+  viewFields(view, ALTER_RULES.get(group) ?? [], alter, alter.public, owner, redacted);
 }
 
 /**
@@ -173,6 +192,43 @@ export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 
 }
 
 /**
+ * What sorting, filtering and searching a list of alters (domain/alter-list.ts) may look at for
+ * this viewer: for each value, the alter bits that must be set for it to count (an alter that
+ * hides it sorts as having none and never matches a search on it). Null for the owner, who sees
+ * everything. Creation time and the front are shown to whoever sees the alter in a list.
+ */
+export interface AlterQueryPrivacy {
+  username: number;
+  displayName: number;
+  description: number;
+  messageStats: number;
+  /** The alter's side of a tag membership (membershipShown); the tag's side is checked with the tag. */
+  tagMembership: number;
+}
+
+const bitsOf = (rule: Shown): number => {
+  if (rule === 'owner') throw new Error('an owner-only field is never sorted or searched by others');
+  return rule === 'everyone' ? 0 : rule;
+};
+
+export function alterQueryPrivacy(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): AlterQueryPrivacy | null {
+  if (isOwner(viewer, system.id)) return null;
+  return {
+    username: bitsOf(ALTER_FIELDS.identity.username.shown),
+    displayName: bitsOf(ALTER_FIELDS.identity.displayName.shown),
+    description: bitsOf(ALTER_FIELDS.identity.description.shown),
+    messageStats: AlterPrivacy.messageStats,
+    tagMembership: ALTER_VISIBLE_BIT | AlterPrivacy.tags,
+  };
+}
+
+/** Whether another viewer may filter this system's alters by this tag: they see the tag and its members. */
+export function tagFilterAllowed(system: Pick<SystemRecord, 'id' | 'public'>, tagPublic: number, viewer: Viewer): boolean {
+  if (isOwner(viewer, system.id)) return true;
+  return has(system.public, SystemPrivacy.alters | SystemPrivacy.tags) && has(tagPublic, TAG_VISIBLE_BIT | TagPrivacy.members);
+}
+
+/**
  * Whether another viewer may see that this alter is in this tag (both sides must show it). The
  * owner sees every membership.
  */
@@ -206,25 +262,13 @@ export function viewTag(tag: TagRecord, system: Pick<SystemRecord, 'id' | 'publi
   const owner = isOwner(viewer, system.id);
   if (!owner && !(showsTags(system, viewer) && has(tag.public, TAG_VISIBLE_BIT))) return undefined;
   const redacted: string[] = [];
-  function pick<T>(fields: string[], bit: number, value: T): T | null {
-    if (owner || has(tag.public, bit)) return value;
-    redacted.push(...fields);
-    return null;
-  }
+  const view: Record<string, unknown> = { tagId: tag.id, systemId: String(tag.systemId) };
+  viewFields(view, TAG_RULES, tag, tag.public, owner, redacted);
   const members = owner || has(tag.public, TagPrivacy.members) ? tag.members.filter((alter) => membershipShown(system, alter.public, tag.public, viewer)) : (redacted.push('alterIds'), []);
-  return {
-    tagId: tag.id,
-    systemId: String(tag.systemId),
-    name: pick(['name'], TagPrivacy.name, tag.name),
-    displayName: pick(['displayName'], TagPrivacy.name, tag.displayName),
-    description: pick(['description'], TagPrivacy.description, tag.description),
-    color: pick(['color'], TagPrivacy.color, tag.color),
-    icon: pick(['icon'], TagPrivacy.icon, tag.icon),
-    public: tag.public,
-    alterIds: members.map((alter) => alter.id),
-    created: new Date(tag.createdAt).toISOString(),
-    redacted,
-  };
+  view.alterIds = members.map((alter) => alter.id);
+  view.created = new Date(tag.createdAt).toISOString();
+  view.redacted = redacted;
+  return view as Tag;
 }
 
 export interface SystemLoadPolicy {
@@ -250,34 +294,23 @@ export function viewSystem(system: SystemRecord, details: SystemDetails, viewer:
   const owner = isOwner(viewer, system.id);
   const policy = systemLoadPolicy(system, viewer);
   const redacted: string[] = [];
-  function pick<T, H>(field: string, bit: number | null, value: T, hidden: H): T | H {
-    if (owner || (bit !== null && has(system.public, bit))) return value;
+  function pick<T, H>(field: string, value: T, hidden: H): T | H {
+    if (owner) return value;
     redacted.push(field);
     return hidden;
   }
-  return {
-    associatedUserId: system.userId,
-    systemName: pick('systemName', SystemPrivacy.name, system.name, null),
-    systemDisplayTag: pick('systemDisplayTag', SystemPrivacy.displayTag, system.displayTag, null),
-    displayTagMap: pick('displayTagMap', null, system.displayTagMap, {}),
-    systemDescription: pick('systemDescription', SystemPrivacy.description, system.description, null),
-    systemAvatar: pick('systemAvatar', SystemPrivacy.avatar, system.avatar, null),
-    systemBanner: pick('systemBanner', SystemPrivacy.banner, system.banner, null),
-    systemPronouns: pick('systemPronouns', SystemPrivacy.pronouns, system.pronouns, null),
-    nicknameFormat: pick('nicknameFormat', null, system.nicknameFormat, null),
-    alterIds: policy.alterIds === 'none' ? (redacted.push('alterIds'), []) : details.alterIds,
-    tagIds: policy.tagIds === 'none' ? (redacted.push('tagIds'), []) : details.tagIds,
-    createdAt: new Date(system.createdAt).toISOString(),
-    systemAutoproxy: pick('systemAutoproxy', null, details.autoproxy.map(toAutoproxy), []),
-    systemOperationDM: pick('systemOperationDM', null, system.operationDm, null),
-    latchExpiration: pick('latchExpiration', null, system.latchExpiration, null),
-    public: system.public,
-    flags: pick('flags', null, system.flags, null),
-    disabledGuilds: pick('disabledGuilds', null, system.disabledGuilds, []),
-    subAccounts: pick('subAccounts', null, details.subAccounts, []),
-    disabled: system.disabled,
-    redacted,
-  };
+  // In the answer's order, which is the order of `redacted` too.
+  const view: Record<string, unknown> = { associatedUserId: system.userId };
+  viewFields(view, SYSTEM_RULES.profile, system, system.public, owner, redacted);
+  view.alterIds = policy.alterIds === 'none' ? (redacted.push('alterIds'), []) : details.alterIds;
+  view.tagIds = policy.tagIds === 'none' ? (redacted.push('tagIds'), []) : details.tagIds;
+  view.createdAt = new Date(system.createdAt).toISOString();
+  view.systemAutoproxy = pick('systemAutoproxy', details.autoproxy.map(toAutoproxy), []);
+  viewFields(view, SYSTEM_RULES.settings, system, system.public, owner, redacted);
+  view.subAccounts = pick('subAccounts', details.subAccounts, []);
+  viewFields(view, SYSTEM_RULES.state, system, system.public, owner, redacted);
+  view.redacted = redacted;
+  return view as System;
 }
 
 /** The few system fields "message info" shows, as this viewer may see them. */
@@ -319,8 +352,17 @@ export function viewMessage(message: ProxiedMessageRecord, system: SystemRecord,
     alterId: owner || exists ? message.alterId : null,
     alter: shown ?? null,
     alterDeleted: owner ? alter === undefined : exists ? false : null,
+    systemDeleted: false,
     redacted,
   };
+}
+
+/**
+ * A record whose system was deleted: who sent it, where and under which name (what moderators
+ * need, and what the channel saw), nothing of a system or alter that no longer exist.
+ */
+export function viewMessageOfDeletedSystem(message: ProxiedMessageRecord): MessageInfo {
+  return { ...toProxiedMessage(message), system: null, alterId: null, alter: null, alterDeleted: null, systemDeleted: true, redacted: [] };
 }
 
 /** Which apps made a system's switches (and each app's own front): the owner's to know, as it tells which apps they use. */

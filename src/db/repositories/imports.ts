@@ -9,21 +9,23 @@ import type { ExportData } from '../../domain/import/export.js';
 import type { ImportProgress, ImportReads, ImportStore, ImportWrites } from '../../domain/import/import-system.js';
 import type { ImportReport } from '../../domain/import/model.js';
 import { IMPORT_REPLAY_WINDOW_MS } from './applied-imports.js';
-import type { ImportPlan, ImportTarget, TagValues, TargetTag } from '../../domain/import/plan.js';
+import type { ImportPlan, ImportTarget, TargetTag } from '../../domain/import/plan.js';
+import { pickTagFields } from '../../domain/tag.js';
 import { Problem } from '../../domain/problems.js';
 import { isSystemTooLarge } from '../errors.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { alterColumns } from '../alter-columns.js';
 import { noteChange } from '../changes/notes.js';
 import { systemTopic, userSystemTopic } from '../changes/topics.js';
-import type { Schema } from '../tables.js';
+import { newSystemColumns, systemColumns } from '../system-columns.js';
+import { tagColumns, tagRecord } from '../tag-columns.js';
+import type { NewTag, Schema } from '../tables.js';
 import type { AlterLoadPolicy } from '../../domain/privacy.js';
 import { findAlters, listAlters } from './alters.js';
 import { appendEvent } from './events/outbox.js';
 import { findTagsById } from './tags.js';
 import { findSystemById, loadSystemDetails } from './systems.js';
 import { touchSystem } from './system-revision.js';
-import { DEFAULT_SYSTEM_NAME } from './users.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -42,7 +44,7 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
   if (!system) throw new Problem('no-system', 'the system no longer exists');
   const [alters, tags, alterLinks, tagLinks, switches] = await Promise.all([
     listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true }),
-    db.selectFrom('tags').select(['id', 'name', 'display_name', 'description', 'color', 'icon', 'public']).where('system_id', '=', systemId).orderBy('id').execute(),
+    db.selectFrom('tags').selectAll().where('system_id', '=', systemId).orderBy('id').execute(),
     db
       .selectFrom('import_alter_links')
       .select(['source_entity_id', 'alter_id'])
@@ -64,27 +66,14 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
     system,
     alterChars: Number(alterChars),
     alters,
-    tags: tags.map(
-      (tag): TargetTag => ({ id: Number(tag.id), name: tag.name, displayName: tag.display_name, description: tag.description, color: tag.color, icon: tag.icon, public: tag.public }),
-    ),
+    tags: tags.map((row): TargetTag => {
+      const { id, ...record } = tagRecord(row, []);
+      return { id, ...pickTagFields(record) };
+    }),
     alterLinks: new Map(alterLinks.map((link) => [link.source_entity_id, Number(link.alter_id)])),
     tagLinks: new Map(tagLinks.map((link) => [link.source_entity_id, Number(link.tag_id)])),
     switchTimes: new Set(switches.map((row) => Number(row.switched_at))),
   };
-}
-
-function tagColumns(values: Partial<TagValues>) {
-  const columns: Record<string, unknown> = {};
-  if (values.name !== undefined) {
-    columns.name = values.name;
-    columns.name_key = usernameKey(values.name);
-  }
-  if (values.displayName !== undefined) columns.display_name = values.displayName;
-  if (values.description !== undefined) columns.description = values.description;
-  if (values.color !== undefined) columns.color = values.color;
-  if (values.icon !== undefined) columns.icon = values.icon;
-  if (values.public !== undefined) columns.public = values.public;
-  return columns;
 }
 
 function chunks<T>(items: T[], size = BATCH): T[][] {
@@ -163,7 +152,7 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
   for (const batch of chunks(plan.tagCreates)) {
     const rows = await trx
       .insertInto('tags')
-      .values(batch.map((create) => ({ ...tagColumns(create.values), system_id: systemId, created_at: create.createdAt }) as never))
+      .values(batch.map((create) => ({ ...tagColumns({ ...create.values, createdAt: create.createdAt }), system_id: systemId }) as NewTag))
       .returning(['id', 'name_key'])
       .execute();
     const byKey = new Map(rows.map((row) => [row.name_key, Number(row.id)]));
@@ -230,23 +219,7 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
     step('switches', batch.length);
   }
 
-  const system = plan.system;
-  const update: Record<string, unknown> = {};
-  if (system.name !== undefined) update.name = system.name;
-  if (system.displayTag !== undefined) update.display_tag = system.displayTag;
-  if (system.displayTagMap !== undefined) update.display_tag_map = JSON.stringify(system.displayTagMap);
-  if (system.description !== undefined) update.description = system.description;
-  if (system.avatar !== undefined) update.avatar = system.avatar;
-  if (system.banner !== undefined) update.banner = system.banner;
-  if (system.pronouns !== undefined) update.pronouns = system.pronouns;
-  if (system.nicknameFormat !== undefined) update.nickname_format = system.nicknameFormat;
-  if (system.operationDm !== undefined) update.operation_dm = system.operationDm ? 1 : 0;
-  if (system.latchExpiration !== undefined) update.latch_expiration = system.latchExpiration;
-  if (system.public !== undefined) update.public = system.public;
-  if (system.flags !== undefined) update.flags = system.flags;
-  if (system.disabledGuilds !== undefined) update.disabled_guilds = JSON.stringify(system.disabledGuilds);
-  if (system.disabled !== undefined) update.disabled = system.disabled ? 1 : 0;
-  if (system.createdAt !== undefined) update.created_at = system.createdAt;
+  const update = systemColumns(plan.system);
   if (Object.keys(update).length > 0) {
     await trx.updateTable('systems').set(update).where('id', '=', systemId).execute();
     await noteChange(trx, [systemTopic(systemId)]);
@@ -410,7 +383,7 @@ export async function systemForImport(db: Db, userId: string, now: number): Prom
     await trx.insertInto('users').values({ id: userId, username: null, created_at: now, last_sign_in_at: null }).onConflict((oc) => oc.column('id').doNothing()).execute();
     const row = await trx
       .insertInto('systems')
-      .values({ user_id: userId, name: DEFAULT_SYSTEM_NAME, display_tag: null, description: null, avatar: null, banner: null, pronouns: null, created_at: now })
+      .values(newSystemColumns(userId, now))
       .returning('id')
       .executeTakeFirstOrThrow();
     await noteChange(trx, [userSystemTopic(userId)]);

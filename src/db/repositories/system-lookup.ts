@@ -31,8 +31,8 @@ export interface SystemLookup {
 const MAX_SYSTEMS = 20_000;
 
 function freeze(system: SystemRecord): Readonly<SystemRecord> {
-  Object.freeze(system.displayTagMap);
-  Object.freeze(system.disabledGuilds);
+  // Its lists and maps too (displayTagMap, disabledGuilds, whatever SYSTEM_FIELDS adds).
+  for (const value of Object.values(system)) if (typeof value === 'object' && value !== null) Object.freeze(value);
   return Object.freeze(system);
 }
 

@@ -1,39 +1,19 @@
 // Systems: found by the Discord user who owns them (or one of its sub-accounts), edited in place.
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { EditSystemInput, SystemDetails, SystemRecord } from '../../domain/system.js';
+import { systemValuesOf, type EditSystemInput, type SystemDetails, type SystemRecord } from '../../domain/system.js';
 import type { SystemLoadPolicy } from '../../domain/privacy.js';
 import { alterVisibleCondition, tagVisibleCondition } from '../privacy-conditions.js';
 import { noteChange } from '../changes/notes.js';
 import { prepareQuery } from '../prepared.js';
 import { systemTopic } from '../changes/topics.js';
-import type { Schema, SystemRow, SystemUpdate } from '../tables.js';
+import { systemColumns, systemRecord } from '../system-columns.js';
+import type { Schema } from '../tables.js';
 import { toAutoproxyRecord } from './autoproxy.js';
 import { appendEvent } from './events/outbox.js';
 
 type Db = Kysely<Schema>;
 
-function toRecord(row: SystemRow): SystemRecord {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    name: row.name,
-    displayTag: row.display_tag,
-    displayTagMap: JSON.parse(row.display_tag_map) as Record<string, string>,
-    description: row.description,
-    avatar: row.avatar,
-    banner: row.banner,
-    pronouns: row.pronouns,
-    nicknameFormat: row.nickname_format,
-    operationDm: row.operation_dm === 1,
-    latchExpiration: row.latch_expiration,
-    public: row.public,
-    flags: row.flags,
-    disabledGuilds: JSON.parse(row.disabled_guilds) as string[],
-    disabled: row.disabled === 1,
-    createdAt: row.created_at,
-    revision: Number(row.revision),
-  };
-}
+const toRecord = systemRecord;
 
 /** The system a Discord user owns, or belongs to as a sub-account. */
 export async function findSystemByUser(db: Db, userId: string): Promise<SystemRecord | undefined> {
@@ -142,21 +122,7 @@ export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: 
 
 /** Applies a partial edit: only the keys present change. Returns the updated system. */
 export async function editSystem(db: Db, systemId: number, input: EditSystemInput, actorClientId: string | null): Promise<SystemRecord | undefined> {
-  const update: SystemUpdate = {};
-  if (input.systemName !== undefined) update.name = input.systemName;
-  if (input.systemDisplayTag !== undefined) update.display_tag = input.systemDisplayTag;
-  if (input.displayTagMap !== undefined) update.display_tag_map = JSON.stringify(input.displayTagMap);
-  if (input.systemDescription !== undefined) update.description = input.systemDescription;
-  if (input.systemAvatar !== undefined) update.avatar = input.systemAvatar;
-  if (input.systemBanner !== undefined) update.banner = input.systemBanner;
-  if (input.systemPronouns !== undefined) update.pronouns = input.systemPronouns;
-  if (input.nicknameFormat !== undefined) update.nickname_format = input.nicknameFormat;
-  if (input.systemOperationDM !== undefined) update.operation_dm = input.systemOperationDM ? 1 : 0;
-  if (input.latchExpiration !== undefined) update.latch_expiration = input.latchExpiration;
-  if (input.public !== undefined) update.public = input.public;
-  if (input.flags !== undefined) update.flags = input.flags;
-  if (input.disabledGuilds !== undefined) update.disabled_guilds = JSON.stringify(input.disabledGuilds);
-  if (input.disabled !== undefined) update.disabled = input.disabled ? 1 : 0;
+  const update = systemColumns(systemValuesOf(input));
   if (Object.keys(update).length === 0) return findSystemById(db, systemId);
   // The edit and its event (with the owner's view of the whole system) in one transaction.
   const updated = await db.transaction().execute(async (trx) => {

@@ -3,38 +3,24 @@
 // Membership lives in alter_tags, shared with the alter's `tagIds`; every change to it that spans
 // rows runs in one transaction. Tags are not part of the proxy profile, so these writes leave the
 // system's revision alone.
-import { sql, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { Problem } from '../../domain/problems.js';
-import { MAX_TAGS_PER_SYSTEM, type CreateTagInput, type EditTagInput, type TagMembershipInput, type TagRecord } from '../../domain/tag.js';
-import { usernameKey } from '../../domain/username-key.js';
+import { MAX_TAGS_PER_SYSTEM, TAG_DEFAULTS, pickTagFields, type CreateTagInput, type EditTagInput, type TagMembershipInput, type TagRecord } from '../../domain/tag.js';
 import { isUniqueViolation } from '../errors.js';
 import { hasBitsCondition, tagVisibleCondition } from '../privacy-conditions.js';
 import { ALTER_VISIBLE_BIT, type TagLoadPolicy } from '../../domain/privacy.js';
 import { AlterPrivacy } from '../../domain/privacy-bits.js';
-import type { Schema, TagsTable } from '../tables.js';
+import { tagColumns, tagRecord } from '../tag-columns.js';
+import type { NewTag, Schema, TagRow } from '../tables.js';
 import { appendEvent } from './events/outbox.js';
 import { lockSystem } from './system-revision.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
-type TagRow = Selectable<TagsTable>;
 
 const onlyVisible = tagVisibleCondition();
 
-function toRecord(row: TagRow, members: TagRecord['members']): TagRecord {
-  return {
-    id: Number(row.id),
-    systemId: Number(row.system_id),
-    name: row.name,
-    displayName: row.display_name,
-    description: row.description,
-    color: row.color,
-    icon: row.icon,
-    public: row.public,
-    createdAt: Number(row.created_at),
-    members,
-  };
-}
+const toRecord = tagRecord;
 
 /**
  * Attaches each tag's members (with their privacy bits), in id order, in two queries whose rows are
@@ -103,19 +89,7 @@ export async function listTags(db: Db, systemId: number, page: { skip: number; m
 }
 
 /** Column values for the fields present in `input`; the name always with its key. */
-function columnsOf(input: EditTagInput): Updateable<TagsTable> {
-  const update: Updateable<TagsTable> = {};
-  if (input.name !== undefined) {
-    update.name = input.name;
-    update.name_key = usernameKey(input.name);
-  }
-  if (input.displayName !== undefined) update.display_name = input.displayName;
-  if (input.description !== undefined) update.description = input.description;
-  if (input.color !== undefined) update.color = input.color;
-  if (input.icon !== undefined) update.icon = input.icon;
-  if (input.public !== undefined) update.public = input.public;
-  return update;
-}
+const columnsOf = (input: EditTagInput) => tagColumns(pickTagFields(input));
 
 function conflictProblem(error: unknown): Problem | undefined {
   if (!isUniqueViolation(error)) return undefined;
@@ -135,7 +109,7 @@ export async function createTag(db: Db, systemId: number, input: CreateTagInput,
       if (Number(count) >= MAX_TAGS_PER_SYSTEM) throw new Problem('too-many-tags', `a system can have at most ${MAX_TAGS_PER_SYSTEM} tags`);
       const row = await trx
         .insertInto('tags')
-        .values({ ...columnsOf(input), system_id: systemId, name: input.name, name_key: usernameKey(input.name), created_at: now })
+        .values({ ...tagColumns({ ...TAG_DEFAULTS, ...pickTagFields(input), name: input.name, createdAt: now }), system_id: systemId } as NewTag)
         .returningAll()
         .executeTakeFirstOrThrow();
       const record = toRecord(row, []);

@@ -3,11 +3,10 @@
 import type { Kysely } from 'kysely';
 import { noteChange } from '../changes/notes.js';
 import { userSystemTopic } from '../changes/topics.js';
+import { newSystemColumns } from '../system-columns.js';
 import type { Schema, UserRow } from '../tables.js';
 
 type Db = Kysely<Schema>;
-
-export const DEFAULT_SYSTEM_NAME = 'My system';
 
 /** Records a sign-in: creates the user and their system on first sign-in, in one transaction. */
 export async function recordSignIn(db: Db, user: { id: string; username: string | null }, now: number): Promise<void> {
@@ -22,7 +21,7 @@ export async function recordSignIn(db: Db, user: { id: string; username: string 
     const owned = await trx.selectFrom('systems').select('id').where('user_id', '=', user.id).executeTakeFirst();
     const subAccount = await trx.selectFrom('system_sub_accounts').select('system_id').where('user_id', '=', user.id).executeTakeFirst();
     if (!owned && !subAccount) {
-      await trx.insertInto('systems').values({ user_id: user.id, name: DEFAULT_SYSTEM_NAME, display_tag: null, description: null, avatar: null, banner: null, pronouns: null, created_at: now })
+      await trx.insertInto('systems').values(newSystemColumns(user.id, now))
         .onConflict((oc) => oc.column('user_id').doNothing())
         .execute();
       await noteChange(trx, [userSystemTopic(user.id)]);

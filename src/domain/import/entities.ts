@@ -3,6 +3,8 @@
 // fails is skipped with its reason, by the id and name the file gave it.
 import type { SkippedEntity } from './model.js';
 import { normaliseText, type Notes } from './normalise.js';
+import { TagName } from '../tag.js';
+import { NAME_MAX } from '../values.js';
 
 export type Json = Record<string, unknown>;
 export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -24,14 +26,19 @@ export interface EntityKind {
   noId: string;
   /** The reason given for an entity without a name. */
   noName: string;
+  /**
+   * The rule its name must pass as it is stored (tags: TagName, the API's own), or none when the
+   * name is only a starting point (an alter's username is derived from it, with a fallback).
+   */
+  name?: { safeParse(value: string): { success: true } | { success: false; error: { issues: Array<{ message: string }> } } };
 }
 
 export const MEMBER: EntityKind = { noun: 'member', noId: 'no usable id', noName: 'no name' };
 export const TUPPER: EntityKind = { noun: 'tupper', noId: 'no usable id', noName: 'no name' };
-export const GROUP: EntityKind = { noun: 'group', noId: 'no usable group id', noName: 'a group without a name' };
+export const GROUP: EntityKind = { noun: 'group', noId: 'no usable group id', noName: 'a group without a name', name: TagName };
 
 /**
- * The usable entities of `list` in file order, with their id and name (text, at most 100
+ * The usable entities of `list` in file order, with their id and name (text, at most NAME_MAX
  * characters); the rest go to `skip`. `seen` collects the ids taken (the first entity with an id
  * wins), for the references other lists make to them.
  */
@@ -57,9 +64,15 @@ export function* usableEntities(
       skip({ id, name: rawName, reason: `the file has an earlier ${kind.noun} with the same id` });
       continue;
     }
-    const name = normaliseText(entity.name, { max: 100, what: `${kind.noun} name` }, notes, id);
+    const name = normaliseText(entity.name, { max: NAME_MAX, what: `${kind.noun} name` }, notes, id);
     if (name === null) {
       skip({ id, name: rawName, reason: kind.noName });
+      continue;
+    }
+    const refused = kind.name?.safeParse(name);
+    if (refused?.success === false) {
+      // What the API refuses, an import refuses too: the same schema decides.
+      skip({ id, name: rawName, reason: `a name a ${kind.noun} cannot have here: it ${refused.error.issues[0]?.message ?? 'is not valid'}` });
       continue;
     }
     seen.add(id);

@@ -5,9 +5,11 @@
 // importer reads back: export → import into a fresh system loses nothing.
 import { pickAlterFields } from '../alter.js';
 import { AlterPrivacy, SystemPrivacy } from '../privacy-bits.js';
-import type { SystemRecord } from '../system.js';
+import { systemInputsOf, type SystemRecord } from '../system.js';
+import { pickTagFields } from '../tag.js';
 import { EXTENSION_KEY, EXTENSION_VERSION, MAX_IMPORT_SWITCHES, MAX_SWITCH_MEMBERS, TagPrivacy, type ExtensionAlter, type ExtensionSystem, type ExtensionTag } from './model.js';
-import { clampGraphemes, plural } from './normalise.js';
+import { clampGraphemes } from '../proxy/text.js';
+import { plural } from './normalise.js';
 import type { TargetAlter, TargetTag } from './plan.js';
 
 /** PluralKit's short-id alphabet (`generate_hid`). */
@@ -219,22 +221,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
   if (data.alters.length > PK_MEMBER_LIMIT) warnings.push(`PluralKit imports at most ${PK_MEMBER_LIMIT} members; this file has ${data.alters.length}`);
   if (data.tags.length > PK_GROUP_LIMIT) warnings.push(`PluralKit imports at most ${PK_GROUP_LIMIT} groups; this file has ${data.tags.length}`);
 
-  const ownSystem: ExtensionSystem = {
-    systemName: system.name,
-    systemDisplayTag: system.displayTag,
-    displayTagMap: system.displayTagMap,
-    systemDescription: system.description,
-    systemAvatar: system.avatar,
-    systemBanner: system.banner,
-    systemPronouns: system.pronouns,
-    nicknameFormat: system.nicknameFormat,
-    systemOperationDM: system.operationDm,
-    latchExpiration: system.latchExpiration,
-    public: system.public,
-    flags: system.flags,
-    disabledGuilds: system.disabledGuilds,
-    disabled: system.disabled,
-  };
+  const ownSystem: ExtensionSystem = systemInputsOf(system);
   const ownAlters: Record<string, ExtensionAlter> = {};
   for (const alter of data.alters) {
     ownAlters[alterHids.get(alter.id) as string] = {
@@ -244,7 +231,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
   }
   const ownTags: Record<string, ExtensionTag> = {};
   for (const tag of data.tags) {
-    ownTags[tagHids.get(tag.id) as string] = { name: tag.name, displayName: tag.displayName, description: tag.description, color: tag.color, icon: tag.icon, public: tag.public };
+    ownTags[tagHids.get(tag.id) as string] = pickTagFields(tag);
   }
   file[EXTENSION_KEY] = { version: EXTENSION_VERSION, system: ownSystem, alters: ownAlters, tags: ownTags, warnings };
   return { file, warnings };

@@ -2,9 +2,10 @@
 // both a preview and an applied import answer, the limits, and the schema of our own namespaced
 // key in exports (`switchboard`), which makes export → import lossless.
 import { z } from 'zod';
-import { ALTER_FIELD_INPUTS, type AlterFieldValues } from '../alter.js';
-import { EditSystemBody } from '../system.js';
-import { HexColor, HttpUrl, bitmask, text } from '../values.js';
+import { ALTER_FIELD_ROWS, type AlterFieldValues } from '../alter.js';
+import { createShapeOf } from '../fields.js';
+import { SYSTEM_FIELD_INPUTS, type SystemFieldValues } from '../system.js';
+import { TAG_FIELDS, type TagFieldValues } from '../tag.js';
 import type { ProxyTagPair } from './normalise.js';
 
 export const IMPORT_FORMATS = ['pluralkit', 'pluralkit-legacy', 'tupperbox'] as const;
@@ -33,7 +34,6 @@ export const MAX_SKIPPED_LISTED = 100;
 export const MAX_FILE_ENTITIES = 10_000;
 
 export { TagPrivacy } from '../privacy-bits.js';
-export const TAG_PRIVACY_MASK = 63;
 
 // ---------------------------------------------------------------------------------------------
 // The report
@@ -67,11 +67,12 @@ export type ImportReport = z.infer<typeof ImportReport>;
 // The file, read
 
 /**
- * An alter as the file describes it, normalised. A stored field left undefined is not in the file
- * (the format has no such field, or only our own key has it): a new alter gets its default, a merge
- * leaves it as it is. Tupperbox has no privacy, so its alters start private.
+ * An alter as the file describes it, normalised: the record's stored fields (AlterFieldValues), each
+ * left undefined when the file does not carry it (the format has no such field, or only our own key
+ * has it): a new alter gets its default, a merge leaves it as it is. Tupperbox has no privacy, so
+ * its alters start private.
  */
-export interface SourceAlter extends Partial<Omit<AlterFieldValues, 'proxyTags'>> {
+export interface SourceAlter extends Partial<Omit<AlterFieldValues, 'proxyTags' | 'username' | 'displayName'>>, Pick<AlterFieldValues, 'username' | 'displayName'> {
   /** PluralKit short id or Tupperbox tupper id, as text. */
   id: string;
   uuid: string | null;
@@ -79,28 +80,20 @@ export interface SourceAlter extends Partial<Omit<AlterFieldValues, 'proxyTags'>
   name: string;
   /** The username derived from the name (before collisions), or the exact one from our own key. */
   username: string;
-  displayName: string;
-  description: string | null;
-  avatarUrl: string | null;
-  banner: string | null;
   createdAt: number | null;
   lastMessageAt: number | null;
   messageCount: number;
+  /** Without ids: the planner keeps an existing pair's id. */
   proxyTags: ProxyTagPair[];
   /** keep_proxy / show_brackets; null when the file does not say. */
   keepProxy: boolean | null;
 }
 
-export interface SourceTag {
+/** A tag as the file describes it: the record's stored fields, undefined where the format has no such field (Tupperbox groups), so a merge leaves them. */
+export interface SourceTag extends Partial<TagFieldValues> {
   id: string;
   uuid: string | null;
   name: string;
-  /** Undefined: the format has no such field (Tupperbox groups), so a merge leaves it. */
-  displayName?: string | null;
-  description: string | null;
-  color?: string | null;
-  icon?: string | null;
-  public?: number;
   /** When the group was made (PluralKit), or null. */
   createdAt?: number | null;
   /** Ids of alters of the same file. */
@@ -114,25 +107,8 @@ export interface SourceSwitch {
   memberIds: string[];
 }
 
-/** The system fields the file sets; absent keys leave the system as it is. */
-export interface SourceSystem {
-  name?: string | null;
-  displayTag?: string | null;
-  description?: string | null;
-  pronouns?: string | null;
-  avatar?: string | null;
-  banner?: string | null;
-  public?: number;
-  latchExpiration?: number;
-  createdAt?: number;
-  /** From our own key only. */
-  displayTagMap?: Record<string, string>;
-  nicknameFormat?: string;
-  operationDm?: boolean;
-  flags?: number;
-  disabledGuilds?: string[];
-  disabled?: boolean;
-}
+/** The system fields the file sets (the record's, SystemFieldValues); absent keys leave the system as it is. */
+export type SourceSystem = Partial<SystemFieldValues> & { createdAt?: number };
 
 export interface SkippedEntity {
   source: ImportSourceKind;
@@ -161,34 +137,17 @@ export interface ImportSource {
 export const EXTENSION_KEY = 'switchboard';
 export const EXTENSION_VERSION = 1;
 
-/** Every stored field of an alter, as its owner would send it. */
-export const ExtensionAlter = z.strictObject(ALTER_FIELD_INPUTS);
+/**
+ * Every stored field of an alter, as its owner would send it (the API's schemas); those with a
+ * default may be missing, so a file written before a field existed stays valid.
+ */
+export const ExtensionAlter = z.strictObject(createShapeOf(ALTER_FIELD_ROWS));
 
-export const ExtensionTag = z.strictObject({
-  name: text(100, 1),
-  displayName: text(100).nullable(),
-  description: text(1000).nullable(),
-  color: HexColor.nullable(),
-  icon: HttpUrl.nullable(),
-  public: bitmask(TAG_PRIVACY_MASK, 'the tag privacy settings'),
-});
+/** Every stored field of a tag, the same way: its name is a TagName, as the API's. */
+export const ExtensionTag = z.strictObject(createShapeOf(TAG_FIELDS));
 
-export const ExtensionSystem = EditSystemBody.pick({
-  systemName: true,
-  systemDisplayTag: true,
-  displayTagMap: true,
-  systemDescription: true,
-  systemAvatar: true,
-  systemBanner: true,
-  systemPronouns: true,
-  nicknameFormat: true,
-  systemOperationDM: true,
-  latchExpiration: true,
-  public: true,
-  flags: true,
-  disabledGuilds: true,
-  disabled: true,
-}).required();
+/** Every stored field of a system, by its API name, as its owner would send it. */
+export const ExtensionSystem = z.strictObject(SYSTEM_FIELD_INPUTS).partial();
 
 /** Each part is checked on its own: one bad alter does not void the rest. */
 export const Extension = z.object({

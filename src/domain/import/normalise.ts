@@ -2,8 +2,10 @@
 // through one of these, so a bad field is dropped or clamped (with a note) instead of failing the
 // import. Pure functions; the notes they leave are grouped into the report's warnings.
 import { Username } from '../alter.js';
-import { isGraphemeBoundary, segmentGraphemes } from '../proxy/text.js';
+import { discordImageUrl } from '../image-url.js';
+import { clampGraphemes } from '../proxy/text.js';
 import { INVISIBLE_OR_BIDI_CONTROL, usernameKey } from '../username-key.js';
+import { NAME_MAX, URL_MAX } from '../values.js';
 
 /**
  * Warnings of one import, grouped: "3 alter descriptions were shortened to 1000 characters
@@ -47,17 +49,6 @@ function clean(value: string): string {
   return value.replaceAll('\u0000', '').toWellFormed().normalize('NFC');
 }
 
-/** The longest prefix of `value` within `max` UTF-16 units that ends on a grapheme boundary. */
-export function clampGraphemes(value: string, max: number): string {
-  if (value.length <= max) return value;
-  if (max <= 0) return '';
-  // The cluster that straddles `max` starts at the cut; walking every cluster from the start cost
-  // 0.2 ms per 100 characters, which an import pays for each name it shortens.
-  const view = () => segmentGraphemes(value);
-  if (isGraphemeBoundary(value, max, view)) return value.slice(0, max);
-  return value.slice(0, view().containing(max)?.index ?? 0);
-}
-
 export interface TextRule {
   max: number;
   /** How the field is named in warnings, e.g. "alter description". */
@@ -91,27 +82,21 @@ export function normaliseColor(value: unknown, what: string, notes: Notes, owner
   return null;
 }
 
-/** Our URL fields allow 2,048 characters (HttpUrl). */
-export const MAX_URL_LENGTH = 2048;
-
 /**
- * URL: absolute https only (as PluralKit requires), `<…>` wrapping removed, within our limit;
- * otherwise dropped with a note. Never fetched: links are kept as they are.
+ * URL: absolute https only (as PluralKit requires), `<…>` wrapping removed, in the form Discord
+ * accepts (image-url.ts: percent-encoded) and within our limit; otherwise dropped with a note.
+ * Never fetched.
  */
 export function normaliseUrl(value: unknown, what: string, notes: Notes, owner: string | null): string | null {
   if (value === null || value === undefined) return null;
   let text = typeof value === 'string' ? clean(value).trim() : undefined;
   if (text === '') return null;
   if (text?.startsWith('<') && text.endsWith('>')) text = text.slice(1, -1).trim();
-  if (text !== undefined && text.length <= MAX_URL_LENGTH) {
-    try {
-      const url = new URL(text);
-      if (url.protocol === 'https:' && url.hostname !== '') return text;
-    } catch {
-      // not a URL: noted below
-    }
+  if (text !== undefined && text.length <= URL_MAX && /^https:/i.test(text)) {
+    const accepted = discordImageUrl(text);
+    if (accepted !== null) return accepted;
   }
-  notes.add(`url:${what}`, owner, (n, names) => `${plural(n, what)} ${n === 1 ? 'was' : 'were'} not an https URL of at most ${MAX_URL_LENGTH} characters and ${n === 1 ? 'was' : 'were'} dropped${names}`);
+  notes.add(`url:${what}`, owner, (n, names) => `${plural(n, what)} ${n === 1 ? 'was' : 'were'} not an https URL of at most ${URL_MAX} characters and ${n === 1 ? 'was' : 'were'} dropped${names}`);
   return null;
 }
 
@@ -138,15 +123,13 @@ export function normaliseCount(value: unknown): number {
   return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0 ? Math.min(number, 2 ** 31 - 1) : 0;
 }
 
-/** Usernames and tag names: at most 100 characters. */
-export const USERNAME_MAX = 100;
 const CONTROL = /\p{Cc}/u;
 const SEPARATOR = /[\s@\\/]/u;
 
 /**
  * A username from a display name (§3.1): NFC, then spaces, `@`, `\`, `/`, invisible and
  * direction-control characters and control characters deleted, and so is any character whose
- * compatibility form holds one of them (fullwidth `＠`); clamped to 100. What remains always
+ * compatibility form holds one of them (fullwidth `＠`); clamped to NAME_MAX. What remains always
  * passes the `Username` rule; null when nothing does (the caller falls back to `pk-<id>`).
  */
 export function deriveUsername(name: string): string | null {
@@ -156,7 +139,7 @@ export function deriveUsername(name: string): string | null {
     if (SEPARATOR.test(char.normalize('NFKC'))) continue;
     kept += char;
   }
-  const username = clampGraphemes(kept, USERNAME_MAX);
+  const username = clampGraphemes(kept, NAME_MAX);
   return username !== '' && Username.safeParse(username).success ? username : null;
 }
 
@@ -179,7 +162,7 @@ export class NameAllocator {
 
   constructor(
     private readonly taken: Set<string>,
-    private readonly max = USERNAME_MAX,
+    private readonly max = NAME_MAX,
   ) {}
 
   /** The name `base` would get now, without taking it. */
@@ -215,9 +198,6 @@ export class NameAllocator {
   }
 }
 
-/** The limits on our proxy tags: each side ≤ 100 characters, at most MAX_PROXY_TAGS per alter. */
-export const PROXY_TAG_SIDE_MAX = 100;
-
 export interface ProxyTagPair {
   prefix: string | null;
   suffix: string | null;
@@ -225,7 +205,7 @@ export interface ProxyTagPair {
 
 /**
  * Proxy tags (§3.1): empty sides become null; pairs empty on both sides and repeated pairs are
- * dropped; a side over 100 characters drops its pair (noted); at most `max` pairs (noted).
+ * dropped; a side over NAME_MAX characters drops its pair (noted); at most `max` pairs (noted).
  */
 export function normaliseProxyTags(pairs: Array<{ prefix: unknown; suffix: unknown }>, max: number, notes: Notes, owner: string): ProxyTagPair[] {
   const seen = new Set<string>();
@@ -236,8 +216,8 @@ export function normaliseProxyTags(pairs: Array<{ prefix: unknown; suffix: unkno
     const prefix = side(pair.prefix);
     const suffix = side(pair.suffix);
     if (prefix === null && suffix === null) continue;
-    if ((prefix?.length ?? 0) > PROXY_TAG_SIDE_MAX || (suffix?.length ?? 0) > PROXY_TAG_SIDE_MAX) {
-      notes.add('proxy-tag-long', owner, (n, names) => `${plural(n, 'proxy tag')} with a side over ${PROXY_TAG_SIDE_MAX} characters ${n === 1 ? 'was' : 'were'} dropped${names}`);
+    if ((prefix?.length ?? 0) > NAME_MAX || (suffix?.length ?? 0) > NAME_MAX) {
+      notes.add('proxy-tag-long', owner, (n, names) => `${plural(n, 'proxy tag')} with a side over ${NAME_MAX} characters ${n === 1 ? 'was' : 'were'} dropped${names}`);
       continue;
     }
     const key = JSON.stringify([prefix, suffix]);

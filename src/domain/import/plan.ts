@@ -13,7 +13,9 @@
 import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, MAX_SYSTEM_ALTER_CHARS, pickAlterFields, storedAlterChars, systemTooLargeProblem } from '../alter.js';
 import { SystemFlags } from '../privacy-bits.js';
 import { Problem } from '../problems.js';
-import type { SystemRecord } from '../system.js';
+import { pickFields } from '../fields.js';
+import { SYSTEM_FIELD_NAMES, type SystemFieldName, type SystemRecord } from '../system.js';
+import { TAG_DEFAULTS, pickTagFields, type TagFieldName, type TagRecord } from '../tag.js';
 import { usernameKey } from '../username-key.js';
 import {
   MAX_TAGS_PER_SYSTEM,
@@ -24,22 +26,16 @@ import {
   type SourceAlter,
   type SourceTag,
 } from './model.js';
-import { NameAllocator, Notes, USERNAME_MAX, plural } from './normalise.js';
+import { NameAllocator, Notes, plural } from './normalise.js';
+import { NAME_MAX } from '../values.js';
 import type { AlterRecord } from '../alter.js';
 
 /** An alter as stored, as far as an import reads and writes it. */
 /** An existing alter as the planner sees it: the stored record, without what an import never reads. */
 export type TargetAlter = Omit<AlterRecord, 'systemId' | 'tags' | 'fields'>;
 
-export interface TargetTag {
-  id: number;
-  name: string;
-  displayName: string | null;
-  description: string | null;
-  color: string | null;
-  icon: string | null;
-  public: number;
-}
+/** An existing tag as the planner sees it: the stored record's fields. */
+export type TargetTag = Pick<TagRecord, 'id' | TagFieldName>;
 
 /** The system as an import finds it. */
 export interface ImportTarget {
@@ -67,23 +63,8 @@ export interface ImportOptions {
 export type AlterValues = Omit<TargetAlter, 'id' | 'tagIds'>;
 export type TagValues = Omit<TargetTag, 'id'>;
 
-export interface SystemChanges {
-  name?: string;
-  displayTag?: string | null;
-  displayTagMap?: Record<string, string>;
-  description?: string | null;
-  avatar?: string | null;
-  banner?: string | null;
-  pronouns?: string | null;
-  nicknameFormat?: string;
-  operationDm?: boolean;
-  latchExpiration?: number;
-  public?: number;
-  flags?: number;
-  disabledGuilds?: string[];
-  disabled?: boolean;
-  createdAt?: number;
-}
+/** The system fields an import writes (the record's; the creation time too, into a fresh system). */
+export type SystemChanges = Partial<Pick<SystemRecord, SystemFieldName | 'createdAt'>>;
 
 export interface ImportPlan {
   report: ImportReport;
@@ -166,7 +147,7 @@ function updatedAlterValues(alter: SourceAlter, username: string, current: Targe
 }
 
 function tagValues(tag: SourceTag, name: string): Partial<TagValues> {
-  return { name, displayName: tag.displayName, description: tag.description, color: tag.color, icon: tag.icon, public: tag.public };
+  return { ...pickTagFields(tag), name };
 }
 
 interface Matchable {
@@ -259,7 +240,7 @@ function planEntities(
     matches,
     (id) => nameOf.get(id) ?? '',
     taken,
-    USERNAME_MAX,
+    NAME_MAX,
   );
   return { matches, deletes, names };
 }
@@ -342,13 +323,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     const matchedId = tagMatches.get(tag.id);
     const current = matchedId === undefined ? undefined : existingTags.get(matchedId);
     if (matchedId === undefined || !current) {
-      const values = tagValues(tag, name);
-      tagCreates.push({
-        sourceId: tag.id,
-        uuid: tag.uuid,
-        values: { name, displayName: values.displayName ?? null, description: values.description ?? null, color: values.color ?? null, icon: values.icon ?? null, public: values.public ?? 0 },
-        createdAt: tag.createdAt ?? options.now,
-      });
+      tagCreates.push({ sourceId: tag.id, uuid: tag.uuid, values: { ...TAG_DEFAULTS, ...tagValues(tag, name), name }, createdAt: tag.createdAt ?? options.now });
       counts.tags.created++;
       continue;
     }
@@ -414,20 +389,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
 function systemChanges(source: ImportSource, target: ImportTarget, notes: Notes): SystemChanges {
   const { system: file } = source;
   const current = target.system;
-  const changes: SystemChanges = {};
-  if (file.name) changes.name = file.name;
-  if (file.displayTag !== undefined) changes.displayTag = file.displayTag;
-  if (file.displayTagMap !== undefined) changes.displayTagMap = file.displayTagMap;
-  if (file.description !== undefined) changes.description = file.description;
-  if (file.avatar !== undefined) changes.avatar = file.avatar;
-  if (file.banner !== undefined) changes.banner = file.banner;
-  if (file.pronouns !== undefined) changes.pronouns = file.pronouns;
-  if (file.nicknameFormat !== undefined) changes.nicknameFormat = file.nicknameFormat;
-  if (file.operationDm !== undefined) changes.operationDm = file.operationDm;
-  if (file.latchExpiration !== undefined) changes.latchExpiration = file.latchExpiration;
-  if (file.public !== undefined) changes.public = file.public;
-  if (file.disabledGuilds !== undefined) changes.disabledGuilds = file.disabledGuilds;
-  if (file.disabled !== undefined) changes.disabled = file.disabled;
+  const changes: SystemChanges = { ...pickFields(file, SYSTEM_FIELD_NAMES) };
   if (file.flags !== undefined) {
     changes.flags = file.flags;
   } else {
@@ -445,23 +407,7 @@ function systemChanges(source: ImportSource, target: ImportTarget, notes: Notes)
   // A fresh system (nothing in it yet) takes the file's creation time.
   if (file.createdAt !== undefined && target.alters.length === 0 && target.tags.length === 0) changes.createdAt = file.createdAt;
   // Only what differs is written.
-  const currentValues: SystemChanges = {
-    name: current.name,
-    displayTag: current.displayTag,
-    displayTagMap: current.displayTagMap,
-    description: current.description,
-    avatar: current.avatar,
-    banner: current.banner,
-    pronouns: current.pronouns,
-    nicknameFormat: current.nicknameFormat,
-    operationDm: current.operationDm,
-    latchExpiration: current.latchExpiration,
-    public: current.public,
-    flags: current.flags,
-    disabledGuilds: current.disabledGuilds,
-    disabled: current.disabled,
-    createdAt: current.createdAt,
-  };
+  const currentValues: SystemChanges = { ...pickFields(current, SYSTEM_FIELD_NAMES), createdAt: current.createdAt };
   return changed(currentValues, changes);
 }
 

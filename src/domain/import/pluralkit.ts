@@ -3,7 +3,8 @@
 // clamped with a note, an entity without a usable id or name is skipped by its id and name.
 import { MAX_PROXY_TAGS, Username } from '../alter.js';
 import { AlterPrivacy, SystemPrivacy } from '../privacy-bits.js';
-import { MAX_LATCH_EXPIRATION_MS } from '../system.js';
+import { DESCRIPTION_MAX, NAME_MAX } from '../values.js';
+import { MAX_LATCH_EXPIRATION_MS, systemValuesOf } from '../system.js';
 import {
   EXTENSION_KEY,
   Extension,
@@ -128,13 +129,13 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
   // The system
   const system: SourceSystem = {};
   const text = (key: string, max: number, what: string) => (key in file ? normaliseText(file[key], { max, what }, notes, null) : undefined);
-  const name = text('name', 100, 'system name');
+  const name = text('name', NAME_MAX, 'system name');
   if (name) system.name = name;
-  const tag = text('tag', 100, 'system tag');
+  const tag = text('tag', NAME_MAX, 'system tag');
   if (tag !== undefined) system.displayTag = tag;
-  const description = text('description', 1000, 'system description');
+  const description = text('description', DESCRIPTION_MAX, 'system description');
   if (description !== undefined) system.description = description;
-  const pronouns = text('pronouns', 100, 'system pronouns');
+  const pronouns = text('pronouns', NAME_MAX, 'system pronouns');
   if (pronouns !== undefined) system.pronouns = pronouns;
   if ('avatar_url' in file) system.avatar = normaliseUrl(file.avatar_url, 'system avatar', notes, null);
   if ('banner' in file) system.banner = normaliseUrl(file.banner, 'system banner', notes, null);
@@ -166,23 +167,7 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
   const ownSystem = extension?.system === undefined ? undefined : ExtensionSystem.safeParse(extension.system);
   if (ownSystem?.success === false) notes.once(`our own system data (the "${EXTENSION_KEY}" key) was invalid and was ignored`);
   if (ownSystem?.success) {
-    const own = ownSystem.data;
-    Object.assign(system, {
-      name: own.systemName,
-      displayTag: own.systemDisplayTag,
-      displayTagMap: own.displayTagMap,
-      description: own.systemDescription,
-      avatar: own.systemAvatar,
-      banner: own.systemBanner,
-      pronouns: own.systemPronouns,
-      nicknameFormat: own.nicknameFormat,
-      operationDm: own.systemOperationDM,
-      latchExpiration: own.latchExpiration,
-      public: own.public,
-      flags: own.flags,
-      disabledGuilds: own.disabledGuilds,
-      disabled: own.disabled,
-    } satisfies SourceSystem);
+    Object.assign(system, systemValuesOf(ownSystem.data));
   }
 
   // Members
@@ -210,10 +195,10 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       uuid: typeof member.uuid === 'string' ? member.uuid.slice(0, 64) : null,
       name: memberName,
       username: deriveUsername(memberName) ?? fallbackUsername('pk', id),
-      displayName: normaliseText(member.display_name, { max: 100, what: 'member display name' }, notes, memberName) ?? memberName,
+      displayName: normaliseText(member.display_name, { max: NAME_MAX, what: 'member display name' }, notes, memberName) ?? memberName,
       color: normaliseColor(member.color, 'member colour', notes, memberName),
-      description: normaliseText(member.description, { max: 1000, what: 'member description' }, notes, memberName),
-      pronouns: normaliseText(member.pronouns, { max: 100, what: 'member pronouns' }, notes, memberName),
+      description: normaliseText(member.description, { max: DESCRIPTION_MAX, what: 'member description' }, notes, memberName),
+      pronouns: normaliseText(member.pronouns, { max: NAME_MAX, what: 'member pronouns' }, notes, memberName),
       avatarUrl,
       // Exports before 2023-03-21 repeated the avatar here (PluralKit 2bffee54).
       webhookAvatarUrl: webhookAvatarUrl === avatarUrl ? null : webhookAvatarUrl,
@@ -229,7 +214,7 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
     if (own) {
       Object.assign(alter, {
         ...own,
-        proxyTags: own.proxyTags.map((pair) => ({ prefix: pair.prefix || null, suffix: pair.suffix || null })),
+        proxyTags: (own.proxyTags ?? alter.proxyTags).map((pair) => ({ prefix: pair.prefix || null, suffix: pair.suffix || null })),
       } satisfies Partial<SourceAlter>);
     }
     alters.push(alter);
@@ -252,8 +237,8 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       id,
       uuid: typeof group.uuid === 'string' ? group.uuid.slice(0, 64) : null,
       name: groupName,
-      displayName: normaliseText(group.display_name, { max: 100, what: 'group display name' }, notes, groupName),
-      description: normaliseText(group.description, { max: 1000, what: 'group description' }, notes, groupName),
+      displayName: normaliseText(group.display_name, { max: NAME_MAX, what: 'group display name' }, notes, groupName),
+      description: normaliseText(group.description, { max: DESCRIPTION_MAX, what: 'group description' }, notes, groupName),
       color: normaliseColor(group.color, 'group colour', notes, groupName),
       icon: normaliseUrl(group.icon, 'group icon', notes, groupName),
       public: privacy ? groupPublicBits(privacy) : 0,
@@ -271,7 +256,7 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
 
 /** `pk-<id>` / `tb-<id>` when a name leaves no username (all spaces or symbols). */
 export function fallbackUsername(prefix: 'pk' | 'tb', id: string): string {
-  const candidate = `${prefix}-${id}`.slice(0, 100);
+  const candidate = `${prefix}-${id}`.slice(0, NAME_MAX);
   return Username.safeParse(candidate).success ? candidate : `${prefix}-member`;
 }
 

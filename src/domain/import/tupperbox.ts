@@ -1,6 +1,7 @@
 // A Tupperbox export read into the source model (§2, §3.5): tuppers become alters (private, as
 // Tupperbox has no privacy), bracket pairs become proxy tags, groups become tags.
 import { MAX_PROXY_TAGS } from '../alter.js';
+import { DESCRIPTION_MAX, NAME_MAX } from '../values.js';
 import type { ImportSource, SkippedEntity, SourceAlter, SourceSystem, SourceTag } from './model.js';
 import { Notes, deriveUsername, normaliseCount, normaliseProxyTags, normaliseText, normaliseUrl, parseInstant, plural } from './normalise.js';
 import { GROUP, TUPPER, arrayOf, idOf, usableEntities, type Json } from './entities.js';
@@ -22,7 +23,7 @@ export function readTupperbox(file: Json): ImportSource {
       id,
       uuid: null,
       name,
-      description: normaliseText(group.description, { max: 1000, what: 'group description' }, notes, name),
+      description: normaliseText(group.description, { max: DESCRIPTION_MAX, what: 'group description' }, notes, name),
       memberIds: [],
     });
   }
@@ -41,7 +42,7 @@ export function readTupperbox(file: Json): ImportSource {
     const pairs: Array<{ prefix: unknown; suffix: unknown }> = [];
     for (let i = 0; i + 1 < brackets.length; i += 2) pairs.push({ prefix: brackets[i], suffix: brackets[i + 1] });
     if (typeof tupper.birthday === 'string' && tupper.birthday !== '') birthdays++;
-    const tag = normaliseText(tupper.tag, { max: 100, what: 'tupper tag' }, notes, name);
+    const tag = normaliseText(tupper.tag, { max: NAME_MAX, what: 'tupper tag' }, notes, name);
     if (tag !== null) {
       tagged++;
       tupperTags.set(tag, (tupperTags.get(tag) ?? 0) + 1);
@@ -57,8 +58,8 @@ export function readTupperbox(file: Json): ImportSource {
       uuid: null,
       name,
       username: deriveUsername(name) ?? fallbackUsername('tb', id),
-      displayName: normaliseText(tupper.nick, { max: 100, what: 'tupper nickname' }, notes, name) ?? name,
-      description: normaliseText(tupper.description, { max: 1000, what: 'tupper description' }, notes, name),
+      displayName: normaliseText(tupper.nick, { max: NAME_MAX, what: 'tupper nickname' }, notes, name) ?? name,
+      description: normaliseText(tupper.description, { max: DESCRIPTION_MAX, what: 'tupper description' }, notes, name),
       avatarUrl: normaliseUrl(tupper.avatar_url, 'tupper avatar', notes, name),
       banner: normaliseUrl(tupper.banner, 'tupper banner', notes, name),
       createdAt: parseInstant(tupper.created_at),

@@ -2,6 +2,7 @@
 // specification says "not shown", in the words an integrator reads at /docs. Keep it true when
 // behaviour changes.
 import { EVENT_SCOPES, EVENT_TYPES } from '../../domain/events.js';
+import { DESCRIPTION_MAX, NAME_MAX } from '../../domain/values.js';
 import { gettingStarted } from './getting-started.js';
 
 /** The reference's description for the installation at `issuer` (its PUBLIC_URL). */
@@ -101,9 +102,9 @@ Validation reports every problem at once.
 
 ## Decisions where the origin API left gaps
 - **Status codes**: create answers 201, everything else 200.
-- **Create**: \`username\` (1–100 characters, no whitespace, \`@\`, \`\\\`, \`/\`, nor look-alikes of them,
+- **Create**: \`username\` (1–${NAME_MAX} characters, no whitespace, \`@\`, \`\\\`, \`/\`, nor look-alikes of them,
   nor invisible characters such as zero-width spaces or bidirectional controls) and \`displayName\`
-  (1–100) are required; every other editable field may be given. Usernames are unique per system
+  (1–${NAME_MAX}) are required; every other editable field may be given. Usernames are unique per system
   ignoring case and look-alike forms (Unicode NFKC case folding: \`ß\` = \`SS\`, \`Ａ\` = \`A\`, a
   composed \`é\` = a decomposed one; \`İ\` and \`I\` stay apart, as do Latin and Cyrillic letters),
   enforced by a unique index: of concurrent creates with one name exactly one succeeds. At most 2000
@@ -117,7 +118,8 @@ Validation reports every problem at once.
 - **Field shapes**: \`proxyTags\` are \`{id, prefix, suffix}\` (one of prefix/suffix non-empty; \`id\` is
   generated when omitted); \`alterMode\` is \`webhook\` (default), \`nickname\` or \`both\`; \`nameMap\` is
   \`[{server, name}]\`; \`avatarUrlMap\` and \`displayTagMap\` are objects keyed by Discord server id;
-  colors are \`#rrggbb\`; image fields are absolute http(s) URLs; \`latchExpiration\` is in milliseconds
+  colors are \`#rrggbb\`; image fields are absolute http(s) URLs, stored percent-encoded as Discord accepts them
+  (\`my pic.png\` → \`my%20pic.png\`; no user name or password; at most 2,048 characters once encoded); \`latchExpiration\` is in milliseconds
   (0 to 36,000,000; 0 never expires). \`systemAutoproxy\` is read-only here: it changes through \`/autoproxy\`.
   System \`flags\`: 1 keep proxy tags in the sent text, 2 append pronouns to the proxied name, 4 proxy tags
   ignore case (off by default: tags match case, as on PluralKit).
@@ -132,9 +134,9 @@ Validation reports every problem at once.
   both as owner changes (the entry's \`revision\` moves on). Its proxied-message records stay: message
   info still names the system, and tells the owner \`alterDeleted: true\`. Ids are never reused.
 - **Tags** (PluralKit's groups; \`POST /system/create-tag\`, \`GET /tags/{tag}\`, \`GET /system/list-tags\`,
-  \`POST /tags/{tag}/edit\`, \`POST /tags/{tag}/alters\`, \`POST /tags/{tag}/delete\`): \`name\` (1–100
+  \`POST /tags/{tag}/edit\`, \`POST /tags/{tag}/alters\`, \`POST /tags/{tag}/delete\`): \`name\` (1–${NAME_MAX}
   characters, trimmed, any text; unique per system ignoring case and look-alike forms, as usernames),
-  \`displayName\` (≤ 100), \`description\` (≤ 1000), \`color\` (\`#rrggbb\`), \`icon\` (an http(s) URL),
+  \`displayName\` (≤ ${NAME_MAX}), \`description\` (≤ ${DESCRIPTION_MAX}), \`color\` (\`#rrggbb\`), \`icon\` (an http(s) URL),
   \`public\` (privacy bits, below). At most 500 per system. Members change from either end: an alter's
   \`tagIds\` (its whole list), or \`POST /tags/{tag}/alters {"add": [ids], "remove": [ids]}\` (one
   transaction; every id must be an alter of the system or nothing changes). Deleting a tag removes it from
@@ -202,9 +204,11 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
 Instead of polling, an app registers webhook endpoints (\`/v1/events/endpoints\`, a client-credentials
 token with \`events:manage\`) and chooses event types: \`alter.created\`, \`alter.updated\`,
 \`alter.deleted\`, \`system.updated\`, \`tag.created\`, \`tag.updated\`, \`tag.deleted\`,
-\`switch.created\`, \`switch.updated\`, \`switch.deleted\`, \`message.proxied\`. Events come only for users who have authorized the app, and
+\`switch.created\`, \`switch.updated\`, \`switch.deleted\`, \`message.proxied\`, \`system.deleted\`. Events come only for users who have authorized the app, and
 only those its grant's scopes read (${eventScopesText()}), with what the app would read through the API: the
-owner's view, with only its own integration field. Revoking the app stops them at once. The app also
+owner's view, with only its own integration field. Revoking the app stops them at once. A system's
+deletion ends every grant of its users; its \`system.deleted\` event still goes to the apps whose grant
+was live until then (the one event that does), so they can forget what they kept. The app also
 receives events of its own changes (\`data.actor.self\`). Requests follow Standard Webhooks
 (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">\`
 keyed with the base64-decoded part of the \`whsec_\` secret); the body is \`{type, timestamp, data}\`.

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readImportFile } from '../../../src/domain/import/detect.js';
 import { buildExport, exportJson, type ExportData } from '../../../src/domain/import/export.js';
 import type { TargetAlter } from '../../../src/domain/import/plan.js';
+import { TagName } from '../../../src/domain/tag.js';
 import { aSystem, aTargetAlter } from '../../support/fixtures.js';
 
 const SYSTEM = aSystem({
@@ -74,6 +75,37 @@ describe('buildExport', () => {
     const source = readImportFile(copy);
     expect(source.alters[0]).toMatchObject({ username: 'alter1', displayName: 'Ren' });
     expect(source.warnings).toEqual(['our own data (the "switchboard" key) of 1 alter was invalid and was ignored; the PluralKit fields were used ("fobnap")']);
+  });
+});
+
+// Issue 25: our own key's tag schema had drifted from the API's (it took names TagName refuses). One
+// schema decides both now: a name the API refuses is refused by an import, in our key or the file's.
+describe('tag names an import takes', () => {
+  const { file } = buildExport(data());
+  it.each([
+    ['only a zero-width space', '\u200b'],
+    ['only invisible joiners and selectors', '\u200d\ufe0f\u200c'],
+  ])('refuses %s, as TagName does', (_, name) => {
+    expect(TagName.safeParse(name).success).toBe(false);
+    const ours = JSON.parse(JSON.stringify(file)) as { groups: Array<{ id: string }>; switchboard: { tags: Record<string, { name: string }> } };
+    const hid = ours.groups[0]?.id as string;
+    (ours.switchboard.tags[hid] as { name: string }).name = name;
+    const viaOurKey = readImportFile(ours);
+    expect(viaOurKey.tags.map((tag) => tag.name)).toEqual(['Night']);
+    expect(viaOurKey.warnings).toEqual([`our own data (the "switchboard" key) of 1 tag was invalid and was ignored; the PluralKit fields were used ("${hid}")`]);
+
+    const theirs = JSON.parse(JSON.stringify(file)) as { groups: Array<{ id: string; name: string }>; switchboard?: unknown };
+    delete theirs.switchboard;
+    (theirs.groups[0] as { name: string }).name = name;
+    const viaTheirs = readImportFile(theirs);
+    expect(viaTheirs.tags).toEqual([]);
+    expect(viaTheirs.skipped).toEqual([{ source: 'pluralkit', id: hid, name, reason: 'a name a group cannot have here: it must contain a visible character' }]);
+  });
+
+  it('still takes a name TagName takes, trimmed as the API trims it', () => {
+    const ours = JSON.parse(JSON.stringify(file)) as { groups: Array<{ id: string }>; switchboard: { tags: Record<string, { name: string }> } };
+    (ours.switchboard.tags[ours.groups[0]?.id as string] as { name: string }).name = '  Night owls ';
+    expect(readImportFile(ours).tags.map((tag) => tag.name)).toEqual(['Night owls']);
   });
 });
 

@@ -9,6 +9,7 @@ import type { Schema } from '../../../db/tables.js';
 import { isOwner, tagLoadPolicy, viewTag } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { CreateTagBody, EditTagBody, MAX_TAGS_PER_SYSTEM, Tag, TagMembershipBody } from '../../../domain/tag.js';
+import { NAME_MAX } from '../../../domain/values.js';
 import { NoQuery, TagParams, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
 import { targetOf } from '../target.js';
@@ -36,7 +37,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
       schema: {
         tags: ['Tags'],
         summary: 'Create a tag',
-        description: `\`name\` is required (1 to 100 characters, trimmed; unique in the system ignoring case and look-alike forms, 409 \`duplicate\` otherwise); any other editable field may be given. A new tag has no members. At most ${MAX_TAGS_PER_SYSTEM} tags per system. ${SCOPE_NOTE}`,
+        description: `\`name\` is required (1 to ${NAME_MAX} characters, trimmed; unique in the system ignoring case and look-alike forms, 409 \`duplicate\` otherwise); any other editable field may be given. A new tag has no members. At most ${MAX_TAGS_PER_SYSTEM} tags per system. ${SCOPE_NOTE}`,
         security: security('alters:write'),
         params: UserParams,
         querystring: NoQuery,
