@@ -2,7 +2,7 @@
 // then on (lowest position first: the primary). The current front is the newest switch; each
 // client's own newest switch is what it last pushed. "Newest" orders by time, then by id (a switch
 // recorded late with a past timestamp takes its place in time).
-import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { repeatsFront, sameAlters, type SwitchRecord } from '../../domain/front.js';
 import type { StatsSwitch } from '../../domain/front-stats.js';
 import { Problem } from '../../domain/problems.js';
@@ -383,36 +383,12 @@ export async function deleteSwitch(db: Db, systemId: number, switchId: number, a
 /**
  * What front statistics read (domain/front-stats.ts): the switches in [from, to) and the one in
  * effect at `from`, oldest first, with their alters (primary first). Each switch's alters come from
- * its own row (`alter_list`, which triggers keep), so a year of 100,000 switches is one range of
- * the (system, time) index (covering on SQLite), not 100,000 member lookups. PostgreSQL sends the
- * rows (its driver reads them faster than the server builds one long string); SQLite builds one
- * string (one value to hand to JavaScript instead of 100,000 row objects).
+ * its own row (`alter_list`, which triggers keep), and the period comes back as one string, so a
+ * year of 100,000 switches is one range of the (system, time) index and one value, not 100,000
+ * member lookups and rows.
  */
 export async function switchesForStats(db: Db, systemId: number, from: number, to: number): Promise<StatsSwitch[]> {
-  const members = (list: string) => (list === '' ? [] : list.split(',').map(Number));
-  const inPeriod = () => db.selectFrom('switches').where('system_id', '=', systemId).where('switched_at', '>=', from).where('switched_at', '<', to);
-  const readPeriod = async (): Promise<StatsSwitch[]> => {
-    if (db.getExecutor().adapter instanceof PostgresAdapter) {
-      const rows = await inPeriod().select(['switched_at', 'alter_list']).orderBy('switched_at').orderBy('id').execute();
-      return rows.map((row) => ({ at: Number(row.switched_at), alterIds: members(row.alter_list) }));
-    }
-    // `<time> <id> <list>` entries in one string, ordered in the subquery (the index's order); the
-    // aggregate keeps that order in practice, and it is checked all the same.
-    const row = await db
-      .selectFrom(
-        inPeriod()
-          .select(sql<string>`cast(switched_at as text) || ' ' || cast(id as text) || ' ' || alter_list`.as('entry'))
-          .orderBy('switched_at')
-          .orderBy('id')
-          .as('period'),
-      )
-      .select(sql<string | null>`string_agg(period.entry, ';')`.as('list'))
-      .executeTakeFirst();
-    const period = parseStatsList(row?.list ?? '');
-    if (!period.ordered) period.entries.sort((a, b) => a.at - b.at || a.id - b.id);
-    return period.entries;
-  };
-  const [before, switches] = await Promise.all([
+  const [before, within] = await Promise.all([
     db
       .selectFrom('switches')
       .select(['switched_at', 'alter_list'])
@@ -422,9 +398,28 @@ export async function switchesForStats(db: Db, systemId: number, from: number, t
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst(),
-    readPeriod(),
+    // The switches as `<time> <id> <list>` entries in one string. Ordered in the subquery (the
+    // index's order); the aggregate keeps it in practice on both databases, and the order is
+    // checked below all the same.
+    db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('switches')
+          .select(sql<string>`cast(switched_at as text) || ' ' || cast(id as text) || ' ' || alter_list`.as('entry'))
+          .where('system_id', '=', systemId)
+          .where('switched_at', '>=', from)
+          .where('switched_at', '<', to)
+          .orderBy('switched_at')
+          .orderBy('id')
+          .as('period'),
+      )
+      .select(sql<string | null>`string_agg(period.entry, ';')`.as('list'))
+      .executeTakeFirst(),
   ]);
-  if (before) switches.unshift({ at: Number(before.switched_at), alterIds: members(before.alter_list) });
+  const period = parseStatsList(within?.list ?? '');
+  if (!period.ordered) period.entries.sort((a, b) => a.at - b.at || a.id - b.id);
+  const switches: StatsSwitch[] = period.entries;
+  if (before) switches.unshift({ at: Number(before.switched_at), alterIds: before.alter_list === '' ? [] : before.alter_list.split(',').map(Number) });
   return switches;
 }
 
