@@ -24,6 +24,7 @@ import { startInsertBaseline } from './insert-baseline.js';
 import { runLoad, type LoadResult } from './load.js';
 import { benchBotProxy } from './bot-proxy.js';
 import { benchFront } from './front.js';
+import { benchFrontStats } from './front-stats.js';
 import { benchImport } from './import.js';
 import { benchImportWorstShapes } from './import-worst.js';
 import { benchMessageRecords } from './message-records.js';
@@ -35,7 +36,7 @@ import { benchImages } from './images.js';
 const quick = process.argv.includes('--quick');
 /** `--only=reads,writes,startup`: run just these groups (no RESULTS.md is written then). */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'import', 'events', 'amplification', 'images'] as const;
+const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'front-stats', 'import', 'events', 'amplification', 'images'] as const;
 type Group = (typeof GROUPS)[number];
 for (const name of only ?? []) if (!(GROUPS as readonly string[]).includes(name)) throw new Error(`--only: no group ${name} (groups: ${GROUPS.join(', ')})`);
 const runs = (group: Group) => !only || only.includes(group);
@@ -516,6 +517,22 @@ async function frontBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: stri
   rows.push({ id: dialect === 'sqlite' ? '11a' : '11b', name: `Front reads with ${fmt(r.switches)} switches (${label}): ${r.reads.map((read) => read.name).join(', ')}`, measured: each((read) => read.long), baseline: `${each((read) => read.short)} (100 switches)`, ratio: `${fmt(worst, 2)} (worst p50)`, target: 'reported', met: undefined });
 }
 
+/** 11c, 11d. Front statistics over 100,000 switches in a year, any period, per dialect (bench/front-stats.ts). */
+async function frontStatsBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: string) {
+  const r = await benchFrontStats({ quick, dialect, ...(postgresUrl ? { postgresUrl } : {}) });
+  const label = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const worst = Math.max(r.random.p99, r.year.p99);
+  rows.push({
+    id: dialect === 'sqlite' ? '11c' : '11d',
+    name: `Front statistics (${label}): ${fmt(r.switches)} switches over a year, random periods within it and the whole year (\`switchesForStats\` + \`frontStats\`, as GET /front/stats)`,
+    measured: `random periods (${r.random.runs}): p50 ${fmt(r.random.p50, 1)} ms, p99 ${fmt(r.random.p99, 1)} ms; the whole year (${r.year.runs}): p50 ${fmt(r.year.p50, 1)} ms, p99 ${fmt(r.year.p99, 1)} ms`,
+    baseline: `the year's rows read plainly: p50 ${fmt(r.plainYear.p50, 1)} ms, p99 ${fmt(r.plainYear.p99, 1)} ms`,
+    ratio: fmt(r.year.p50 / Math.max(r.plainYear.p50, 0.001), 2),
+    target: 'p99 < 50 ms',
+    met: worst < 50,
+  });
+}
+
 /** 13. Events pushed to webhooks: latency, deliveries/s and the write path with a dead endpoint (bench/events.ts). */
 async function eventsBenchmark() {
   const r = await benchEvents({ quick });
@@ -639,6 +656,10 @@ async function main() {
     if (runs('front')) {
       await frontBenchmark('sqlite');
       if (postgresUrl) await frontBenchmark('postgres', postgresUrl);
+    }
+    if (runs('front-stats')) {
+      await frontStatsBenchmark('sqlite');
+      if (postgresUrl) await frontStatsBenchmark('postgres', postgresUrl);
     }
     if (runs('import')) {
       await importBenchmark('sqlite');

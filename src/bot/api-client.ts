@@ -6,6 +6,7 @@ import type { Alter } from '../domain/alter.js';
 import type { AlterSort } from '../domain/alter-list.js';
 import type { Autoproxy, AutoproxyStateAnswer, AutoproxyStateChange } from '../domain/autoproxy.js';
 import type { Front, FrontHistory, Switch } from '../domain/front.js';
+import type { FrontStats } from '../domain/front-stats.js';
 import { IMAGE_UPLOAD_PART, type ImagePurpose, type UploadedImage } from '../domain/images.js';
 import type { ImportMode, ImportReport } from '../domain/import/model.js';
 import type { MessageInfo, ProxiedMessage, RecordMessageAnswer } from '../domain/proxied-message.js';
@@ -182,7 +183,25 @@ export function createApiClient(options: ApiClientOptions) {
       return api<Alter[]>('GET', `${userPath(user)}/system/list-alters?${params.toString()}`, { token });
     },
     /** A switch: these alters front from now on, the first as primary; none switches out. */
-    switchFront: (token: string, alterIds: number[]) => api<{ success: true; data: Switch }>('POST', `${userPath('@me')}/front`, { token, json: { alters: alterIds } }).then((r) => r.data),
+    switchFront: (token: string, alterIds: number[], at?: number) =>
+      api<{ success: true; data: Switch }>('POST', `${userPath('@me')}/front`, { token, json: { alters: alterIds, ...(at === undefined ? {} : { timestamp: new Date(at).toISOString() }) } }).then((r) => r.data),
+    /** Changes a switch's alters and/or time (each optional). */
+    editSwitch: (token: string, switchId: number, edit: { alterIds?: number[]; at?: number }) =>
+      api<{ data: Switch }>('POST', `${userPath('@me')}/front/switches/${switchId}/edit`, {
+        token,
+        json: { ...(edit.alterIds === undefined ? {} : { alters: edit.alterIds }), ...(edit.at === undefined ? {} : { timestamp: new Date(edit.at).toISOString() }) },
+      }).then((r) => r.data),
+    /** Deletes a switch; `alsoDeleted` names the later twin removed with it. */
+    deleteSwitch: (token: string, switchId: number) => api<{ deleted: true; alsoDeleted: number[] }>('POST', `${userPath('@me')}/front/switches/${switchId}/delete`, { token, json: {} }),
+    frontStats: (token: string, user: string, query: { from?: number; to?: number; tagId?: number; primary?: boolean }) => {
+      const params = new URLSearchParams();
+      if (query.from !== undefined) params.set('from', new Date(query.from).toISOString());
+      if (query.to !== undefined) params.set('to', new Date(query.to).toISOString());
+      if (query.tagId !== undefined) params.set('tag', String(query.tagId));
+      if (query.primary) params.set('primary', 'true');
+      const search = params.toString();
+      return api<{ data: FrontStats }>('GET', `${userPath(user)}/front/stats${search ? `?${search}` : ''}`, { token }).then((r) => r.data);
+    },
     deleteAlter: (token: string, alterId: number) => api<{ deleted: true }>('POST', `${userPath('@me')}/alters/${alterId}/delete`, { token, json: {} }),
     /** Deletes the caller's whole system (the service revokes every grant of the account with it, this token's too). */
     deleteSystem: (token: string) => api<{ deleted: true }>('POST', `${userPath('@me')}/system/delete`, { token, json: { confirm: true } }),

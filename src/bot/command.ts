@@ -51,6 +51,13 @@ export interface SlashCommand {
   fieldWords?: FieldWords;
   /** Buttons this command puts on its answers: presses whose custom id starts with `prefix` come back here. */
   buttons?: ButtonHandler[];
+  /** A form one of its buttons opens: submissions whose custom id starts with `prefix` come back here. */
+  modal?: ModalHandler;
+}
+
+export interface ModalHandler {
+  prefix: string;
+  submit(interaction: ModalSubmitInteraction, context: BotContext, reply: Responder): Promise<void>;
 }
 
 /**
@@ -86,7 +93,7 @@ export interface MessageMenuCommand {
   ephemeral?: boolean;
   execute(interaction: MessageContextMenuCommandInteraction, context: BotContext, reply: Responder): Promise<void>;
   /** A form this command opens: submissions whose custom id starts with `prefix` come back here. */
-  modal?: { prefix: string; submit(interaction: ModalSubmitInteraction, context: BotContext, reply: Responder): Promise<void> };
+  modal?: ModalHandler;
 }
 
 export type Command = SlashCommand | UserMenuCommand | MessageMenuCommand;

@@ -245,8 +245,9 @@ export function frontEmbed(front: Front, title: string): EmbedBuilder {
 export const SWITCHES_PER_PAGE = 10;
 
 /** One page of the switch history, newest first. */
-export function frontHistoryEmbed(switches: Switch[], alters: readonly Alter[], title: string, page: { skip: number; hasMore: boolean }): EmbedBuilder {
-  const lines = switches.map((entry) => `${since(entry)} · ${entry.alterIds.length === 0 ? '*switched out*' : fronterNames(entry, alters)}`);
+export function frontHistoryEmbed(switches: Switch[], alters: readonly Alter[], title: string, page: { skip: number; hasMore: boolean; numbered?: boolean }): EmbedBuilder {
+  // Numbered on the owner's pages, where the "Fix n" buttons name them.
+  const lines = switches.map((entry, index) => `${page.numbered ? `**${page.skip + index + 1}.** ` : ''}${since(entry)} · ${entry.alterIds.length === 0 ? '*switched out*' : fronterNames(entry, alters)}`);
   return new EmbedBuilder()
     .setTitle(cut(title, 256))
     .setColor(DEFAULT_COLOR)

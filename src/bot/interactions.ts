@@ -43,7 +43,7 @@ export function buttonRegistry(handlers: readonly ButtonHandler[]): readonly But
 
 export function createInteractionHandler(commands: readonly Command[], context: BotContext, log: BotLog) {
   const byName = new Map(commands.map((command) => [command.data.name, command]));
-  const modals = commands.flatMap((command) => ('kind' in command && command.modal ? [command.modal] : []));
+  const modals = commands.flatMap((command) => ('modal' in command && command.modal ? [command.modal] : []));
   const buttons = buttonRegistry([linkButton, ...commands.flatMap((command) => ('buttons' in command && command.buttons ? command.buttons : []))]);
 
   async function fail(reply: Responder, error: unknown, interaction: Interaction): Promise<void> {

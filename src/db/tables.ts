@@ -126,6 +126,11 @@ export interface SwitchesTable {
   /** The OAuth client that made the switch (the bot's own for /front). */
   client_id: string;
   switched_at: number;
+  /**
+   * Its alters' ids in position order, comma-separated ('' for a switch-out): kept from
+   * switch_members by triggers (migration 2026-11-27T20l), for front statistics. Never written.
+   */
+  alter_list: Generated<string>;
 }
 
 export interface SwitchMembersTable {

@@ -26,6 +26,8 @@ export const EVENT_TYPES = [
   'tag.updated',
   'tag.deleted',
   'switch.created',
+  'switch.updated',
+  'switch.deleted',
   'message.proxied',
   'system.deleted',
 ] as const;
@@ -42,6 +44,8 @@ export const EVENT_SCOPES: Record<EventType, Scope> = {
   'tag.updated': 'alters:read',
   'tag.deleted': 'alters:read',
   'switch.created': 'system:read',
+  'switch.updated': 'system:read',
+  'switch.deleted': 'system:read',
   'message.proxied': 'messages:read',
   'system.deleted': 'system:read',
 };
@@ -57,7 +61,8 @@ export type EventSnapshot =
   | { type: 'system.updated'; system: SystemRecord; details: SystemDetails }
   | { type: 'tag.created' | 'tag.updated'; tag: TagRecord }
   | { type: 'tag.deleted'; tagId: number }
-  | { type: 'switch.created'; switchId: number; alterIds: number[]; timestamp: string }
+  | { type: 'switch.created' | 'switch.updated'; switchId: number; alterIds: number[]; timestamp: string }
+  | { type: 'switch.deleted'; switchId: number }
   | { type: 'message.proxied'; message: ProxiedMessage; alterId: number }
   // The owner is kept in the event: the deleted system's row no longer names them.
   | { type: 'system.deleted'; userId: string };
@@ -106,6 +111,16 @@ export const EventData = {
     switchId: z.number().int(),
     alterIds: z.array(z.number().int()).describe('The alters fronting from this switch on, primary first; empty for a switch-out.'),
     timestamp: IsoDateTime,
+  }),
+  'switch.updated': z.strictObject({
+    ...common,
+    switchId: z.number().int(),
+    alterIds: z.array(z.number().int()).describe('The alters fronting from this switch on, as edited, primary first; empty for a switch-out.'),
+    timestamp: IsoDateTime.describe('When the switch happened, as edited (it may have moved past its neighbours).'),
+  }),
+  'switch.deleted': z.strictObject({
+    ...common,
+    switchId: z.number().int().describe('The deleted switch. A delete that removes the later twin too sends one event for each.'),
   }),
   'message.proxied': z.strictObject({ ...common, message: ProxiedMessage, alterId: z.number().int() }),
   // The last event of a system: delivered to the apps authorized when it was deleted (mayReceive).
@@ -167,7 +182,10 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     case 'tag.deleted':
       return envelope({ tagId: snapshot.tagId });
     case 'switch.created':
+    case 'switch.updated':
       return envelope({ switchId: snapshot.switchId, alterIds: snapshot.alterIds, timestamp: snapshot.timestamp });
+    case 'switch.deleted':
+      return envelope({ switchId: snapshot.switchId });
     case 'message.proxied':
       // Events stored before records kept the name have none.
       return envelope({ message: { ...snapshot.message, proxiedName: snapshot.message.proxiedName ?? null }, alterId: snapshot.alterId });

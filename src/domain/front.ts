@@ -31,13 +31,40 @@ export const PushFrontBody = z
     if ((body.alter === undefined) === (body.alters === undefined)) {
       context.addIssue({ code: 'custom', path: ['alters'], message: 'give either alter (one alter) or alters (a list), not both and not neither' });
     }
-    const seen = new Set<number>();
-    body.alters?.forEach((id, index) => {
-      if (seen.has(id)) context.addIssue({ code: 'custom', path: ['alters', index], message: 'names an alter already in the list' });
-      seen.add(id);
-    });
+    refuseRepeats(body.alters, context);
   });
 export type PushFrontBody = z.infer<typeof PushFrontBody>;
+
+/** The repeats in a list of alters, each as an issue naming its place. */
+function refuseRepeats(alters: readonly number[] | undefined, context: z.RefinementCtx): void {
+  const seen = new Set<number>();
+  alters?.forEach((id, index) => {
+    if (seen.has(id)) context.addIssue({ code: 'custom', path: ['alters', index], message: 'names an alter already in the list' });
+    seen.add(id);
+  });
+}
+
+export const EditSwitchBody = z
+  .strictObject({
+    alters: z
+      .array(AlterRef)
+      .max(MAX_ALTERS_PER_SWITCH, `must have at most ${MAX_ALTERS_PER_SWITCH} alters`)
+      .optional()
+      .describe(`The alters fronting from this switch on, as \`POST /front\` takes them: in order, the primary fronter first, at most ${MAX_ALTERS_PER_SWITCH}, no repeats; \`[]\` makes it a switch-out. Omitted: unchanged.`),
+    timestamp: IsoDateTime.optional().describe('When the switch happened (never in the future). The switch takes its place in time, also past its neighbours. Omitted: unchanged.'),
+  })
+  .superRefine((body, context) => refuseRepeats(body.alters, context));
+export type EditSwitchBody = z.infer<typeof EditSwitchBody>;
+
+/**
+ * Whether a switch repeats the front before it, the rule `POST /front` applies and the history
+ * keeps: the same alters in the same order as the switch in effect before it and as its own app's
+ * switch in effect then (an app may repeat the system's front to move its own). Nothing before a
+ * switch counts as nobody fronting.
+ */
+export function repeatsFront(alterIds: readonly number[], inEffect: readonly number[] | undefined, ownInEffect: readonly number[] | undefined): boolean {
+  return sameAlters(inEffect ?? [], alterIds) && sameAlters(ownInEffect ?? [], alterIds);
+}
 
 /** The switch a push body asks for: its alters in order. */
 export function requestedAlters(body: PushFrontBody): number[] {
@@ -80,6 +107,15 @@ export type FrontHistory = z.infer<typeof FrontHistory>;
 export const PushFrontResponse = z.strictObject({
   success: z.literal(true),
   data: Switch.describe('The switch recorded.'),
+});
+
+export const EditSwitchResponse = z.strictObject({ data: Switch.describe('The switch as it is now.') });
+
+export const DeleteSwitchResponse = z.strictObject({
+  deleted: z.literal(true),
+  alsoDeleted: z
+    .array(z.number().int())
+    .describe('Switches removed with it because, without it, they repeated the switch before them (no two consecutive switches are the same): the later twin. Usually empty.'),
 });
 
 /** A stored switch, before privacy. */

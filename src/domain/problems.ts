@@ -25,6 +25,7 @@ export const PROBLEM_TYPES = [
   'no-system',
   'unknown-alter',
   'unknown-tag',
+  'unknown-switch',
   'unknown-message',
   'unknown-endpoint',
   'unknown-delivery',

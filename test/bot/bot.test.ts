@@ -36,9 +36,9 @@ describe('the Discord bot', () => {
     const alterOption = alter?.options?.find((o) => o.name === 'edit')?.options?.find((o) => o.name === 'alter');
     expect(alterOption?.autocomplete).toBe(true);
     const front = commands.find((c) => c.name === 'front');
-    expect(front?.options?.map((o) => o.name)).toEqual(['set', 'out', 'show', 'history']);
+    expect(front?.options?.map((o) => o.name)).toEqual(['set', 'out', 'show', 'history', 'stats']);
     const fronters = front?.options?.find((o) => o.name === 'set')?.options ?? [];
-    expect(fronters.map((o) => [o.name, o.autocomplete])).toEqual(['alter', 'alter-2', 'alter-3', 'alter-4', 'alter-5'].map((name) => [name, true]));
+    expect(fronters.map((o) => [o.name, o.autocomplete])).toEqual([...['alter', 'alter-2', 'alter-3', 'alter-4', 'alter-5'].map((name) => [name, true]), ['when', undefined]]);
     expect(commands.find((c) => c.name === 'View system')?.type).toBe(2);
     expect(commands.find((c) => c.name === 'Message info')?.type).toBe(3);
   });
@@ -157,7 +157,7 @@ describe('the Discord bot', () => {
     const { handle, response } = await slash('front', 'history');
     const lines = String(embedsOf(response)[0]?.description).split('\n');
     expect(lines).toHaveLength(10);
-    expect(lines[0]).toMatch(/^<t:\d+:R> · Birch \(@birch\)$/);
+    expect(lines[0]).toMatch(/^\*\*1\.\*\* <t:\d+:R> · Birch \(@birch\)$/);
     const [previous, next] = componentsOf(response);
     expect(previous?.disabled).toBe(true);
     expect(next?.disabled).toBe(false);

@@ -21,7 +21,7 @@ const NARROW = '200000000000000703';
 const LATER = '200000000000000704';
 const ALL_SCOPES = ['openid', 'profile', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write', 'events:manage'] as const;
 const USER_SCOPES = 'openid offline_access alters:read alters:write system:read system:write messages:read messages:write';
-const ALL_TYPES = ['alter.created', 'alter.updated', 'alter.deleted', 'system.updated', 'tag.created', 'tag.updated', 'tag.deleted', 'switch.created', 'message.proxied'];
+const ALL_TYPES = ['alter.created', 'alter.updated', 'alter.deleted', 'system.updated', 'tag.created', 'tag.updated', 'tag.deleted', 'switch.created', 'switch.updated', 'switch.deleted', 'message.proxied'];
 
 
 interface EndpointAnswer {

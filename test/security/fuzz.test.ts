@@ -63,6 +63,7 @@ const RUNS = {
   listAlters: 800,
   readFront: 700,
   readFrontHistory: 600,
+  readFrontStats: 300,
   readAutoproxy: 400,
   setAutoproxy: 600,
   removeAutoproxy: 400,
@@ -126,7 +127,7 @@ describe.each(DIALECTS)('fuzzing every endpoint (%s)', (dialect) => {
 
   describe('/v1', () => {
     const names = [
-      ...['createAlter', 'editAlter', 'editSystem', 'pushFront', 'readSystem', 'readAlter', 'fieldLookup', 'listAlters', 'readFront', 'readFrontHistory'],
+      ...['createAlter', 'editAlter', 'editSystem', 'pushFront', 'readSystem', 'readAlter', 'fieldLookup', 'listAlters', 'readFront', 'readFrontHistory', 'readFrontStats'],
       ...['readAutoproxy', 'setAutoproxy', 'removeAutoproxy', 'autoproxyState', 'proxyProfile', 'recordMessage', 'readMessage', 'reproxyMessage'],
       ...['deleteAlter', 'createTag', 'readTag', 'listTags', 'editTag', 'tagMembers', 'deleteTag'],
       // Last: an import may rename or (replace mode) delete the alters the cases above use.

@@ -15,8 +15,18 @@ export interface PagerOptions {
   perPage: number;
   /** The title when the message pressed no longer shows one. */
   defaultTitle: string;
-  /** One page from `skip` as `viewerId` sees `target`, as an embed, and whether more follow. `state` is the list's own ('' when none). */
-  load(context: BotContext, viewerId: string, target: string, skip: number, title: string, state: string): Promise<{ embed: EmbedBuilder; hasMore: boolean }>;
+  /**
+   * One page from `skip` as `viewerId` sees `target`, as an embed, and whether more follow. `state` is
+   * the list's own ('' when none); `rows`, more buttons under the page's own.
+   */
+  load(
+    context: BotContext,
+    viewerId: string,
+    target: string,
+    skip: number,
+    title: string,
+    state: string,
+  ): Promise<{ embed: EmbedBuilder; hasMore: boolean; rows?: ActionRowBuilder<ButtonBuilder>[] }>;
 }
 
 export interface Pager {
@@ -37,7 +47,7 @@ export function definePager({ prefix, perPage, defaultTitle, load }: PagerOption
   }
 
   async function page(context: BotContext, viewerId: string, target: string, skip: number, title: string, state = ''): Promise<ReplyPayload> {
-    const { embed, hasMore } = await load(context, viewerId, target, skip, title, state);
+    const { embed, hasMore, rows = [] } = await load(context, viewerId, target, skip, title, state);
     const ownerId = ownerOf(target, viewerId);
     const suffix = state === '' ? '' : `:${state}`;
     const row = new ActionRowBuilder<ButtonBuilder>().addComponents(
@@ -52,7 +62,7 @@ export function definePager({ prefix, perPage, defaultTitle, load }: PagerOption
         .setStyle(ButtonStyle.Secondary)
         .setDisabled(!hasMore),
     );
-    return withinLimits({ embeds: [embed], components: [row] });
+    return withinLimits({ embeds: [embed], components: [row, ...rows] });
   }
 
   const buttons: ButtonHandler = {

@@ -3,7 +3,8 @@
 // client's own newest switch is what it last pushed. "Newest" orders by time, then by id (a switch
 // recorded late with a past timestamp takes its place in time).
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { sameAlters, type SwitchRecord } from '../../domain/front.js';
+import { repeatsFront, sameAlters, type SwitchRecord } from '../../domain/front.js';
+import type { StatsSwitch } from '../../domain/front-stats.js';
 import { Problem } from '../../domain/problems.js';
 import { isForeignKeyViolation } from '../errors.js';
 import type { Schema } from '../tables.js';
@@ -219,4 +220,256 @@ export async function latestPushes(db: Db, systemId: number, clients: string[]):
     if (row?.alter_id != null) byClient[client] = Number(row.alter_id);
   }
   return { latest: newest?.alter_id != null ? Number(newest.alter_id) : null, byClient };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editing and deleting switches. The history is ordered by (time, id) and keeps the rule POST
+// /front enforces: no switch repeats the front before it (repeatsFront). An edit may move a switch
+// past its neighbours (it takes its new place in time); every switch whose predecessors changed is
+// checked again, at the old place and the new, and an edit that would leave a repeat anywhere is
+// refused whole. A delete never refuses: a switch that would repeat the one before it once the
+// deleted one is gone (the later twin) is deleted with it.
+
+/** One switch of the system, with its members, or undefined. */
+async function switchById(db: Executor, systemId: number, switchId: number): Promise<SwitchRecord | undefined> {
+  const row = await switchesOf(db, systemId).where('s.id', '=', switchId).executeTakeFirst();
+  return row ? (await withMembers(db, [row]))[0] : undefined;
+}
+
+/** The switch right before (or after) `of` in (time, id) order, of one client when given. */
+async function neighbourOf(db: Executor, of: Pick<SwitchRecord, 'id' | 'systemId' | 'switchedAt'>, side: 'before' | 'after', clientId: string | null): Promise<SwitchRecord | undefined> {
+  const at = of.switchedAt;
+  const row = await db
+    .selectFrom('switches as s')
+    .leftJoin('oauth_clients as c', 'c.id', 's.client_id')
+    .select(switchColumns)
+    .where('s.system_id', '=', of.systemId)
+    .$if(side === 'before', (q) =>
+      q
+        .where('s.switched_at', '<=', at)
+        .where((eb) => eb.or([eb('s.switched_at', '<', at), eb('s.id', '<', of.id)]))
+        .orderBy('s.switched_at', 'desc')
+        .orderBy('s.id', 'desc'),
+    )
+    .$if(side === 'after', (q) =>
+      q
+        .where('s.switched_at', '>=', at)
+        .where((eb) => eb.or([eb('s.switched_at', '>', at), eb('s.id', '>', of.id)]))
+        .orderBy('s.switched_at', 'asc')
+        .orderBy('s.id', 'asc'),
+    )
+    .$if(clientId !== null, (q) => q.where('s.client_id', '=', clientId ?? ''))
+    .limit(1)
+    .executeTakeFirst();
+  return row ? (await withMembers(db, [row]))[0] : undefined;
+}
+
+/** The switches whose predecessors change when `record` moves or goes: the next one, and the next one of its app. */
+async function followersOf(db: Executor, record: SwitchRecord): Promise<SwitchRecord[]> {
+  const next = await neighbourOf(db, record, 'after', null);
+  const nextOwn = next?.clientId === record.clientId ? next : await neighbourOf(db, record, 'after', record.clientId);
+  return [next, nextOwn].filter((found): found is SwitchRecord => found !== undefined);
+}
+
+/** Whether the switch, as stored now, repeats the front before it. */
+async function repeatsBefore(db: Executor, record: SwitchRecord): Promise<boolean> {
+  const inEffect = await neighbourOf(db, record, 'before', null);
+  const ownInEffect = inEffect?.clientId === record.clientId ? inEffect : await neighbourOf(db, record, 'before', record.clientId);
+  return repeatsFront(record.alterIds, inEffect?.alterIds, ownInEffect?.alterIds);
+}
+
+async function checkAlters(trx: Transaction<Schema>, systemId: number, alterIds: readonly number[], alterField: (index: number) => string): Promise<void> {
+  if (alterIds.length === 0) return;
+  const found = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', 'in', [...alterIds]).execute();
+  const mine = new Set(found.map((row) => Number(row.id)));
+  const missing = alterIds.findIndex((id) => !mine.has(id));
+  if (missing >= 0) throw new Problem('unknown-alter', 'your system has no such alter', alterField(missing));
+}
+
+const noSuchSwitch = () => new Problem('unknown-switch', 'your system has no such switch: GET /v1/users/@me/front/history lists them with their ids', 'switch');
+
+export interface SwitchEdit {
+  /** The alters from then on, in order; undefined keeps them. */
+  alterIds?: number[];
+  /** Its new time; undefined keeps it. */
+  switchedAt?: number;
+}
+
+/**
+ * Edits a switch in one transaction, under the system's lock: `unknown-switch` when the system has
+ * no such switch, `unknown-alter` as recordSwitch, `same-front` (changing nothing) when the switch
+ * would repeat the front before it, or make the switch after it (or its app's next one) a repeat,
+ * at its old place or its new one. The switch keeps the app that made it; `actorClientId` is who
+ * edited it, for the event.
+ */
+export async function editSwitch(db: Db, systemId: number, switchId: number, edit: SwitchEdit, actorClientId: string, alterField: (index: number) => string): Promise<SwitchRecord> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await touchSystem(trx, systemId);
+      const current = await switchById(trx, systemId, switchId);
+      if (!current) throw noSuchSwitch();
+      const alterIds = edit.alterIds ?? current.alterIds;
+      const switchedAt = edit.switchedAt ?? current.switchedAt;
+      // `{}`, or the values it has: nothing to write, no event.
+      if (switchedAt === current.switchedAt && sameAlters(alterIds, current.alterIds)) return current;
+      await checkAlters(trx, systemId, alterIds, alterField);
+      const oldFollowers = await followersOf(trx, current);
+      if (switchedAt !== current.switchedAt) await trx.updateTable('switches').set({ switched_at: switchedAt }).where('id', '=', switchId).execute();
+      if (!sameAlters(alterIds, current.alterIds)) {
+        await trx.deleteFrom('switch_members').where('switch_id', '=', switchId).execute();
+        if (alterIds.length > 0) {
+          await trx
+            .insertInto('switch_members')
+            .values(alterIds.map((alterId, position) => ({ switch_id: switchId, alter_id: alterId, position })))
+            .execute();
+        }
+      }
+      const edited: SwitchRecord = { ...current, alterIds: [...alterIds], switchedAt };
+      const checked = new Set<number>();
+      for (const candidate of [edited, ...(await followersOf(trx, edited)), ...oldFollowers]) {
+        if (checked.has(candidate.id)) continue;
+        checked.add(candidate.id);
+        if (await repeatsBefore(trx, candidate)) {
+          throw new Problem(
+            'same-front',
+            candidate.id === switchId
+              ? 'this would repeat the switch before it (the same alters in the same order): delete the switch instead'
+              : `this would make switch ${candidate.id}, which follows, repeat the front before it: edit or delete that one first`,
+          );
+        }
+      }
+      await appendEvent(trx, systemId, actorClientId, { type: 'switch.updated', switchId, alterIds: [...alterIds], timestamp: new Date(switchedAt).toISOString() });
+      return edited;
+    });
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw new Problem('unknown-alter', 'your system has no such alter', alterField(0));
+    throw error;
+  }
+}
+
+/**
+ * Deletes a switch in one transaction, under the system's lock, and with it each switch that would
+ * then repeat the front before it (the later twin: a switch between two identical ones was
+ * deleted). Returns the ids of those twins; `unknown-switch` when the system has no such switch.
+ */
+export async function deleteSwitch(db: Db, systemId: number, switchId: number, actorClientId: string): Promise<{ alsoDeleted: number[] }> {
+  return db.transaction().execute(async (trx) => {
+    await touchSystem(trx, systemId);
+    const target = await switchById(trx, systemId, switchId);
+    if (!target) throw noSuchSwitch();
+    const alsoDeleted: number[] = [];
+    const remove = async (record: SwitchRecord): Promise<SwitchRecord[]> => {
+      const followers = await followersOf(trx, record);
+      await trx.deleteFrom('switch_members').where('switch_id', '=', record.id).execute();
+      await trx.deleteFrom('switches').where('id', '=', record.id).execute();
+      await appendEvent(trx, systemId, actorClientId, { type: 'switch.deleted', switchId: record.id });
+      return followers;
+    };
+    // A twin's removal leaves the fronts before its followers as they were (it repeated them), so
+    // this ends after one round; the list guards against anything else.
+    const pending = await remove(target);
+    while (pending.length > 0) {
+      const candidate = pending.shift() as SwitchRecord;
+      if (alsoDeleted.includes(candidate.id)) continue;
+      const fresh = await switchById(trx, systemId, candidate.id);
+      if (!fresh || !(await repeatsBefore(trx, fresh))) continue;
+      alsoDeleted.push(fresh.id);
+      pending.push(...(await remove(fresh)));
+    }
+    return { alsoDeleted };
+  });
+}
+
+/**
+ * What front statistics read (domain/front-stats.ts): the switches in [from, to) and the one in
+ * effect at `from`, oldest first, with their alters (primary first). Each switch's alters come from
+ * its own row (`alter_list`, which triggers keep), and the period comes back as one string, so a
+ * year of 100,000 switches is one range of the (system, time) index and one value, not 100,000
+ * member lookups and rows.
+ */
+export async function switchesForStats(db: Db, systemId: number, from: number, to: number): Promise<StatsSwitch[]> {
+  const [before, within] = await Promise.all([
+    db
+      .selectFrom('switches')
+      .select(['switched_at', 'alter_list'])
+      .where('system_id', '=', systemId)
+      .where('switched_at', '<', from)
+      .orderBy('switched_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+    // The switches as `<time> <id> <list>` entries in one string. Ordered in the subquery (the
+    // index's order); the aggregate keeps it in practice on both databases, and the order is
+    // checked below all the same.
+    db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('switches')
+          .select(sql<string>`cast(switched_at as text) || ' ' || cast(id as text) || ' ' || alter_list`.as('entry'))
+          .where('system_id', '=', systemId)
+          .where('switched_at', '>=', from)
+          .where('switched_at', '<', to)
+          .orderBy('switched_at')
+          .orderBy('id')
+          .as('period'),
+      )
+      .select(sql<string | null>`string_agg(period.entry, ';')`.as('list'))
+      .executeTakeFirst(),
+  ]);
+  const period = parseStatsList(within?.list ?? '');
+  if (!period.ordered) period.entries.sort((a, b) => a.at - b.at || a.id - b.id);
+  const switches: StatsSwitch[] = period.entries;
+  if (before) switches.unshift({ at: Number(before.switched_at), alterIds: before.alter_list === '' ? [] : before.alter_list.split(',').map(Number) });
+  return switches;
+}
+
+/**
+ * `<time> <id> <a,b,c>;…` as entries, read character by character: a year is some 2 MB of it, and
+ * splitting it into substrings first cost several times the query. Also tells whether the entries
+ * came in (time, id) order.
+ */
+export function parseStatsList(list: string): { entries: Array<StatsSwitch & { id: number; alterIds: number[] }>; ordered: boolean } {
+  const entries: Array<StatsSwitch & { id: number; alterIds: number[] }> = [];
+  let ordered = true;
+  const end = list.length;
+  let i = 0;
+  let lastAt = -Infinity;
+  let lastId = -Infinity;
+  const SPACE = 32;
+  const COMMA = 44;
+  const SEMICOLON = 59;
+  const MINUS = 45;
+  const number = (stop: number): number => {
+    let negative = false;
+    if (list.charCodeAt(i) === MINUS) {
+      negative = true;
+      i += 1;
+    }
+    let value = 0;
+    for (let c = list.charCodeAt(i); i < end && c !== stop && c !== COMMA && c !== SEMICOLON; c = list.charCodeAt(++i)) value = value * 10 + (c - 48);
+    return negative ? -value : value;
+  };
+  while (i < end) {
+    const at = number(SPACE);
+    i += 1;
+    const id = number(SPACE);
+    i += 1;
+    const alterIds: number[] = [];
+    while (i < end && list.charCodeAt(i) !== SEMICOLON) {
+      alterIds.push(number(COMMA));
+      if (list.charCodeAt(i) === COMMA) i += 1;
+    }
+    i += 1;
+    if (at < lastAt || (at === lastAt && id < lastId)) ordered = false;
+    lastAt = at;
+    lastId = id;
+    entries.push({ at, id, alterIds });
+  }
+  return { entries, ordered };
+}
+
+/** The privacy bits of the system's alters (at most 2,000 small rows), for what another viewer of the statistics may see. */
+export async function alterBitsForStats(db: Db, systemId: number): Promise<Array<{ id: number; public: number }>> {
+  const rows = await db.selectFrom('alters').select(['id', 'public']).where('system_id', '=', systemId).execute();
+  return rows.map((row) => ({ id: Number(row.id), public: row.public }));
 }

@@ -81,6 +81,7 @@ Validation reports every problem at once.
 | no-system | 404 | the user has never signed in, so has no system |
 | unknown-alter | 404 | no such alter in that system, or hidden from you (also an alter named in a body) |
 | unknown-tag | 404 | no such tag in that system, or hidden from you; \`tagIds\` names a tag the system does not have |
+| unknown-switch | 404 | no such switch in that system (\`/front/switches/{switch}/edit\`, \`/delete\`) |
 | unknown-message | 404 | no proxied message has this id |
 | alters-private | 403 | listing (or reading the front of) a system that hides its alters |
 | tags-private | 403 | listing the tags of a system that hides its tags |
@@ -151,6 +152,12 @@ Validation reports every problem at once.
   time. \`GET /front\` (an addition) answers \`{current, byApp, alters, redacted}\`, \`GET /front/history\`
   pages the switches newest first (\`max\`, \`before\` = the previous page's \`next\`, or \`skip\`). Switches
   name alters by id; each answer's \`alters\` holds each named alter once.
+  \`POST /front/switches/{switch}/edit\` (\`{alters?, timestamp?}\`) and \`/delete\` fix the history (owner only,
+  \`system:ai-ap\`): it stays ordered by time and no switch repeats the one before it. An edit may move a
+  switch past its neighbours (it takes its place in time); one that would leave a repeat is 409
+  \`same-front\`. A delete that leaves two identical switches in a row also deletes the later one
+  (\`alsoDeleted\`). \`GET /front/stats\` answers each alter's time, share, entries and last time in a
+  period (default the last 30 days, at most 5 years), for others as their history allows.
 
 ## Proxying
 The bot re-sends a member's tagged message as an alter through a webhook. Its proxy engine decides
@@ -197,7 +204,7 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
 Instead of polling, an app registers webhook endpoints (\`/v1/events/endpoints\`, a client-credentials
 token with \`events:manage\`) and chooses event types: \`alter.created\`, \`alter.updated\`,
 \`alter.deleted\`, \`system.updated\`, \`tag.created\`, \`tag.updated\`, \`tag.deleted\`,
-\`switch.created\`, \`message.proxied\`, \`system.deleted\`. Events come only for users who have authorized the app, and
+\`switch.created\`, \`switch.updated\`, \`switch.deleted\`, \`message.proxied\`, \`system.deleted\`. Events come only for users who have authorized the app, and
 only those its grant's scopes read (${eventScopesText()}), with what the app would read through the API: the
 owner's view, with only its own integration field. Revoking the app stops them at once. A system's
 deletion ends every grant of its users; its \`system.deleted\` event still goes to the apps whose grant

@@ -28,6 +28,7 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'no-system': 404,
   'unknown-alter': 404,
   'unknown-tag': 404,
+  'unknown-switch': 404,
   'unknown-message': 404,
   'unknown-endpoint': 404,
   'unknown-delivery': 404,

@@ -49,6 +49,9 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/users/{user}/front', scope: 'system:ai-ap', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/front', scope: 'system:read', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/front/history', scope: 'system:read', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/front/stats', scope: 'system:read', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/front/switches/{switch}/edit', scope: 'system:ai-ap', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/front/switches/{switch}/delete', scope: 'system:ai-ap', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/autoproxy', scope: 'system:read', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/autoproxy', scope: 'system:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/autoproxy/remove', scope: 'system:write', success: 200 },
@@ -395,6 +398,16 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(history.body).toMatchObject({ data: { switches: [{ alterIds: [minimalId, alterId] }], next: expect.any(Number) } });
     const older = await call('GET', '/v1/users/{user}/front/history', me, { token, query: `?before=${(history.body as { data: { next: number } }).data.next}` });
     expect(older.body).toMatchObject({ data: { switches: [{ alterIds: [alterId] }], next: null } });
+    const stats = await call('GET', '/v1/users/{user}/front/stats', me, { token, query: '?primary=true' });
+    expect(stats.status).toBe(200);
+    expect(stats.body).toMatchObject({ data: { alters: expect.arrayContaining([expect.objectContaining({ alterId: minimalId, switches: 1 })]) } });
+    const extra = await call('POST', '/v1/users/{user}/front', me, { token, body: { alter: alterId } });
+    const extraId = (extra.body as { data: { switchId: number } }).data.switchId;
+    const switchPath = (action: string) => `/v1/users/{user}/front/switches/{switch}/${action}`;
+    const editedSwitch = await call('POST', switchPath('edit'), { user: '@me', switch: String(extraId) }, { token, body: { alters: [] } });
+    expect(editedSwitch.body).toMatchObject({ data: { switchId: extraId, alterIds: [] } });
+    const deletedSwitch = await call('POST', switchPath('delete'), { user: '@me', switch: String(extraId) }, { token, body: {} });
+    expect(deletedSwitch.body).toEqual({ deleted: true, alsoDeleted: [] });
 
     // Read again once the system has alters, so alterIds is not just an empty list.
     expect((await call('GET', '/v1/users/{user}/system', me, { token })).body).toMatchObject({ data: { alterIds: [alterId, minimalId] } });
@@ -655,7 +668,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 401s: no token, a malformed header, an unknown token', async () => {
     for (const { method, path } of OPERATIONS) {
-      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
+      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
       const none = await call(method, path, params, method === 'POST' ? { body: {} } : {});
       expect(none.status, `${method} ${path}`).toBe(401);
       expect(errorTypes(none)).toEqual(['no-access-token']);
@@ -838,7 +851,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 413 and 415 on every write', async () => {
     const writes = OPERATIONS.filter(({ method }) => method === 'POST');
-    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
+    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
     // The import takes files up to 8 MiB.

@@ -6,6 +6,7 @@ import { Alter } from '../../../src/domain/alter.js';
 import { Autoproxy } from '../../../src/domain/autoproxy.js';
 import { Delivery as EventDelivery, Endpoint as EventEndpoint, EVENT_TYPES, EventEnvelope } from '../../../src/domain/events.js';
 import { Front, FrontHistory, PushFrontResponse } from '../../../src/domain/front.js';
+import { FrontStats } from '../../../src/domain/front-stats.js';
 import { GuildSettings } from '../../../src/domain/guild.js';
 import { ImportReport } from '../../../src/domain/import/model.js';
 import { MessageInfo, ProxiedMessage, RecordMessageResponse } from '../../../src/domain/proxied-message.js';
@@ -77,6 +78,20 @@ export function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
       const pairs = Object.entries(query).map(([name, value]) => `${name}=${value}`);
       return pairs.length ? `?${pairs.join('&')}` : '';
     });
+  const validStatsQuery = fc
+    .record(
+      {
+        from: fc.integer({ min: 0, max: 400 }).map((days) => new Date(Date.now() - days * 86_400_000).toISOString()),
+        primary: fc.constantFrom('true', 'false'),
+        tag: fc.constant(String(fixtures.ownerTagId)),
+      },
+      { requiredKeys: [] },
+    )
+    .map((query) => {
+      const pairs = Object.entries(query).map(([name, value]) => `${name}=${encodeURIComponent(value)}`);
+      return pairs.length ? `?${pairs.join('&')}` : '';
+    });
+  const frontStats = z.strictObject({ data: FrontStats });
   const alterRead = z.strictObject({ isSelf: z.boolean(), data: Alter });
   const front = z.strictObject({ data: Front });
   const frontHistory = z.strictObject({ data: FrontHistory });
@@ -230,6 +245,18 @@ export function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
       name: 'readFrontHistory', method: 'GET', success: 200, schema: frontHistory,
       path: user.map(at('/front/history')), query: { ...page, before: switchIds }, body: undefined,
       clean: { path: fc.constantFrom('@me', OWNER, OTHER).map(at('/front/history')), query: validHistoryPage },
+    },
+    {
+      name: 'readFrontStats', method: 'GET', success: 200, schema: frontStats,
+      path: user.map(at('/front/stats')),
+      query: {
+        from: ['2026-01-01T00:00:00Z', '2000-01-01T00:00:00.000+14:00', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2026-01-01', 'yesterday', ''],
+        to: ['2026-02-01T00:00:00Z', '2099-01-01T00:00:00Z', '0000-01-02T00:00:00Z', '1970-01-01T00:00:00-12:00'],
+        tag: [String(fixtures.ownerTagId), '999999', '0', 'x'],
+        primary: ['true', 'false', '1', ''],
+      },
+      body: undefined,
+      clean: { path: fc.constantFrom('@me', OWNER, OTHER).map(at('/front/stats')), query: validStatsQuery },
     },
     {
       name: 'readAutoproxy', method: 'GET', success: 200, schema: entries,

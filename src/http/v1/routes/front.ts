@@ -3,11 +3,16 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { findAlters } from '../../../db/repositories/alters.js';
-import { currentSwitch, newestSwitchByClient, recordSwitch, switchHistory } from '../../../db/repositories/switches.js';
+import { alterBitsForStats, currentSwitch, deleteSwitch, editSwitch, newestSwitchByClient, recordSwitch, switchesForStats, switchHistory } from '../../../db/repositories/switches.js';
+import { findTag } from '../../../db/repositories/tags.js';
 import type { Schema } from '../../../db/tables.js';
 import type { Alter } from '../../../domain/alter.js';
+import { DEFAULT_STATS_DAYS, FrontStats, FrontStatsQuery, frontStats, statsPeriod } from '../../../domain/front-stats.js';
 import {
   DEFAULT_FRONT_HISTORY_PAGE,
+  DeleteSwitchResponse,
+  EditSwitchBody,
+  EditSwitchResponse,
   Front,
   FrontHistory,
   MAX_ALTERS_PER_SWITCH,
@@ -17,17 +22,19 @@ import {
   requestedAlters,
   type SwitchRecord,
 } from '../../../domain/front.js';
-import { alterExistsFor, alterLoadPolicy, readsAlters, seesFrontSources, viewAlter, viewSwitch, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
+import { alterExistsFor, alterLoadPolicy, isOwner, readsAlters, seesFrontSources, tagLoadPolicy, viewAlter, viewSwitch, viewTag, type AlterLoadPolicy, type Viewer } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import type { SystemRecord } from '../../../domain/system.js';
 import { EntityIdString } from '../../../domain/values.js';
-import { NoQuery, UserParams, pageQuery } from '../params.js';
+import { NoQuery, UserParams, UserRef, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
 import { targetOf } from '../target.js';
 
 const HistoryQuery = pageQuery(MAX_FRONT_HISTORY_PAGE, DEFAULT_FRONT_HISTORY_PAGE).extend({
   before: EntityIdString.optional().describe('A switch id: only switches older than it (the `next` of the previous page).'),
 });
+
+const SwitchParams = z.strictObject({ user: UserRef, switch: EntityIdString.describe('The switch id (`switchId` in the history).') });
 
 const PRIVACY = 'Another user’s front follows their privacy: refused (403 `alters-private`) unless their system shows its alters; alters hidden from you are left out of each switch (a switch of hidden alters only looks like a switch-out), and which app made a switch is the owner’s alone.';
 
@@ -128,6 +135,107 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
           redacted: altersRedacted(viewer),
         },
       };
+    },
+  );
+
+  app.post(
+    '/front/switches/:switch/edit',
+    {
+      config: { scope: 'system:ai-ap', writes: true },
+      schema: {
+        tags: ['Front'],
+        summary: 'Edit a switch (an addition to the origin API)',
+        description: [
+          'Changes a switch of your system: `alters` (as `POST /front` takes them: in order, the primary first; `[]` makes it a switch-out) and `timestamp` (never in the future), each optional; omitted keys stay as they are. The switch keeps the app that made it.',
+          'The history stays ordered by time: a new `timestamp` moves the switch to its place in time, also past its neighbours (it then follows the switch before its new time and comes before the one after).',
+          'No switch repeats the front before it (the rule `POST /front` applies): an edit that would make this switch repeat the one before it, or make the one after it (or its own app’s next switch) repeat this one, at its old place or its new one, is refused with 409 `same-front` and changes nothing.',
+          'Owner only, in one transaction; a switch of another system is 404 `unknown-switch`, an alter that is not yours 404 `unknown-alter`. Sends `switch.updated`.',
+        ].join('\n\n'),
+        security: security('system:ai-ap'),
+        params: SwitchParams,
+        querystring: NoQuery,
+        body: EditSwitchBody,
+        response: { 200: EditSwitchResponse, ...errorResponses(404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = targetOf(request);
+      const switchedAt = request.body.timestamp === undefined ? undefined : Date.parse(request.body.timestamp);
+      if (switchedAt !== undefined && switchedAt > Date.now()) throw new Problem('validation', 'timestamp: must not be in the future', 'timestamp');
+      const edited = await editSwitch(
+        db,
+        system.id,
+        request.params.switch,
+        { ...(request.body.alters === undefined ? {} : { alterIds: request.body.alters }), ...(switchedAt === undefined ? {} : { switchedAt }) },
+        viewer.clientId,
+        (index) => `alters.${index}`,
+      );
+      return { data: viewSwitch(edited, new Set(edited.alterIds), system, viewer) };
+    },
+  );
+
+  app.post(
+    '/front/switches/:switch/delete',
+    {
+      config: { scope: 'system:ai-ap', writes: true },
+      schema: {
+        tags: ['Front'],
+        summary: 'Delete a switch (an addition to the origin API)',
+        description:
+          'Deletes a switch of your system (owner only, one transaction; 404 `unknown-switch` otherwise). No two consecutive switches are the same: when the switch after it would then repeat the one before it (a switch between two identical ones), that later twin is deleted too and named in `alsoDeleted`. Sends `switch.deleted` for each switch deleted.',
+        security: security('system:ai-ap'),
+        params: SwitchParams,
+        querystring: NoQuery,
+        body: z.strictObject({}),
+        response: { 200: DeleteSwitchResponse, ...errorResponses(404, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = targetOf(request);
+      const { alsoDeleted } = await deleteSwitch(db, system.id, request.params.switch, viewer.clientId);
+      return { deleted: true as const, alsoDeleted };
+    },
+  );
+
+  app.get(
+    '/front/stats',
+    {
+      config: { scope: 'system:read' },
+      schema: {
+        tags: ['Front'],
+        summary: 'Front statistics (an addition to the origin API)',
+        description: [
+          'Per alter: time fronting in the period (`seconds`), its `share` of the period (0 to 1), `switches` that brought it into the front and `lastFronted` (the last instant in the period when it fronted; `to` if it still does then). Co-fronting counts for each co-fronter; `primary=true` counts only the primary fronter. `nobody`: the time no one fronted. Only alters with time in the period are listed, longest first.',
+          `The period: \`from\` and \`to\` (ISO times) default to the last ${DEFAULT_STATS_DAYS} days; a \`to\` later than now counts as now; reversed or longer than 5 years is 400. It starts no earlier than the system’s first switch (the answer’s \`from\`).`,
+          '`tag=<tag id>` lists only the tag’s members, and `nobody` is then the time none of them fronted (another user’s tag must show its members: 403 `tags-private` otherwise, 404 `unknown-tag` when it is hidden from you).',
+          'Another user’s statistics follow the rule of `GET /front/history`: refused (403 `alters-private`) unless their system shows its alters; the alters hidden from you are one row with `alterId: null` (the time any of them fronted; its `switches` and `lastFronted` null), never named.',
+        ].join('\n\n'),
+        security: security('system:read'),
+        params: UserParams,
+        querystring: FrontStatsQuery,
+        response: { 200: z.strictObject({ data: FrontStats }), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = targetOf(request);
+      frontPolicy(system, viewer);
+      const { from, to } = statsPeriod(request.query, Date.now());
+      let members: Set<number> | undefined;
+      if (request.query.tag !== undefined) {
+        const policy = tagLoadPolicy(system, viewer);
+        const record = policy && (await findTag(db, system.id, request.query.tag, policy));
+        const view = record && viewTag(record, system, viewer);
+        if (!view) throw new Problem('unknown-tag', 'this system has no such tag that you may see', 'tag');
+        if (view.redacted.includes('alterIds')) throw new Problem('tags-private', 'this tag does not show its members', 'tag');
+        members = new Set(view.alterIds);
+      }
+      const switches = await switchesForStats(db, system.id, from, to);
+      let shown: (alterId: number) => boolean = () => true;
+      if (!isOwner(viewer, system.id)) {
+        const bits = new Map((await alterBitsForStats(db, system.id)).map((alter) => [alter.id, alter.public]));
+        shown = (alterId) => alterExistsFor(bits.get(alterId) ?? 0, system, viewer);
+      }
+      return { data: frontStats({ from, to, switches, primary: request.query.primary === 'true', ...(members ? { members } : {}), shown }) };
     },
   );
 };

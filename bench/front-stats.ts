@@ -1,0 +1,147 @@
+// Front statistics at scale (issue 27): one system with 100,000 switches over a year (1 to 3 of 20
+// alters each; 10,000 with --quick), statistics of random periods within that year (and the whole
+// year, the worst case) read as GET /front/stats reads them: the switches of the period and the one
+// before (`switchesForStats`), then `frontStats`. Target: p99 under 50 ms on both databases. The
+// baseline, in the same run: the year's switch rows read plainly, one row each, nothing computed.
+//
+// Run alone: node --import tsx bench/front-stats.ts [--quick] [--postgres]
+// (--postgres uses BENCH_DATABASE_URL or TEST_DATABASE_URL). bench/run.ts runs it as group
+// `front-stats` (rows 11c, 11d).
+import { pathToFileURL } from 'node:url';
+import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
+import { switchesForStats } from '../src/db/repositories/switches.js';
+import { frontStats } from '../src/domain/front-stats.js';
+import { usernameKey } from '../src/domain/username-key.js';
+import { createTestDatabase } from '../test/support/dialects.js';
+
+export interface FrontStatsBenchOptions {
+  quick: boolean;
+  dialect: 'sqlite' | 'postgres';
+  postgresUrl?: string;
+}
+
+export interface Timing {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface FrontStatsBenchResult {
+  switches: number;
+  seedSeconds: number;
+  /** Random periods within the year. */
+  random: Timing & { runs: number };
+  /** The whole year. */
+  year: Timing & { runs: number };
+  /** Baseline, same run: the whole year's switch rows read plainly (one row each, no processing). */
+  plainYear: Timing & { runs: number };
+}
+
+const YEAR = 365 * 24 * 3_600_000;
+const BATCH = 500;
+
+/** A small deterministic generator, so every run reads the same periods. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+async function seed(db: Database['db'], switches: number, now: number): Promise<number> {
+  await db.insertInto('users').values({ id: '500000000000000011', username: 'bench-stats', created_at: now }).execute();
+  const system = await db.insertInto('systems').values({ user_id: '500000000000000011', name: 'Bench', created_at: now }).returning('id').executeTakeFirstOrThrow();
+  const alters = await db
+    .insertInto('alters')
+    .values(Array.from({ length: 20 }, (_, k) => ({ system_id: system.id, username: `alter-${k}`, username_key: usernameKey(`alter-${k}`), display_name: `Alter ${k}`, created_at: now })))
+    .returning('id')
+    .execute();
+  const alterIds = alters.map((row) => Number(row.id));
+  const first = now - YEAR;
+  const step = YEAR / switches;
+  const next = random(7);
+  for (let done = 0; done < switches; done += BATCH) {
+    const count = Math.min(BATCH, switches - done);
+    await db.transaction().execute(async (trx) => {
+      const created = await trx
+        .insertInto('switches')
+        .values(Array.from({ length: count }, (_, k) => ({ system_id: system.id, client_id: 'bot', switched_at: Math.round(first + (done + k) * step) })))
+        .returning('id')
+        .execute();
+      const members = created.flatMap((row, k) => {
+        const size = 1 + Math.floor(next() * 3);
+        const start = (done + k) % alterIds.length;
+        return Array.from({ length: size }, (_, position) => ({ switch_id: row.id, alter_id: alterIds[(start + position * 7) % alterIds.length] as number, position }));
+      });
+      await trx.insertInto('switch_members').values(members).execute();
+    });
+  }
+  return Number(system.id);
+}
+
+function timing(times: number[]): Timing {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+  return { p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 };
+}
+
+export async function benchFrontStats(opts: FrontStatsBenchOptions): Promise<FrontStatsBenchResult> {
+  const switches = opts.quick ? 10_000 : 100_000;
+  const runs = opts.quick ? 50 : 400;
+  const target = await createTestDatabase(opts.dialect, opts.postgresUrl ?? process.env.TEST_DATABASE_URL);
+  const database = openDatabase(target.url);
+  try {
+    const { db } = database;
+    await migrateToLatest(db);
+    const now = Date.now();
+    const seedStarted = performance.now();
+    const systemId = await seed(db, switches, now);
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+    const read = async (from: number, to: number) => {
+      const started = performance.now();
+      const rows = await switchesForStats(db, systemId, from, to);
+      const stats = frontStats({ from, to, switches: rows, primary: false, shown: () => true });
+      if (stats.alters.length === 0) throw new Error('statistics of a seeded period are never empty');
+      return performance.now() - started;
+    };
+    for (let i = 0; i < 10; i++) await read(now - YEAR, now);
+    const next = random(42);
+    const periods = Array.from({ length: runs }, () => {
+      const a = Math.round(now - YEAR + next() * YEAR);
+      const b = Math.round(now - YEAR + next() * YEAR);
+      return [Math.min(a, b), Math.max(a, b)] as const;
+    });
+    const randomTimes: number[] = [];
+    for (const [from, to] of periods) randomTimes.push(await read(from, to));
+    const yearTimes: number[] = [];
+    for (let i = 0; i < Math.max(20, runs / 4); i++) yearTimes.push(await read(now - YEAR - 1, now));
+    const plainTimes: number[] = [];
+    for (let i = 0; i < yearTimes.length; i++) {
+      const started = performance.now();
+      await db.selectFrom('switches').select(['switched_at', 'alter_list']).where('system_id', '=', systemId).where('switched_at', '>=', now - YEAR - 1).where('switched_at', '<', now).execute();
+      plainTimes.push(performance.now() - started);
+    }
+    return {
+      switches,
+      seedSeconds,
+      random: { ...timing(randomTimes), runs: randomTimes.length },
+      year: { ...timing(yearTimes), runs: yearTimes.length },
+      plainYear: { ...timing(plainTimes), runs: plainTimes.length },
+    };
+  } finally {
+    await database.close();
+    await target.drop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const postgres = process.argv.includes('--postgres');
+  const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const result = await benchFrontStats({ quick: process.argv.includes('--quick'), dialect: postgres ? 'postgres' : 'sqlite', ...(postgresUrl ? { postgresUrl } : {}) });
+  const ms = (t: Timing) => `p50 ${t.p50.toFixed(2)} ms, p99 ${t.p99.toFixed(2)} ms, max ${t.max.toFixed(2)} ms`;
+  console.log(`${result.switches} switches over a year seeded in ${result.seedSeconds.toFixed(1)} s`);
+  console.log(`random periods (${result.random.runs}): ${ms(result.random)}`);
+  console.log(`the whole year (${result.year.runs}): ${ms(result.year)}`);
+  console.log(`baseline, the year's rows read plainly: ${ms(result.plainYear)}`);
+}

@@ -1,0 +1,159 @@
+// Front statistics (PluralKit's `frontpercent`): over a period, how long each alter fronted, its
+// share of the period, how often it came into the front and when it last fronted. Pure: the route
+// resolves the period (statsPeriod), the switches repository reads the switches of the period and
+// the one in effect at its start, and frontStats adds them up.
+import { z } from 'zod';
+import { Problem } from './problems.js';
+import { EntityIdString, IsoDateTime } from './values.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+export const DEFAULT_STATS_DAYS = 30;
+export const MAX_STATS_YEARS = 5;
+
+export const FrontStatsQuery = z.strictObject({
+  from: IsoDateTime.optional().describe(`The period's start (default: ${DEFAULT_STATS_DAYS} days before \`to\`). The period never starts before the system's first switch.`),
+  to: IsoDateTime.optional().describe('The period\'s end (default: now; later than now counts as now).'),
+  tag: EntityIdString.optional().describe('A tag id: only its members are listed, and `nobody` is the time none of them fronted.'),
+  primary: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('`true`: count only the primary fronter of each switch (its first alter); default `false`: every co-fronter counts.'),
+});
+export type FrontStatsQuery = z.infer<typeof FrontStatsQuery>;
+
+export const FrontStatsRow = z.strictObject({
+  alterId: z.number().int().nullable().describe('The alter; null for the one row of every alter hidden from you (the time any of them fronted).'),
+  seconds: z.number().describe('Time fronting in the period, in seconds (millisecond precision). Co-fronting counts for each co-fronter.'),
+  share: z.number().min(0).max(1).describe('`seconds` as a fraction of the period (0 to 1).'),
+  switches: z.number().int().nullable().describe('Switches that brought the alter into the front (into the primary place with `primary=true`) within the period; null for the hidden row.'),
+  lastFronted: IsoDateTime.nullable().describe('The last instant within the period when it fronted (`to` if it still fronts then); null for the hidden row.'),
+});
+export type FrontStatsRow = z.infer<typeof FrontStatsRow>;
+
+export const FrontStats = z
+  .strictObject({
+    from: IsoDateTime.describe('The period counted: from the later of `from` and the system\'s first switch (`to` when there is none before `to`).'),
+    to: IsoDateTime,
+    alters: z.array(FrontStatsRow).describe('Only alters with time in the period, longest first.'),
+    nobody: z.strictObject({ seconds: z.number(), share: z.number().min(0).max(1) }).describe('The time nobody fronted (with `tag`: none of its members).'),
+  })
+  .meta({ id: 'FrontStats' });
+export type FrontStats = z.infer<typeof FrontStats>;
+
+/** The last instant `years` calendar years after `at` (UTC). */
+function yearsAfter(at: number, years: number): number {
+  const date = new Date(at);
+  date.setUTCFullYear(date.getUTCFullYear() + years);
+  return date.getTime();
+}
+
+/**
+ * The period asked for, before the first switch is known: `to` defaults to now and a later one
+ * counts as now; `from` defaults to 30 days before `to`. Reversed or longer than five years: 400.
+ */
+export function statsPeriod(query: { from?: string | undefined; to?: string | undefined }, now: number): { from: number; to: number } {
+  const to = Math.min(query.to === undefined ? now : Date.parse(query.to), now);
+  const from = query.from === undefined ? to - DEFAULT_STATS_DAYS * DAY : Date.parse(query.from);
+  if (from > to) {
+    throw new Problem('validation', query.to !== undefined && Date.parse(query.to) > now ? 'from: must be before to (a to later than now counts as now)' : 'from: must be before to', 'from');
+  }
+  if (to > yearsAfter(from, MAX_STATS_YEARS)) throw new Problem('validation', `from: the period may be at most ${MAX_STATS_YEARS} years long`, 'from');
+  return { from, to };
+}
+
+/** A switch as the statistics need it: its time and alters, primary first. */
+export interface StatsSwitch {
+  at: number;
+  alterIds: readonly number[];
+}
+
+export interface StatsInput {
+  from: number;
+  to: number;
+  /**
+   * Ordered by time (then id): the switch in effect at `from`, if any, then those in [from, to).
+   * Later ones are ignored.
+   */
+  switches: readonly StatsSwitch[];
+  /** Only the primary fronter of each switch counts. */
+  primary: boolean;
+  /** A tag's members: only they count (undefined: every alter). */
+  members?: ReadonlySet<number>;
+  /** Whether the viewer may see the alter; the others are counted together in one row (alterId null). */
+  shown(alterId: number): boolean;
+}
+
+interface Tally {
+  ms: number;
+  switches: number;
+  last: number;
+}
+
+/** The statistics of a period (see FrontStats for what each number means). */
+export function frontStats(input: StatsInput): FrontStats {
+  const { to, primary, members, shown } = input;
+  const first = input.switches[0];
+  // The period starts no earlier than the first switch: before it nothing is known.
+  let from = input.from;
+  if (!first || first.at >= to) from = to;
+  else if (first.at > from) from = first.at;
+  const span = to - from;
+
+  const tallies = new Map<number, Tally>();
+  let hiddenMs = 0;
+  let nobodyMs = 0;
+  // A year holds some 100,000 switches: one pass, no allocation per switch. An alter enters the
+  // front at a switch when the switch before did not count it (`seen` holds the last switch that did).
+  const seen = new Map<number, number>();
+  const count = input.switches.length;
+  for (let index = 0; index < count; index += 1) {
+    const current = input.switches[index] as StatsSwitch;
+    if (current.at >= to) break;
+    const next = input.switches[index + 1];
+    const start = current.at > from ? current.at : from;
+    const stop = next === undefined || next.at > to ? to : next.at;
+    const ms = stop > start ? stop - start : 0;
+    // Entries count only for switches within the period (the one in effect at `from` came earlier).
+    const entered = current.at >= from;
+    const alterIds = current.alterIds;
+    const limit = primary ? Math.min(1, alterIds.length) : alterIds.length;
+    let counted = 0;
+    let anyHidden = false;
+    for (let position = 0; position < limit; position += 1) {
+      const alterId = alterIds[position] as number;
+      if (members && !members.has(alterId)) continue;
+      counted += 1;
+      const wasIn = seen.get(alterId) === index - 1;
+      seen.set(alterId, index);
+      if (!shown(alterId)) {
+        anyHidden = true;
+        continue;
+      }
+      let tally = tallies.get(alterId);
+      if (!tally) {
+        tally = { ms: 0, switches: 0, last: 0 };
+        tallies.set(alterId, tally);
+      }
+      tally.ms += ms;
+      if (entered && !wasIn) tally.switches += 1;
+      if (ms > 0) tally.last = stop;
+    }
+    if (anyHidden) hiddenMs += ms;
+    if (counted === 0) nobodyMs += ms;
+  }
+
+  const share = (ms: number) => (span > 0 ? Math.min(1, ms / span) : 0);
+  const rows: FrontStatsRow[] = [];
+  for (const [alterId, tally] of tallies) {
+    if (tally.ms <= 0) continue;
+    rows.push({ alterId, seconds: tally.ms / 1000, share: share(tally.ms), switches: tally.switches, lastFronted: new Date(tally.last).toISOString() });
+  }
+  if (hiddenMs > 0) rows.push({ alterId: null, seconds: hiddenMs / 1000, share: share(hiddenMs), switches: null, lastFronted: null });
+  rows.sort((a, b) => b.seconds - a.seconds || (a.alterId ?? Number.MAX_SAFE_INTEGER) - (b.alterId ?? Number.MAX_SAFE_INTEGER));
+  return {
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+    alters: rows,
+    nobody: { seconds: nobodyMs / 1000, share: share(nobodyMs) },
+  };
+}
