@@ -8,7 +8,7 @@ import { AlterPrivacy, SystemPrivacy } from '../privacy-bits.js';
 import { systemInputsOf, type SystemRecord } from '../system.js';
 import { pickTagFields } from '../tag.js';
 import { EXTENSION_KEY, EXTENSION_VERSION, MAX_IMPORT_SWITCHES, MAX_SWITCH_MEMBERS, TagPrivacy, type ExtensionAlter, type ExtensionSystem, type ExtensionTag } from './model.js';
-import { clampGraphemes, plural } from './normalise.js';
+import { clampGraphemes, plural, pluralKitBirthday } from './normalise.js';
 import type { TargetAlter, TargetTag } from './plan.js';
 
 /** PluralKit's short-id alphabet (`generate_hid`). */
@@ -106,7 +106,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
       name,
       display_name: alter.displayName === alter.username ? null : alter.displayName,
       color: pkColor(alter.color),
-      birthday: null,
+      birthday: pluralKitBirthday(alter.birthday),
       pronouns: alter.pronouns,
       avatar_url: pkUrl(alter.avatarUrl, 'avatar', name),
       webhook_avatar_url: pkUrl(alter.webhookAvatarUrl, 'proxy avatar', name),
@@ -115,7 +115,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
       created: iso(alter.createdAt),
       keep_proxy: keepProxy,
       tts: false,
-      autoproxy_enabled: true,
+      autoproxy_enabled: alter.autoproxyEnabled,
       message_count: alter.messageCount,
       last_message_timestamp: alter.lastMessageAt === null ? null : iso(alter.lastMessageAt),
       proxy_tags: proxyTags,
@@ -124,7 +124,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
         name_privacy: privacy(alter.public, AlterPrivacy.name),
         description_privacy: privacy(alter.public, AlterPrivacy.description),
         banner_privacy: privacy(alter.public, AlterPrivacy.banner),
-        birthday_privacy: 'private',
+        birthday_privacy: privacy(alter.public, AlterPrivacy.birthday),
         pronoun_privacy: privacy(alter.public, AlterPrivacy.pronouns),
         avatar_privacy: privacy(alter.public, AlterPrivacy.avatar),
         metadata_privacy: privacy(alter.public, AlterPrivacy.messageStats),
@@ -195,7 +195,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
     pronouns: system.pronouns,
     avatar_url: pkUrl(system.avatar, 'system avatar', system.name),
     banner: pkUrl(system.banner, 'system banner', system.name),
-    color: null,
+    color: pkColor(system.color),
     created: iso(system.createdAt),
     webhook_url: null,
     privacy: {
