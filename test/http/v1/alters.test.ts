@@ -114,7 +114,7 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       ['an unknown alterMode', { alterMode: 'ghost' }, 'alterMode'],
       ['a proxy tag with neither prefix nor suffix', { proxyTags: [{ prefix: '', suffix: '' }] }, 'proxyTags.0'],
       ['a nameMap server that is not a snowflake', { nameMap: [{ server: 'abc', name: 'x' }] }, 'nameMap.0.server'],
-      ['privacy bits that do not exist', { public: 1024 }, 'public'],
+      ['privacy bits that do not exist', { public: 2048 }, 'public'],
       ['a negative flag value', { flags: -1 }, 'flags'],
       ['a fractional flag value', { flags: 1.5 }, 'flags'],
       ['a number where a string belongs', { pronouns: 5 }, 'pronouns'],
