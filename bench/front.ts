@@ -55,7 +55,13 @@ async function seedSystem(db: Database['db'], userId: string, switches: number):
     await db.transaction().execute(async (trx) => {
       const created = await trx
         .insertInto('switches')
-        .values(Array.from({ length: count }, (_, k) => ({ system_id: system.id, client_id: APPS[(done + k) % APPS.length] as string, switched_at: first + (done + k) * 60_000 })))
+        .values(
+          Array.from({ length: count }, (_, k) => ({
+            system_id: system.id,
+            client_id: APPS[(done + k) % APPS.length] as string,
+            switched_at: first + (done + k) * 60_000,
+          })),
+        )
         .returning('id')
         .execute();
       const members = created.flatMap((row, k) => [

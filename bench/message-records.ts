@@ -307,7 +307,15 @@ export async function benchMessageRecords(opts: MessageRecordsOptions): Promise<
       if (k >= 200) latencies.push(ms); // the first 200 warm up (JIT, prepared statements)
     }
     latencies.sort((a, b) => a - b);
-    return { rows, seedSeconds, recordsPerSecond: writes.subject, bareInsertsPerSecond: writes.baseline, lookupP50Ms: percentile(latencies, 50), lookupP99Ms: percentile(latencies, 99), lookups };
+    return {
+      rows,
+      seedSeconds,
+      recordsPerSecond: writes.subject,
+      bareInsertsPerSecond: writes.baseline,
+      lookupP50Ms: percentile(latencies, 50),
+      lookupP99Ms: percentile(latencies, 99),
+      lookups,
+    };
   } finally {
     await database?.close();
     await target.drop();

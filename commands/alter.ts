@@ -1,5 +1,7 @@
-// /alter create | edit | show | list | privacy | delete. Deleting asks first: a private message with Delete
-// and Cancel buttons that only the person who ran the command can press.
+// /alter create | edit | show | list | random | privacy | delete. Deleting asks first: a private message with Delete
+// and Cancel buttons that only the person who ran the command can press. The list sorts, filters by
+// tag and searches through the API (which applies the owner's privacy to all three).
+import { randomInt } from 'node:crypto';
 import {
   ActionRowBuilder,
   ButtonBuilder,
@@ -13,11 +15,14 @@ import {
 import { ApiError } from '../src/bot/api-client.js';
 import type { BotContext, ButtonHandler, SlashCommand } from '../src/bot/command.js';
 import { alterEmbed, alterName } from '../src/bot/embeds.js';
-import { alterPages } from '../src/bot/lists/alter-list.js';
+import { alterPages, encodeListState } from '../src/bot/lists/alter-list.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
-import { requireAlter, targetOf } from '../src/bot/options.js';
+import { requireAlter, requireTag, targetOf } from '../src/bot/options.js';
 import { ALTER_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
+import { addAlterProxyOptions, addAlterServerOptions, ALTER_PROXY_WORDS, alterProxyPatch, alterServerPatch } from '../src/bot/settings/alter-settings.js';
+import { chosenServer, SERVER_OPTION, serverChoices, serverName } from '../src/bot/settings/servers.js';
 import type { Responder } from '../src/bot/responder.js';
+import type { AlterSort } from '../src/domain/alter-list.js';
 import { AlterPrivacy, SystemPrivacy } from '../src/domain/privacy-bits.js';
 import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
 import { CLEAR } from './system.js';
@@ -37,7 +42,7 @@ const OTHER_OPTIONS = [
 ] as const;
 
 /** What the service calls each option, for errors in the user's words (keep beside the options above). */
-const FIELD_WORDS = { ...fieldWordsOf(FIELDS), ...fieldWordsOf(OTHER_OPTIONS), public: 'privacy' };
+const FIELD_WORDS = { ...fieldWordsOf(FIELDS), ...fieldWordsOf(OTHER_OPTIONS), ...ALTER_PROXY_WORDS, public: 'privacy' };
 
 /** Whether the owner's system shows its alters to others at all (for the owner's cards). */
 async function systemShowsAlters({ api, accounts }: BotContext, userId: string): Promise<boolean | undefined> {
@@ -77,7 +82,7 @@ async function create(interaction: ChatInputCommandInteraction, context: BotCont
 
 async function edit(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
   const alter = await requireAlter(interaction, alters, 'alter');
-  const patch: Record<string, string | null> = { ...fieldPatch(interaction, true) };
+  const patch: Record<string, string | null> = { ...fieldPatch(interaction, true), ...alterProxyPatch(interaction) };
   for (const [option, field] of OTHER_OPTIONS) {
     const value = interaction.options.getString(option);
     if (value !== null) patch[field] = field === 'banner' && value === CLEAR ? null : value;
@@ -88,7 +93,29 @@ async function edit(interaction: ChatInputCommandInteraction, { api, accounts, a
   }
   const updated = await accounts.withToken(interaction.user.id, (token) => api.editAlter(token, alter.alterId, patch));
   alters.invalidate(interaction.user.id);
-  await reply.send({ content: `Updated **${alterName(updated)}**.`, embeds: [alterEmbed(updated, { owner: true })] });
+  await reply.send({ content: `Updated **${alterName(updated)}**.`, embeds: [alterEmbed(updated, { owner: true, client: interaction.client })] });
+}
+
+/** Shows or changes an alter's name and avatar in one server (the one it runs in, or the one named). */
+async function server(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
+  const chosen = await requireAlter(interaction, alters, 'alter');
+  const serverId = chosenServer(interaction);
+  const { shown, changed } = await accounts.withToken(interaction.user.id, async (token) => {
+    const { data: current } = await api.getAlter(token, '@me', chosen.alterId);
+    const patch = alterServerPatch(interaction, current, serverId);
+    if (Object.keys(patch).length === 0) return { shown: current, changed: false };
+    return { shown: await api.editAlter(token, current.alterId, patch), changed: true };
+  });
+  if (changed) alters.invalidate(interaction.user.id);
+  const name = shown.nameMap.find((entry) => entry.server === serverId)?.name;
+  const avatar = shown.avatarUrlMap[serverId];
+  const where = serverName(interaction.client, serverId);
+  const lines = [
+    `**${alterName(shown)}** in **${where}**:`,
+    `Name: ${name ?? `${shown.displayName ?? shown.username ?? ''} (its usual one)`}`,
+    `Avatar: ${avatar ?? 'its usual one'}`,
+  ];
+  await reply.send({ content: `${changed ? 'Saved. ' : ''}${lines.join('\n')}` });
 }
 
 /** Another user's alter needs no link (public data through the bot's own client); one's own does. */
@@ -166,16 +193,46 @@ const deleteButtons: ButtonHandler = {
   },
 };
 
+/** /alter list's orders, in words: option value (the API's sort) → what the title says. */
+const SORTS: ReadonlyArray<[Exclude<AlterSort, 'id'>, string, string]> = [
+  ['name', 'name', 'by name'],
+  ['created', 'created', 'oldest first'],
+  ['lastMessage', 'last message', 'latest message first'],
+  ['messageCount', 'message count', 'most messages first'],
+  ['lastFronted', 'last fronted', 'last fronted first'],
+];
+
 async function list(interaction: ChatInputCommandInteraction, context: BotContext, reply: Responder) {
   const target = targetOf(interaction);
+  const sort = (interaction.options.getString('sort') ?? 'id') as AlterSort;
+  const tag = interaction.options.getString('tag') === null ? undefined : await requireTag(interaction, context.tags, 'tag', target);
+  const search = interaction.options.getString('search') ?? undefined;
   const label = target === '@me' ? 'Your alters' : `Alters of ${interaction.options.getUser('user')?.username ?? 'that user'}`;
-  await reply.send(await alterPages.page(context, interaction.user.id, target, 0, label));
+  const title = [
+    label,
+    SORTS.find(([value]) => value === sort)?.[2],
+    tag && `in ${tag.displayName ?? tag.name ?? `tag ${tag.tagId}`}`,
+    search && `matching “${search}”`,
+  ].filter(Boolean).join(' · ');
+  await reply.send(await alterPages.page(context, interaction.user.id, target, 0, title, encodeListState({ sort, tagId: tag?.tagId, search })));
+}
+
+/** One of the caller's alters at random, of a tag if one is named. */
+async function random(interaction: ChatInputCommandInteraction, { alters, tags }: BotContext, reply: Responder) {
+  const tag = interaction.options.getString('tag') === null ? undefined : await requireTag(interaction, tags, 'tag');
+  const pool = (await alters.all(interaction.user.id)).filter((alter) => tag === undefined || alter.tagIds.includes(tag.tagId));
+  const chosen = pool.length === 0 ? undefined : pool[randomInt(pool.length)];
+  if (!chosen) {
+    await reply.send({ content: tag ? `**${tag.displayName ?? tag.name}** has no alters.` : 'You have no alters yet: `/alter create` makes one.' });
+    return;
+  }
+  await reply.send({ embeds: [alterEmbed(chosen, { owner: true, tagNames: await tags.names(interaction.user.id, chosen.tagIds) })] });
 }
 
 export const alter = {
   data: new SlashCommandBuilder()
     .setName('alter')
-    .setDescription('Create, edit, show, list or delete alters')
+    .setDescription('Create, edit, show, list, pick or delete alters')
     .addSubcommand((sub) =>
       addFieldOptions(
         sub
@@ -187,6 +244,7 @@ export const alter = {
       ),
     )
     .addSubcommand((sub) =>
+      addAlterProxyOptions(
       addFieldOptions(
         sub
           .setName('edit')
@@ -196,6 +254,16 @@ export const alter = {
           .addStringOption((o) => o.setName('display-name').setDescription('New display name').setMaxLength(NAME_MAX)),
         true,
       ).addStringOption((o) => o.setName('banner').setDescription('Banner image URL (- to clear)').setMaxLength(URL_MAX)),
+      ),
+    )
+    .addSubcommand((sub) =>
+      addAlterServerOptions(
+        sub
+          .setName('server')
+          .setDescription('An alter’s name and avatar in one server')
+          .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true))
+          .addStringOption((o) => o.setName(SERVER_OPTION).setDescription('Which server (default: this one)').setAutocomplete(true)),
+      ),
     )
     .addSubcommand((sub) =>
       sub
@@ -207,8 +275,17 @@ export const alter = {
     .addSubcommand((sub) =>
       sub
         .setName('list')
-        .setDescription('List alters')
-        .addUserOption((o) => o.setName('user').setDescription('Whose alters (default: yours)')),
+        .setDescription('List alters, sorted, of one tag or matching a search')
+        .addUserOption((o) => o.setName('user').setDescription('Whose alters (default: yours)'))
+        .addStringOption((o) => o.setName('sort').setDescription('Order (default: by id)').addChoices(...SORTS.map(([value, name]) => ({ name, value }))))
+        .addStringOption((o) => o.setName('tag').setDescription('Only the members of this tag').setAutocomplete(true))
+        .addStringOption((o) => o.setName('search').setDescription('Only alters whose name or description contains this').setMaxLength(40)),
+    )
+    .addSubcommand((sub) =>
+      sub
+        .setName('random')
+        .setDescription('Show one of your alters at random')
+        .addStringOption((o) => o.setName('tag').setDescription('Only from this tag').setAutocomplete(true)),
     )
     .addSubcommand((sub) =>
       addPrivacyOptions(
@@ -225,15 +302,26 @@ export const alter = {
         .setDescription('Delete one of your alters (asks first)')
         .addStringOption((o) => o.setName('alter').setDescription('Which alter').setRequired(true).setAutocomplete(true)),
     ),
-  ephemeral: (interaction) => ['create', 'edit', 'privacy', 'delete'].includes(interaction.options.getSubcommand()),
+  ephemeral: (interaction) => ['create', 'edit', 'server', 'privacy', 'delete'].includes(interaction.options.getSubcommand()),
   fieldWords: FIELD_WORDS,
   async execute(interaction, context, reply) {
-    const run = { create, edit, show, list, privacy, delete: remove }[interaction.options.getSubcommand() as 'create' | 'edit' | 'show' | 'list' | 'privacy' | 'delete'];
+    const run = { create, edit, server, show, list, random, privacy, delete: remove }[
+      interaction.options.getSubcommand() as 'create' | 'edit' | 'server' | 'show' | 'list' | 'random' | 'privacy' | 'delete'
+    ];
     await run(interaction, context, reply);
   },
   buttons: [deleteButtons, alterPages.buttons],
-  async autocomplete(interaction, { alters }) {
+  async autocomplete(interaction, { alters, tags }) {
+    if (interaction.options.getFocused(true).name === SERVER_OPTION) {
+      // The servers the alter already has a name or avatar in come with those the member shares.
+      const typedAlter = interaction.options.getString('alter');
+      const alter = typedAlter ? await alters.resolve(interaction.user.id, typedAlter).catch(() => undefined) : undefined;
+      await interaction.respond(serverChoices(interaction, alter ? [...alter.nameMap.map((entry) => entry.server), ...Object.keys(alter.avatarUrlMap)] : []));
+      return;
+    }
     const target = targetOf(interaction);
-    await interaction.respond(await alters.choices(interaction.user.id, interaction.options.getFocused(), target));
+    const focused = interaction.options.getFocused(true);
+    const directory = focused.name === 'tag' ? tags : alters;
+    await interaction.respond(await directory.choices(interaction.user.id, focused.value, target));
   },
 } satisfies SlashCommand;

@@ -1,6 +1,7 @@
 // "Edit proxied message" (message context menu): its sender gets a form with the text and the
 // webhook edits the message in place (a webhook message keeps its alter, name and avatar).
 import { ActionRowBuilder, ApplicationCommandType, ContextMenuCommandBuilder, ModalBuilder, Routes, TextInputBuilder, TextInputStyle, makeURLSearchParams } from 'discord.js';
+import { clampGraphemes } from '../src/domain/proxy/text.js';
 import { ApiError } from '../src/bot/api-client.js';
 import type { MessageMenuCommand } from '../src/bot/command.js';
 import { ownProxied } from '../src/bot/proxy/own-message.js';
@@ -19,7 +20,7 @@ export const editMessage = {
       .setTitle('Edit proxied message')
       .addComponents(
         new ActionRowBuilder<TextInputBuilder>().addComponents(
-          new TextInputBuilder().setCustomId(FIELD).setLabel('Message').setStyle(TextInputStyle.Paragraph).setMaxLength(2000).setRequired(true).setValue(target.content.slice(0, 2000) || ' '),
+          new TextInputBuilder().setCustomId(FIELD).setLabel('Message').setStyle(TextInputStyle.Paragraph).setMaxLength(2000).setRequired(true).setValue(clampGraphemes(target.content, 2000) || ' '),
         ),
       );
     if (!(await reply.showModal(modal))) await reply.send({ content: 'That took too long; try again.' });

@@ -20,6 +20,7 @@ import { messageFor } from '../src/bot/interactions.js';
 import { linkPromptButton } from '../src/bot/links/link-flow.js';
 import { NotLinkedError } from '../src/bot/links/linked-accounts.js';
 import type { Responder } from '../src/bot/responder.js';
+import { fitEmbeds } from '../src/bot/embeds.js';
 
 const PREFIX = 'import:';
 const DOWNLOAD_TIMEOUT_MS = 30_000;
@@ -110,7 +111,7 @@ async function execute(interaction: ChatInputCommandInteraction, { api, accounts
 
 const privately = (interaction: ButtonInteraction, content: string) => interaction.reply({ content, flags: MessageFlags.Ephemeral });
 const EXPIRED = { content: 'This import preview has expired (or the bot restarted). Run `/import` again.', embeds: [], components: [] };
-const alreadyDone = (report: ImportReport) => ({ content: 'Already imported: this is what the import did.', embeds: [importReportEmbed(report, 'result')], components: [] });
+const alreadyDone = (report: ImportReport) => ({ content: 'Already imported: this is what the import did.', embeds: fitEmbeds([importReportEmbed(report, 'result')]), components: [] });
 
 async function confirm(interaction: ButtonInteraction, { api, accounts, imports }: BotContext, previewId: string) {
   const claim = imports.claim(previewId, interaction.user.id);
@@ -129,7 +130,7 @@ async function confirm(interaction: ButtonInteraction, { api, accounts, imports 
       () => accounts.withToken(interaction.user.id, (token) => api.importSystem(token, claim.file, { ...claim.choice, dryRun: false, idempotencyKey: claim.idempotencyKey })),
     );
     imports.complete(previewId, report);
-    await interaction.editReply({ content: 'Done.', embeds: [importReportEmbed(report, 'result')], components: [] });
+    await interaction.editReply({ content: 'Done.', embeds: fitEmbeds([importReportEmbed(report, 'result')]), components: [] });
   } catch (error) {
     // A refusal of the file stands; anything else (the service away or slow, the link expired) may
     // be retried with the same key: an import that did land meanwhile is not applied again.

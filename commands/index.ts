@@ -12,10 +12,11 @@ import { link } from './link.js';
 import { messageInfo } from './message-info.js';
 import { proxy } from './proxy.js';
 import { reproxy } from './reproxy.js';
+import { reproxyMessage } from './reproxy-message.js';
 import { server } from './server.js';
 import { system } from './system.js';
 import { tag } from './tag.js';
 import { unlink } from './unlink.js';
 import { viewSystem } from './view-system.js';
 
-export const COMMANDS: readonly Command[] = [link, unlink, system, alter, front, proxy, autoproxy, reproxy, help, viewSystem, messageInfo, editMessage, deleteMessage, tag, importCommand, exportCommand, server];
+export const COMMANDS: readonly Command[] = [link, unlink, system, alter, front, proxy, autoproxy, reproxy, help, viewSystem, messageInfo, editMessage, deleteMessage, reproxyMessage, tag, importCommand, exportCommand, server];

@@ -1,14 +1,26 @@
-// /system show [user], /system edit and /system privacy.
+// /system show [user], /system edit, /system settings, /system server, /system privacy and
+// /system delete (system-delete.ts).
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { systemEmbed } from '../src/bot/embeds.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
 import { operationDmButtons } from '../src/bot/notices/operation-notices.js';
 import { targetOf } from '../src/bot/options.js';
+import { chosenServer, SERVER_OPTION, serverChoices } from '../src/bot/settings/servers.js';
+import {
+  addServerSettingOptions,
+  addSystemSettingOptions,
+  serverSettingsPatch,
+  serverSettingsText,
+  SYSTEM_SETTING_WORDS,
+  systemSettingsEmbed,
+  systemSettingsPatch,
+} from '../src/bot/settings/system-settings.js';
 import { SYSTEM_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
 import type { Responder } from '../src/bot/responder.js';
 import { AlterPrivacy } from '../src/domain/privacy-bits.js';
 import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
+import { deleteSystem, deleteSystemButtons } from './system-delete.js';
 
 /** The option that turns the "another app changed your system" messages on or off. */
 const OPERATION_MESSAGES = 'operation-messages';
@@ -50,6 +62,30 @@ async function edit(interaction: ChatInputCommandInteraction, { api, accounts }:
   await reply.send({ content: 'System updated.', embeds: [systemEmbed(system, [], { owner: true })] });
 }
 
+/** Shows every setting in one place, or changes the ones given. */
+async function settings(interaction: ChatInputCommandInteraction, { api, accounts }: BotContext, reply: Responder) {
+  const { system, changed } = await accounts.withToken(interaction.user.id, async (token) => {
+    const current = await api.getSystem(token, '@me');
+    const patch = systemSettingsPatch(interaction, current);
+    if (Object.keys(patch).length === 0) return { system: current, changed: false };
+    return { system: await api.editSystem(token, patch), changed: true };
+  });
+  await reply.send({ content: changed ? 'Settings saved.' : undefined, embeds: [systemSettingsEmbed(system, interaction.client)] });
+}
+
+/** Shows or changes the system's settings in one server (the one it runs in, or the one named). */
+async function server(interaction: ChatInputCommandInteraction, { api, accounts }: BotContext, reply: Responder) {
+  const serverId = chosenServer(interaction);
+  const { system, changed } = await accounts.withToken(interaction.user.id, async (token) => {
+    const current = await api.getSystem(token, '@me');
+    const patch = serverSettingsPatch(interaction, current, serverId);
+    if (Object.keys(patch).length === 0) return { system: current, changed: false };
+    return { system: await api.editSystem(token, patch), changed: true };
+  });
+  const text = serverSettingsText(system, serverId, interaction.client);
+  await reply.send({ content: changed ? `Saved.\n${text}` : text });
+}
+
 /** Shows or changes what others see of the system; without options, just shows it. */
 async function privacy(interaction: ChatInputCommandInteraction, { api, accounts, alters }: BotContext, reply: Responder) {
   const userId = interaction.user.id;
@@ -85,12 +121,27 @@ export const system = {
       sub.addBooleanOption((o) => o.setName(OPERATION_MESSAGES).setDescription('Get a private message when another app changes your system'));
       return sub;
     })
-    .addSubcommand((sub) => addPrivacyOptions(sub.setName('privacy').setDescription('Choose what others see of your system (all:public shows everything)'), SYSTEM_PRIVACY)),
+    .addSubcommand((sub) => addSystemSettingOptions(sub.setName('settings').setDescription('Show all your settings, or change how proxying behaves')))
+    .addSubcommand((sub) =>
+      addServerSettingOptions(
+        sub
+          .setName('server')
+          .setDescription('Your display tag and proxying in one server')
+          .addStringOption((o) => o.setName(SERVER_OPTION).setDescription('Which server (default: this one)').setAutocomplete(true)),
+      ),
+    )
+    .addSubcommand((sub) => addPrivacyOptions(sub.setName('privacy').setDescription('Choose what others see of your system (all:public shows everything)'), SYSTEM_PRIVACY))
+    .addSubcommand((sub) => sub.setName('delete').setDescription('Delete your whole system (sends your export file first, then asks)')),
   ephemeral: (interaction) => interaction.options.getSubcommand() !== 'show',
-  fieldWords: { ...fieldWordsOf(EDITS), public: 'privacy', systemOperationDM: OPERATION_MESSAGES },
-  buttons: [operationDmButtons],
+  fieldWords: { ...fieldWordsOf(EDITS), ...SYSTEM_SETTING_WORDS, public: 'privacy', systemOperationDM: OPERATION_MESSAGES },
+  buttons: [operationDmButtons, deleteSystemButtons],
   async execute(interaction, context, reply) {
-    const run = { show, edit, privacy }[interaction.options.getSubcommand() as 'show' | 'edit' | 'privacy'];
+    const run = { show, edit, settings, server, privacy, delete: deleteSystem }[interaction.options.getSubcommand() as 'show' | 'edit' | 'settings' | 'server' | 'privacy' | 'delete'];
     await run(interaction, context, reply);
+  },
+  /** The server option: servers shared with the member, and those the system's settings name. */
+  async autocomplete(interaction, { api, accounts }) {
+    const system = await accounts.withToken(interaction.user.id, (token) => api.getSystem(token, '@me')).catch(() => undefined);
+    await interaction.respond(serverChoices(interaction, system ? [...Object.keys(system.displayTagMap), ...system.disabledGuilds] : []));
   },
 } satisfies SlashCommand;

@@ -16,13 +16,17 @@ import { build } from 'esbuild';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Bundles src/main.ts into `outdir` (main.js, import-worker.js and their chunks). */
-export async function bundle(outdir) {
-  await build({
+/**
+ * esbuild's options for the bundle in `outdir`: src/main.ts as main.js, the import worker as
+ * import-worker.js, and their chunks; `withCli` adds src/cli/main.ts as cli.js (the tests' bundle,
+ * test/support/test-bundle.ts).
+ */
+export function bundleOptions(outdir, { withCli = false } = {}) {
+  return {
     absWorkingDir: ROOT,
     // The import worker is a second entry: a worker thread starts from a file of its own
     // (src/workers/import-thread.ts finds it beside the chunks).
-    entryPoints: { main: 'src/main.ts', 'import-worker': 'src/workers/import-worker.ts' },
+    entryPoints: { main: 'src/main.ts', 'import-worker': 'src/workers/import-worker.ts', ...(withCli ? { cli: 'src/cli/main.ts' } : {}) },
     outdir,
     bundle: true,
     splitting: true,
@@ -32,11 +36,16 @@ export async function bundle(outdir) {
     minify: true,
     keepNames: true,
     sourcemap: 'linked',
-    external: ['better-sqlite3', 'pino', 'pino-pretty', '@fastify/swagger-ui'],
+    external: ['better-sqlite3', 'sharp', 'pino', 'pino-pretty', '@fastify/swagger-ui'],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     logLevel: 'warning',
-  });
+  };
+}
+
+/** Bundles src/main.ts into `outdir` (main.js, import-worker.js and their chunks). */
+export async function bundle(outdir) {
+  await build(bundleOptions(outdir));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -21,6 +21,9 @@ export interface InProcessService {
 export async function runBot(config: Config, log: BotLog, service?: InProcessService, sharding: { shards?: 'auto' | number[]; shardCount?: number } = {}): Promise<RunningBot> {
   // Configured credentials win (the bot may sign in as a client registered by hand); otherwise the
   // bot beside the service registers its own, with a secret kept beside the service's keys.
-  const beside = service && { address: service.address, oauthClient: config.bot.oauthClient ?? (await ensureBotClient(service.db, loadBotClientSecret(config))) };
+  const beside = service && {
+    address: service.address,
+    oauthClient: config.bot.oauthClient ?? (await ensureBotClient(service.db, loadBotClientSecret(config))),
+  };
   return launchBot(config, log, { commands: COMMANDS, beside, ...sharding });
 }

@@ -64,7 +64,15 @@ class PayloadAdapter implements Adapter {
     };
     if (this.model === 'Grant' && payload.accountId && payload.clientId) {
       // The grant and when it let its app see events change together (events/grants.ts).
-      const grant = { grantId: id, accountId: payload.accountId, clientId: payload.clientId, scopes: grantScopes(payload), expiresAt, issuedAt: (payload.iat ?? Math.floor(now / 1000)) * 1000, now };
+      const grant = {
+        grantId: id,
+        accountId: payload.accountId,
+        clientId: payload.clientId,
+        scopes: grantScopes(payload),
+        expiresAt,
+        issuedAt: (payload.iat ?? Math.floor(now / 1000)) * 1000,
+        now,
+      };
       await this.db.transaction().execute(async (trx) => {
         await upsertPayload(trx, record);
         await recordGrantSaved(trx, grant);
@@ -74,7 +82,9 @@ class PayloadAdapter implements Adapter {
     await upsertPayload(this.db, record);
     if (this.model === 'Session' && expiresAt !== null) {
       // Grants without offline_access (the provider's `persistsLogout` unset) end with the session.
-      const bound = Object.values(payload.authorizations ?? {}).flatMap((authorization) => (authorization.grantId && !authorization.persistsLogout ? [authorization.grantId] : []));
+      const bound = Object.values(payload.authorizations ?? {}).flatMap((authorization) =>
+        authorization.grantId && !authorization.persistsLogout ? [authorization.grantId] : [],
+      );
       await recordGrantsBoundToSession(this.db, bound, expiresAt);
     }
   }

@@ -73,7 +73,13 @@ export function auditProviderEvents(provider: Provider, audit: AuditLog): void {
         });
       } else if (event === 'grant.error' && error.error_detail === REPLAY_DETECTED) {
         // Two redemptions at once: the adapter let one through and revoked the grant itself.
-        void audit.record({ kind: replayKind(ctx), userId: accountOf(ctx), clientId: ctx.oidc?.client?.clientId, ip: ipOf(ctx), details: { concurrent: true } });
+        void audit.record({
+          kind: replayKind(ctx),
+          userId: accountOf(ctx),
+          clientId: ctx.oidc?.client?.clientId,
+          ip: ipOf(ctx),
+          details: { concurrent: true },
+        });
       }
     });
   }
@@ -105,7 +111,14 @@ function replayKind(ctx: KoaContextWithOIDC): 'code-replay' | 'refresh-token-rep
 
 function accountOf(ctx: KoaContextWithOIDC): string | undefined {
   const { entities } = ctx.oidc;
-  return entities.Grant?.accountId ?? entities.RefreshToken?.accountId ?? entities.AuthorizationCode?.accountId ?? entities.DeviceCode?.accountId ?? entities.AccessToken?.accountId ?? revokedGrantOwners.get(ctx);
+  return (
+    entities.Grant?.accountId ??
+    entities.RefreshToken?.accountId ??
+    entities.AuthorizationCode?.accountId ??
+    entities.DeviceCode?.accountId ??
+    entities.AccessToken?.accountId ??
+    revokedGrantOwners.get(ctx)
+  );
 }
 
 /** The client id a caller that failed to authenticate claimed: from HTTP Basic or the form. */

@@ -99,7 +99,9 @@ export function createBrowserSession(options: BrowserSessionOptions): BrowserSes
   }
 
   async function revokeSessionGrant(grantId: string): Promise<void> {
-    await Promise.all([provider.AccessToken, provider.AuthorizationCode, provider.RefreshToken, provider.DeviceCode].map((model) => model.revokeByGrantId(grantId)));
+    await Promise.all(
+      [provider.AccessToken, provider.AuthorizationCode, provider.RefreshToken, provider.DeviceCode].map((model) => model.revokeByGrantId(grantId)),
+    );
     const grant = await provider.Grant.find(grantId);
     await grant?.destroy();
   }

@@ -279,7 +279,9 @@ function policyWithBoundUser() {
     new interactionPolicy.Check('bound_user', 'the request is for another account than the one signed in', (ctx: KoaContextWithOIDC) => {
       const bound = boundUserOf(ctx.oidc.params);
       const accountId = ctx.oidc.session?.accountId;
-      return bound !== undefined && accountId !== undefined && accountId !== bound ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      return bound !== undefined && accountId !== undefined && accountId !== bound
+        ? interactionPolicy.Check.REQUEST_PROMPT
+        : interactionPolicy.Check.NO_NEED_TO_PROMPT;
     }),
   );
   return policy;

@@ -3,8 +3,10 @@
 // rate limits, the bot's own tokens) and api/errors.ts turns every failure into an ApiError with
 // a sentence a chat user can read.
 import type { Alter } from '../domain/alter.js';
+import type { AlterSort } from '../domain/alter-list.js';
 import type { Autoproxy, AutoproxyStateAnswer, AutoproxyStateChange } from '../domain/autoproxy.js';
 import type { Front, FrontHistory, Switch } from '../domain/front.js';
+import { IMAGE_UPLOAD_PART, type ImagePurpose, type UploadedImage } from '../domain/images.js';
 import type { ImportMode, ImportReport } from '../domain/import/model.js';
 import type { MessageInfo, ProxiedMessage, RecordMessageAnswer } from '../domain/proxied-message.js';
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
@@ -160,11 +162,19 @@ export function createApiClient(options: ApiClientOptions) {
     editAlter: (token: string, alterId: number, patch: Record<string, unknown>) =>
       api<Alter>('POST', `${userPath('@me')}/alters/${alterId}/edit`, { token, json: patch }),
     getAlter: (token: string, user: string, alterId: number) => api<{ isSelf: boolean; data: Alter }>('GET', `${userPath(user)}/alters/${alterId}`, { token }),
-    listAlters: (token: string, user: string, page: { skip: number; max: number }) =>
-      api<Alter[]>('GET', `${userPath(user)}/system/list-alters?max=${page.max}&skip=${page.skip}`, { token }),
+    /** A page of alters, optionally ordered (`sort`), of one tag and matching `search` (privacy applies to what is sorted and searched). */
+    listAlters: (token: string, user: string, page: { skip: number; max: number }, query: { sort?: AlterSort; tag?: number; search?: string } = {}) => {
+      const params = new URLSearchParams({ max: String(page.max), skip: String(page.skip) });
+      if (query.sort !== undefined && query.sort !== 'id') params.set('sort', query.sort);
+      if (query.tag !== undefined) params.set('tag', String(query.tag));
+      if (query.search !== undefined) params.set('search', query.search);
+      return api<Alter[]>('GET', `${userPath(user)}/system/list-alters?${params.toString()}`, { token });
+    },
     /** A switch: these alters front from now on, the first as primary; none switches out. */
     switchFront: (token: string, alterIds: number[]) => api<{ success: true; data: Switch }>('POST', `${userPath('@me')}/front`, { token, json: { alters: alterIds } }).then((r) => r.data),
     deleteAlter: (token: string, alterId: number) => api<{ deleted: true }>('POST', `${userPath('@me')}/alters/${alterId}/delete`, { token, json: {} }),
+    /** Deletes the caller's whole system (the service revokes every grant of the account with it, this token's too). */
+    deleteSystem: (token: string) => api<{ deleted: true }>('POST', `${userPath('@me')}/system/delete`, { token, json: { confirm: true } }),
     createTag: (token: string, body: Record<string, unknown>) => api<Tag>('POST', `${userPath('@me')}/system/create-tag`, { token, json: body }),
     editTag: (token: string, tagId: number, patch: Record<string, unknown>) => api<Tag>('POST', `${userPath('@me')}/tags/${tagId}/edit`, { token, json: patch }),
     getTag: (token: string, user: string, tagId: number) => api<{ isSelf: boolean; data: Tag }>('GET', `${userPath(user)}/tags/${tagId}`, { token }),
@@ -243,6 +253,11 @@ export function createApiClient(options: ApiClientOptions) {
       const query = new URLSearchParams({ mode: choice.mode, dryRun: String(choice.dryRun), history: String(choice.history) });
       const headers: Record<string, string> = choice.idempotencyKey ? { 'idempotency-key': choice.idempotencyKey } : {};
       return api<{ data: ImportReport }>('POST', `${userPath('@me')}/system/import?${query.toString()}`, { token, rawJson: file, headers, timeoutMs: IMPORT_TIMEOUT_MS }).then((r) => r.data);
+    },
+    /** Hosts an image at the service (checked, scaled and stored there); the URL to put in a field. */
+    uploadImage(token: string, bytes: Buffer, purpose: ImagePurpose): Promise<UploadedImage> {
+      const file = { part: IMAGE_UPLOAD_PART, filename: `${purpose}.bin`, bytes };
+      return api<{ data: UploadedImage }>('POST', `${userPath('@me')}/images?purpose=${purpose}`, { token, file, timeoutMs: IMPORT_TIMEOUT_MS }).then((r) => r.data);
     },
     /** The caller's whole system as a PluralKit-compatible export file, byte for byte. */
     async exportSystem(token: string): Promise<Buffer> {

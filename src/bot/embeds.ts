@@ -1,17 +1,113 @@
 // How profiles look in Discord: one embed per alter or system, built from what the API returned
 // (so other users' privacy is already applied: hidden fields are simply absent).
-import { EmbedBuilder } from 'discord.js';
+import { EmbedBuilder, type APIEmbed, type Client, type JSONEncodable } from 'discord.js';
+import { discordImageUrl } from '../domain/image-url.js';
+import { shortenGraphemes } from '../domain/proxy/text.js';
 import type { Alter } from '../domain/alter.js';
 import type { Front, Switch } from '../domain/front.js';
 import type { System } from '../domain/system.js';
 import type { Fronter } from './api-client.js';
 import { alterPrivacyText, systemPrivacyText } from './privacy-settings.js';
+import { alterProxyingText } from './settings/alter-settings.js';
 import type { Tag } from '../domain/tag.js';
 
 const DEFAULT_COLOR = 0x5865f2;
 
-/** Discord's limits: titles 256, descriptions 4096, field values 1024. */
-const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+/** Discord's limits for one embed's parts, and for all the embeds of one message together. */
+export const EMBED_LIMITS = { embeds: 10, title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, author: 256, total: 6000 } as const;
+
+/** Cut at a grapheme boundary (never inside an emoji), with an ellipsis. */
+const cut = shortenGraphemes;
+
+/** An image or link URL in the form Discord accepts (`attachment://` names an uploaded file), or none. */
+const embedUrl = (url: string | undefined): string | undefined => (url === undefined ? undefined : url.startsWith('attachment://') ? url : (discordImageUrl(url) ?? undefined));
+
+interface TextPart {
+  length: number;
+  cutTo(max: number): void;
+}
+
+/**
+ * What every embed the bot sends goes through, as the embeds of one message: each part within its
+ * own limit, at most 10 embeds and 25 fields each, image URLs Discord would refuse dropped, and all
+ * of it within Discord's 6,000 characters per message. Over that, the longest texts are cut first,
+ * all to one common length (the largest that fits), so a long description gives way before a
+ * title does. Lengths are UTF-16 units, which bound the code points Discord counts from above.
+ */
+export function fitEmbeds(embeds: readonly (JSONEncodable<APIEmbed> | APIEmbed)[]): APIEmbed[] {
+  const out = embeds.slice(0, EMBED_LIMITS.embeds).map((embed) => structuredClone('toJSON' in embed ? embed.toJSON() : embed));
+  const parts: TextPart[] = [];
+  const part = (text: string | undefined, max: number, set: (value: string) => void): void => {
+    if (text === undefined) return;
+    let value = cut(text, max);
+    if (value !== text) set(value);
+    parts.push({
+      length: value.length,
+      cutTo(limit) {
+        value = cut(value, limit);
+        set(value);
+      },
+    });
+  };
+  for (const embed of out) {
+    fixUrls(embed);
+    part(embed.title, EMBED_LIMITS.title, (value) => (embed.title = value));
+    part(embed.description, EMBED_LIMITS.description, (value) => (embed.description = value));
+    if (embed.fields && embed.fields.length > EMBED_LIMITS.fields) embed.fields = embed.fields.slice(0, EMBED_LIMITS.fields);
+    for (const field of embed.fields ?? []) {
+      part(field.name, EMBED_LIMITS.fieldName, (value) => (field.name = value));
+      part(field.value, EMBED_LIMITS.fieldValue, (value) => (field.value = value));
+    }
+    const { footer, author } = embed;
+    if (footer) part(footer.text, EMBED_LIMITS.footer, (value) => (footer.text = value));
+    if (author) part(author.name, EMBED_LIMITS.author, (value) => (author.name = value));
+  }
+  const total = parts.reduce((sum, p) => sum + p.length, 0);
+  if (total > EMBED_LIMITS.total) {
+    const common = largestFittingLength(parts.map((p) => p.length), EMBED_LIMITS.total);
+    for (const p of parts) if (p.length > common) p.cutTo(common);
+  }
+  return out;
+}
+
+/** The largest `cap` with Σ min(length, cap) ≤ budget (lengths over it are cut to it). */
+function largestFittingLength(lengths: readonly number[], budget: number): number {
+  let low = 1;
+  let high = Math.max(...lengths);
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (lengths.reduce((sum, length) => sum + Math.min(length, mid), 0) <= budget) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+function fixUrls(embed: APIEmbed): void {
+  if (embed.url !== undefined) {
+    const url = embedUrl(embed.url);
+    if (url === undefined) delete embed.url;
+    else embed.url = url;
+  }
+  if (embed.thumbnail) {
+    const url = embedUrl(embed.thumbnail.url);
+    if (url === undefined) delete embed.thumbnail;
+    else embed.thumbnail.url = url;
+  }
+  if (embed.image) {
+    const url = embedUrl(embed.image.url);
+    if (url === undefined) delete embed.image;
+    else embed.image.url = url;
+  }
+  if (embed.author) {
+    const iconUrl = embedUrl(embed.author.icon_url);
+    const url = embedUrl(embed.author.url);
+    embed.author = { name: embed.author.name, ...(iconUrl ? { icon_url: iconUrl } : {}), ...(url ? { url } : {}) };
+  }
+  if (embed.footer) {
+    const iconUrl = embedUrl(embed.footer.icon_url);
+    embed.footer = { text: embed.footer.text, ...(iconUrl ? { icon_url: iconUrl } : {}) };
+  }
+}
 
 export function alterName(alter: Pick<Alter, 'displayName' | 'username' | 'alterId'>): string {
   if (alter.displayName && alter.username) return `${alter.displayName} (@${alter.username})`;
@@ -25,6 +121,8 @@ export interface CardView {
   systemShowsAlters?: boolean;
   /** The names of the alter's tags the viewer may see, when the caller looked them up. */
   tagNames?: readonly string[];
+  /** Names the servers of an owner's per-server settings (else they show as ids). */
+  client?: Client;
 }
 
 const when = (iso: string, style: 'D' | 'R') => `<t:${Math.floor(Date.parse(iso) / 1000)}:${style}>`;
@@ -61,6 +159,7 @@ export function alterEmbed(alter: Alter, view: CardView = {}): EmbedBuilder {
   if (view.tagNames && view.tagNames.length > 0) embed.addFields({ name: 'Tags', value: cut(view.tagNames.join(', '), 1024) });
   if (alter.proxyTags.length > 0) embed.addFields({ name: 'Proxy tags', value: cut(alter.proxyTags.map(proxyTagText).join(' '), 1024), inline: true });
   embed.addFields({ name: 'Created', value: when(alter.created, 'D'), inline: true });
+  if (view.owner) embed.addFields({ name: 'Proxying', value: cut(alterProxyingText(alter, view.client), 1024) });
   if (view.owner && alter.autoproxyEnabled === false) embed.addFields({ name: 'Autoproxy', value: 'Left out of front and latch autoproxy (its proxy tags still work)' });
   if (view.owner) embed.addFields({ name: 'Privacy', value: cut(alterPrivacyText(alter.public, alter.username, view.systemShowsAlters), 1024) });
   return embed;
@@ -168,8 +267,8 @@ export function frontHistoryEmbed(switches: Switch[], alters: readonly Alter[], 
 
 export const ALTERS_PER_PAGE = 10;
 
-export function alterListEmbed(alters: Alter[], title: string, page: { skip: number; hasMore: boolean }): EmbedBuilder {
-  const lines = alters.map((alter) => `\`${alter.alterId}\` ${alterName(alter)}${alter.pronouns ? ` · ${alter.pronouns}` : ''}`);
+export function alterListEmbed(alters: Alter[], title: string, page: { skip: number; hasMore: boolean }, detail?: (alter: Alter) => string): EmbedBuilder {
+  const lines = alters.map((alter) => `\`${alter.alterId}\` ${alterName(alter)}${alter.pronouns ? ` · ${alter.pronouns}` : ''}${detail ? detail(alter) : ''}`);
   const first = page.skip + 1;
   return new EmbedBuilder()
     .setTitle(cut(title, 256))

@@ -34,7 +34,7 @@ function spokenField(field: string): string {
 
 /** The service's wording where a chat user deserves plainer words. */
 const PLAINER: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^must be an absolute http:\/\/ or https:\/\/ URL$/, 'must be a link starting with https:// (or http://)'],
+  [/^must be an absolute http:\/\/ or https:\/\/ URL\b.*$/, 'must be a link starting with https:// (or http://)'],
   [/^must be a color like #a1b2c3$/, 'must be a color written like #a1b2c3 (a # and six digits or letters a–f)'],
   [/^must not be empty$/, 'cannot be empty'],
 ];

@@ -1,6 +1,7 @@
 // Reading command options that name things the service knows.
 import type { AutocompleteInteraction, ChatInputCommandInteraction } from 'discord.js';
 import type { Alter } from '../domain/alter.js';
+import { clampGraphemes } from '../domain/proxy/text.js';
 import { ApiError } from './api-client.js';
 import type { AlterDirectory } from './lists/alter-directory.js';
 import type { Tag } from '../domain/tag.js';
@@ -11,7 +12,7 @@ import { targetFor } from './target.js';
 export async function requireAlter(interaction: ChatInputCommandInteraction, alters: AlterDirectory, option: string, target = '@me'): Promise<Alter> {
   const typed = interaction.options.getString(option, true);
   const alter = await alters.resolve(interaction.user.id, typed, target);
-  if (!alter) throw new ApiError('problem', 404, 'unknown-alter', `No alter called “${typed.slice(0, 100)}” here. Pick one from the list as you type.`, option);
+  if (!alter) throw new ApiError('problem', 404, 'unknown-alter', `No alter called “${clampGraphemes(typed, 100)}” here. Pick one from the list as you type.`, option);
   return alter;
 }
 
@@ -19,7 +20,7 @@ export async function requireAlter(interaction: ChatInputCommandInteraction, alt
 export async function requireTag(interaction: ChatInputCommandInteraction, tags: TagDirectory, option: string, target = '@me'): Promise<Tag> {
   const typed = interaction.options.getString(option, true);
   const tag = await tags.resolve(interaction.user.id, typed, target);
-  if (!tag) throw new ApiError('problem', 404, 'unknown-tag', `No tag called “${typed.slice(0, 100)}” here. Pick one from the list as you type.`, option);
+  if (!tag) throw new ApiError('problem', 404, 'unknown-tag', `No tag called “${clampGraphemes(typed, 100)}” here. Pick one from the list as you type.`, option);
   return tag;
 }
 

@@ -3,10 +3,14 @@
 // outlives Discord's 3-second window unanswered. Calls are queued so a deferral racing a reply
 // can never answer twice.
 import { MessageFlags, type InteractionReplyOptions, type ModalBuilder, type RepliableInteraction } from 'discord.js';
+import { fitEmbeds } from './embeds.js';
 
 export const DEFER_AFTER_MS = 1500;
 
 export type ReplyPayload = Pick<InteractionReplyOptions, 'content' | 'embeds' | 'components' | 'files'>;
+
+/** Every answer's embeds within Discord's limits for one message (embeds.ts). */
+export const withinLimits = <T extends { embeds?: ReplyPayload['embeds'] }>(payload: T): T => (payload.embeds ? { ...payload, embeds: fitEmbeds(payload.embeds) } : payload);
 
 export class Responder {
   private queue: Promise<unknown> = Promise.resolve();
@@ -40,7 +44,8 @@ export class Responder {
   }
 
   /** The answer: the first reply, or an edit of it. */
-  send(payload: ReplyPayload): Promise<void> {
+  send(answer: ReplyPayload): Promise<void> {
+    const payload = withinLimits(answer);
     return this.enqueue(async () => {
       if (this.state === 'none') {
         await this.interaction.reply({ ...payload, ...(this.flags === undefined ? {} : { flags: this.flags }) });
@@ -62,7 +67,8 @@ export class Responder {
   }
 
   /** A message only the caller sees, even when the answer so far was public. */
-  sendPrivately(payload: ReplyPayload): Promise<void> {
+  sendPrivately(answer: ReplyPayload): Promise<void> {
+    const payload = withinLimits(answer);
     return this.enqueue(async () => {
       if (this.state === 'none') {
         await this.interaction.reply({ ...payload, flags: MessageFlags.Ephemeral });

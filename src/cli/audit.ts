@@ -36,7 +36,13 @@ export function registerAuditCommand(program: Command, { out, withDatabase }: Au
     .addHelpText('after', `\nKinds:\n${AUDIT_KINDS.map((kind) => `  ${kind.padEnd(22)} ${AUDIT_KIND_DESCRIPTIONS[kind]}`).join('\n')}`)
     .action((options: AuditOptions) =>
       withDatabase(async (db) => {
-        const entries = await listAuditEntries(db, { userId: options.user, clientId: options.client, since: options.since, kinds: options.kind, limit: options.limit });
+        const entries = await listAuditEntries(db, {
+          userId: options.user,
+          clientId: options.client,
+          since: options.since,
+          kinds: options.kind,
+          limit: options.limit,
+        });
         if (options.json) out(JSON.stringify(entries.map(entryJson), null, 2));
         else if (entries.length === 0) out('no audit events match');
         else out(table([['TIME (UTC)', 'KIND', 'USER', 'CLIENT', 'IP', 'DETAILS'], ...entries.map(entryRow)]));
@@ -45,7 +51,14 @@ export function registerAuditCommand(program: Command, { out, withDatabase }: Au
 }
 
 function entryJson(entry: AuditEntry) {
-  return { at: new Date(entry.at).toISOString(), kind: entry.kind, user_id: entry.userId ?? null, client_id: entry.clientId ?? null, ip: entry.ip ?? null, details: entry.details ?? {} };
+  return {
+    at: new Date(entry.at).toISOString(),
+    kind: entry.kind,
+    user_id: entry.userId ?? null,
+    client_id: entry.clientId ?? null,
+    ip: entry.ip ?? null,
+    details: entry.details ?? {},
+  };
 }
 
 function entryRow(entry: AuditEntry): string[] {

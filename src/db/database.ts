@@ -35,12 +35,24 @@ export function openDatabase(url: string): Database {
   return url.startsWith('sqlite:') ? openSqlite(url.slice('sqlite:'.length)) : openPostgres(url);
 }
 
-/** The watch, created on first use and closed with the database. */
-function lazyWatch(create: (log?: ListenerLog) => ChangeWatch) {
+/**
+ * The Database around a Kysely instance: its change watch created on first use (`createWatch`)
+ * and closed with it.
+ */
+function databaseOver(db: Kysely<Schema>, dialect: Dialect, createWatch: (log?: ListenerLog) => ChangeWatch, commits?: CommitCounts): Database {
   let watch: ChangeWatch | undefined;
   return {
-    get: (log?: ListenerLog) => (watch ??= create(log)),
-    close: async () => watch?.close(),
+    db,
+    dialect,
+    ...(commits ? { commits } : {}),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    changes: (log?: ListenerLog) => (watch ??= createWatch(log)),
+    async close() {
+      await watch?.close();
+      await db.destroy();
+    },
   };
 }
 
@@ -48,20 +60,7 @@ function openSqlite(path: string): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const { dialect, connections } = openSqliteDialect(path);
   const db = new Kysely<Schema>({ dialect: withChangeNotes(dialect, { sendToDatabase: false }) });
-  const watch = lazyWatch(() => new SqliteDataVersionWatch(connections.writer));
-  return {
-    db,
-    dialect: 'sqlite',
-    commits: connections.commits,
-    async ping() {
-      await sql`select 1`.execute(db);
-    },
-    changes: watch.get,
-    async close() {
-      await watch.close();
-      await db.destroy();
-    },
-  };
+  return databaseOver(db, 'sqlite', () => new SqliteDataVersionWatch(connections.writer), connections.commits);
 }
 
 // int8 and numeric columns hold epoch milliseconds, counts and ids, all far below 2^53: read
@@ -79,19 +78,7 @@ function openPostgres(url: string): Database {
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const db = new Kysely<Schema>({ dialect: withChangeNotes(new PostgresDialect({ pool: preparingPool(pool) }), { sendToDatabase: true }) });
-  const watch = lazyWatch((log) => new PostgresListenerWatch(url, log));
-  return {
-    db,
-    dialect: 'postgres',
-    async ping() {
-      await sql`select 1`.execute(db);
-    },
-    changes: watch.get,
-    async close() {
-      await watch.close();
-      await db.destroy();
-    },
-  };
+  return databaseOver(db, 'postgres', (log) => new PostgresListenerWatch(url, log));
 }
 
 /** Distinct statements prepared by name on each connection; later ones run unnamed. */

@@ -24,7 +24,9 @@ interface Compiled {
  * `build` must use each slot as one bound value (a `where` operand, `limit`, an inserted value),
  * never to decide the query's shape: a shape that depends on an input is a separate prepared query.
  */
-export function prepareQuery<P extends Record<string, unknown>, R>(build: (db: Executor, slots: P) => Compilable<R>): (db: Executor, values: P) => Promise<R[]> {
+export function prepareQuery<P extends Record<string, unknown>, R>(
+  build: (db: Executor, slots: P) => Compilable<R>,
+): (db: Executor, values: P) => Promise<R[]> {
   // One compilation per dialect: the adapter is the same object for a database and its transactions.
   const byAdapter = new WeakMap<object, Compiled>();
   const slots = new Proxy({} as P, { get: (_target, name) => new Slot(String(name)) });

@@ -20,12 +20,12 @@ export interface SystemsTable {
   avatar: string | null;
   banner: string | null;
   pronouns: string | null;
-  /** Migration 2026-11-27T20k: `#RRGGBB`, shown with the avatar. */
+  /** Migration 2026-11-27T21k: `#RRGGBB`, shown with the avatar. */
   color: string | null;
   nickname_format: Generated<string>;
   operation_dm: Generated<number>;
   latch_expiration: Generated<number>;
-  /** Migration 2026-11-27T20k: an IANA time zone name; null means UTC. */
+  /** Migration 2026-11-27T21k: an IANA time zone name; null means UTC. */
   timezone: string | null;
   public: Generated<number>;
   flags: Generated<number>;
@@ -58,7 +58,7 @@ export interface AltersTable {
   color: string | null;
   description: string | null;
   pronouns: string | null;
-  /** Migration 2026-11-27T20k: `YYYY-MM-DD` or `--MM-DD`. */
+  /** Migration 2026-11-27T21k: `YYYY-MM-DD` or `--MM-DD`. */
   birthday: string | null;
   avatar_url: string | null;
   avatar_url_map: Generated<string>;
@@ -66,7 +66,7 @@ export interface AltersTable {
   banner: string | null;
   alter_mode: Generated<string>;
   proxy_tags: Generated<string>;
-  /** Migration 2026-11-27T20k: 0 leaves the alter out of `front` and `latch` autoproxy. */
+  /** Migration 2026-11-27T21k: 0 leaves the alter out of `front` and `latch` autoproxy. */
   autoproxy_enabled: Generated<number>;
   public: Generated<number>;
   flags: Generated<number>;
@@ -334,6 +334,22 @@ export interface EventValueRefsTable {
   hash: string;
 }
 
+/** Hosted images (routes/images.ts): processed bytes under their address, one row per system and image. */
+export interface ImagesTable {
+  address: string;
+  system_id: number;
+  purpose: string;
+  content_type: string;
+  width: number;
+  height: number;
+  bytes: number;
+  /** Buffer on both dialects (SQLite blob, PostgreSQL bytea). */
+  data: Buffer;
+  created_at: number;
+  /** When the purge last found something referring to the image (created_at until then). */
+  checked_at: number;
+}
+
 export interface Schema {
   users: UsersTable;
   systems: SystemsTable;
@@ -362,6 +378,7 @@ export interface Schema {
   event_grant_periods: EventGrantPeriodsTable;
   event_values: EventValuesTable;
   event_value_refs: EventValueRefsTable;
+  images: ImagesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -16,6 +16,7 @@ export const AUDIT_KINDS = [
   'client-deleted',
   'client-auth-failed',
   'guild-settings-changed',
+  'system-deleted',
 ] as const;
 
 export type AuditKind = (typeof AUDIT_KINDS)[number];
@@ -34,6 +35,7 @@ export const AUDIT_KIND_DESCRIPTIONS: Record<AuditKind, string> = {
   'client-deleted': 'an OAuth client was deleted, with every grant and token issued to it',
   'client-auth-failed': 'a client failed to authenticate (unknown client or wrong secret)',
   'guild-settings-changed': "a Discord server's settings changed through the bot (user: who; details: guild, permission the bot checked, changes)",
+  'system-deleted': 'a person deleted their system with everything in it, and every app they had authorized lost access (user: the owner; client: the app used; details: the system id only)',
 };
 
 /** Replays and failed client authentication may be attacks: they are logged as warnings. */

@@ -15,7 +15,7 @@ import { Tag, type TagRecord } from './tag.js';
 import { ProxiedMessage } from './proxied-message.js';
 import type { Scope } from './scopes.js';
 import { System, type SystemDetails, type SystemRecord } from './system.js';
-import { HttpUrl, IsoDateTime, text } from './values.js';
+import { IsoDateTime, text } from './values.js';
 
 export const EVENT_TYPES = [
   'alter.created',
@@ -27,6 +27,7 @@ export const EVENT_TYPES = [
   'tag.deleted',
   'switch.created',
   'message.proxied',
+  'system.deleted',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -42,6 +43,7 @@ export const EVENT_SCOPES: Record<EventType, Scope> = {
   'tag.deleted': 'alters:read',
   'switch.created': 'system:read',
   'message.proxied': 'messages:read',
+  'system.deleted': 'system:read',
 };
 
 /**
@@ -56,7 +58,9 @@ export type EventSnapshot =
   | { type: 'tag.created' | 'tag.updated'; tag: TagRecord }
   | { type: 'tag.deleted'; tagId: number }
   | { type: 'switch.created'; switchId: number; alterIds: number[]; timestamp: string }
-  | { type: 'message.proxied'; message: ProxiedMessage; alterId: number };
+  | { type: 'message.proxied'; message: ProxiedMessage; alterId: number }
+  // The owner is kept in the event: the deleted system's row no longer names them.
+  | { type: 'system.deleted'; userId: string };
 
 /** An event as the outbox holds it. */
 export interface StoredEvent {
@@ -104,6 +108,8 @@ export const EventData = {
     timestamp: IsoDateTime,
   }),
   'message.proxied': z.strictObject({ ...common, message: ProxiedMessage, alterId: z.number().int() }),
+  // The last event of a system: delivered to the apps authorized when it was deleted (mayReceive).
+  'system.deleted': z.strictObject({ ...common }),
 } satisfies Record<EventType, z.ZodType>;
 
 /** The body of a delivery (the Standard Webhooks shape: type, timestamp, data). */
@@ -165,6 +171,8 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     case 'message.proxied':
       // Events stored before records kept the name have none.
       return envelope({ message: { ...snapshot.message, proxiedName: snapshot.message.proxiedName ?? null }, alterId: snapshot.alterId });
+    case 'system.deleted':
+      return envelope({ userId: snapshot.userId });
   }
 }
 
@@ -185,7 +193,18 @@ export const EventTypes = z
  * everything else percent-encoded), never as sent: what is stored is also what the operator's
  * terminal prints. Control characters are refused rather than silently dropped by the parser.
  */
-export const EndpointUrl = HttpUrl.refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters (tabs, line breaks, escape sequences)')
+// Not HttpUrl: that is the image rule, which percent-encodes (and would hide control characters
+// from the check below) and refuses credentials with its own wording.
+const WebUrl = text(2048).refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http:// or https:// URL');
+
+export const EndpointUrl = WebUrl.refine((value) => !/\p{Cc}/u.test(value), 'must not contain control characters (tabs, line breaks, escape sequences)')
   .transform((value) => new URL(value).href)
   .refine((value) => value.length <= 2048, 'must be at most 2048 characters once percent-encoded')
   .describe('Where events are POSTed: https (http only when the operator allows private addresses, for development). No credentials in the URL; redirects are not followed. Stored in its WHATWG serialisation (as `new URL(url).href`); control characters are refused.');

@@ -192,6 +192,43 @@ export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 
 }
 
 /**
+ * What sorting, filtering and searching a list of alters (domain/alter-list.ts) may look at for
+ * this viewer: for each value, the alter bits that must be set for it to count (an alter that
+ * hides it sorts as having none and never matches a search on it). Null for the owner, who sees
+ * everything. Creation time and the front are shown to whoever sees the alter in a list.
+ */
+export interface AlterQueryPrivacy {
+  username: number;
+  displayName: number;
+  description: number;
+  messageStats: number;
+  /** The alter's side of a tag membership (membershipShown); the tag's side is checked with the tag. */
+  tagMembership: number;
+}
+
+const bitsOf = (rule: Shown): number => {
+  if (rule === 'owner') throw new Error('an owner-only field is never sorted or searched by others');
+  return rule === 'everyone' ? 0 : rule;
+};
+
+export function alterQueryPrivacy(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): AlterQueryPrivacy | null {
+  if (isOwner(viewer, system.id)) return null;
+  return {
+    username: bitsOf(ALTER_FIELDS.identity.username.shown),
+    displayName: bitsOf(ALTER_FIELDS.identity.displayName.shown),
+    description: bitsOf(ALTER_FIELDS.identity.description.shown),
+    messageStats: AlterPrivacy.messageStats,
+    tagMembership: ALTER_VISIBLE_BIT | AlterPrivacy.tags,
+  };
+}
+
+/** Whether another viewer may filter this system's alters by this tag: they see the tag and its members. */
+export function tagFilterAllowed(system: Pick<SystemRecord, 'id' | 'public'>, tagPublic: number, viewer: Viewer): boolean {
+  if (isOwner(viewer, system.id)) return true;
+  return has(system.public, SystemPrivacy.alters | SystemPrivacy.tags) && has(tagPublic, TAG_VISIBLE_BIT | TagPrivacy.members);
+}
+
+/**
  * Whether another viewer may see that this alter is in this tag (both sides must show it). The
  * owner sees every membership.
  */
@@ -315,8 +352,17 @@ export function viewMessage(message: ProxiedMessageRecord, system: SystemRecord,
     alterId: owner || exists ? message.alterId : null,
     alter: shown ?? null,
     alterDeleted: owner ? alter === undefined : exists ? false : null,
+    systemDeleted: false,
     redacted,
   };
+}
+
+/**
+ * A record whose system was deleted: who sent it, where and under which name (what moderators
+ * need, and what the channel saw), nothing of a system or alter that no longer exist.
+ */
+export function viewMessageOfDeletedSystem(message: ProxiedMessageRecord): MessageInfo {
+  return { ...toProxiedMessage(message), system: null, alterId: null, alter: null, alterDeleted: null, systemDeleted: true, redacted: [] };
 }
 
 /** Which apps made a system's switches (and each app's own front): the owner's to know, as it tells which apps they use. */

@@ -38,6 +38,10 @@ export const PROBLEM_TYPES = [
   'system-too-large',
   'same-front',
   'invalid-import',
+  'invalid-image',
+  'expiring-image-link',
+  'image-quota',
+  'unknown-image',
   'idempotency-key-reused',
   'internal-error',
 ] as const;

@@ -80,6 +80,7 @@ export const MessageInfo = z
     alterId: z.number().int().nullable().describe('The alter the message was sent as, when it exists for the viewer (always for its owner); null when it is hidden from the viewer or was deleted.'),
     alter: Alter.nullable().describe('null when the alter is hidden from the viewer or was deleted, or without the `alters:read` scope (then `alterId` names it).'),
     alterDeleted: z.boolean().nullable().describe('The alter no longer exists. Only its owner learns this; others get null whenever `alterId` is null.'),
+    systemDeleted: z.boolean().describe('The system that sent it was deleted (POST …/system/delete): the record keeps who sent it, where and under which name; `system`, `alterId` and `alter` are then null.'),
     redacted: z.array(z.string()).describe('What the token’s scopes leave out: `system` without `system:read`, `alter` without `alters:read`.'),
   })
   .meta({ id: 'MessageInfo' });

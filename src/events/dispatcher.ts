@@ -341,7 +341,13 @@ export function createDispatcher(deps: {
       void pump();
     },
     status() {
-      return { running, inFlight: inFlight.size, lastRunAt: lastRunAt === null ? null : new Date(lastRunAt).toISOString(), failing: lastError !== null || misconfiguredAt !== null, misconfigured: misconfiguredAt !== null };
+      return {
+        running,
+        inFlight: inFlight.size,
+        lastRunAt: lastRunAt === null ? null : new Date(lastRunAt).toISOString(),
+        failing: lastError !== null || misconfiguredAt !== null,
+        misconfigured: misconfiguredAt !== null,
+      };
     },
     counts() {
       return deliveryCounts(db);

@@ -80,11 +80,20 @@ export async function editEndpoint(db: Kysely<Schema>, endpoint: EndpointRecord,
 }
 
 /** A new secret; the current one keeps signing beside it for a day. */
-export async function rotateEndpointSecret(db: Kysely<Schema>, crypto: StorageCrypto, endpoint: EndpointRecord): Promise<{ secret: string; previousExpiresAt: number }> {
+export async function rotateEndpointSecret(
+  db: Kysely<Schema>,
+  crypto: StorageCrypto,
+  endpoint: EndpointRecord,
+): Promise<{ secret: string; previousExpiresAt: number }> {
   const secret = newEndpointSecret();
   const now = Date.now();
   const previousExpiresAt = now + PREVIOUS_SECRET_GRACE_MS;
-  await updateEndpoint(db, endpoint.id, { secret: { sealed: crypto.seal(secret, secretContext(endpoint.id)), previousSealed: endpoint.secretSealed, previousExpiresAt } }, now);
+  await updateEndpoint(
+    db,
+    endpoint.id,
+    { secret: { sealed: crypto.seal(secret, secretContext(endpoint.id)), previousSealed: endpoint.secretSealed, previousExpiresAt } },
+    now,
+  );
   return { secret, previousExpiresAt };
 }
 
@@ -116,7 +125,12 @@ export function toDeliveryView(delivery: DeliveryRecord & { log: AttemptRecord[]
     lastError: delivery.lastError,
     createdAt: iso(delivery.createdAt),
     finishedAt: delivery.finishedAt === null ? null : iso(delivery.finishedAt),
-    log: delivery.log.map((attempt) => ({ attemptedAt: iso(attempt.attemptedAt), durationMs: attempt.durationMs, statusCode: attempt.statusCode, error: attempt.error })),
+    log: delivery.log.map((attempt) => ({
+      attemptedAt: iso(attempt.attemptedAt),
+      durationMs: attempt.durationMs,
+      statusCode: attempt.statusCode,
+      error: attempt.error,
+    })),
   };
 }
 

@@ -29,6 +29,7 @@ import { createDispatcher, type Dispatcher } from '../events/dispatcher.js';
 import { Problem } from '../domain/problems.js';
 import { lazyDefaultCompilers } from './lazy-compilers.js';
 import { loggerOptions, RequestLog } from './logging.js';
+import { imageServing } from './image-serving.js';
 import { registerOpenApi } from './openapi.js';
 import { oauthErrorHandler } from './oauth-errors.js';
 import { oidcMount } from './plugins/oidc-mount.js';
@@ -178,7 +179,10 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     systems,
     guilds,
     events: { crypto, allowPrivateAddresses: config.events.allowPrivateAddresses, wake: () => events.wake() },
+    crypto,
+    publicUrl: config.publicUrl,
   });
+  await app.register(imageServing, { db: database.db });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (request, reply) => {

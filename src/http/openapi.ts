@@ -21,6 +21,7 @@ import { escapeHtml } from '../auth/pages/html.js';
 import { FAVICON_SVG } from '../auth/pages/layout.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
 import type { Config } from '../config/config.js';
+import { IMAGE_UPLOAD_PART } from '../domain/images.js';
 import { API_SCOPES, FIRST_PARTY_SCOPES, SCOPE_DESCRIPTIONS } from '../domain/scopes.js';
 import { apiDescription } from './v1/api-description.js';
 
@@ -30,7 +31,9 @@ const API_SCOPE_DESCRIPTIONS = Object.fromEntries(API_SCOPES.map((scope) => [sco
  * What a user's authorization may grant: not the first-party scopes, which only the bot's own
  * client-credentials token holds (the Authorize dialog offers no scope it would refuse).
  */
-const USER_SCOPE_DESCRIPTIONS = Object.fromEntries(API_SCOPES.filter((scope) => !FIRST_PARTY_SCOPES.includes(scope)).map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]));
+const USER_SCOPE_DESCRIPTIONS = Object.fromEntries(
+  API_SCOPES.filter((scope) => !FIRST_PARTY_SCOPES.includes(scope)).map((scope) => [scope, SCOPE_DESCRIPTIONS[scope]]),
+);
 
 const DOCS_PREFIX = '/docs';
 const isDocsPath = (url: string) => url === DOCS_PREFIX || url.startsWith(`${DOCS_PREFIX}/`);
@@ -108,7 +111,7 @@ async function buildReference(app: FastifyInstance, config: Config, routes: read
     },
     hideUntagged: true,
     transform: jsonSchemaTransform,
-    transformObject: (input) => bodiesWithoutRequiredFieldsAreOptional(jsonSchemaTransformObject(input)),
+    transformObject: (input) => fileUploadBodies(bodiesWithoutRequiredFieldsAreOptional(jsonSchemaTransformObject(input))),
   });
   await reference.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
@@ -131,7 +134,13 @@ async function buildReference(app: FastifyInstance, config: Config, routes: read
   });
   // Described, never called: a request the reference is handed is always for /docs (forwardTo).
   for (const route of routes) {
-    reference.route({ method: route.method, url: route.url, ...(route.schema ? { schema: route.schema } : {}), ...(route.config ? { config: route.config } : {}), handler: (_request, reply) => reply.callNotFound() });
+    reference.route({
+      method: route.method,
+      url: route.url,
+      ...(route.schema ? { schema: route.schema } : {}),
+      ...(route.config ? { config: route.config } : {}),
+      handler: (_request, reply) => reply.callNotFound(),
+    });
   }
   await reference.ready();
   return reference;
@@ -243,12 +252,33 @@ const DOCS_THEME_JS = `(function () {
 
 type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>;
 
+/** Operations whose body is a file (multipart/form-data), which their zod schemas (JSON) cannot state: path → part. */
+const FILE_UPLOADS: Record<string, string> = { '/v1/users/{user}/images': IMAGE_UPLOAD_PART };
+
+function fileUploadBodies(document: OpenApiDocument): OpenApiDocument {
+  const paths = (document as { paths?: Record<string, Record<string, { requestBody?: unknown }>> }).paths ?? {};
+  for (const [path, part] of Object.entries(FILE_UPLOADS)) {
+    const operation = paths[path]?.post;
+    if (!operation) continue;
+    operation.requestBody = {
+      required: true,
+      content: { 'multipart/form-data': { schema: { type: 'object', required: [part], properties: { [part]: { type: 'string', format: 'binary' } } } } },
+    };
+  }
+  return document;
+}
+
 /**
  * @fastify/swagger marks every request body as required, but the API accepts no body at all where
  * every field is optional (the edit endpoints: "default empty object"), so the document says so.
  */
 function bodiesWithoutRequiredFieldsAreOptional(document: OpenApiDocument): OpenApiDocument {
-  const paths = (document as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> } }>> }).paths ?? {};
+  const paths =
+    (
+      document as {
+        paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: unknown[] } }> } }>>;
+      }
+    ).paths ?? {};
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       const body = operation.requestBody;

@@ -9,6 +9,7 @@ import { migrateToLatest, openDatabase, type Database } from '../db/database.js'
 import { IMPORT_REPLAY_WINDOW_MS, purgeAppliedImports } from '../db/repositories/applied-imports.js';
 import { purgeAuditLog } from '../db/repositories/audit-log.js';
 import { purgeExpiredBrowserSessions } from '../db/repositories/browser-sessions.js';
+import { purgeUnreferencedImages } from '../db/repositories/images.js';
 import { purgeEvents } from '../db/repositories/events/purge.js';
 import { purgeGrantPeriods } from '../db/repositories/events/grant-periods.js';
 import { purgeEventValues } from '../db/repositories/events/payloads.js';
@@ -72,6 +73,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await purgeAppliedImports(database.db, now - IMPORT_REPLAY_WINDOW_MS);
       await purgeGrantPeriods(database.db, now - config.events.retentionDays * 86_400_000);
       await purgeEventValues(database.db);
+      await purgeUnreferencedImages(database.db, now);
     } catch (error) {
       app.log.warn({ err: error }, 'purging expired rows failed');
     }

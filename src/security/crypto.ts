@@ -41,6 +41,11 @@ export function createStorageCrypto(dataEncryptionKey: Buffer): StorageCrypto {
   };
 }
 
+/** SHA-256 of bytes, as hex. */
+export function sha256Bytes(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
 /**
  * Unkeyed SHA-256 for high-entropy random secrets (client secrets, login links). Such secrets
  * cannot be brute-forced, and an unkeyed hash keeps working if the data key is rotated.

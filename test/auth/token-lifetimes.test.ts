@@ -88,7 +88,11 @@ describe.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
       refreshToken = next.body.refresh_token as string;
       accessToken = next.body.access_token as string;
       expect(next.body.expires_in as number).toBeLessThanOrEqual(REFRESH_TTL);
-      const [refreshInfo, accessInfo, grant] = await Promise.all([introspect(shortClient, refreshToken), introspect(shortClient, accessToken), grantBehind(short, refreshToken)]);
+      const [refreshInfo, accessInfo, grant] = await Promise.all([
+        introspect(shortClient, refreshToken),
+        introspect(shortClient, accessToken),
+        grantBehind(short, refreshToken),
+      ]);
       // Each rotation issues a token valid REFRESH_TOKEN_TTL again, never past the cap; the grant
       // follows it, and the access token ends with the grant. oidc-provider reads the clock
       // separately for a token's iat, for its exp and in the lifetime hook, so when a second ticks

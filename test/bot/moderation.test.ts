@@ -113,7 +113,7 @@ describe.each(DIALECTS)('moderation through the bot (%s)', (dialect) => {
     it('falls back to the name Discord shows for records made before the name was kept', () => {
       const old: MessageInfo = {
         messageId: '1300000000000000001', originalMessageId: '1300000000000000000', channelId: '1300000000000000002', guildId: '1300000000000000003',
-        senderId: ALICE.id, proxiedName: null, timestamp: new Date().toISOString(), system: null, alterId: null, alter: null, alterDeleted: null, redacted: ['system'],
+        senderId: ALICE.id, proxiedName: null, timestamp: new Date().toISOString(), system: null, alterId: null, alter: null, alterDeleted: null, systemDeleted: false, redacted: ['system'],
       };
       expect(field(messageInfoEmbed(old, 'Kestrel *she/her*') as Embed, 'Sent as')).toBe('**Kestrel \\*she/her\\***');
       expect(field(messageInfoEmbed({ ...old, proxiedName: 'Recorded' }, 'Shown') as Embed, 'Sent as')).toBe('**Recorded**');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../src/domain/alter.js';
 import type { MessageInfo } from '../../src/domain/proxied-message.js';
 import { MESSAGES_PER_CHANNEL } from '../../src/bot/discord-caches.js';
+import { REPROXY_TARGET_WINDOW_MS, namedTarget } from '../../src/bot/proxy/reproxy-target.js';
 import { request, signIn, type ApiUser } from '../support/api.js';
 import { runBot } from '../../src/run-bot.js';
 import { quietLog, startBotHarness, type BotHarness } from '../support/bot.js';
@@ -417,6 +418,56 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
       // Someone without a recent message here has nothing to reproxy.
       const nothing = await slash('reproxy', undefined, [{ name: 'alter', type: 3, value: String(wren.alterId) }], ALICE, h.fake.addChannel({ name: 'empty' }).id);
       expect(contentOf(nothing.response)).toContain('no proxied message here');
+    });
+
+    it('reproxies an earlier message named by its link, leaving the later one alone; only the sender’s', async () => {
+      const first = (await proxied('k: the earlier one')).execution;
+      const later = (await proxied('k: the later one')).execution;
+      await waitForRecord(first.messageId);
+      const link = `https://discord.com/channels/${h.fake.guild.id}/${channel}/${first.messageId}`;
+      const stranger = await slash('reproxy', undefined, [{ name: 'alter', type: 3, value: 'wren' }, { name: 'message', type: 3, value: link }], MALLORY);
+      expect(contentOf(stranger.response)).toContain('Only the person who sent');
+      // A message this process no longer remembers (sent before a restart, say) is found in Discord and checked with the service.
+      h.bot.context.proxying.recent.replace(first.messageId);
+      const before = executions().length;
+      const { response } = await slash('reproxy', undefined, [{ name: 'alter', type: 3, value: 'wren' }, { name: 'message', type: 3, value: `<${link}>` }]);
+      expect(contentOf(response)).toContain('Re-sent as **Wren');
+      expect(executions()[before]?.body).toMatchObject({ content: 'the earlier one', username: 'Wren' });
+      expect(h.fake.deletedMessages().some((m) => m.id === first.messageId)).toBe(true);
+      expect(h.fake.deletedMessages().some((m) => m.id === later.messageId)).toBe(false);
+      await h.bot.context.proxying.deliveries.drain(5000);
+      expect((await waitForRecord(String(executions()[before]?.messageId))).alter?.alterId).toBe(wren.alterId);
+      // A link from elsewhere, or to nothing, is refused in words.
+      const foreign = await slash('reproxy', undefined, [{ name: 'alter', type: 3, value: 'wren' }, { name: 'message', type: 3, value: `https://discord.com/channels/999999999999999999/${channel}/${later.messageId}` }]);
+      expect(contentOf(foreign.response)).toContain('message link from this server');
+    });
+
+    it('refuses a named message older than an hour', async () => {
+      const { execution } = await proxied('k: an old one');
+      const textChannel = await h.bot.client.channels.fetch(channel);
+      if (!textChannel?.isTextBased()) throw new Error('cannot fetch the channel');
+      const fetched = await textChannel.messages.fetch(execution.messageId);
+      const { api, accounts, proxying } = h.bot.context;
+      await expect(namedTarget({ api, accounts, recent: proxying.recent, webhooks: proxying.webhooks }, fetched, ALICE.id, Date.now() + REPROXY_TARGET_WINDOW_MS + 60_000)).rejects.toThrow(/last 60 minutes/);
+      await expect(namedTarget({ api, accounts, recent: proxying.recent, webhooks: proxying.webhooks }, fetched, ALICE.id)).resolves.toMatchObject({ messageId: execution.messageId, alterId: kestrel.alterId });
+    });
+
+    it('reproxies from the message context menu through a form asking which alter', async () => {
+      const { execution } = await proxied('k: from the menu');
+      await waitForRecord(execution.messageId);
+      const target = proxiedMessage(execution);
+      const other = await h.run(h.fake.messageContextMenu({ name: 'Reproxy message', user: MALLORY, targetMessage: target }), isAnswer);
+      expect(String(other.response.body.content)).toContain('Only the person who sent');
+      const { response } = await h.run(h.fake.messageContextMenu({ name: 'Reproxy message', user: ALICE, targetMessage: target }), (r) => r.kind === 'callback');
+      expect(response.callbackType).toBe(9);
+      const customId = String(response.body.custom_id);
+      const unknown = await h.run(h.fake.modalSubmit({ user: ALICE, customId, components: [{ type: 1, components: [{ type: 4, custom_id: 'alter', value: 'nobody' }] }] }), isAnswer);
+      expect(String(unknown.response.body.content)).toContain('No alter called “nobody”');
+      const before = executions().length;
+      const submitted = await h.run(h.fake.modalSubmit({ user: ALICE, customId, components: [{ type: 1, components: [{ type: 4, custom_id: 'alter', value: 'Wren' }] }] }), isAnswer);
+      expect(String(submitted.response.body.content)).toContain('Re-sent as **Wren');
+      expect(executions()[before]?.body).toMatchObject({ content: 'from the menu', username: 'Wren' });
+      expect(h.fake.deletedMessages().some((m) => m.id === execution.messageId)).toBe(true);
     });
   });
 

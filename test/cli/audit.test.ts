@@ -1,25 +1,13 @@
 // `switchboard audit`, run for real as a child process against a fresh database of each dialect:
 // client changes made with the CLI show up, the filters narrow, bad filters are usage errors.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { insertAuditEntry } from '../../src/db/repositories/audit-log.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function cli(databaseUrl: string, dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
+import { runCli } from '../support/cli.js';
 
 interface AuditJson {
   at: string;
@@ -34,7 +22,7 @@ describe.each(DIALECTS)('switchboard audit on %s', (dialect) => {
   let database: TestDatabase;
   let dataDir: string;
   let clientId: string;
-  const run = (...args: string[]) => cli(database.url, dataDir, ...args);
+  const run = (...args: string[]) => runCli({ DATABASE_URL: database.url, DATA_DIR: dataDir }, ...args);
   const json = async (...args: string[]) => {
     const result = await run('audit', '--json', ...args);
     expect(result.code, result.stderr).toBe(0);

@@ -1,24 +1,16 @@
 // The bot's CLI commands as child processes: register-commands against the fake Discord, and the
 // checks `switchboard bot` makes before connecting anywhere.
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
 import { startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
 import { COMMANDS } from '../../commands/index.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-bot-'));
 
-function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
+const cli = (env: Record<string, string>, ...args: string[]) => runCli({ DATA_DIR: dataDir, ...env }, ...args);
 
 describe('bot commands of the CLI', () => {
   let fake: FakeDiscord;

@@ -1,32 +1,13 @@
-// The admin CLI, run for real as a child process (`node --import tsx src/cli/main.ts`) against a
-// fresh database of each dialect: exit codes, output and what ends up in the database.
-import { execFile } from 'node:child_process';
+// The admin CLI, run for real as a child process (test/support/cli.ts) against a fresh database of
+// each dialect: exit codes, output and what ends up in the database.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { sha256 } from '../../src/security/crypto.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(databaseUrl: string, dataDir: string, ...args: string[]): Promise<Result> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+import { runCli } from '../support/cli.js';
 
 interface ClientJson {
   client_id: string;
@@ -41,7 +22,7 @@ interface ClientJson {
 
 describe('switchboard CLI without a database', () => {
   let dataDir: string;
-  const run = (...args: string[]) => cli(`sqlite:${join(dataDir, 'unused.db')}`, dataDir, ...args);
+  const run = (...args: string[]) => runCli({ DATABASE_URL: `sqlite:${join(dataDir, 'unused.db')}`, DATA_DIR: dataDir }, ...args);
 
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-'));
@@ -76,14 +57,14 @@ describe('switchboard CLI without a database', () => {
   });
 
   it('exits 1 naming DATABASE_URL when it is invalid', async () => {
-    const result = await cli('mysql://x', dataDir, 'clients', 'list');
+    const result = await runCli({ DATABASE_URL: 'mysql://x', DATA_DIR: dataDir }, 'clients', 'list');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('DATABASE_URL');
     expect(result.stdout).toBe('');
   });
 
   it('exits 1 with a one-line message, not a stack trace, when the database is unreachable', async () => {
-    const result = await cli('postgres://postgres@127.0.0.1:1/switchboard', dataDir, 'clients', 'list');
+    const result = await runCli({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/switchboard', DATA_DIR: dataDir }, 'clients', 'list');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: cannot open the postgres database .*ECONNREFUSED/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -95,7 +76,7 @@ describe.each(DIALECTS)('switchboard CLI on %s', (dialect) => {
   let dataDir: string;
   let confidential: ClientJson;
   let publicId: string;
-  const run = (...args: string[]) => cli(database.url, dataDir, ...args);
+  const run = (...args: string[]) => runCli({ DATABASE_URL: database.url, DATA_DIR: dataDir }, ...args);
 
   /** The stored secret hash of a client, read directly from the database. */
   async function storedSecretHash(id: string): Promise<string | null | undefined> {

@@ -1,30 +1,18 @@
 // `switchboard events …`, run for real as a child process against a fresh database of each
 // dialect: endpoints registered for a client with the secret printed once and stored sealed, the
 // list, rotation, the delivery log, replay, status and deletion, and bad input refused.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-function cli(databaseUrl: string, dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
+import { runCli } from '../support/cli.js';
 
 describe.each(DIALECTS)('switchboard events (%s)', (dialect) => {
   let dataDir: string;
   let database: TestDatabase;
-  const run = (...args: string[]) => cli(database.url, dataDir, ...args);
+  const run = (...args: string[]) => runCli({ DATABASE_URL: database.url, DATA_DIR: dataDir }, ...args);
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'switchboard-cli-events-'));

@@ -1,43 +1,26 @@
 // `switchboard import` and `switchboard export`, run for real as child processes against a fresh
 // database of each dialect: what they print, their exit codes, and what ends up in the database.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_IMPORT_CLIENT } from '../../src/cli/import-export.js';
 import { openDatabase } from '../../src/db/database.js';
 import type { ImportReport } from '../../src/domain/import/model.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
+import { runCli } from '../support/cli.js';
 import { snapshotDatabase } from '../support/snapshot.js';
 import { SAMPLES } from '../support/samples.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const PK = join(SAMPLES, 'pluralkit-v2.json');
 const TB = join(SAMPLES, 'tupperbox.json');
 const USER = '300000000000000071';
 const OTHER = '300000000000000072';
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(databaseUrl: string, dataDir: string, ...args: string[]): Promise<Result> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
-
 describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
   let database: TestDatabase;
   let dataDir: string;
-  const run = (...args: string[]) => cli(database.url, dataDir, ...args);
+  const run = (...args: string[]) => runCli({ DATABASE_URL: database.url, DATA_DIR: dataDir }, ...args);
   async function withDb<T>(action: (db: ReturnType<typeof openDatabase>['db']) => Promise<T>): Promise<T> {
     const opened = openDatabase(database.url);
     try {

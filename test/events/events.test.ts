@@ -13,6 +13,7 @@ import { createTestClient, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { snapshotDatabase } from '../support/snapshot.js';
 import { Receiver, verifySignature, type Received } from './receiver.js';
+import { EVENT_ENV } from './short-schedules.js';
 
 const OWNER = '200000000000000701';
 const STRANGER = '200000000000000702';
@@ -22,16 +23,6 @@ const ALL_SCOPES = ['openid', 'profile', 'offline_access', 'alters:read', 'alter
 const USER_SCOPES = 'openid offline_access alters:read alters:write system:read system:write messages:read messages:write';
 const ALL_TYPES = ['alter.created', 'alter.updated', 'alter.deleted', 'system.updated', 'tag.created', 'tag.updated', 'tag.deleted', 'switch.created', 'message.proxied'];
 
-/** Short schedules so retries and giving up happen within a test. */
-const EVENT_ENV = {
-  RATE_LIMIT_ENABLED: 'false',
-  EVENTS_ALLOW_PRIVATE_ADDRESSES: 'true',
-  EVENTS_RETRY_BASE_MS: '40',
-  EVENTS_RETRY_MAX_MS: '160',
-  EVENTS_POLL_INTERVAL_MS: '50',
-  EVENTS_DELIVERY_TIMEOUT_MS: '400',
-  EVENTS_GIVE_UP_AFTER_MS: '2500',
-};
 
 interface EndpointAnswer {
   data: { id: string; url: string; eventTypes: string[]; enabled: boolean };

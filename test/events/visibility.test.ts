@@ -10,19 +10,11 @@ import { DIALECTS } from '../support/dialects.js';
 import { createTestClient, obtainTokens, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { Receiver } from './receiver.js';
+import { EVENT_ENV } from './short-schedules.js';
 
 const ALL_SCOPES = ['openid', 'profile', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'messages:read', 'messages:write', 'events:manage'] as const;
 const USER_SCOPES = 'openid offline_access alters:read alters:write system:read system:write messages:read messages:write';
 const READ_SCOPES = 'openid offline_access alters:read system:read';
-const EVENT_ENV = {
-  RATE_LIMIT_ENABLED: 'false',
-  EVENTS_ALLOW_PRIVATE_ADDRESSES: 'true',
-  EVENTS_RETRY_BASE_MS: '40',
-  EVENTS_RETRY_MAX_MS: '160',
-  EVENTS_POLL_INTERVAL_MS: '50',
-  EVENTS_DELIVERY_TIMEOUT_MS: '400',
-  EVENTS_GIVE_UP_AFTER_MS: '2500',
-};
 
 interface FeedEvent {
   type: string;

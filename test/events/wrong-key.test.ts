@@ -9,17 +9,11 @@ import { DIALECTS } from '../support/dialects.js';
 import { createTestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { Receiver } from './receiver.js';
+import { EVENT_ENV as SHORT_SCHEDULES } from './short-schedules.js';
 
 const USER = '200000000000000951';
-const EVENT_ENV = {
-  RATE_LIMIT_ENABLED: 'false',
-  EVENTS_ALLOW_PRIVATE_ADDRESSES: 'true',
-  EVENTS_RETRY_BASE_MS: '40',
-  EVENTS_RETRY_MAX_MS: '160',
-  EVENTS_POLL_INTERVAL_MS: '50',
-  EVENTS_DELIVERY_TIMEOUT_MS: '400',
-  EVENTS_GIVE_UP_AFTER_MS: '60000',
-};
+/** Deliveries are never given up on here: the wrong key must leave them pending. */
+const EVENT_ENV = { ...SHORT_SCHEDULES, EVENTS_GIVE_UP_AFTER_MS: '60000' };
 
 interface Readiness {
   events: { misconfigured?: boolean; failing: boolean };

@@ -100,6 +100,23 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
     expect((await call(first, token, 'GET', '/v1/users/@me/system')).status).toBe(401);
   });
 
+  it('refuses a deleted system’s tokens in the other process at once, and answers that its user has no system there', { timeout: 60_000 }, async () => {
+    const leaving = '310000000000000003';
+    const token = await signIn(leaving);
+    const reader = await signIn(READER);
+    // Both processes have verified the token and resolved the user to the system.
+    for (const base of [first, second, first, second]) {
+      expect((await call(base, token, 'GET', '/v1/users/@me/system')).status).toBe(200);
+      expect((await call(base, reader, 'GET', `/v1/users/${leaving}/system`)).status).toBe(200);
+    }
+
+    expect((await call(first, token, 'POST', '/v1/users/@me/system/delete', { confirm: true })).status).toBe(200);
+
+    expect((await call(second, token, 'GET', '/v1/users/@me/system')).status).toBe(401);
+    const gone = await call(second, reader, 'GET', `/v1/users/${leaving}/system`);
+    expect({ status: gone.status, body: gone.body }).toMatchObject({ status: 404, body: { errors: [{ type: 'no-system' }] } });
+  });
+
   it('applies a privacy change made through one process at once in the other, both ways', { timeout: 60_000 }, async () => {
     const owner = await signIn(OWNER);
     const reader = await signIn(READER);

@@ -1,4 +1,4 @@
-// The service as `npm start` runs it: a child process on embedded defaults that creates its
+// The service as `npm start` runs it (its bundle): a child process on embedded defaults that creates its
 // database and keys, answers health checks, keeps secrets out of its files and logs, and shuts
 // down gracefully on SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/server.js';
+import { testBundle } from '../support/test-bundle.js';
 
 function startService(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(testBundle(), 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -282,7 +282,11 @@ describe.each(DIALECTS)('crash durability (%s)', (dialect) => {
     const body = (operation: Operation) => {
       switch (operation.kind) {
         case 'create':
-          return { username: operation.username, displayName: operation.displayName, ...(operation.field === undefined ? {} : { fields: { [client.id]: operation.field } }) };
+          return {
+            username: operation.username,
+            displayName: operation.displayName,
+            ...(operation.field === undefined ? {} : { fields: { [client.id]: operation.field } }),
+          };
         case 'edit':
           return { description: operation.description, fields: { [client.id]: operation.field } };
         case 'front':
@@ -333,7 +337,9 @@ describe.each(DIALECTS)('crash durability (%s)', (dialect) => {
     expect(inFlightAtKill).toBeGreaterThanOrEqual(200);
     expect(failed.length).toBeGreaterThan(0);
     // Before the kill, the service answered every write with success (no 5xx under load).
-    const unexpected = outcomes.flatMap((o, index) => (o.status !== undefined && (o.status < 200 || o.status >= 300) ? [{ operation: storm[index], status: o.status }] : []));
+    const unexpected = outcomes.flatMap((o, index) =>
+      o.status !== undefined && (o.status < 200 || o.status >= 300) ? [{ operation: storm[index], status: o.status }] : [],
+    );
     expect(unexpected).toEqual([]);
 
     // 4. Restart on the same database and data dir.

@@ -2,12 +2,10 @@
 // its own, and driven through the parts it loads lazily or from node_modules at run time (the
 // authorization server, the /v1 API and its serializers, the API reference, PostgreSQL, the bot),
 // and with every optional backend: rate limits kept in Redis, the bot's links on Redis and PostgreSQL.
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,17 +17,11 @@ import { startFakeDiscord, user } from '../support/fake-discord.js';
 import { createTestClient, obtainTokens } from '../support/oauth.js';
 import { freePort, type TestServer } from '../support/server.js';
 import { startService, stopService, waitReady, type Service } from '../support/service-process.js';
+import { testBundle } from '../support/test-bundle.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// Inside the repository: what the bundle leaves outside it resolves from node_modules.
-const outdir = join(REPO_ROOT, 'test', 'artifacts', `bundle-${process.pid}`);
-const main = join(outdir, 'main.js');
+// The bundle of this checkout's sources that the tests' processes run (scripts/bundle.mjs's options).
+const main = join(testBundle(), 'main.js');
 const REDIS_URL = TEST_REDIS_URL;
-
-beforeAll(() => {
-  execFileSync(process.execPath, ['scripts/bundle.mjs', outdir], { cwd: REPO_ROOT, stdio: 'pipe' });
-}, 120_000);
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 function serviceEnv(port: number, dataDir: string, databaseUrl: string) {
   return { NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, AUTH_DEV_LOGIN: 'true', RATE_LIMIT_ENABLED: 'false', LOG_LEVEL: 'silent' };

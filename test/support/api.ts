@@ -36,6 +36,14 @@ export async function request<T = unknown>(
   return { status: response.status, headers: response.headers, body: parsed as T };
 }
 
+/** A multipart/form-data body holding one file part, for `request`'s `raw` and `headers`. */
+export function multipartFile(part: string, bytes: Uint8Array | string, filename = 'upload.bin'): { raw: Uint8Array; headers: Record<string, string> } {
+  const boundary = `----switchboard-test-${Math.random().toString(36).slice(2)}`;
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="${part}"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  const raw = Buffer.concat([Buffer.from(head), Buffer.from(bytes), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return { raw, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
 export interface ApiUser {
   userId: string;
   client: TestClient;

@@ -1,6 +1,7 @@
 // Self-test of the fake Discord: a bare discord.js Client (no bot code of ours) must log in, take
 // interactions and have its answers recorded, so bot tests can trust the harness.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { REST } from '@discordjs/rest';
@@ -28,6 +29,10 @@ import {
 } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BOT_PERMISSIONS, Permission, rateLimited, resolvedAttachments, resolvedUsers, startFakeDiscord, user, type FakeDiscord } from './fake-discord.js';
+import { HttpError } from './fake-discord/refusals.js';
+import { checkBody } from './fake-discord/request-checks.js';
+import { REQUEST_TABLE, rowFor } from './fake-discord/request-table.js';
+import type { Json } from './fake-discord/types.js';
 
 const ALICE = user('400000000000000004', 'alice');
 const BOB = user('500000000000000005', 'bob');
@@ -682,5 +687,123 @@ describe('fake Discord teardown', () => {
     await expect(client.login('wrong.token.value')).rejects.toThrow();
     await client.destroy();
     await fake.close();
+  });
+});
+
+describe('fake Discord refuses what Discord refuses', () => {
+  const invalid = (errors: unknown) => ({ status: 400, body: { code: 50035, message: 'Invalid Form Body', errors } });
+  const refusal = (method: string, path: string, body: unknown) => {
+    try {
+      checkBody(method, path, body);
+      return undefined;
+    } catch (error) {
+      if (error instanceof HttpError) return { status: error.status, body: error.body };
+      throw error;
+    }
+  };
+  const at = (code: string) => ({ _errors: [expect.objectContaining({ code })] });
+  const CHANNEL = 'channels/100000000000000001/messages';
+  const HOOK = 'webhooks/100000000000000002/token';
+  const CALLBACK = 'interactions/100000000000000003/token/callback';
+  const COMMANDS = 'applications/100000000000000004/commands';
+  const embed = (extra: Json) => ({ title: 't', ...extra });
+
+  it.each<[string, string, string, unknown, unknown]>([
+    ['content over 2,000 characters', 'POST', CHANNEL, { content: 'x'.repeat(2001) }, { content: at('BASE_TYPE_MAX_LENGTH') }],
+    ['a title over 256', 'POST', CHANNEL, { embeds: [embed({ title: 't'.repeat(257) })] }, { embeds: { 0: { title: at('BASE_TYPE_MAX_LENGTH') } } }],
+    ['11 embeds', 'POST', CHANNEL, { embeds: Array.from({ length: 11 }, () => embed({})) }, { embeds: at('BASE_TYPE_MAX_LENGTH') }],
+    ['26 fields', 'POST', CHANNEL, { embeds: [embed({ fields: Array.from({ length: 26 }, () => ({ name: 'n', value: 'v' })) })] }, { embeds: { 0: { fields: at('BASE_TYPE_MAX_LENGTH') } } }],
+    ['a field value over 1,024', 'POST', CHANNEL, { embeds: [embed({ fields: [{ name: 'n', value: 'v'.repeat(1025) }] })] }, { embeds: { 0: { fields: { 0: { value: at('BASE_TYPE_MAX_LENGTH') } } } } }],
+    ['an empty field value', 'POST', CHANNEL, { embeds: [embed({ fields: [{ name: 'n', value: '' }] })] }, { embeds: { 0: { fields: { 0: { value: at('BASE_TYPE_REQUIRED') } } } } }],
+    ['two embeds of 6,347 characters together', 'POST', CHANNEL, { embeds: [embed({ description: 'd'.repeat(4000) }), embed({ description: 'd'.repeat(2345) })] }, { embeds: at('MAX_EMBED_SIZE_EXCEEDED') }],
+    ['a thumbnail URL with a space', 'POST', CHANNEL, { embeds: [embed({ thumbnail: { url: 'https://cdn.example/my pic.png' } })] }, { embeds: { 0: { thumbnail: { url: at('URL_TYPE_INVALID_URL') } } } }],
+    ['an image URL that is no URL', 'POST', CHANNEL, { embeds: [embed({ image: { url: 'picture' } })] }, { embeds: { 0: { image: { url: at('URL_TYPE_INVALID_URL') } } } }],
+    ['six action rows', 'POST', CHANNEL, { content: 'x', components: Array.from({ length: 6 }, (_, i) => ({ type: 1, components: [{ type: 2, style: 1, label: 'b', custom_id: `b${i}` }] })) }, { components: at('BASE_TYPE_MAX_LENGTH') }],
+    ['a repeated custom id', 'POST', CHANNEL, { content: 'x', components: [{ type: 1, components: [1, 2].map(() => ({ type: 2, style: 1, label: 'b', custom_id: 'same' })) }] }, { components: { 0: { components: { 1: { custom_id: at('COMPONENT_CUSTOM_ID_DUPLICATED') } } } } }],
+    ['a webhook avatar URL with a space', 'POST', HOOK, { content: 'x', avatar_url: 'https://cdn.example/a b.png' }, { avatar_url: at('URL_TYPE_INVALID_URL') }],
+    ['the username "Everyone"', 'POST', HOOK, { content: 'x', username: 'Everyone' }, { username: at('USERNAME_INVALID') }],
+    ['the username "here"', 'POST', HOOK, { content: 'x', username: 'here' }, { username: at('USERNAME_INVALID') }],
+    ['"clyde" behind a zero-width space', 'POST', HOOK, { content: 'x', username: 'c\u200blyde' }, { username: at('USERNAME_INVALID_CONTAINS') }],
+    ['a name that is only zero-width', 'POST', HOOK, { content: 'x', username: '\u200b' }, { username: at('BASE_TYPE_BAD_LENGTH') }],
+    ['a username over 80', 'POST', HOOK, { content: 'x', username: 'n'.repeat(81) }, { username: at('BASE_TYPE_MAX_LENGTH') }],
+    ['an unknown callback type', 'POST', CALLBACK, { type: 3 }, { type: at('BASE_TYPE_CHOICES') }],
+    ['26 autocomplete choices', 'POST', CALLBACK, { type: 8, data: { choices: Array.from({ length: 26 }, (_, i) => ({ name: `c${i}`, value: `${i}` })) } }, { data: expect.anything() }],
+    ['a choice name over 100', 'POST', CALLBACK, { type: 8, data: { choices: [{ name: 'n'.repeat(101), value: '1' }] } }, { data: expect.anything() }],
+    ['a choice value over 100', 'POST', CALLBACK, { type: 8, data: { choices: [{ name: 'n', value: 'v'.repeat(101) }] } }, { data: { choices: { 0: { value: at('BASE_TYPE_MAX_LENGTH') } } } }],
+    ['a modal title over 45', 'POST', CALLBACK, { type: 9, data: { custom_id: 'm', title: 't'.repeat(46), components: [{ type: 1, components: [{ type: 4, custom_id: 'f', style: 1, label: 'l' }] }] } }, { data: { title: at('BASE_TYPE_MAX_LENGTH') } }],
+    ['a modal of six rows', 'POST', CALLBACK, { type: 9, data: { custom_id: 'm', title: 't', components: Array.from({ length: 6 }, (_, i) => ({ type: 1, components: [{ type: 4, custom_id: `f${i}`, style: 1, label: 'l' }] })) } }, { data: { components: at('BASE_TYPE_BAD_LENGTH') } }],
+    ['message data over the embed total', 'POST', CALLBACK, { type: 4, data: { embeds: [embed({ description: 'd'.repeat(4096) }), embed({ description: 'd'.repeat(4096) })] } }, { data: { embeds: at('MAX_EMBED_SIZE_EXCEEDED') } }],
+    ['a command name in capitals', 'POST', COMMANDS, { name: 'Alter', description: 'd' }, { name: at('APPLICATION_COMMAND_INVALID_NAME') }],
+    ['a command name with a space', 'POST', COMMANDS, { name: 'my alter', description: 'd' }, { name: at('APPLICATION_COMMAND_INVALID_NAME') }],
+    ['an empty command description', 'POST', COMMANDS, { name: 'alter', description: '' }, { description: at('BASE_TYPE_BAD_LENGTH') }],
+    ['26 options', 'POST', COMMANDS, { name: 'alter', description: 'd', options: Array.from({ length: 26 }, (_, i) => ({ type: 3, name: `o${i}`, description: 'd' })) }, { options: at('BASE_TYPE_MAX_LENGTH') }],
+    ['a required option after an optional one', 'POST', COMMANDS, { name: 'alter', description: 'd', options: [{ type: 3, name: 'a', description: 'd' }, { type: 3, name: 'b', description: 'd', required: true }] }, { options: { 1: { required: at('APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID') } } }],
+    ['26 choices', 'POST', COMMANDS, { name: 'alter', description: 'd', options: [{ type: 3, name: 'a', description: 'd', choices: Array.from({ length: 26 }, (_, i) => ({ name: `c${i}`, value: `${i}` })) }] }, { options: expect.anything() }],
+    ['a context menu with a description', 'POST', COMMANDS, { type: 2, name: 'View system', description: 'd' }, { description: at('APPLICATION_COMMAND_CONTEXT_MENU_DESCRIPTION') }],
+    ['two commands of one name', 'PUT', COMMANDS, [{ name: 'alter', description: 'd' }, { name: 'alter', description: 'e' }], { 1: { name: at('APPLICATION_COMMANDS_DUPLICATE_NAME') } }],
+    ['a command over 4,000 characters', 'POST', COMMANDS, { name: 'alter', description: 'd', options: Array.from({ length: 25 }, (_, i) => ({ type: 3, name: `o${i}`, description: 'd'.repeat(100), choices: Array.from({ length: 25 }, (_, j) => ({ name: `c${j}`.padEnd(100, 'c'), value: `${j}` })) })) }, at('APPLICATION_COMMAND_TOO_LARGE')],
+  ])('refuses %s', (_name, method, path, body, errors) => {
+    expect(refusal(method, path, body)).toEqual(invalid(errors));
+  });
+
+  it.each<[string, string, string, unknown]>([
+    ['2,000 emoji (code points, as Discord counts)', 'POST', HOOK, { content: '😀'.repeat(2000), username: 'Ash' }],
+    ['an accepted image URL and an uploaded file', 'POST', CHANNEL, { embeds: [embed({ thumbnail: { url: 'https://cdn.example/my%20pic.png' }, image: { url: 'attachment://a.png' } })] }],
+    ['a defused "Everyone"', 'POST', HOOK, { content: 'x', username: 'E\u200averyone' }],
+    ['"Clyde" defused with a hair space', 'POST', HOOK, { content: 'x', username: 'C\u200alyde' }],
+    ['embeds of exactly 6,000 characters', 'POST', CHANNEL, { embeds: [embed({ title: undefined, description: 'd'.repeat(4000) }), embed({ title: undefined, description: 'd'.repeat(2000) })] }],
+    ['permissions as a string of digits', 'POST', COMMANDS, { name: 'server', description: 'd', default_member_permissions: '32' }],
+    ['a context menu command', 'POST', COMMANDS, { type: 2, name: 'View system' }],
+  ])('accepts %s', (_name, method, path, body) => {
+    expect(refusal(method, path, body)).toBeUndefined();
+  });
+
+  it.each([
+    ['PATCH', 'webhooks/1/tok/messages/@original', '/webhooks/{webhook_id}/{webhook_token}/messages/@original'],
+    ['PATCH', 'webhooks/1/tok/messages/2', '/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}'],
+    ['PATCH', 'guilds/1/members/@me', '/guilds/{guild_id}/members/@me'],
+    ['PATCH', 'guilds/1/members/2', '/guilds/{guild_id}/members/{user_id}'],
+    ['PUT', 'channels/1/messages/2/reactions/👍/@me', '/channels/{channel_id}/messages/{message_id}/reactions/{emoji_name}/@me'],
+    ['GET', 'applications/1/guilds/2/commands/permissions', '/applications/{application_id}/guilds/{guild_id}/commands/permissions'],
+    ['POST', 'channels/1/typing', '/channels/{channel_id}/typing'],
+    ['GET', 'users/@me', '/users/@me'],
+  ])('finds the row of %s /%s, literal segments first', (method, path, expected) => {
+    expect(rowFor(method, path)?.path).toBe(expected);
+  });
+
+  it('has no row for a route the fake does not serve, so serving one without a row fails the request (server.ts)', () => {
+    expect(rowFor('GET', 'channels/1/pins')).toBeUndefined();
+    expect(rowFor('DELETE', 'channels/1')).toBeUndefined();
+  });
+
+  it('names a path and method of Discord’s document in every row', () => {
+    const document = readFileSync(fileURLToPath(import.meta.resolve('discord-api-spec')).replace(/\.js$/, '.ts'), 'utf8');
+    const methods = new Map<string, Set<string>>();
+    for (const match of document.matchAll(/\n {2}"(\/[^"]+)": \{([\s\S]*?)\n {2}\};/g)) {
+      methods.set(match[1] ?? '', new Set([...(match[2] ?? '').matchAll(/\n {4}(get|put|post|patch|delete): \{/g)].map((m) => (m[1] ?? '').toUpperCase())));
+    }
+    expect(methods.size).toBeGreaterThan(100);
+    for (const row of REQUEST_TABLE) expect(methods.get(row.path)?.has(row.method), `${row.method} ${row.path}`).toBe(true);
+  });
+
+  it('answers a refused request with Discord’s error body, and nothing is sent', async () => {
+    const fake = await startFakeDiscord();
+    try {
+      const webhook = fake.addWebhook({ channelId: fake.channelId, name: 'switchboard' });
+      const res = await fetch(`${fake.apiBase}/v10/webhooks/${webhook.id}/${webhook.token}?wait=true`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'hi', username: 'here', avatar_url: 'https://cdn.example/a b.png' }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        code: 50035,
+        message: 'Invalid Form Body',
+        errors: { username: { _errors: [{ code: 'USERNAME_INVALID', message: 'Username cannot be "here"' }] }, avatar_url: { _errors: [{ code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' }] } },
+      });
+      expect(fake.webhookExecutions()).toHaveLength(0);
+    } finally {
+      await fake.close();
+    }
   });
 });

@@ -1,8 +1,11 @@
-// The real service as a child process (src/main.ts through tsx, or the bundle `npm start` runs),
-// for tests that need a process of its own: a crash, two processes sharing one database, the bundle.
+// The real service as a child process (the tests' bundle of src/main.ts, test-bundle.ts, or a
+// bundle of the test's own), for tests that need a process of its own: a crash, two processes
+// sharing one database, the bundle.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { testBundle } from './test-bundle.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -12,13 +15,13 @@ export interface Service {
   output(): string;
 }
 
-/** `entry`: the script to run instead of src/main.ts (through tsx), e.g. a bundle's main.js. */
+/** `entry`: the script to run instead of the tests' bundle of src/main.ts. */
 export function startService(env: Record<string, string>, entry?: string): Service {
   // Nothing from the developer's environment may steer the child: no bot, no shared stores, no keys.
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(DATABASE_URL|DISCORD_|BOT_|REDIS_URL|SIGNING_KEYS|COOKIE_SECRETS|DATA_ENCRYPTION_KEY|SWITCHBOARD_)/.test(name)),
   );
-  const child = spawn(process.execPath, entry ? [entry] : ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [entry ?? join(testBundle(), 'main.js')], {
     cwd: REPO_ROOT,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

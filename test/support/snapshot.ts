@@ -36,6 +36,7 @@ export const TABLES = [
   'event_grant_periods',
   'event_values',
   'event_value_refs',
+  'images',
 ] as const satisfies readonly TableName[];
 
 type MissingTables = Exclude<TableName, (typeof TABLES)[number]>;

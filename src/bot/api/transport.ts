@@ -1,6 +1,7 @@
 // HTTP to the service: one request with the bot's timeouts and credentials, /v1 calls (short
 // rate-limit waits are honoured by retrying once; longer ones are reported with the wait), OAuth
 // calls, and the bot's own client-credentials tokens. Endpoints live in ../api-client.ts.
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from '../http.js';
 import { ApiError, apiErrorOf, oauthErrorOf, rateLimited, transportError } from './errors.js';
@@ -21,6 +22,8 @@ export interface CallOptions {
   /** A JSON body sent byte for byte (an import file: re-serialising it could change it). */
   rawJson?: Buffer;
   form?: Record<string, string>;
+  /** A file, sent as multipart/form-data in one part (an image upload). */
+  file?: { part: string; filename: string; bytes: Buffer };
   clientAuth?: boolean;
   /** Instead of the client's timeout, for calls that do much more work than the others. */
   timeoutMs?: number;
@@ -63,6 +66,10 @@ export function createTransport(options: TransportOptions) {
     } else if (call.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(call.form).toString();
+    } else if (call.file) {
+      const { contentType, bytes } = multipartBody(call.file);
+      headers['content-type'] = contentType;
+      body = bytes;
     }
     const timeoutMs = call.timeoutMs ?? options.timeoutMs;
     try {
@@ -161,4 +168,15 @@ export function createTransport(options: TransportOptions) {
   }
 
   return { send, callApi, api, oauth, clientTokenSource };
+}
+
+/** One file part as multipart/form-data (RFC 7578); the boundary is random, so no file can contain it by chance. */
+function multipartBody(file: { part: string; filename: string; bytes: Buffer }): { contentType: string; bytes: Buffer } {
+  const boundary = `switchboard-${randomBytes(16).toString('hex')}`;
+  const quoted = (text: string) => text.replace(/["\\\r\n]/g, '_');
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(file.part)}"; filename="${quoted(file.filename)}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    bytes: Buffer.concat([Buffer.from(head), file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+  };
 }

@@ -2,6 +2,7 @@
 // kind, renames, skipped entries with their reason, warnings. Long lists show their first lines and
 // "…and N more", within Discord's embed limits (field values 1024, the whole embed 6000).
 import { EmbedBuilder, escapeMarkdown } from 'discord.js';
+import { shortenGraphemes } from '../../domain/proxy/text.js';
 import type { ImportMode, ImportReport } from '../api-client.js';
 
 const COLOR = 0x5865f2;
@@ -22,7 +23,8 @@ export const MODES: Record<ImportMode, string> = {
 };
 
 const number = (value: number) => value.toLocaleString('en-US');
-const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+/** Cut at a grapheme boundary (never inside an emoji), with an ellipsis. */
+const cut = shortenGraphemes;
 /** Untrusted text on one line, markdown shown as typed (cut first: escaping is the slow part). */
 const plain = (text: string) => escapeMarkdown(cut(text, LINE_MAX).replace(/\s+/g, ' '));
 

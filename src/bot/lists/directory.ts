@@ -3,12 +3,15 @@
 // briefly per (viewer, system) and dropped after the bot's own writes. Names compare as the
 // service compares usernames and tag names (usernameKey: case, width and compatibility forms
 // ignored), so `ａｓｈ` or `ASH` find `ash`.
+import { shortenGraphemes } from '../../domain/proxy/text.js';
 import { usernameKey } from '../../domain/username-key.js';
 import type { LinkedAccounts } from '../links/linked-accounts.js';
 
 const CACHE_MS = 30_000;
 const PAGE = 250;
 const MAX_CHOICES = 25;
+/** Discord's limit for a choice's name. */
+const MAX_CHOICE_NAME = 100;
 
 export interface DirectoryOptions<T> {
   /** One page of the list, as `token` (the viewer's, or the bot's client's for a public list) sees `target`. */
@@ -74,7 +77,7 @@ export function createDirectory<T>(accounts: LinkedAccounts, options: DirectoryO
         .filter((scored) => scored.score > 0)
         .sort((a, b) => b.score - a.score || id(a.entry) - id(b.entry))
         .slice(0, MAX_CHOICES)
-        .map(({ entry }) => ({ name: label(entry).slice(0, 100), value: String(id(entry)) }));
+        .map(({ entry }) => ({ name: shortenGraphemes(label(entry), MAX_CHOICE_NAME), value: String(id(entry)) }));
     },
 
     /** The entry meant by an option value: an id (from autocomplete), a name or a display name. */

@@ -9,6 +9,7 @@
 // starts, so changes made while no bot ran are not reported (they are history, not news). With
 // several bot processes only the one holding shard 0 reads the feed, so owners get one message.
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, MessageFlags, type ButtonInteraction, type Client } from 'discord.js';
+import { shortenGraphemes } from '../../domain/proxy/text.js';
 import type { ApiClient, FeedEvent } from '../api-client.js';
 import type { BotContext, ButtonHandler } from '../command.js';
 import type { BotLog } from '../log.js';
@@ -75,7 +76,7 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
     // A DM channel by id: no need to fetch the user first.
     const channel = await client.users.createDM(userId);
     await channel.send({
-      content: `Changes to your system from other apps:\n${lines.join('\n')}`.slice(0, 2000),
+      content: shortenGraphemes(`Changes to your system from other apps:\n${lines.join('\n')}`, 2000),
       components: [new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId(`${OPERATION_DM_PREFIX}off`).setLabel('Stop these messages').setStyle(ButtonStyle.Secondary))],
     });
   }

@@ -11,15 +11,18 @@ import type { MessageInfo } from '../../domain/proxied-message.js';
 export function messageInfoEmbed(info: MessageInfo, shownName?: string): APIEmbed {
   const alter = info.alter;
   const sentAs = info.proxiedName ?? shownName;
-  const alterLine = alter
-    ? `${alter.displayName ?? alter.username ?? `#${alter.alterId}`}${alter.username && alter.displayName ? ` (\`${alter.username}\`)` : ''}`
-    : info.alterDeleted
-      ? '*(deleted)*'
-      : info.alterId !== null
-        ? `#${info.alterId}`
-        : // Only the owner learns whether an alter is gone; to others a hidden and a deleted one look alike.
-          '*(profile private, or deleted)*';
-  const system = info.system?.systemName ?? '*(private)*';
+  const alterLine = info.systemDeleted
+    ? '*(system deleted)*'
+    : alter
+      ? `${alter.displayName ?? alter.username ?? `#${alter.alterId}`}${alter.username && alter.displayName ? ` (\`${alter.username}\`)` : ''}`
+      : info.alterDeleted
+        ? '*(deleted)*'
+        : info.alterId !== null
+          ? `#${info.alterId}`
+          : // Only the owner learns whether an alter is gone; to others a hidden and a deleted one look alike.
+            '*(profile private, or deleted)*';
+  // A deleted system's records keep the sender: moderation still acts on the account.
+  const system = info.systemDeleted ? '*(deleted)*' : (info.system?.systemName ?? '*(private)*');
   const sentAt = new Date(info.timestamp);
   return {
     title: 'Proxied message',

@@ -3,6 +3,7 @@
 // afterwards where the bot may (it needs Manage Messages for that; nothing fails without it).
 import { Routes, makeURLSearchParams, type MessageReaction, type PartialMessageReaction, type PartialUser, type REST, type User } from 'discord.js';
 import { ApiError, type ApiClient } from '../api-client.js';
+import { fitEmbeds } from '../embeds.js';
 import type { BotLog } from '../log.js';
 import type { LinkedAccounts } from '../links/linked-accounts.js';
 import { messageInfoEmbed } from './message-info.js';
@@ -51,7 +52,7 @@ export function createReactionHandler(parts: ReactionParts) {
       if (emoji === INFO_EMOJI) {
         const info = await messageInfoFor(parts, message.id, user.id);
         const asker = user.partial ? await user.fetch() : user;
-        await asker.send({ embeds: [messageInfoEmbed(info, message.author.username)] }).catch(() => undefined);
+        await asker.send({ embeds: fitEmbeds([messageInfoEmbed(info, message.author.username)]) }).catch(() => undefined);
         await removeReaction();
         return;
       }

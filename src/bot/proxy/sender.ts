@@ -2,6 +2,8 @@
 // with thread_id), replacing a webhook Discord says is gone and trying once more. Webhook-token
 // requests go through their own REST client (see webhookRest in ./index.ts).
 import { Routes, makeURLSearchParams, type APIAllowedMentions, type APIEmbed, type APIMessage, type RawFile, type REST } from 'discord.js';
+import { discordImageUrl } from '../../domain/image-url.js';
+import { fitEmbeds } from '../embeds.js';
 import { UNKNOWN_WEBHOOK, isDiscordError, type ChannelWebhook, type WebhookCache } from './webhooks.js';
 
 export interface Outgoing {
@@ -17,12 +19,15 @@ export interface Outgoing {
 }
 
 async function execute(rest: REST, webhook: ChannelWebhook, out: Outgoing): Promise<APIMessage> {
+  // An avatar stored before the service percent-encoded URLs may be one Discord refuses, which
+  // would refuse the whole message: it is sent in the accepted form, or left out.
+  const avatarUrl = out.avatarUrl === null ? null : discordImageUrl(out.avatarUrl);
   const body = {
     content: out.content,
     username: out.username,
-    ...(out.avatarUrl ? { avatar_url: out.avatarUrl } : {}),
+    ...(avatarUrl ? { avatar_url: avatarUrl } : {}),
     allowed_mentions: out.allowedMentions,
-    embeds: out.embeds,
+    embeds: fitEmbeds(out.embeds),
   };
   return (await rest.post(Routes.webhook(webhook.id, webhook.token), {
     body,

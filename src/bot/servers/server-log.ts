@@ -6,7 +6,9 @@
 // set the log channel is told once.
 import { EmbedBuilder, type Client, type Message, type PartialMessage } from 'discord.js';
 import { logChannelFor, type MessagePlace } from '../../domain/guild-rules.js';
+import { clampGraphemes, shortenGraphemes } from '../../domain/proxy/text.js';
 import type { ApiClient } from '../api-client.js';
+import { fitEmbeds } from '../embeds.js';
 import type { BotLog } from '../log.js';
 import type { Notices } from '../proxy/notices.js';
 import type { RecentMessages } from '../proxy/recent.js';
@@ -18,7 +20,9 @@ export const MAX_QUOTED = 1500;
 
 export function quote(text: string): string {
   if (text === '') return '*(no text)*';
-  return text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}… *(${text.length - MAX_QUOTED} more characters)*` : text;
+  if (text.length <= MAX_QUOTED) return text;
+  const shown = clampGraphemes(text, MAX_QUOTED);
+  return `${shown}… *(${text.length - shown.length} more characters)*`;
 }
 
 export interface ProxiedLogEntry {
@@ -66,7 +70,7 @@ export function createServerLog(client: Client, api: ApiClient, servers: GuildSe
     try {
       const channel = await client.channels.fetch(target);
       if (!channel?.isSendable()) throw new Error('not a channel the bot can post in');
-      await channel.send({ embeds: [embed], allowedMentions: { parse: [] } });
+      await channel.send({ embeds: fitEmbeds([embed]), allowedMentions: { parse: [] } });
     } catch (error) {
       log.info({ err: error, guild: guildId, channel: target }, 'could not post in the log channel');
       const adminId = server.settings.logChannel.changedBy;
@@ -117,8 +121,8 @@ export function createServerLog(client: Client, api: ApiClient, servers: GuildSe
         .addFields(
           { name: 'Sent as', value: after.author.username, inline: true },
           { name: 'Channel', value: `<#${after.channelId}>`, inline: true },
-          { name: 'Before', value: before && !before.partial ? quote(before.content).slice(0, 1024) : '*(not known to this process)*' },
-          { name: 'After', value: quote(after.content).slice(0, 1024) },
+          { name: 'Before', value: before && !before.partial ? shortenGraphemes(quote(before.content), 1024) : '*(not known to this process)*' },
+          { name: 'After', value: shortenGraphemes(quote(after.content), 1024) },
           { name: 'Message', value: link(after.guildId, after.channelId, after.id) },
         )
         .setFooter({ text: `Proxied message ${after.id}` });

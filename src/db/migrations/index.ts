@@ -16,7 +16,8 @@ import * as browserSessions from './2026-11-27T10-browser-sessions.js';
 import * as eventGrantPeriods from './2026-11-27T10-event-grant-periods.js';
 import * as systemSize from './2026-11-27T10-system-size.js';
 import * as eventValues from './2026-11-27T11-event-values.js';
-import * as profileFields from './2026-11-27T20k-profile-fields.js';
+import * as images from './2026-11-27T21-images.js';
+import * as profileFields from './2026-11-27T21k-profile-fields.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -34,5 +35,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T10-event-grant-periods': eventGrantPeriods,
   '2026-11-27T10-system-size': systemSize,
   '2026-11-27T11-event-values': eventValues,
-  '2026-11-27T20k-profile-fields': profileFields,
+  '2026-11-27T21-images': images,
+  '2026-11-27T21k-profile-fields': profileFields,
 };

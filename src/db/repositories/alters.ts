@@ -2,13 +2,15 @@
 // in one transaction; uniqueness (username per system, field value per system and client) is
 // decided by unique indexes, never by a read-then-write.
 import { randomBytes } from 'node:crypto';
-import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, systemTooLargeProblem, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
-import type { AlterLoadPolicy } from '../../domain/privacy.js';
+import type { AlterListQuery } from '../../domain/alter-list.js';
+import type { AlterLoadPolicy, AlterQueryPrivacy } from '../../domain/privacy.js';
+import { usernameKey } from '../../domain/username-key.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
 import { isSystemTooLarge, isUniqueViolation, violatedConstraint } from '../errors.js';
-import { alterVisibleCondition } from '../privacy-conditions.js';
+import { alterVisibleCondition, hasBitsCondition } from '../privacy-conditions.js';
 import { prepareQuery } from '../prepared.js';
 import { ALTER_RECORD_COLUMNS, ALTER_RECORD_COLUMNS_FOR_OTHERS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
 import type { NewAlter, Schema } from '../tables.js';
@@ -158,6 +160,70 @@ export async function findAlters(db: Executor, systemId: number, alterIds: numbe
 /** A page of the system's alters in id order; with `onlyVisible`, paging counts visible ones only. */
 export async function listAlters(db: Db, systemId: number, page: { skip: number; max: number }, policy: AlterLoadPolicy): Promise<AlterRecord[]> {
   const rows = await alterPage(policy)(db, { systemId, max: page.max, skip: page.skip, fieldsFor: policy.fieldsFor });
+  return rows.map((row) => fromLoaded(row, policy.fieldsFor));
+}
+
+/** `%` and `_` (and the escape itself) taken literally in a LIKE pattern escaped with `\`. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Later than any stored time: the "last fronted" of an alter fronting now. */
+const FRONTING_NOW = 8_640_000_000_000_000;
+
+/**
+ * A page of the system's alters ordered, filtered and searched as `query` says (the list's
+ * parameters beyond paging). `privacy` is what the viewer may look at (alterQueryPrivacy: null for
+ * the owner): a value an alter hides counts as none, in the order and in the search alike, so
+ * neither tells what it holds. Built per request, not prepared: the shape varies with the query.
+ */
+export async function listAltersBy(
+  db: Db,
+  systemId: number,
+  page: { skip: number; max: number },
+  policy: AlterLoadPolicy,
+  query: AlterListQuery,
+  privacy: AlterQueryPrivacy | null,
+): Promise<AlterRecord[]> {
+  /** The value where the viewer may see it, else null. */
+  const shown = <T>(bits: number | undefined, value: RawBuilder<T>): RawBuilder<T | null> =>
+    privacy === null || !bits ? value : sql<T | null>`(case when ${hasBitsCondition('alters.public', bits)} then ${value} end)`;
+  const matches = (bits: number | undefined, value: RawBuilder<unknown>, pattern: string): RawBuilder<boolean> =>
+    privacy === null || !bits ? sql<boolean>`${value} like ${pattern} escape '\\'` : sql<boolean>`(${hasBitsCondition('alters.public', bits)} and ${value} like ${pattern} escape '\\')`;
+
+  let select = selectAlters(db, policy.fieldsFor, policy.allFields)
+    .where('alters.system_id', '=', systemId)
+    .$if(policy.onlyVisible, (q) => q.where(onlyVisible));
+  if (query.tagId !== undefined) {
+    const tagId = query.tagId;
+    select = select.where((eb) => eb.exists(eb.selectFrom('alter_tags').select(sql.lit(1).as('one')).whereRef('alter_tags.alter_id', '=', 'alters.id').where('alter_tags.tag_id', '=', tagId)));
+    if (privacy !== null) select = select.where(hasBitsCondition('alters.public', privacy.tagMembership));
+  }
+  if (query.search !== undefined) {
+    const folded = `%${likeLiteral(query.search.toLowerCase())}%`;
+    const asUsername = `%${likeLiteral(usernameKey(query.search))}%`;
+    select = select.where(
+      sql<boolean>`(${matches(privacy?.username, sql`alters.username_key`, asUsername)}
+        or ${matches(privacy?.displayName, sql`lower(alters.display_name)`, folded)}
+        or ${matches(privacy?.description, sql`lower(alters.description)`, folded)})`,
+    );
+  }
+  const lastFronted = sql<number | null>`(select coalesce((select min(later.switched_at) from switches later where later.system_id = alters.system_id and later.switched_at > s.switched_at), ${sql.lit(FRONTING_NOW)})
+    from switches s inner join switch_members m on m.switch_id = s.id
+    where m.alter_id = alters.id order by s.switched_at desc limit 1)`;
+  const order: Record<AlterListQuery['sort'], RawBuilder<unknown> | undefined> = {
+    id: undefined,
+    name: sql`${shown(privacy?.displayName, sql`lower(alters.display_name)`)} asc nulls last`,
+    created: sql`alters.created_at asc`,
+    lastMessage: sql`${shown(privacy?.messageStats, sql`alters.last_message_at`)} desc nulls last`,
+    messageCount: sql`${shown(privacy?.messageStats, sql`alters.message_count`)} desc nulls last`,
+    lastFronted: sql`${lastFronted} desc nulls last`,
+  };
+  const first = order[query.sort];
+  const rows = await select
+    .$if(first !== undefined, (q) => q.orderBy(first as RawBuilder<unknown>))
+    .orderBy('alters.id')
+    .limit(page.max)
+    .offset(page.skip)
+    .execute();
   return rows.map((row) => fromLoaded(row, policy.fieldsFor));
 }
 

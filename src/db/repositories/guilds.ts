@@ -42,7 +42,13 @@ export interface GuildEditContext {
  * Applies a partial edit. An edit that changes nothing (`{}`, or restating what is stored) moves
  * no revision and writes no audit entry.
  */
-export async function editGuildSettings(db: Db, guildId: string, edit: EditGuildSettingsInput, context: GuildEditContext | undefined, now: number): Promise<GuildSettings> {
+export async function editGuildSettings(
+  db: Db,
+  guildId: string,
+  edit: EditGuildSettingsInput,
+  context: GuildEditContext | undefined,
+  now: number,
+): Promise<GuildSettings> {
   if (!context || SETTING_KEYS.every((key) => edit[key] === undefined)) return readGuildSettings(db, guildId);
   return db.transaction().execute(async (trx) => {
     await trx
@@ -52,14 +58,23 @@ export async function editGuildSettings(db: Db, guildId: string, edit: EditGuild
       .execute();
     // A write that changes nothing takes the row's lock (PostgreSQL; SQLite has one writer), so
     // concurrent edits apply one after the other to what the previous one stored.
-    const row = await trx.updateTable('guild_settings').set((eb) => ({ revision: eb.ref('revision') })).where('guild_id', '=', guildId).returning(['revision', 'settings']).executeTakeFirstOrThrow();
+    const row = await trx
+      .updateTable('guild_settings')
+      .set((eb) => ({ revision: eb.ref('revision') }))
+      .where('guild_id', '=', guildId)
+      .returning(['revision', 'settings'])
+      .executeTakeFirstOrThrow();
     const current = toSettings(guildId, row);
     const { revision } = current;
     const document = documentOf(current);
     const applied = applyGuildEdit(document, edit, context.actor.userId, new Date(now));
     if (applied.changes.length === 0) return current;
     const next = revision + 1;
-    await trx.updateTable('guild_settings').set({ settings: JSON.stringify(applied.settings), revision: next, updated_at: now }).where('guild_id', '=', guildId).execute();
+    await trx
+      .updateTable('guild_settings')
+      .set({ settings: JSON.stringify(applied.settings), revision: next, updated_at: now })
+      .where('guild_id', '=', guildId)
+      .execute();
     const event: AuditEvent = {
       kind: 'guild-settings-changed',
       userId: context.actor.userId,

@@ -75,12 +75,21 @@ async function revisionOf(db: Db | Transaction<Schema>, systemId: number): Promi
   return Number(row.revision);
 }
 
-export async function recordProxiedMessage(db: Db, record: ProxiedMessageRecord, state: AutoproxyStateChange | undefined, actorClientId: string | null): Promise<RecordOutcome> {
+export async function recordProxiedMessage(
+  db: Db,
+  record: ProxiedMessageRecord,
+  state: AutoproxyStateChange | undefined,
+  actorClientId: string | null,
+): Promise<RecordOutcome> {
   const replay = async (): Promise<RecordOutcome> => {
     const existing = await findExact(db, record.messageId, record.originalMessageId);
     const same = existing.length === 1 && existing[0] && sameRecord(existing[0], record) ? existing[0] : undefined;
     if (!same) {
-      throw new Problem('duplicate', 'a different record already names this message or original message', existing[0]?.messageId === record.messageId ? 'messageId' : 'originalMessageId');
+      throw new Problem(
+        'duplicate',
+        'a different record already names this message or original message',
+        existing[0]?.messageId === record.messageId ? 'messageId' : 'originalMessageId',
+      );
     }
     return { record: same, created: false, stateApplied: null, revision: await revisionOf(db, record.systemId) };
   };

@@ -3,7 +3,8 @@
 // it plainly is one (members and a version or id), which PluralKit itself refuses.
 import { Problem } from '../problems.js';
 import { MAX_FILE_ENTITIES, MAX_IMPORT_SWITCHES, MAX_SKIPPED_LISTED, type ImportFormat, type ImportSource } from './model.js';
-import { clampGraphemes, plural } from './normalise.js';
+import { clampGraphemes } from '../proxy/text.js';
+import { plural } from './normalise.js';
 import { isObject, type Json } from './entities.js';
 import { readPluralKit } from './pluralkit.js';
 import { readTupperbox } from './tupperbox.js';

@@ -8,7 +8,8 @@ import { AlterPrivacy, SystemPrivacy } from '../privacy-bits.js';
 import { systemInputsOf, type SystemRecord } from '../system.js';
 import { pickTagFields } from '../tag.js';
 import { EXTENSION_KEY, EXTENSION_VERSION, MAX_IMPORT_SWITCHES, MAX_SWITCH_MEMBERS, TagPrivacy, type ExtensionAlter, type ExtensionSystem, type ExtensionTag } from './model.js';
-import { clampGraphemes, plural, pluralKitBirthday } from './normalise.js';
+import { clampGraphemes } from '../proxy/text.js';
+import { plural, pluralKitBirthday } from './normalise.js';
 import type { TargetAlter, TargetTag } from './plan.js';
 
 /** PluralKit's short-id alphabet (`generate_hid`). */

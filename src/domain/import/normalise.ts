@@ -2,7 +2,8 @@
 // through one of these, so a bad field is dropped or clamped (with a note) instead of failing the
 // import. Pure functions; the notes they leave are grouped into the report's warnings.
 import { Username, isBirthday } from '../alter.js';
-import { isGraphemeBoundary, segmentGraphemes } from '../proxy/text.js';
+import { discordImageUrl } from '../image-url.js';
+import { clampGraphemes } from '../proxy/text.js';
 import { INVISIBLE_OR_BIDI_CONTROL, usernameKey } from '../username-key.js';
 import { NAME_MAX, URL_MAX } from '../values.js';
 
@@ -48,17 +49,6 @@ function clean(value: string): string {
   return value.replaceAll('\u0000', '').toWellFormed().normalize('NFC');
 }
 
-/** The longest prefix of `value` within `max` UTF-16 units that ends on a grapheme boundary. */
-export function clampGraphemes(value: string, max: number): string {
-  if (value.length <= max) return value;
-  if (max <= 0) return '';
-  // The cluster that straddles `max` starts at the cut; walking every cluster from the start cost
-  // 0.2 ms per 100 characters, which an import pays for each name it shortens.
-  const view = () => segmentGraphemes(value);
-  if (isGraphemeBoundary(value, max, view)) return value.slice(0, max);
-  return value.slice(0, view().containing(max)?.index ?? 0);
-}
-
 export interface TextRule {
   max: number;
   /** How the field is named in warnings, e.g. "alter description". */
@@ -93,21 +83,18 @@ export function normaliseColor(value: unknown, what: string, notes: Notes, owner
 }
 
 /**
- * URL: absolute https only (as PluralKit requires), `<…>` wrapping removed, within our limit;
- * otherwise dropped with a note. Never fetched: links are kept as they are.
+ * URL: absolute https only (as PluralKit requires), `<…>` wrapping removed, in the form Discord
+ * accepts (image-url.ts: percent-encoded) and within our limit; otherwise dropped with a note.
+ * Never fetched.
  */
 export function normaliseUrl(value: unknown, what: string, notes: Notes, owner: string | null): string | null {
   if (value === null || value === undefined) return null;
   let text = typeof value === 'string' ? clean(value).trim() : undefined;
   if (text === '') return null;
   if (text?.startsWith('<') && text.endsWith('>')) text = text.slice(1, -1).trim();
-  if (text !== undefined && text.length <= URL_MAX) {
-    try {
-      const url = new URL(text);
-      if (url.protocol === 'https:' && url.hostname !== '') return text;
-    } catch {
-      // not a URL: noted below
-    }
+  if (text !== undefined && text.length <= URL_MAX && /^https:/i.test(text)) {
+    const accepted = discordImageUrl(text);
+    if (accepted !== null) return accepted;
   }
   notes.add(`url:${what}`, owner, (n, names) => `${plural(n, what)} ${n === 1 ? 'was' : 'were'} not an https URL of at most ${URL_MAX} characters and ${n === 1 ? 'was' : 'were'} dropped${names}`);
   return null;

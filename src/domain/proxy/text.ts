@@ -136,3 +136,25 @@ export function isGraphemeBoundary(text: string, index: number, view: () => Grap
   if (before < 0x300 && after < 0x300) return !(before === 0x0d && after === 0x0a);
   return view().containing(index)?.index === index;
 }
+
+/**
+ * The longest prefix of `value` within `max` UTF-16 units that ends on a grapheme boundary, so no
+ * emoji, flag or accented letter is split. UTF-16 units bound code points from above, so a text
+ * cut to Discord's limits this way fits whichever of the two Discord counts.
+ */
+export function clampGraphemes(value: string, max: number): string {
+  if (value.length <= max) return value;
+  if (max <= 0) return '';
+  // The cluster that straddles `max` starts at the cut; walking every cluster from the start cost
+  // 0.2 ms per 100 characters, which an import pays for each name it shortens.
+  const view = () => segmentGraphemes(value);
+  if (isGraphemeBoundary(value, max, view)) return value.slice(0, max);
+  return value.slice(0, view().containing(max)?.index ?? 0);
+}
+
+/** `value` within `max` UTF-16 units, cut at a grapheme boundary and marked with "…" when cut. */
+export function shortenGraphemes(value: string, max: number): string {
+  if (value.length <= max) return value;
+  if (max <= 1) return max === 1 ? '…' : '';
+  return `${clampGraphemes(value, max - 1).trimEnd()}…`;
+}

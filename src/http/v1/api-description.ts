@@ -117,7 +117,8 @@ Validation reports every problem at once.
 - **Field shapes**: \`proxyTags\` are \`{id, prefix, suffix}\` (one of prefix/suffix non-empty; \`id\` is
   generated when omitted); \`alterMode\` is \`webhook\` (default), \`nickname\` or \`both\`; \`nameMap\` is
   \`[{server, name}]\`; \`avatarUrlMap\` and \`displayTagMap\` are objects keyed by Discord server id;
-  colors are \`#rrggbb\`; image fields are absolute http(s) URLs; \`latchExpiration\` is in **milliseconds**
+  colors are \`#rrggbb\`; image fields are absolute http(s) URLs, stored percent-encoded as Discord accepts them
+  (\`my pic.png\` → \`my%20pic.png\`; no user name or password; at most 2,048 characters once encoded); \`latchExpiration\` is in **milliseconds**
   (0 to 36,000,000; 0 never expires; a new system starts at 21,600,000, six hours, as PluralKit; systems made
   before keep theirs). Alter \`birthday\` is \`YYYY-MM-DD\` or \`--MM-DD\` without a year (\`--02-29\` is valid; only
   real dates); alter \`autoproxyEnabled\` (default true) false leaves the alter out of \`front\` and \`latch\`
@@ -202,9 +203,11 @@ The bot re-sends a member's tagged message as an alter through a webhook. Its pr
 Instead of polling, an app registers webhook endpoints (\`/v1/events/endpoints\`, a client-credentials
 token with \`events:manage\`) and chooses event types: \`alter.created\`, \`alter.updated\`,
 \`alter.deleted\`, \`system.updated\`, \`tag.created\`, \`tag.updated\`, \`tag.deleted\`,
-\`switch.created\`, \`message.proxied\`. Events come only for users who have authorized the app, and
+\`switch.created\`, \`message.proxied\`, \`system.deleted\`. Events come only for users who have authorized the app, and
 only those its grant's scopes read (${eventScopesText()}), with what the app would read through the API: the
-owner's view, with only its own integration field. Revoking the app stops them at once. The app also
+owner's view, with only its own integration field. Revoking the app stops them at once. A system's
+deletion ends every grant of its users; its \`system.deleted\` event still goes to the apps whose grant
+was live until then (the one event that does), so they can forget what they kept. The app also
 receives events of its own changes (\`data.actor.self\`). Requests follow Standard Webhooks
 (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">\`
 keyed with the base64-decoded part of the \`whsec_\` secret); the body is \`{type, timestamp, data}\`.

@@ -9,8 +9,8 @@ import type { Scope } from '../../domain/scopes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The scope a token must hold for this /v1 route; a list means all of them. */
-    scope?: Scope | Scope[];
+    /** The scope a token must hold for this /v1 route; a list means all of them, `{anyOf}` one of them. */
+    scope?: Scope | Scope[] | { anyOf: Scope[] };
     /** The route writes to `{user}`, which must then be the token's own user (checked in target.ts). */
     writes?: boolean;
   }
@@ -70,10 +70,17 @@ function presentedToken(request: FastifyRequest, reply: FastifyReply): string {
 }
 
 /** Checks what the verified token allows against the route; the Problem to answer, or undefined to go on. */
-function admit(request: FastifyRequest, reply: FastifyReply, grant: BearerGrant | undefined, scope: Scope | Scope[]): Problem | undefined {
+function admit(request: FastifyRequest, reply: FastifyReply, grant: BearerGrant | undefined, scope: Scope | Scope[] | { anyOf: Scope[] }): Problem | undefined {
   if (!grant) {
     challenge(reply, ['error="invalid_token"', 'error_description="the access token is invalid, expired or revoked"']);
     return new Problem('invalid-auth', 'the access token is invalid, expired or revoked');
+  }
+  if (typeof scope === 'object' && 'anyOf' in scope) {
+    if (!scope.anyOf.some((one) => grant.scopes.has(one))) {
+      challenge(reply, ['error="insufficient_scope"', `scope="${scope.anyOf[0]}"`]);
+      return new Problem('invalid-scopes', `this endpoint needs one of the scopes ${scope.anyOf.join(' or ')}, which the token does not have`);
+    }
+    return admitted(request, grant);
   }
   const scopes = Array.isArray(scope) ? scope : [scope];
   const missing = scopes.filter((needed) => !grant.scopes.has(needed));
@@ -86,6 +93,10 @@ function admit(request: FastifyRequest, reply: FastifyReply, grant: BearerGrant 
         : `this endpoint needs the scopes ${scopes.join(' and ')}; the token does not have ${missing.join(' or ')}`,
     );
   }
+  return admitted(request, grant);
+}
+
+function admitted(request: FastifyRequest, grant: BearerGrant): Problem | undefined {
   request.grant = grant;
   if (request.routeOptions.config.writes && grant.userId === null) {
     return new Problem('user-token-required', 'writes need a token issued to a user, not to a client alone');

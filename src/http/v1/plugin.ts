@@ -23,6 +23,8 @@ import { systemRoutes } from './routes/system.js';
 import { tagRoutes } from './routes/tags.js';
 import { eventRoutes, type EventRoutesOptions } from './routes/events.js';
 import { guildRoutes } from './routes/guilds.js';
+import { imageRoutes } from './routes/images.js';
+import type { StorageCrypto } from '../../security/crypto.js';
 import type { GuildRevisions } from '../../db/repositories/guilds.js';
 
 export interface V1Dependencies {
@@ -33,12 +35,16 @@ export interface V1Dependencies {
   /** Servers' settings revisions (cached; db/repositories/guilds.ts), told to the bot with each proxy profile. */
   guilds: GuildRevisions;
   events: Omit<EventRoutesOptions, 'db'>;
+  /** Keys the addresses of hosted images. */
+  crypto: StorageCrypto;
+  /** PUBLIC_URL: where hosted images are served. */
+  publicUrl: string;
 }
 
 /** Request bodies are small JSON objects; the largest legitimate edit is well under this. */
 export const V1_BODY_LIMIT = 256 * 1024;
 
-export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, systems, guilds, events }: V1Dependencies) {
+export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, systems, guilds, events, crypto, publicUrl }: V1Dependencies) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -82,6 +88,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, sys
       await users.register(messageReproxyRoutes, { db });
       await users.register(tagRoutes, { db });
       await users.register(importExportRoutes, { db });
+      await users.register(imageRoutes, { db, crypto, publicUrl });
     },
     { prefix: '/users/:user' },
   );

@@ -41,6 +41,10 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'system-too-large': 409,
   'same-front': 409,
   'invalid-import': 422,
+  'invalid-image': 422,
+  'expiring-image-link': 422,
+  'image-quota': 409,
+  'unknown-image': 404,
   'idempotency-key-reused': 409,
   'internal-error': 500,
 };
@@ -88,7 +92,10 @@ function validationDetails(issues: ValidationIssue[], context: string | undefine
     const message = issue.message ?? 'is invalid';
     const readOnly = issue.keyword === 'invalid_type' && issue.params?.expected === 'never';
     const tooHigh = context === 'querystring' && field === 'max' && issue.keyword === 'too_big';
-    const type: ProblemType = readOnly ? 'read-only-field' : tooHigh ? 'max-too-high' : 'validation';
+    // A schema can name its own problem type for a refusal (`params: {problem}` on a refinement).
+    const named = (issue.params?.params as { problem?: unknown } | undefined)?.problem;
+    const own = typeof named === 'string' && (PROBLEM_TYPES as readonly string[]).includes(named) ? (named as ProblemType) : undefined;
+    const type: ProblemType = readOnly ? 'read-only-field' : tooHigh ? 'max-too-high' : (own ?? 'validation');
     const friendly = readOnly ? message : field ? `${field}: ${humanize(message)}` : `the ${context === 'body' ? 'request body' : (CONTEXT_NAMES[context ?? ''] ?? 'request')} ${humanize(message)}`;
     details.push({ type, friendly, ...(field ? { field } : {}) });
   }
@@ -124,7 +131,8 @@ export function v1ErrorHandler(error: FastifyError & { validationContext?: strin
   if (error instanceof Problem) return sendProblem(reply, error);
   if (hasZodFastifySchemaValidationErrors(error)) {
     const details = validationDetails(error.validation as unknown as ValidationIssue[], error.validationContext);
-    return reply.code(400).send({ errors: details });
+    // The first problem's status (400 for most; 422 for a type of its own such as expiring-image-link).
+    return reply.code(STATUS_OF[details[0]?.type ?? 'validation']).send({ errors: details });
   }
   const known = error.code ? FASTIFY_CODES[error.code] : undefined;
   if (known) return sendProblem(reply, new Problem(known.type, known.friendly));

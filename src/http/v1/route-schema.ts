@@ -14,3 +14,8 @@ export function errorResponses(...statuses: number[]) {
 export function security(scope: Scope, ...more: Scope[]) {
   return [{ oauth2: [scope, ...more] }];
 }
+
+/** Any one of the scopes will do (OpenAPI's alternatives). */
+export function securityAnyOf(...scopes: Scope[]) {
+  return scopes.map((scope) => ({ oauth2: [scope] }));
+}

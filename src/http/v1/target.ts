@@ -65,7 +65,12 @@ function settle(request: FastifyRequest, lookup: ReturnType<typeof targetLookup>
   }
   // The viewer's system matters only to tell whether they own the target (privacy.isOwner): it
   // is the target's id when it is theirs and null otherwise, never looked up on its own.
-  const viewer: Viewer = { userId: lookup.grant.userId, clientId: lookup.grant.clientId, systemId: found.readerOwns ? found.system.id : null, scopes: lookup.grant.scopes };
+  const viewer: Viewer = {
+    userId: lookup.grant.userId,
+    clientId: lookup.grant.clientId,
+    systemId: found.readerOwns ? found.system.id : null,
+    scopes: lookup.grant.scopes,
+  };
   request.target = { viewer, system: found.system };
   return undefined;
 }

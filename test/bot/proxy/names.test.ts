@@ -12,10 +12,33 @@ describe('webhookName', () => {
     [{ name: 'Kestrel', displayTag: '| Flock', fallback: 'k' }, 'Kestrel | Flock'],
     [{ name: 'Kestrel', pronouns: 'she/her', displayTag: '| Flock', fallback: 'k' }, 'Kestrel (she/her) | Flock'],
     [{ name: '  ', fallback: 'kestrel' }, 'kestrel'],
-    [{ name: 'K', fallback: 'k' }, 'K\u200b'],
-    [{ name: 'Discord Kid', displayTag: 'clyde', fallback: 'k' }, 'D\u200biscord Kid c\u200blyde'],
+    [{ name: 'K', fallback: 'k' }, 'K\u17b5'],
+    [{ name: '\u200bK\u200b', fallback: 'k' }, 'K\u17b5'],
+    [{ name: '\u200b', fallback: 'kestrel' }, 'kestrel'],
+    [{ name: 'Discord Kid', displayTag: 'clyde', fallback: 'k' }, 'D\u200aiscord Kid c\u200alyde'],
+    [{ name: 'xCLYDEx', fallback: 'k' }, 'xC\u200aLYDEx'],
+    [{ name: 'Kes', pronouns: 'discord/her', fallback: 'k' }, 'Kes (d\u200aiscord/her)'],
+    [{ name: 'Everyone', fallback: 'k' }, 'E\u200averyone'],
+    [{ name: 'HERE', fallback: 'k' }, 'H\u200aERE'],
+    [{ name: ' here ', fallback: 'k' }, 'h\u200aere'],
+    [{ name: 'Everyone', displayTag: '| Flock', fallback: 'k' }, 'Everyone | Flock'],
+    [{ name: 'Here we go', fallback: 'k' }, 'Here we go'],
+    [{ name: 'Everyones', fallback: 'k' }, 'Everyones'],
   ])('%j → %j', (parts, expected) => {
     expect(webhookName(parts)).toBe(expected);
+  });
+
+  it('never gives a name Discord refuses (its rule as the fake Discord applies it)', () => {
+    const refused = (value: string) => {
+      const seen = value.replaceAll('\u200b', '').trim();
+      return length(seen) < 1 || length(seen) > 80 || /clyde|discord/i.test(seen) || /^(?:everyone|here)$/i.test(seen);
+    };
+    const names = ['everyone', 'Here', 'clyde', 'Discord', 'discordclyde', 'c', '\u200beveryone\u200b', 'x'.repeat(200), '👩🏽‍🚀'.repeat(50), 'Clyde'.repeat(30)];
+    for (const name of names) {
+      for (const displayTag of [null, '', 'discord', '| Clyde'.repeat(20)]) {
+        for (const pronouns of [null, 'here']) expect(refused(webhookName({ name, pronouns, displayTag, fallback: 'x' })), `${name} ${displayTag} ${pronouns}`).toBe(false);
+      }
+    }
   });
 
   it('drops the pronouns before shortening anything', () => {

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { Username } from '../../../src/domain/alter.js';
 import {
   Notes,
-  clampGraphemes,
   deriveUsername,
   NameAllocator,
   normaliseColor,
@@ -13,6 +12,7 @@ import {
   normaliseUrl,
   parseInstant,
 } from '../../../src/domain/import/normalise.js';
+import { clampGraphemes } from '../../../src/domain/proxy/text.js';
 import { usernameKey } from '../../../src/domain/username-key.js';
 
 describe('normaliseText', () => {
@@ -65,6 +65,8 @@ describe('normaliseUrl', () => {
   it.each([
     ['https://cdn.example/a.png', 'https://cdn.example/a.png'],
     ['<https://cdn.example/a.png>', 'https://cdn.example/a.png'],
+    ['https://cdn.example/my pic.png', 'https://cdn.example/my%20pic.png'],
+    ['https://user:pw@cdn.example/a.png', null],
     ['http://cdn.example/a.png', null],
     ['javascript:alert(1)', null],
     ['not a url', null],

@@ -113,6 +113,9 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       ['description over 1000 characters', { description: 'x'.repeat(1001) }, 'description'],
       ['a color that is not #rrggbb', { color: 'red' }, 'color'],
       ['a javascript: avatar', { avatarUrl: 'javascript:alert(1)' }, 'avatarUrl'],
+      ['an avatar with a password in it', { avatarUrl: 'https://me:secret@img.example/a.png' }, 'avatarUrl'],
+      ['a banner over 2048 characters once percent-encoded', { banner: `https://img.example/${'a b'.repeat(600)}` }, 'banner'],
+      ['a per-server avatar that is no URL', { avatarUrlMap: { '100000000000000001': 'a picture' } }, 'avatarUrlMap.100000000000000001'],
       ['an unknown alterMode', { alterMode: 'ghost' }, 'alterMode'],
       ['a proxy tag with neither prefix nor suffix', { proxyTags: [{ prefix: '', suffix: '' }] }, 'proxyTags.0'],
       ['a nameMap server that is not a snowflake', { nameMap: [{ server: 'abc', name: 'x' }] }, 'nameMap.0.server'],
@@ -272,6 +275,24 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
     it.each(['--02-29', '2024-02-29', '0004-12-31', '--01-01'])('takes the birthday %s and clears it with null', async (birthday) => {
       expect((await edit(owner, alter.alterId, { birthday })).body).toMatchObject({ birthday });
       expect((await edit(owner, alter.alterId, { birthday: null })).body).toMatchObject({ birthday: null });
+    });
+
+    it('stores image URLs in the percent-encoded form Discord accepts, and keeps an accepted one as sent', async () => {
+      const response = await edit(owner, alter.alterId, {
+        avatarUrl: 'https://img.example/my pic.png',
+        webhookAvatarUrl: 'https://img.example/a|b.png',
+        banner: 'https://img.example/Banner.png?v=1',
+        avatarUrlMap: { '100000000000000001': 'https://img.example/server pic.png' },
+      });
+      expect(response.status).toBe(200);
+      const expected = {
+        avatarUrl: 'https://img.example/my%20pic.png',
+        webhookAvatarUrl: 'https://img.example/a%7Cb.png',
+        banner: 'https://img.example/Banner.png?v=1',
+        avatarUrlMap: { '100000000000000001': 'https://img.example/server%20pic.png' },
+      };
+      expect(response.body).toMatchObject(expected);
+      expect(await read(owner, alter.alterId)).toMatchObject(expected);
     });
 
     it('clears a nullable field with null', async () => {

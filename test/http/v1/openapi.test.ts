@@ -12,7 +12,7 @@ import { PROBLEM_TYPES } from '../../../src/domain/problems.js';
 import { FIRST_PARTY_SCOPES } from '../../../src/domain/scopes.js';
 import { MessageInfo, ProxiedMessage, SystemSummary } from '../../../src/domain/proxied-message.js';
 import { ProxyAlter, ProxyProfile } from '../../../src/domain/proxy-profile.js';
-import { errorTypes, request, signIn, type ApiResponse, type ApiUser } from '../../support/api.js';
+import { errorTypes, multipartFile, request, signIn, type ApiResponse, type ApiUser } from '../../support/api.js';
 import { DIALECTS } from '../../support/dialects.js';
 import { createTestClient } from '../../support/oauth.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
@@ -58,6 +58,7 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/users/{user}/messages/{message}/reproxy', scope: 'messages:write', success: 200 },
   { method: 'GET', path: '/v1/messages/{message}', scope: 'messages:read', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/alters/{alter}/delete', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/delete', scope: 'system:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/system/create-tag', scope: 'alters:write', success: 201 },
   { method: 'GET', path: '/v1/users/{user}/tags/{tag}', scope: 'alters:read', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/system/list-tags', scope: 'alters:read', success: 200 },
@@ -67,6 +68,9 @@ const OPERATIONS = [
   // Two scopes, both needed: space-separated.
   { method: 'POST', path: '/v1/users/{user}/system/import', scope: 'alters:write system:write', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/system/export', scope: 'system:read alters:read', success: 200 },
+  // Either scope will do: |-separated (the document lists them as alternatives).
+  { method: 'POST', path: '/v1/users/{user}/images', scope: 'alters:write|system:write', success: 201 },
+  { method: 'GET', path: '/v1/users/{user}/images', scope: 'alters:read|system:read', success: 200 },
   { method: 'POST', path: '/v1/events/endpoints', scope: 'events:manage', success: 201 },
   { method: 'GET', path: '/v1/events/endpoints', scope: 'events:manage', success: 200 },
   { method: 'GET', path: '/v1/events/endpoints/{endpoint}', scope: 'events:manage', success: 200 },
@@ -188,7 +192,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     method: string,
     path: string,
     params: Record<string, string | number>,
-    options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; query?: string } = {},
+    options: { token?: string; body?: unknown; raw?: string | Uint8Array; headers?: Record<string, string>; query?: string } = {},
   ): Promise<ApiResponse> {
     const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => {
       const value = params[name];
@@ -217,7 +221,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
   });
 
   it('describes {user} once: one string with a pattern and examples, not a union', () => {
-    const raw = doc as unknown as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown>; description?: string }> }>> };
+    const raw = doc as unknown as {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown>; description?: string }> }>>;
+    };
     const userParameters = Object.values(raw.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.parameters ?? [])).filter((p) => p.name === 'user');
     expect(userParameters.length).toBeGreaterThan(10);
     for (const parameter of userParameters) {
@@ -246,12 +252,13 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     for (const { method, path, scope, success } of OPERATIONS) {
       const operation = doc.paths[path]?.[method.toLowerCase()];
       if (!operation) throw new Error(`${method} ${path} is missing`);
-      expect(operation.security, `${method} ${path}`).toEqual([{ oauth2: scope.split(' ') }]);
+      const alternatives = scope.includes('|') ? scope.split('|').map((one) => ({ oauth2: [one] })) : [{ oauth2: scope.split(' ') }];
+      expect(operation.security, `${method} ${path}`).toEqual(alternatives);
       // Every scope an operation needs is declared; a user's authorization offers none of the
       // first-party scopes, which only the bot's client-credentials token may hold.
       const flows = oauth2?.flows ?? {};
-      expect(Object.keys(flows.clientCredentials?.scopes ?? {})).toEqual(expect.arrayContaining(scope.split(' ')));
-      const userScopes = scope.split(' ').filter((name) => !(FIRST_PARTY_SCOPES as readonly string[]).includes(name));
+      expect(Object.keys(flows.clientCredentials?.scopes ?? {})).toEqual(expect.arrayContaining(scope.split(/[ |]/)));
+      const userScopes = scope.split(/[ |]/).filter((name) => !(FIRST_PARTY_SCOPES as readonly string[]).includes(name));
       expect(Object.keys(flows.authorizationCode?.scopes ?? {})).toEqual(expect.arrayContaining(userScopes));
       expect(Object.keys(flows.authorizationCode?.scopes ?? {})).not.toEqual(expect.arrayContaining([...FIRST_PARTY_SCOPES]));
 
@@ -265,7 +272,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
           'application/json': { schema: { $ref: '#/components/schemas/Errors' } },
         });
       }
-      if (method === 'POST') expect(Object.keys(operation.requestBody?.content ?? {}), `${method} ${path}`).toEqual(['application/json']);
+      // Uploads are files; every other body is JSON.
+      const bodyTypes = path.endsWith('/images') ? ['multipart/form-data'] : ['application/json'];
+      if (method === 'POST') expect(Object.keys(operation.requestBody?.content ?? {}), `${method} ${path}`).toEqual(bodyTypes);
     }
     // create-alter and alter edits are the operations that can collide with another alter; an
     // autoproxy entry can be one too many, and a message record can conflict with another.
@@ -378,7 +387,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(errorTypes(same)).toEqual(['same-front']);
     const front = await call('GET', '/v1/users/{user}/front', me, { token });
     expect(front.status).toBe(200);
-    expect(front.body).toMatchObject({ data: { current: { alterIds: [minimalId, alterId], clientId: owner.client.id }, byApp: [{ alterIds: [minimalId, alterId] }] } });
+    expect(front.body).toMatchObject({
+      data: { current: { alterIds: [minimalId, alterId], clientId: owner.client.id }, byApp: [{ alterIds: [minimalId, alterId] }] },
+    });
     const history = await call('GET', '/v1/users/{user}/front/history', me, { token, query: '?max=1' });
     expect(history.status).toBe(200);
     expect(history.body).toMatchObject({ data: { switches: [{ alterIds: [minimalId, alterId] }], next: expect.any(Number) } });
@@ -508,6 +519,12 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(feed.body).toMatchObject({ data: { next: expect.any(String), more: false } });
     expect((await call('GET', '/v1/events/endpoints/{endpoint}', { endpoint: endpointId }, events)).status).toBe(404);
 
+    // Images: an upload (a 1×1 PNG) and the owner's list.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    const uploaded = await call('POST', '/v1/users/{user}/images', me, { token, ...multipartFile('file', png) });
+    expect(uploaded.body).toMatchObject({ data: { width: 1, height: 1 } });
+    expect((await call('GET', '/v1/users/{user}/images', me, { token })).body).toMatchObject({ data: [{ width: 1, height: 1, purpose: 'avatar' }] });
+
     // Server settings (the bot's own client): read, edit, revalidate.
     const guild = { guild: GUILD };
     const guilds = { token: guildsToken };
@@ -516,6 +533,10 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(guildEdit.body).toMatchObject({ revision: 1, proxyDelay: { milliseconds: 10 } });
     expect((await call('GET', '/v1/guilds/{guild}/settings', guild, { ...guilds, headers: { 'if-none-match': settings.headers.get('etag') ?? '' } })).status).toBe(200);
     expect((await call('GET', '/v1/guilds/{guild}/settings', guild, { ...guilds, headers: { 'if-none-match': guildEdit.headers.get('etag') ?? '' } })).status).toBe(304);
+
+    // Deleting a system: a user of its own, so the owner's data serves the tests below.
+    const leaving = await signIn(server, '200000000000000097', { client: owner.client });
+    expect((await call('POST', '/v1/users/{user}/system/delete', me, { token: leaving.token, body: { confirm: true } })).body).toEqual({ deleted: true });
 
     expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);
     for (const { method, path, success } of OPERATIONS.filter((operation) => operation.path !== '/v1/events/deliveries/{delivery}/replay')) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
@@ -553,7 +574,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     const hiddenMessage = { ...messageIds(), channelId: CHANNEL, guildId: GUILD, alterId: hidden };
     for (const body of [shownMessage, hiddenMessage]) expect((await shower.call('POST', '/v1/users/@me/messages', body)).status).toBe(201);
     const shownInfo = await call('GET', '/v1/messages/{message}', { message: shownMessage.originalMessageId }, viewer);
-    expect(shownInfo.body).toMatchObject({ data: { senderId: shower.userId, alter: { alterId: visible, displayName: null }, alterDeleted: false, system: { systemName: null } } });
+    expect(shownInfo.body).toMatchObject({
+      data: { senderId: shower.userId, alter: { alterId: visible, displayName: null }, alterDeleted: false, system: { systemName: null } },
+    });
     const hiddenInfo = await call('GET', '/v1/messages/{message}', { message: hiddenMessage.messageId }, viewer);
     expect(hiddenInfo.body).toMatchObject({ data: { senderId: shower.userId, alter: null, alterDeleted: null } });
 

@@ -1,5 +1,6 @@
 // What Discord refuses, with the status and error body it gives: the errors every route throws and
 // the checks on message and webhook bodies.
+import { webhookNameProblem } from './request-limits.js';
 import type { Json, RecordedFile } from './types.js';
 
 export class HttpError extends Error {
@@ -33,9 +34,9 @@ export function validateMessage(body: Json, files: RecordedFile[], creating: boo
   }
 }
 
-/** Webhook names and per-message usernames: 1 to 80 characters, never "clyde" or "discord". */
+/** Webhook names and per-message usernames, by Discord's rule (request-limits.ts). */
 export function validateWebhookName(field: string, value: unknown): void {
-  if (typeof value !== 'string' || value.trim() === '' || value.length > 80) throw invalidForm(field, 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 80 in length.');
-  const forbidden = /clyde|discord/i.exec(value)?.[0];
-  if (forbidden) throw invalidForm(field, 'USERNAME_INVALID_CONTAINS', `Username cannot contain "${forbidden.toLowerCase()}"`);
+  if (typeof value !== 'string') throw invalidForm(field, 'BASE_TYPE_REQUIRED', 'This field is required');
+  const problem = webhookNameProblem(value);
+  if (problem) throw invalidForm(field, problem.code, problem.message);
 }

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { HttpError } from './refusals.js';
+import { checkRequest } from './request-checks.js';
 import type { FakeState } from './state.js';
 import type { FailureRule, FakeDiscord, RouteResult } from './types.js';
 import type { OAuthAnswer } from './routes/oauth.js';
@@ -65,7 +66,10 @@ export async function startServer(state: FakeState, wss: WebSocketServer, routes
     const versioned = /^\/api\/v\d+\/(.*)$/.exec(path);
     if (versioned?.[1] !== undefined) {
       try {
+        const row = await checkRequest(req, versioned[1], raw);
         const result = await botRoute(req, url, versioned[1].split('/'), raw, receivedAt);
+        // Every route the fake serves has its row, so no body reaches a route unchecked.
+        if (result && !row) throw new Error(`fake Discord: ${method} /${versioned[1]} has no row in request-table.ts`);
         if (result) return json(result.status, result.body);
       } catch (error) {
         if (error instanceof HttpError) return json(error.status, error.body);

@@ -304,14 +304,26 @@ export const pluralKitFile = fc.record(
     accounts: fc.constant(['BIG412345678901234567BIG']),
     members: fc.array(pkMember, { maxLength: 4 }),
     groups: fc.array(fc.record({ id: shortId, name: looseText, members: fc.array(shortId, { maxLength: 3 }) }, { requiredKeys: [] }), { maxLength: 2 }),
-    switches: fc.array(fc.record({ timestamp: fc.oneof(isoTime, looseText), members: fc.array(shortId, { maxLength: 3 }) }, { requiredKeys: [] }), { maxLength: 4 }),
+    switches: fc.array(fc.record({ timestamp: fc.oneof(isoTime, looseText), members: fc.array(shortId, { maxLength: 3 }) }, { requiredKeys: [] }), {
+      maxLength: 4,
+    }),
   },
   { requiredKeys: ['switches'] },
 );
 export const tupperboxFile = fc.record(
   {
     tuppers: fc.array(
-      fc.record({ id: fc.oneof(fc.nat(), shortId), name: looseText, brackets: fc.array(looseText, { maxLength: 5 }), posts: fc.oneof(fc.nat(), fc.constant(null)), nick: looseText, group_id: fc.oneof(fc.nat({ max: 3 }), fc.constant(null)) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          id: fc.oneof(fc.nat(), shortId),
+          name: looseText,
+          brackets: fc.array(looseText, { maxLength: 5 }),
+          posts: fc.oneof(fc.nat(), fc.constant(null)),
+          nick: looseText,
+          group_id: fc.oneof(fc.nat({ max: 3 }), fc.constant(null)),
+        },
+        { requiredKeys: [] },
+      ),
       { maxLength: 4 },
     ),
     groups: fc.array(fc.record({ id: fc.nat({ max: 3 }), name: looseText, tag: looseText }, { requiredKeys: [] }), { maxLength: 2 }),
@@ -324,7 +336,11 @@ export const importFile = fc.oneof(pluralKitFile, tupperboxFile) as fc.Arbitrary
 
 /** Engine state changes: aimed at the latch entry with its revision (most apply, or not: a latch never moves back). */
 export function validState(fixtures: Fixtures): fc.Arbitrary<Record<string, unknown>> {
-  const base = { serverId: fc.oneof(w(6, fc.constant(LATCH_SCOPE)), w(1, fc.constantFrom(...AUTOPROXY_SCOPES))), revision: fc.oneof(w(6, fc.constant(fixtures.latchRevision)), w(1, fc.nat({ max: 3 }))), at: isoTime };
+  const base = {
+    serverId: fc.oneof(w(6, fc.constant(LATCH_SCOPE)), w(1, fc.constantFrom(...AUTOPROXY_SCOPES))),
+    revision: fc.oneof(w(6, fc.constant(fixtures.latchRevision)), w(1, fc.nat({ max: 3 }))),
+    at: isoTime,
+  };
   const latch = fc.constantFrom(fixtures.ownerAlterId, fixtures.anchorAlterId).map((alterId) => ({ alterId }));
   return fc.oneof(
     w(4, fc.record({ ...base, latch })),
@@ -369,8 +385,16 @@ export function validMessage(fixtures: Fixtures): fc.Arbitrary<Record<string, un
   return fc.oneof<Array<fc.WeightedArbitrary<Record<string, unknown>>>>(
     w(6, fresh),
     w(1, fc.constant({ ...recorded })),
-    w(1, fc.tuple(pastMessageId, fc.constantFrom<Partial<RecordedMessage>>({ alterId: fixtures.anchorAlterId }, { channelId: OTHER_GUILD })).map(([id, change]) => ({ ...recorded, messageId: id, ...change }))),
-    w(1, pastMessageId.map((id) => ({ ...recorded, originalMessageId: id }))),
+    w(
+      1,
+      fc
+        .tuple(pastMessageId, fc.constantFrom<Partial<RecordedMessage>>({ alterId: fixtures.anchorAlterId }, { channelId: OTHER_GUILD }))
+        .map(([id, change]) => ({ ...recorded, messageId: id, ...change })),
+    ),
+    w(
+      1,
+      pastMessageId.map((id) => ({ ...recorded, originalMessageId: id })),
+    ),
   );
 }
 
@@ -399,7 +423,9 @@ export function plausibleMessage(fixtures: Fixtures): fc.Arbitrary<Record<string
 export function validReproxy(fixtures: Fixtures): fc.Arbitrary<{ from: string; body: Record<string, unknown> }> {
   return fc
     .tuple(fc.constantFrom(...fixtures.reproxyPairs), fc.boolean(), fc.constantFrom(fixtures.ownerAlterId, fixtures.anchorAlterId))
-    .map(([[there, back], forth, alterId]) => (forth ? { from: there, body: { messageId: back, alterId } } : { from: back, body: { messageId: there, alterId } }));
+    .map(([[there, back], forth, alterId]) =>
+      forth ? { from: there, body: { messageId: back, alterId } } : { from: back, body: { messageId: there, alterId } },
+    );
 }
 
 export function plausibleReproxy(fixtures: Fixtures): fc.Arbitrary<Record<string, unknown>> {
@@ -410,7 +436,15 @@ export function plausibleReproxy(fixtures: Fixtures): fc.Arbitrary<Record<string
         w(3, fc.constantFrom(...ids)),
         w(2, pastMessageId),
         // Ids other records hold (as their message or their original), and ones from the future.
-        w(1, fc.constantFrom(fixtures.ownerMessage.messageId, fixtures.ownerMessage.originalMessageId, fixtures.otherMessage.messageId, snowflakeAt(Date.UTC(2100, 0, 1), 1))),
+        w(
+          1,
+          fc.constantFrom(
+            fixtures.ownerMessage.messageId,
+            fixtures.ownerMessage.originalMessageId,
+            fixtures.otherMessage.messageId,
+            snowflakeAt(Date.UTC(2100, 0, 1), 1),
+          ),
+        ),
         w(1, snowflake),
       ),
       alterId: alterRef(fixtures),

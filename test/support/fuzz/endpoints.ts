@@ -69,7 +69,10 @@ export function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
   const frontBody = cleanBody(FRONT_FIELDS, validFront(fixtures), plausibleFront(fixtures));
   const switchIds = [fixtures.ownerSwitchId, fixtures.otherSwitchId, 999_999].map(String);
   const validHistoryPage = fc
-    .record({ max: fc.integer({ min: 1, max: 100 }), skip: fc.nat({ max: 5 }), before: fc.constantFrom(fixtures.ownerSwitchId, fixtures.ownerSwitchId + 1) }, { requiredKeys: [] })
+    .record(
+      { max: fc.integer({ min: 1, max: 100 }), skip: fc.nat({ max: 5 }), before: fc.constantFrom(fixtures.ownerSwitchId, fixtures.ownerSwitchId + 1) },
+      { requiredKeys: [] },
+    )
     .map((query) => {
       const pairs = Object.entries(query).map(([name, value]) => `${name}=${value}`);
       return pairs.length ? `?${pairs.join('&')}` : '';
@@ -95,9 +98,23 @@ export function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
   const reproxyIds = urlComponent([...fixtures.reproxyPairs.flat(), ...messages, snowflakeAt(Date.UTC(2024, 0, 1), 7), '12345']);
   // The valid re-send of a pair (mostly), with a plausible body instead, or with wrong fields.
   const cleanReproxy = fc
-    .tuple(own, validReproxy(fixtures), fc.oneof(w(4, fc.constant(undefined)), w(1, plausibleReproxy(fixtures).map((body) => JSON.stringify(body))), w(1, fc.constant(null))))
+    .tuple(
+      own,
+      validReproxy(fixtures),
+      fc.oneof(
+        w(4, fc.constant(undefined)),
+        w(
+          1,
+          plausibleReproxy(fixtures).map((body) => JSON.stringify(body)),
+        ),
+        w(1, fc.constant(null)),
+      ),
+    )
     .chain(([u, { from, body }, instead]) =>
-      (instead === null ? withWrongFields(REPROXY_FIELDS, fc.constant(body)) : fc.constant(instead ?? JSON.stringify(body))).map((text): [string, string] => [`/v1/users/${u}/messages/${from}/reproxy`, text]),
+      (instead === null ? withWrongFields(REPROXY_FIELDS, fc.constant(body)) : fc.constant(instead ?? JSON.stringify(body))).map((text): [string, string] => [
+        `/v1/users/${u}/messages/${from}/reproxy`,
+        text,
+      ]),
     );
   const ifNoneMatch = fc.oneof(
     w(3, fc.constant<Array<[string, string]>>([])),
@@ -299,7 +316,9 @@ export function guildEndpoints(fixtures: Fixtures): V1Endpoint[] {
   const guild = urlComponent([...guilds, '1', '0', '99999999999999999999999']);
   const ids = fc.constantFrom('150000000000000001', '150000000000000002', '150000000000000003');
   const idList = fc.uniqueArray(ids, { maxLength: 3 });
-  const listEdit = fc.record({ add: idList, remove: idList }, { requiredKeys: [] }).filter((edit) => !(edit.add ?? []).some((id) => (edit.remove ?? []).includes(id)));
+  const listEdit = fc
+    .record({ add: idList, remove: idList }, { requiredKeys: [] })
+    .filter((edit) => !(edit.add ?? []).some((id) => (edit.remove ?? []).includes(id)));
   const actor = fc.record({ userId: fc.constant('150000000000000009'), permission: fc.constantFrom('manage-guild', 'manager-role') });
   const validEdit = fc.record(
     {
@@ -351,9 +370,24 @@ export function eventEndpoints(fixtures: Fixtures): V1Endpoint[] {
   const types = fc.subarray([...EVENT_TYPES], { minLength: 1 });
   const hookUrl = fc.constantFrom('https://hooks.example/in', 'https://hooks.example:8443/a?b=c', 'http://hooks.example/in', 'https://u:p@hooks.example/', 'https://hooks.example/#x', 'ftp://hooks.example/', 'https://127.0.0.1/in', '');
   const validCreate = fc.record({ url: fc.constantFrom('https://hooks.example/in', 'https://hooks.example:8443/a?b=c'), eventTypes: types, description: fc.option(fc.constantFrom('main', 'x'.repeat(200)), { nil: undefined }) }, { requiredKeys: ['url', 'eventTypes'] });
-  const plausibleCreate = fc.record({ url: fc.oneof(hookUrl, edgeString), eventTypes: fc.oneof(types, fc.array(fc.oneof(fc.constantFrom(...EVENT_TYPES), edgeString), { maxLength: 12 })), description: fc.oneof(edgeString, fc.constant(null)) }, { requiredKeys: [] });
+  const plausibleCreate = fc.record(
+    {
+      url: fc.oneof(hookUrl, edgeString),
+      eventTypes: fc.oneof(types, fc.array(fc.oneof(fc.constantFrom(...EVENT_TYPES), edgeString), { maxLength: 12 })),
+      description: fc.oneof(edgeString, fc.constant(null)),
+    },
+    { requiredKeys: [] },
+  );
   const validEdit = fc.record({ url: fc.constant('https://hooks.example/edited'), eventTypes: types, description: fc.constantFrom('edited', null), enabled: fc.boolean() }, { requiredKeys: [] });
-  const plausibleEdit = fc.record({ url: fc.oneof(hookUrl, edgeString), eventTypes: fc.array(fc.oneof(fc.constantFrom(...EVENT_TYPES), edgeString), { maxLength: 12 }), enabled: fc.oneof(fc.boolean(), edgeString), description: edgeString }, { requiredKeys: [] });
+  const plausibleEdit = fc.record(
+    {
+      url: fc.oneof(hookUrl, edgeString),
+      eventTypes: fc.array(fc.oneof(fc.constantFrom(...EVENT_TYPES), edgeString), { maxLength: 12 }),
+      enabled: fc.oneof(fc.boolean(), edgeString),
+      description: edgeString,
+    },
+    { requiredKeys: [] },
+  );
   const createFields = ['url', 'eventTypes', 'description'];
   const editFields = [...createFields, 'enabled'];
   const since = fc.record({ since: fc.constantFrom('2026-01-01T00:00:00Z', '2026-11-23T10:00:00.000+01:00', 'yesterday', '9999-12-31T23:59:00-23:59') }, { requiredKeys: [] });

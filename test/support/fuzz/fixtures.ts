@@ -113,13 +113,31 @@ export async function setUp(server: TestServer): Promise<Fixtures> {
   expect(latch.status).toBe(200);
   expect((await owner.call('POST', '/v1/users/@me/autoproxy', { serverId: '@global', autoproxyMode: 'front' })).status).toBe(200);
   const now = Date.now();
-  const ownerMessage = { messageId: snowflakeAt(now, 1), originalMessageId: snowflakeAt(now - 1, 2), channelId: CHANNEL, guildId: GUILD, alterId: created.body.alterId };
-  const otherMessage = { messageId: snowflakeAt(now, 3), originalMessageId: snowflakeAt(now - 1, 4), channelId: CHANNEL, guildId: GUILD, alterId: shown.body.alterId };
+  const ownerMessage = {
+    messageId: snowflakeAt(now, 1),
+    originalMessageId: snowflakeAt(now - 1, 2),
+    channelId: CHANNEL,
+    guildId: GUILD,
+    alterId: created.body.alterId,
+  };
+  const otherMessage = {
+    messageId: snowflakeAt(now, 3),
+    originalMessageId: snowflakeAt(now - 1, 4),
+    channelId: CHANNEL,
+    guildId: GUILD,
+    alterId: shown.body.alterId,
+  };
   expect((await owner.call('POST', '/v1/users/@me/messages', ownerMessage)).status).toBe(201);
   expect((await other.call('POST', '/v1/users/@me/messages', otherMessage)).status).toBe(201);
   const reproxyPairs: Array<[string, string]> = [];
   for (let i = 0; i < 3; i++) {
-    const message = { messageId: snowflakeAt(now, 10 + i), originalMessageId: snowflakeAt(now - 1, 20 + i), channelId: CHANNEL, guildId: GUILD, alterId: created.body.alterId };
+    const message = {
+      messageId: snowflakeAt(now, 10 + i),
+      originalMessageId: snowflakeAt(now - 1, 20 + i),
+      channelId: CHANNEL,
+      guildId: GUILD,
+      alterId: created.body.alterId,
+    };
     expect((await owner.call('POST', '/v1/users/@me/messages', message)).status).toBe(201);
     reproxyPairs.push([message.messageId, snowflakeAt(now, 30 + i)]);
   }

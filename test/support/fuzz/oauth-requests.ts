@@ -173,10 +173,16 @@ export function oauthRequest(
   fixtures: Fixtures,
   path: string,
   params: fc.Arbitrary<Array<[string, string]>>,
-  options: { auth?: fc.Arbitrary<ClientAuthentication>; contentType?: fc.Arbitrary<string | undefined>; body?: (pairs: fc.Arbitrary<Array<[string, string]>>) => fc.Arbitrary<string | Uint8Array> } = {},
+  options: {
+    auth?: fc.Arbitrary<ClientAuthentication>;
+    contentType?: fc.Arbitrary<string | undefined>;
+    body?: (pairs: fc.Arbitrary<Array<[string, string]>>) => fc.Arbitrary<string | Uint8Array>;
+  } = {},
 ): fc.Arbitrary<FuzzRequest> {
   const auth = options.auth ?? clientAuthentication(fixtures);
-  const withAuth = fc.tuple(auth, params, fc.boolean()).map(([client, list, authFirst]) => ({ header: client.header, pairs: authFirst ? [...client.params, ...list] : [...list, ...client.params] }));
+  const withAuth = fc
+    .tuple(auth, params, fc.boolean())
+    .map(([client, list, authFirst]) => ({ header: client.header, pairs: authFirst ? [...client.params, ...list] : [...list, ...client.params] }));
   return fc
     .record({
       method: methodFor('POST'),
@@ -274,7 +280,11 @@ export function loginLinkRequest(fixtures: Fixtures): fc.Arbitrary<FuzzRequest> 
     w(2, fc.constant<ClientAuthentication>({ header: basic(fuzzClient.id, fuzzClient.secret ?? ''), params: [] })),
     w(3, clientAuthentication(fixtures)),
   );
-  const userId = fc.oneof(w(4, fc.constantFrom(OWNER, STRANGER, VICTIM)), w(2, fc.oneof(snowflake, edgeString)), w(1, fc.constantFrom<unknown>(Number(OWNER), null, [OWNER], { id: OWNER })));
+  const userId = fc.oneof(
+    w(4, fc.constantFrom(OWNER, STRANGER, VICTIM)),
+    w(2, fc.oneof(snowflake, edgeString)),
+    w(1, fc.constantFrom<unknown>(Number(OWNER), null, [OWNER], { id: OWNER })),
+  );
   const returnTo = fc.oneof(
     w(3, fc.constantFrom('/account/apps', `/auth/oauth2/device?user_code=${fixtures.userCode}`, '/auth/oauth2/device')),
     {

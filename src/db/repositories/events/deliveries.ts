@@ -81,7 +81,14 @@ export async function listDeliveries(
   const log = new Map<number, AttemptRecord[]>();
   for (const attempt of attempts) {
     const list = log.get(Number(attempt.delivery_id)) ?? [];
-    if (list.length < 20) list.push({ deliveryId: Number(attempt.delivery_id), attemptedAt: Number(attempt.attempted_at), durationMs: attempt.duration_ms, statusCode: attempt.status_code, error: attempt.error });
+    if (list.length < 20)
+      list.push({
+        deliveryId: Number(attempt.delivery_id),
+        attemptedAt: Number(attempt.attempted_at),
+        durationMs: attempt.duration_ms,
+        statusCode: attempt.status_code,
+        error: attempt.error,
+      });
     log.set(Number(attempt.delivery_id), list);
   }
   return deliveries.map((delivery) => ({ ...delivery, log: log.get(delivery.id) ?? [] }));

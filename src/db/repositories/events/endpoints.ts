@@ -101,7 +101,11 @@ export async function updateEndpoint(db: Executor, id: string, changes: Endpoint
       ...(changes.enabled === undefined ? {} : { enabled: changes.enabled ? 1 : 0 }),
       ...(changes.secret === undefined
         ? {}
-        : { secret_sealed: changes.secret.sealed, previous_secret_sealed: changes.secret.previousSealed, previous_secret_expires_at: changes.secret.previousExpiresAt }),
+        : {
+            secret_sealed: changes.secret.sealed,
+            previous_secret_sealed: changes.secret.previousSealed,
+            previous_secret_expires_at: changes.secret.previousExpiresAt,
+          }),
     })
     .where('id', '=', id)
     .execute();

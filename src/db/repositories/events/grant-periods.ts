@@ -143,14 +143,22 @@ export function scopeOfType(type: Expression<string>): RawBuilder<string> {
  * that was live at `at` and held `scope` (any scope when undefined). A number is "now", a column
  * an event's time.
  */
-export function grantCovered(client: Expression<string>, systemId: Expression<number>, at: Expression<number> | number, scope?: Expression<string>): RawBuilder<boolean> {
+export function grantCovered(
+  client: Expression<string>,
+  systemId: Expression<number>,
+  at: Expression<number> | number,
+  scope?: Expression<string>,
+  options: { endingThen?: boolean } = {},
+): RawBuilder<boolean> {
   const time = typeof at === 'number' ? sql.val(at) : at;
+  // endingThen: a grant that ended at that very instant counts (a system's deletion ends them).
+  const ended = options.endingThen ? sql`p.ended_at >= ${time}` : sql`p.ended_at > ${time}`;
   return sql<boolean>`exists (select 1 from event_grant_periods p
     where p.client_id = ${client}
       and (p.account_id = (select s.user_id from systems s where s.id = ${systemId})
         or p.account_id in (select sub.user_id from system_sub_accounts sub where sub.system_id = ${systemId}))
       and p.started_at <= ${time}
-      and (p.ended_at is null or p.ended_at > ${time})
+      and (p.ended_at is null or ${ended})
       and (p.expires_at is null or p.expires_at > ${time})
       and (p.session_expires_at is null or p.session_expires_at > ${time})
       ${scope === undefined ? sql`` : sql`and p.scopes like ${sql.lit('% ')} || ${scope} || ${sql.lit(' %')}`}
@@ -167,10 +175,21 @@ export function grantCovered(client: Expression<string>, systemId: Expression<nu
  * event only if, when the event happened, a grant of one of the system's users to it was live and
  * held the scope the event needs, and such a grant is still live now (a revocation or a removed
  * scope stops what was not yet sent).
+ *
+ * One exception: `system.deleted`. Deleting a system revokes every grant of its users in the same
+ * transaction, so no grant is live afterwards; the event goes to the apps whose grant (with
+ * `system:read`) was live until that instant, so that they learn to forget what they kept. The
+ * deletion moves the system's grant periods to the tombstone's placeholder owner
+ * (system-deletion.ts), so an app the same person authorizes later is not among them.
  */
-export function mayReceive(refs: { client: Expression<string>; systemId: Expression<number>; eventType: Expression<string>; eventAt: Expression<number> }, now: number): RawBuilder<boolean> {
+export function mayReceive(
+  refs: { client: Expression<string>; systemId: Expression<number>; eventType: Expression<string>; eventAt: Expression<number> },
+  now: number,
+): RawBuilder<boolean> {
   const scope = scopeOfType(refs.eventType);
-  return sql<boolean>`(${grantCovered(refs.client, refs.systemId, refs.eventAt, scope)} and ${grantCovered(refs.client, refs.systemId, now, scope)})`;
+  return sql<boolean>`(case when ${refs.eventType} = ${sql.lit('system.deleted')}
+    then ${grantCovered(refs.client, refs.systemId, refs.eventAt, scope, { endingThen: true })}
+    else (${grantCovered(refs.client, refs.systemId, refs.eventAt, scope)} and ${grantCovered(refs.client, refs.systemId, now, scope)}) end)`;
 }
 
 export interface DeliveryAccess {
@@ -193,8 +212,9 @@ export async function deliveryAccess(db: Executor, deliveryId: number, now: numb
     .innerJoin('event_endpoints as e', 'e.id', 'd.endpoint_id')
     .select([
       mayReceive(refs, now).as('allowed'),
-      grantCovered(refs.client, refs.systemId, now).as('authorized_now'),
-      grantCovered(refs.client, refs.systemId, refs.eventAt).as('authorized_then'),
+      // As mayReceive: a system's last event is judged by the grant that ended with the system.
+      sql<boolean>`(case when ev.type = ${sql.lit('system.deleted')} then ${grantCovered(refs.client, refs.systemId, refs.eventAt, undefined, { endingThen: true })} else ${grantCovered(refs.client, refs.systemId, now)} end)`.as('authorized_now'),
+      sql<boolean>`(case when ev.type = ${sql.lit('system.deleted')} then ${grantCovered(refs.client, refs.systemId, refs.eventAt, undefined, { endingThen: true })} else ${grantCovered(refs.client, refs.systemId, refs.eventAt)} end)`.as('authorized_then'),
       sql<boolean>`exists (select 1 from event_grant_periods u where u.client_id = e.client_id and u.scopes is null)`.as('unread'),
     ])
     .where('d.id', '=', deliveryId)

@@ -35,7 +35,10 @@ const notedEndpoints = new WeakMap<Transaction<Schema>, Set<string>>();
  * each endpoint's topic (db/changes/topics.ts): at commit the note wakes the dispatcher of this
  * process and, through the database, those of other processes; a rollback drops it with the rows.
  */
-export async function queueDeliveries(trx: Transaction<Schema>, delivery: { eventId: number; systemId: number; endpointIds: readonly string[]; now: number }): Promise<void> {
+export async function queueDeliveries(
+  trx: Transaction<Schema>,
+  delivery: { eventId: number; systemId: number; endpointIds: readonly string[]; now: number },
+): Promise<void> {
   const { eventId, systemId, endpointIds, now } = delivery;
   if (endpointIds.length === 0) return;
   let noted = notedEndpoints.get(trx);
@@ -72,11 +75,21 @@ export async function queueDeliveries(trx: Transaction<Schema>, delivery: { even
  */
 export async function claimDeliveries(
   db: Db,
-  options: { now: number; limit: number; runLength: number; leaseUntil: number; excludeEndpoints: string[]; excludeClients: string[]; excludeDeliveries: number[]; postgres: boolean },
+  options: {
+    now: number;
+    limit: number;
+    runLength: number;
+    leaseUntil: number;
+    excludeEndpoints: string[];
+    excludeClients: string[];
+    excludeDeliveries: number[];
+    postgres: boolean;
+  },
 ): Promise<number[][]> {
   if (options.limit <= 0) return [];
   const claim = async (executor: Executor) => {
-    const leaseFree = (eb: ExpressionBuilder<Schema & { d: EventDeliveriesTable }, 'd'>) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', options.now)]);
+    const leaseFree = (eb: ExpressionBuilder<Schema & { d: EventDeliveriesTable }, 'd'>) =>
+      eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', options.now)]);
     // Every client's due heads, numbered per client: taken turn by turn (round robin), so one
     // client's backlog never fills a claim while another client has something due.
     const due = executor
@@ -240,7 +253,15 @@ export async function finishAttempts(db: Db, outcomes: Array<{ outcome: AttemptO
     // A delivery whose endpoint was deleted meanwhile is gone: nothing to record.
     const existing = new Set((await trx.selectFrom('event_deliveries').select('id').where('id', 'in', outcomes.map(({ outcome }) => outcome.deliveryId)).execute()).map((row) => Number(row.id)));
     outcomes = outcomes.filter(({ outcome }) => existing.has(outcome.deliveryId));
-    const attempts = outcomes.filter(({ sent }) => sent).map(({ outcome }) => ({ delivery_id: outcome.deliveryId, attempted_at: outcome.attemptedAt, duration_ms: outcome.durationMs, status_code: outcome.statusCode, error: outcome.error }));
+    const attempts = outcomes
+      .filter(({ sent }) => sent)
+      .map(({ outcome }) => ({
+        delivery_id: outcome.deliveryId,
+        attempted_at: outcome.attemptedAt,
+        duration_ms: outcome.durationMs,
+        status_code: outcome.statusCode,
+        error: outcome.error,
+      }));
     if (attempts.length > 0) await trx.insertInto('event_attempts').values(attempts).execute();
     for (const { outcome, sent } of outcomes) {
       const finished = outcome.next.status !== 'pending';

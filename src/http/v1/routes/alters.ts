@@ -2,10 +2,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { createAlter, deleteAlter, editAlter, findAlter, findAlterByField, listAlters } from '../../../db/repositories/alters.js';
+import { createAlter, deleteAlter, editAlter, findAlter, findAlterByField, listAlters, listAltersBy } from '../../../db/repositories/alters.js';
+import { findTag } from '../../../db/repositories/tags.js';
 import type { Schema } from '../../../db/tables.js';
 import { Alter, CreateAlterBody, EditAlterBody } from '../../../domain/alter.js';
-import { alterLoadPolicy, isOwner, viewAlter } from '../../../domain/privacy.js';
+import { ListAltersFilters } from '../../../domain/alter-list.js';
+import { alterLoadPolicy, alterQueryPrivacy, isOwner, readsSystems, tagFilterAllowed, viewAlter } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { AlterParams, FieldParams, NoQuery, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
@@ -137,10 +139,10 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       schema: {
         tags: ['Alters'],
         summary: 'List alters',
-        description: `Alters in id order, one page at a time (\`max\` 1..${MAX_LIST_PAGE}, default ${MAX_LIST_PAGE}; \`skip\` default 0). Another user’s list is refused (403) unless their system shows its alters, and then holds only the alters they show.`,
+        description: `Alters in id order (or as \`sort\` says), one page at a time (\`max\` 1..${MAX_LIST_PAGE}, default ${MAX_LIST_PAGE}; \`skip\` default 0), optionally only a tag's members (\`tag\`) or those matching \`search\`. Another user’s list is refused (403) unless their system shows its alters, and then holds only the alters they show; sorting and searching look only at what they show you. \`sort=lastFronted\` reads the front history, so it needs \`system:read\` too (403 \`invalid-scopes\`).`,
         security: security('alters:read'),
         params: UserParams,
-        querystring: pageQuery(MAX_LIST_PAGE, MAX_LIST_PAGE),
+        querystring: pageQuery(MAX_LIST_PAGE, MAX_LIST_PAGE).extend(ListAltersFilters),
         response: { 200: z.array(Alter), ...errorResponses(404) },
       },
     },
@@ -149,7 +151,18 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       const policy = alterLoadPolicy(system, viewer);
       if (!policy) throw new Problem('alters-private', 'this system does not show its alters');
       const page = { skip: request.query.skip ?? 0, max: request.query.max ?? MAX_LIST_PAGE };
-      const records = await listAlters(db, system.id, page, policy);
+      const { sort = 'id', tag, search } = request.query;
+      if (sort === 'lastFronted' && !readsSystems(viewer)) throw new Problem('invalid-scopes', 'sort=lastFronted reads the front history, which needs the system:read scope', 'sort');
+      let tagId: number | undefined;
+      if (tag !== undefined) {
+        tagId = Number(tag);
+        const found = await findTag(db, system.id, tagId, { onlyVisible: !isOwner(viewer, system.id) });
+        if (!found || !tagFilterAllowed(system, found.public, viewer)) throw new Problem('unknown-tag', 'tag: no such tag, or its members are not shown', 'tag');
+      }
+      const records =
+        sort === 'id' && tagId === undefined && search === undefined
+          ? await listAlters(db, system.id, page, policy)
+          : await listAltersBy(db, system.id, page, policy, { sort, tagId, search }, alterQueryPrivacy(system, viewer));
       return records.flatMap((record) => viewAlter(record, system, viewer) ?? []);
     },
   );

@@ -185,7 +185,11 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
       const endpoint = await ownEndpoint(request, request.params.endpoint);
       const { max, before, status } = request.query;
       const beforeId = before === undefined ? undefined : parseDeliveryId(before);
-      const deliveries = await listDeliveries(db, endpoint.id, { max: max ?? 50, ...(beforeId === undefined ? {} : { before: beforeId }), ...(status === undefined ? {} : { status }) });
+      const deliveries = await listDeliveries(db, endpoint.id, {
+        max: max ?? 50,
+        ...(beforeId === undefined ? {} : { before: beforeId }),
+        ...(status === undefined ? {} : { status }),
+      });
       return { data: deliveries.map(toDeliveryView) };
     },
   );
@@ -245,16 +249,25 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         tags: ['Events'],
         security: security('events:manage'),
         summary: 'Read events instead of receiving them',
-        description: `The events your client would be sent, oldest first, for every user who has authorized it (as their grants and the privacy rules let it see them: an event only if, when it happened, the user's grant to your client was live and held the event's scope): for apps that cannot take webhooks, and for catching up. Without \`after\` the answer has no events and \`next\` is the position of "now"; pass each answer's \`next\` as the following \`after\`. One call looks at up to ${FEED_SCAN} events, so \`events\` may be short, or empty, while \`next\` moves on: read again while \`more\` is true. Events are kept for \`EVENTS_RETENTION_DAYS\`.`,
+        description: `The events your client would be sent, oldest first, for every user who has authorized it (as their grants and the privacy rules let it see them: an event only if, when it happened, the user's grant to your client was live and held the event's scope, and is still; \`system.deleted\` goes to the clients whose grant was live until the system's deletion, which ended it): for apps that cannot take webhooks, and for catching up. Without \`after\` the answer has no events and \`next\` is the position of "now"; pass each answer's \`next\` as the following \`after\`. One call looks at up to ${FEED_SCAN} events, so \`events\` may be short, or empty, while \`next\` moves on: read again while \`more\` is true. Events are kept for \`EVENTS_RETENTION_DAYS\`.`,
         querystring: FeedQuery,
-        response: { 200: z.strictObject({ data: z.strictObject({ events: z.array(EventEnvelope), next: z.string(), more: z.boolean() }) }), ...errorResponses(404) },
+        response: {
+          200: z.strictObject({ data: z.strictObject({ events: z.array(EventEnvelope), next: z.string(), more: z.boolean() }) }),
+          ...errorResponses(404),
+        },
       },
     },
     async (request) => {
       const clientId = clientOf(request);
       if (request.query.after === undefined) return { data: { events: [], next: String(await newestEventId(db)), more: false } };
       await readOlderGrants(db, crypto, clientId);
-      const page = await feedPage(db, { clientId, after: Number(request.query.after), max: request.query.max ?? DEFAULT_FEED_PAGE, scan: FEED_SCAN, now: Date.now() });
+      const page = await feedPage(db, {
+        clientId,
+        after: Number(request.query.after),
+        max: request.query.max ?? DEFAULT_FEED_PAGE,
+        scan: FEED_SCAN,
+        now: Date.now(),
+      });
       const events = page.events.flatMap((event) => eventFor(event, { clientId, scopes: new Set([EVENT_SCOPES[event.snapshot.type]]) }) ?? []);
       return { data: { events, next: String(page.next), more: page.more } };
     },

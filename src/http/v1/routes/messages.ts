@@ -9,8 +9,9 @@ import { isUniqueViolation } from '../../../db/errors.js';
 import { findClient } from '../../../db/repositories/oauth-clients.js';
 import { findProxiedMessage, recordProxiedMessage, reproxyMessage } from '../../../db/repositories/proxied-messages.js';
 import { findSystemById, findSystemByUser } from '../../../db/repositories/systems.js';
+import { isDeletedSystemOwner } from '../../../db/repositories/system-deletion.js';
 import type { Schema } from '../../../db/tables.js';
-import { alterLoadPolicy, viewMessage, type Viewer } from '../../../domain/privacy.js';
+import { alterLoadPolicy, viewMessage, viewMessageOfDeletedSystem, type Viewer } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { MessageInfo, MessageParams, ProxiedMessage, RecordMessageBody, RecordMessageResponse, ReproxyBody, Snowflake, snowflakeTime, toProxiedMessage } from '../../../domain/proxied-message.js';
 import { NoQuery, UserParams, UserRef } from '../params.js';
@@ -81,7 +82,9 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
         body.autoproxyState,
         viewer.clientId,
       );
-      return reply.code(outcome.created ? 201 : 200).send({ data: toProxiedMessage(outcome.record), autoproxyStateApplied: outcome.stateApplied, revision: outcome.revision });
+      return reply
+        .code(outcome.created ? 201 : 200)
+        .send({ data: toProxiedMessage(outcome.record), autoproxyStateApplied: outcome.stateApplied, revision: outcome.revision });
     },
   );
 };
@@ -148,10 +151,15 @@ export const messageLookupRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
       const message = await findProxiedMessage(db, request.params.message);
       const system = message && (await findSystemById(db, message.systemId));
       if (!message || !system) throw new Problem('unknown-message', 'no proxied message has this id');
+      if (isDeletedSystemOwner(system.userId)) return { data: viewMessageOfDeletedSystem(message) };
       const viewerSystem = grant.userId === null ? undefined : await findSystemByUser(db, grant.userId);
       const viewer: Viewer = { userId: grant.userId, clientId: grant.clientId, systemId: viewerSystem?.id ?? null, scopes: grant.scopes };
       const policy = alterLoadPolicy(system, viewer);
-      const alter = await findAlter(db, system.id, message.alterId, { onlyVisible: false, fieldsFor: policy?.fieldsFor ?? null, allFields: policy?.allFields ?? false });
+      const alter = await findAlter(db, system.id, message.alterId, {
+        onlyVisible: false,
+        fieldsFor: policy?.fieldsFor ?? null,
+        allFields: policy?.allFields ?? false,
+      });
       return { data: viewMessage(message, system, alter, viewer) };
     },
   );

@@ -39,8 +39,20 @@ async function readForm(raw: Buffer, contentType: string): Promise<{ json: Json;
   return { json, files };
 }
 
+// A body is read once per request: the request checks read it before the route does.
+const bodies = new WeakMap<IncomingMessage, Promise<{ json: Json; files: RecordedFile[] }>>();
+
 /** A JSON or multipart body (`payload_json` and `files[n]`); invalid JSON is refused as Discord does. */
-export async function readBody(req: IncomingMessage, raw: Buffer): Promise<{ json: Json; files: RecordedFile[] }> {
+export function readBody(req: IncomingMessage, raw: Buffer): Promise<{ json: Json; files: RecordedFile[] }> {
+  let body = bodies.get(req);
+  if (!body) {
+    body = parseBody(req, raw);
+    bodies.set(req, body);
+  }
+  return body;
+}
+
+async function parseBody(req: IncomingMessage, raw: Buffer): Promise<{ json: Json; files: RecordedFile[] }> {
   const contentType = req.headers['content-type'] ?? '';
   if (contentType.startsWith('multipart/form-data')) return readForm(raw, contentType);
   if (contentType.startsWith('application/json') && raw.length > 0) {
