@@ -133,6 +133,14 @@ const code = (text: string) => (text.includes('`') ? `\`\` ${text} \`\`` : `\`${
 /** A proxy tag as it is typed: `k:text`, `[text]`. */
 export const proxyTagText = (tag: { prefix: string | null; suffix: string | null }) => code(`${tag.prefix ?? ''}text${tag.suffix ?? ''}`);
 
+/** `1996-07-21` → "July 21, 1996"; `--07-21` (no year) → "July 21". */
+export function birthdayText(birthday: string): string {
+  const [year, month, day] = birthday.startsWith('--') ? [null, ...birthday.slice(2).split('-').map(Number)] : birthday.split('-').map(Number);
+  const date = new Date(Date.UTC(2000, (month ?? 1) - 1, day ?? 1));
+  const text = date.toLocaleDateString('en-US', { month: 'long', day: 'numeric', timeZone: 'UTC' });
+  return year === null || year === undefined ? text : `${text}, ${year}`;
+}
+
 export function alterEmbed(alter: Alter, view: CardView = {}): EmbedBuilder {
   const embed = new EmbedBuilder()
     .setTitle(cut(alterName(alter), 256))
@@ -142,6 +150,7 @@ export function alterEmbed(alter: Alter, view: CardView = {}): EmbedBuilder {
   if (alter.banner) embed.setImage(alter.banner);
   if (alter.description) embed.setDescription(cut(alter.description, 4096));
   if (alter.pronouns) embed.addFields({ name: 'Pronouns', value: cut(alter.pronouns, 1024), inline: true });
+  if (alter.birthday) embed.addFields({ name: 'Birthday', value: birthdayText(alter.birthday), inline: true });
   // What the alter does (fields hidden from the viewer come back empty, so they are left out).
   if (alter.messageCount !== null) {
     const last = alter.lastMessageTimestamp ? ` · last ${when(alter.lastMessageTimestamp, 'R')}` : '';
@@ -151,6 +160,7 @@ export function alterEmbed(alter: Alter, view: CardView = {}): EmbedBuilder {
   if (alter.proxyTags.length > 0) embed.addFields({ name: 'Proxy tags', value: cut(alter.proxyTags.map(proxyTagText).join(' '), 1024), inline: true });
   embed.addFields({ name: 'Created', value: when(alter.created, 'D'), inline: true });
   if (view.owner) embed.addFields({ name: 'Proxying', value: cut(alterProxyingText(alter, view.client), 1024) });
+  if (view.owner && alter.autoproxyEnabled === false) embed.addFields({ name: 'Autoproxy', value: 'Left out of front and latch autoproxy (its proxy tags still work)' });
   if (view.owner) embed.addFields({ name: 'Privacy', value: cut(alterPrivacyText(alter.public, alter.username, view.systemShowsAlters), 1024) });
   return embed;
 }
@@ -194,7 +204,7 @@ export function systemEmbed(system: System, fronters: readonly Fronter[] = [], v
   const title = system.systemName ?? 'A private system';
   const embed = new EmbedBuilder()
     .setTitle(cut(system.systemDisplayTag ? `${title} ${system.systemDisplayTag}` : title, 256))
-    .setColor(DEFAULT_COLOR)
+    .setColor(system.systemColor ? Number.parseInt(system.systemColor.slice(1), 16) : DEFAULT_COLOR)
     .setFooter({ text: `System of user ${system.associatedUserId}` });
   if (system.systemAvatar) embed.setThumbnail(system.systemAvatar);
   if (system.systemBanner) embed.setImage(system.systemBanner);
@@ -208,6 +218,7 @@ export function systemEmbed(system: System, fronters: readonly Fronter[] = [], v
     embed.addFields({ name: 'Fronting', value: cut(`${names} · since ${when(fronters[0]?.since ?? '', 'R')}`, 1024) });
   }
   embed.addFields({ name: 'Created', value: when(system.createdAt, 'D'), inline: true });
+  if (view.owner && system.systemTimezone) embed.addFields({ name: 'Time zone', value: system.systemTimezone, inline: true });
   if (view.owner) embed.addFields({ name: 'Privacy', value: cut(systemPrivacyText(system.public), 1024) });
   return embed;
 }

@@ -31,7 +31,7 @@ export const SYSTEM_PRIVACY: PrivacyKind = {
     { option: 'display-tag', bit: SystemPrivacy.displayTag, label: 'display tag', description: 'The tag shown after proxied names' },
     { option: 'description', bit: SystemPrivacy.description, label: 'description', description: 'The system’s description' },
     { option: 'pronouns', bit: SystemPrivacy.pronouns, label: 'pronouns', description: 'The system’s pronouns' },
-    { option: 'avatar', bit: SystemPrivacy.avatar, label: 'avatar', description: 'The system’s avatar' },
+    { option: 'avatar', bit: SystemPrivacy.avatar, label: 'avatar and color', description: 'The system’s avatar and color' },
     { option: 'banner', bit: SystemPrivacy.banner, label: 'banner', description: 'The system’s banner' },
     { option: 'alters', bit: SystemPrivacy.alters, label: 'alter list and who is fronting', description: 'Your alter list and who is fronting (each alter also has its own settings)' },
     { option: 'tags', bit: SystemPrivacy.tags, label: 'tags', description: 'The system’s tags' },
@@ -53,6 +53,7 @@ export const ALTER_PRIVACY: PrivacyKind = {
     { option: 'proxy-tags', bit: AlterPrivacy.proxyTags, label: 'proxy tags', description: 'The proxy tags' },
     { option: 'tags', bit: AlterPrivacy.tags, label: 'tags', description: 'The alter’s tags' },
     { option: 'messages', bit: AlterPrivacy.messageStats, label: 'message count and last message', description: 'How many messages it sent, and when it last did' },
+    { option: 'birthday', bit: AlterPrivacy.birthday, label: 'birthday', description: 'The birthday' },
   ],
 };
 

@@ -15,9 +15,11 @@ interface Column {
   name: keyof AlterRow;
   /** The value is stored as its JSON text. */
   json?: true;
+  /** The value is a boolean stored as 0 or 1. */
+  flag?: true;
 }
-/** A column whose type holds the field's values, or a text column for their JSON. */
-type ColumnFor<V> = { name: ColumnHolding<V> } | { name: ColumnHolding<string>; json: true };
+/** A column whose type holds the field's values, a text column for their JSON, or an integer one for a boolean. */
+type ColumnFor<V> = [V] extends [boolean] ? { name: ColumnHolding<number>; flag: true } : { name: ColumnHolding<V> } | { name: ColumnHolding<string>; json: true };
 type ColumnHolding<V> = { [C in keyof AlterUpdate]-?: [V] extends [AlterUpdate[C]] ? C : never }[keyof AlterUpdate];
 
 const COLUMNS = {
@@ -27,12 +29,14 @@ const COLUMNS = {
   color: { name: 'color' },
   description: { name: 'description' },
   pronouns: { name: 'pronouns' },
+  birthday: { name: 'birthday' },
   avatarUrl: { name: 'avatar_url' },
   avatarUrlMap: { name: 'avatar_url_map', json: true },
   webhookAvatarUrl: { name: 'webhook_avatar_url' },
   banner: { name: 'banner' },
   alterMode: { name: 'alter_mode' },
   proxyTags: { name: 'proxy_tags', json: true },
+  autoproxyEnabled: { name: 'autoproxy_enabled', flag: true },
   public: { name: 'public' },
   flags: { name: 'flags' },
   messageCount: { name: 'message_count' },
@@ -42,6 +46,12 @@ const COLUMNS = {
 
 const ENTRIES = Object.entries(COLUMNS) as Array<[ColumnField, Column]>;
 const JSON_FIELDS = ENTRIES.filter(([, column]) => column.json).map(([field]) => field);
+const FLAG_FIELDS = ENTRIES.filter(([, column]) => column.flag).map(([field]) => field);
+
+/** A field's value as its column stores it. */
+function stored(value: unknown, column: Column): unknown {
+  return column.json ? JSON.stringify(value) : column.flag ? (value ? 1 : 0) : value;
+}
 
 /**
  * The record's columns, each selected under its field's name (`display_name AS "displayName"`): a
@@ -60,8 +70,8 @@ const DEFAULTS = ALTER_DEFAULTS as Record<string, unknown>;
 
 /** A column's stored text of `value` as an SQL literal (a default: never client input). */
 function storedLiteral(value: unknown, column: Column) {
-  const stored = column.json ? JSON.stringify(value) : value;
-  return stored === null ? sql<unknown>`null` : sql<unknown>`${sql.lit(stored as string | number)}`;
+  const literal = stored(value, column);
+  return literal === null ? sql<unknown>`null` : sql<unknown>`${sql.lit(literal as string | number)}`;
 }
 
 /**
@@ -89,6 +99,7 @@ export const ALTER_RECORD_COLUMNS_FOR_OTHERS = [
 export function alterRecord(row: AlterRecordRow, tags: AlterRecord['tags'], fields: AlterRecord['fields']): AlterRecord {
   const record = row as Record<string, unknown>;
   for (const field of JSON_FIELDS) record[field] = JSON.parse(record[field] as string);
+  for (const field of FLAG_FIELDS) record[field] = Number(record[field]) === 1;
   record.tagIds = tags.map((tag) => tag.id);
   record.tags = tags;
   record.fields = fields;
@@ -106,7 +117,7 @@ export function alterColumns(values: Partial<AlterColumnValues>): AlterUpdate {
   const columns: Record<string, unknown> = {};
   for (const [field, column] of ENTRIES) {
     const value = values[field];
-    if (value !== undefined) columns[column.name] = column.json ? JSON.stringify(value) : value;
+    if (value !== undefined) columns[column.name] = stored(value, column);
   }
   // The unique index compares usernames by their key: every username write carries it.
   if (values.username !== undefined) columns.username_key = usernameKey(values.username);

@@ -20,9 +20,13 @@ export interface SystemsTable {
   avatar: string | null;
   banner: string | null;
   pronouns: string | null;
+  /** Migration 2026-11-27T21k: `#RRGGBB`, shown with the avatar. */
+  color: string | null;
   nickname_format: Generated<string>;
   operation_dm: Generated<number>;
   latch_expiration: Generated<number>;
+  /** Migration 2026-11-27T21k: an IANA time zone name; null means UTC. */
+  timezone: string | null;
   public: Generated<number>;
   flags: Generated<number>;
   disabled_guilds: Generated<string>;
@@ -54,12 +58,16 @@ export interface AltersTable {
   color: string | null;
   description: string | null;
   pronouns: string | null;
+  /** Migration 2026-11-27T21k: `YYYY-MM-DD` or `--MM-DD`. */
+  birthday: string | null;
   avatar_url: string | null;
   avatar_url_map: Generated<string>;
   webhook_avatar_url: string | null;
   banner: string | null;
   alter_mode: Generated<string>;
   proxy_tags: Generated<string>;
+  /** Migration 2026-11-27T21k: 0 leaves the alter out of `front` and `latch` autoproxy. */
+  autoproxy_enabled: Generated<number>;
   public: Generated<number>;
   flags: Generated<number>;
   message_count: Generated<number>;

@@ -78,6 +78,31 @@ export const NameMapEntry = z
   .strictObject({ server: GuildId, name: text(NAME_MAX, 1) })
   .describe('The name the alter uses in one server. The first entry for a server wins.');
 
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
+/**
+ * A birthday as stored: `YYYY-MM-DD` (years 0001 to 9999), or `--MM-DD` without a year (ISO 8601's
+ * form for a day of any year). Only days that exist: `--02-29` is one (it exists in leap years),
+ * `2023-02-29` is not.
+ */
+export function isBirthday(value: string): boolean {
+  const match = /^(\d{4}|-)-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return false;
+  const year = match[1] === '-' ? null : Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  if (year === 0 || month < 1 || month > 12 || day < 1) return false;
+  const days = [31, year === null || isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] as number;
+  return day <= days;
+}
+
+export const Birthday = z
+  .string()
+  .refine(isBirthday, 'must be a date like 1996-07-21, or --07-21 without a year')
+  .describe('`YYYY-MM-DD`, or `--MM-DD` without a year (`--02-29` is valid). Others see it only through its own privacy bit (1024).');
+
 const ProxyTagId = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, - or _');
 
 export const ProxyTagInput = z
@@ -138,6 +163,7 @@ export const ALTER_FIELDS = {
   },
   profile: {
     pronouns: field({ input: text(NAME_MAX).nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.pronouns }),
+    birthday: field({ input: Birthday.nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.birthday }),
     avatarUrl: field({ input: HttpUrl.nullable(), value: z.string().nullable(), default: null, shown: AlterPrivacy.avatar }),
     avatarUrlMap: field({
       input: perServerMap(HttpUrl).describe('Server id → avatar URL used in that server.'),
@@ -160,6 +186,15 @@ export const ALTER_FIELDS = {
       value: z.array(ProxyTag),
       default: [],
       shown: AlterPrivacy.proxyTags,
+    }),
+    autoproxyEnabled: field({
+      input: z
+        .boolean()
+        .describe('false: `front` and `latch` autoproxy never send as this alter (PluralKit’s per-member autoproxy off); its proxy tags and `alter` mode entries still do.'),
+      value: z.boolean(),
+      default: true,
+      shown: 'owner',
+      note: 'The owner’s alone: null for others.',
     }),
   },
   settings: {

@@ -12,6 +12,8 @@ export const AlterPrivacy = {
   tags: 128,
   messageStats: 256,
   username: 512,
+  /** Its own bit, private by default (as PluralKit's birthday privacy). */
+  birthday: 1024,
 } as const;
 
 export const SystemPrivacy = {

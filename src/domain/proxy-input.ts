@@ -38,7 +38,9 @@ export function proxySystemOf(profile: ProxyProfile): ProxySystem {
   return {
     // Nickname-mode alters speak through the member's nickname, never through the webhook: the
     // engine does not see them, so their tags stay in the text and autoproxy does not pick them.
-    alters: profile.alters.filter((alter) => alter.alterMode !== 'nickname').map((alter) => ({ id: alter.alterId, name: alter.username, proxyTags: alter.proxyTags })),
+    alters: profile.alters
+      .filter((alter) => alter.alterMode !== 'nickname')
+      .map((alter) => ({ id: alter.alterId, name: alter.username, proxyTags: alter.proxyTags, autoproxy: alter.autoproxyEnabled })),
     caseSensitive: profile.caseSensitive,
     keepProxy: profile.keepProxy,
   };

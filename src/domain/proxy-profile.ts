@@ -23,6 +23,7 @@ export const ProxyAlter = z
     color: z.string().nullable(),
     alterMode: z.enum(ALTER_MODES),
     proxyTags: z.array(z.strictObject({ prefix: z.string(), suffix: z.string() })).describe('In stored order; an absent prefix or suffix is "".'),
+    autoproxyEnabled: z.boolean().describe('false: `front` and `latch` autoproxy never send as this alter; its tags and `alter` mode entries still do.'),
   })
   .meta({ id: 'ProxyAlter' });
 export type ProxyAlter = z.infer<typeof ProxyAlter>;
@@ -52,7 +53,7 @@ export const ProxyProfile = z
 export type ProxyProfile = z.infer<typeof ProxyProfile>;
 
 /** The alter fields the profile shows: an edit of any other field leaves its revision (and ETag). */
-export const ALTER_FIELDS_IN_PROFILE = ['username', 'displayName', 'nameMap', 'avatarUrl', 'avatarUrlMap', 'webhookAvatarUrl', 'pronouns', 'color', 'alterMode', 'proxyTags'] as const satisfies readonly AlterFieldName[];
+export const ALTER_FIELDS_IN_PROFILE = ['username', 'displayName', 'nameMap', 'avatarUrl', 'avatarUrlMap', 'webhookAvatarUrl', 'pronouns', 'color', 'alterMode', 'proxyTags', 'autoproxyEnabled'] as const satisfies readonly AlterFieldName[];
 
 /** The ETag of a profile: the system and its revision (the guild is part of the URL). */
 export function profileETag(systemId: number, revision: number): string {
@@ -69,6 +70,7 @@ function proxyAlter(alter: AlterRecord, guildId: string): ProxyAlter {
     color: alter.color,
     alterMode: alter.alterMode,
     proxyTags: alter.proxyTags.map((tag) => ({ prefix: tag.prefix ?? '', suffix: tag.suffix ?? '' })),
+    autoproxyEnabled: alter.autoproxyEnabled,
   };
 }
 

@@ -4,13 +4,32 @@ import { z } from 'zod';
 import { Autoproxy, type AutoproxyRecord } from './autoproxy.js';
 import { answerOf, defaultsOf, type AnswerOf, type FieldGroup, type ValuesOf } from './fields.js';
 import { SYSTEM_FLAGS_MASK, SYSTEM_PRIVACY_MASK, SystemPrivacy } from './privacy-bits.js';
-import { DESCRIPTION_MAX, GuildId, HttpUrl, IsoDateTime, NAME_MAX, bitmask, perServerMap, readOnly, text } from './values.js';
+import { DESCRIPTION_MAX, GuildId, HexColor, HttpUrl, IsoDateTime, NAME_MAX, bitmask, perServerMap, readOnly, text } from './values.js';
 
 export const MAX_LATCH_EXPIRATION_MS = 36_000_000;
 /** A new system's latch timeout: six hours, as PluralKit's. Systems made before it keep theirs (0: never). */
 export const DEFAULT_LATCH_EXPIRATION_MS = 6 * 60 * 60 * 1000;
 export const DEFAULT_NICKNAME_FORMAT = '@%username%';
 export const DEFAULT_SYSTEM_NAME = 'My system';
+
+/**
+ * An IANA time zone name (`Europe/Berlin`, `America/Argentina/Buenos_Aires`, `UTC`), as this
+ * runtime's Intl knows it. Offsets (`+01:00`) and abbreviations other than tzdb's own are refused.
+ */
+export function isTimeZone(value: string): boolean {
+  if (value.length > 64 || !/^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const TimeZone = z
+  .string()
+  .refine(isTimeZone, 'must be an IANA time zone name such as Europe/Berlin, America/New_York or UTC')
+  .describe('An IANA time zone name (`Europe/Berlin`); null means UTC. What the bot’s times and periods mean; the API takes absolute times.');
 
 /** Who besides the owner sees a system field: a `SystemPrivacy` bit, 'owner' or 'everyone' (fields.ts). */
 type SystemFieldPrivacy = (typeof SystemPrivacy)[keyof typeof SystemPrivacy] | 'owner' | 'everyone';
@@ -53,6 +72,7 @@ export const SYSTEM_FIELDS = {
     avatar: field({ key: 'systemAvatar', input: HttpUrl.nullable(), value: z.string().nullable(), default: null, shown: SystemPrivacy.avatar }),
     banner: field({ key: 'systemBanner', input: HttpUrl.nullable(), value: z.string().nullable(), default: null, shown: SystemPrivacy.banner }),
     pronouns: field({ key: 'systemPronouns', input: text(NAME_MAX).nullable(), value: z.string().nullable(), default: null, shown: SystemPrivacy.pronouns }),
+    color: field({ key: 'systemColor', input: HexColor.nullable().describe('Shown to others with the system avatar (privacy bit 8).'), value: z.string().nullable(), default: null, shown: SystemPrivacy.avatar }),
     nicknameFormat: field({
       key: 'nicknameFormat',
       input: text(NAME_MAX, 1).describe('Nickname template for nickname mode: %username% and %display% are replaced; cut to 32 characters.'),
@@ -70,12 +90,13 @@ export const SYSTEM_FIELDS = {
         .int('must be a whole number of milliseconds')
         .min(0, 'must not be negative')
         .max(MAX_LATCH_EXPIRATION_MS, `must be at most ${MAX_LATCH_EXPIRATION_MS} (10 hours)`)
-        .describe(`Milliseconds after which a latch expires; 0 means never.`),
+        .describe(`Milliseconds after which a latch expires; 0 means never. New systems start at ${DEFAULT_LATCH_EXPIRATION_MS} (6 hours).`),
       value: z.number().int(),
-      default: 0,
+      default: DEFAULT_LATCH_EXPIRATION_MS,
       shown: 'owner',
       note: 'Milliseconds; 0 means never. The owner’s alone: null for others.',
     }),
+    timezone: field({ key: 'systemTimezone', input: TimeZone.nullable(), value: z.string().nullable(), default: null, shown: 'owner', note: 'The owner’s alone: null for others (and null, for the owner, means UTC).' }),
     public: field({
       key: 'public',
       input: bitmask(SYSTEM_PRIVACY_MASK, 'the system privacy settings').describe('Privacy bitmask; see the privacy section of the API reference.'),

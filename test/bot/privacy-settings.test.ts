@@ -33,19 +33,19 @@ describe('summaries', () => {
   it('splits a mask into what others see and what only the owner sees', () => {
     expect(privacySplit(SystemPrivacy.name | SystemPrivacy.pronouns, SYSTEM_PRIVACY)).toEqual({
       shown: ['name', 'pronouns'],
-      hidden: ['display tag', 'description', 'avatar', 'banner', 'alter list and who is fronting', 'tags'],
+      hidden: ['display tag', 'description', 'avatar and color', 'banner', 'alter list and who is fronting', 'tags'],
     });
   });
 
   it('says how to change a system’s privacy in each state', () => {
     expect(systemPrivacyText(0)).toMatch(/Everything is private: others see only “A private system”.*\/system privacy all:public/);
     expect(systemPrivacyText(SYSTEM_PRIVACY_MASK)).toMatch(/^Everything is public/);
-    expect(systemPrivacyText(SystemPrivacy.name)).toBe('Others see: name.\nOnly you see: display tag, description, pronouns, avatar, banner, alter list and who is fronting, tags.\nChange with `/system privacy`.');
+    expect(systemPrivacyText(SystemPrivacy.name)).toBe('Others see: name.\nOnly you see: display tag, description, pronouns, avatar and color, banner, alter list and who is fronting, tags.\nChange with `/system privacy`.');
   });
 
   it('says an unlisted alter shows nothing, and warns when the system hides every alter', () => {
     expect(alterPrivacyText(AlterPrivacy.name, 'ash')).toMatch(/^Private: others see nothing of this alter.*`\/alter privacy alter:ash all:public`/);
-    expect(alterPrivacyText(AlterPrivacy.visible | AlterPrivacy.name, 'ash', true)).toMatch(/^Others see: display name\.\nOnly you see: username, .*message count and last message\.\nChange with `\/alter privacy alter:ash`\.$/);
+    expect(alterPrivacyText(AlterPrivacy.visible | AlterPrivacy.name, 'ash', true)).toMatch(/^Others see: display name\.\nOnly you see: username, .*message count and last message, birthday\.\nChange with `\/alter privacy alter:ash`\.$/);
     expect(alterPrivacyText(ALTER_PRIVACY_MASK, 'ash', false)).toMatch(/^Others see everything\.\n.*\nYour system hides its alter list.*\/system privacy alters:public/);
   });
 });

@@ -180,6 +180,26 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
     await slash('autoproxy', 'clear', []);
   });
 
+  it('leaves an alter out of front and latch autoproxy (autoproxyEnabled false), still proxying its tags', async () => {
+    const off = await alice.call('POST', `/v1/users/@me/alters/${wren.alterId}/edit`, { autoproxyEnabled: false });
+    expect(off.status).toBe(200);
+    try {
+      await slash('front', 'set', [{ name: 'alter', type: 3, value: String(wren.alterId) }]);
+      await slash('autoproxy', 'set', [{ name: 'mode', type: 3, value: 'front' }]);
+      await ignored(() => say('wren fronts, but is left out'));
+      expect((await proxied('tagged still -w')).execution.body.username).toBe('Wren');
+      await slash('autoproxy', 'set', [{ name: 'mode', type: 3, value: 'latch' }]);
+      expect((await proxied('latched on wren -w')).execution.body.username).toBe('Wren');
+      await ignored(() => say('the latch does not speak as wren'));
+      expect((await proxied('k: kestrel takes it')).execution.body.username).toBe('Kestrel');
+      expect((await proxied('and the latch follows kestrel')).execution.body.username).toBe('Kestrel');
+    } finally {
+      await slash('autoproxy', 'clear', []);
+      await slash('front', 'out');
+      await alice.call('POST', `/v1/users/@me/alters/${wren.alterId}/edit`, { autoproxyEnabled: true });
+    }
+  });
+
   it('proxies in a thread through the parent channel’s webhook with thread_id', async () => {
     const thread = h.fake.addChannel({ name: 'a thread', type: 11, parentId: channel });
     const { execution } = await proxied('k: in the thread', { channelId: thread.id });

@@ -49,7 +49,7 @@ describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
       '  tags:     2 created, 0 updated, 0 unchanged',
       '  switches: 4 created, 0 already there',
     ]);
-    expect(result.stdout).toContain('warning: 3 birthdays were not imported');
+    expect(result.stdout).toContain('warning: linked Discord accounts are never imported from a file');
     // The bar is redrawn in place on standard error and ends full.
     expect(result.stderr).toMatch(/\rswitches \[#{30}\] 11\/11\n$/);
     const rows = await withDb(async (db) => {
@@ -59,7 +59,7 @@ describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
       const switches = await db.selectFrom('switches').select('client_id').where('system_id', '=', system.id).execute();
       return { system, user, alters, switches };
     });
-    expect(rows.system).toMatchObject({ name: 'The Tidewater Relay', display_tag: '~ 🌊 TR' });
+    expect(rows.system).toMatchObject({ name: 'The Tidewater Relay', display_tag: '~ 🌊 TR', color: '#5B8C85', timezone: 'America/Halifax' });
     expect(rows.user).toMatchObject({ id: USER, last_sign_in_at: null });
     expect(rows.alters.map((alter) => alter.username)).toEqual(['TomásFerreira', 'ソラ', 'AnaïsDusk', '🪐Vega', "JoO'Hara"]);
     expect(rows.switches.map((row) => row.client_id)).toEqual(Array(4).fill(CLI_IMPORT_CLIENT));

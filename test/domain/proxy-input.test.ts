@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Autoproxy } from '../../src/domain/autoproxy.js';
 import { entryAfter, proxyInputFor, proxySystemOf, stateChangeFor } from '../../src/domain/proxy-input.js';
+import { decideProxy } from '../../src/domain/proxy/index.js';
 import type { ProxyProfile } from '../../src/domain/proxy-profile.js';
 
 const GUILD = '300000000000000001';
@@ -29,8 +30,8 @@ function profile(overrides: Partial<ProxyProfile> = {}): ProxyProfile {
     autoproxy: [],
     front: { latest: null, byClient: {} },
     alters: [
-      { alterId: 1, username: 'kestrel', name: 'Kestrel', avatarUrl: null, pronouns: null, color: null, alterMode: 'webhook', proxyTags: [{ prefix: 'k:', suffix: '' }] },
-      { alterId: 2, username: 'wren', name: 'Wren', avatarUrl: null, pronouns: null, color: null, alterMode: 'webhook', proxyTags: [{ prefix: '', suffix: ' -w' }] },
+      { alterId: 1, username: 'kestrel', name: 'Kestrel', avatarUrl: null, pronouns: null, color: null, alterMode: 'webhook', proxyTags: [{ prefix: 'k:', suffix: '' }], autoproxyEnabled: true },
+      { alterId: 2, username: 'wren', name: 'Wren', avatarUrl: null, pronouns: null, color: null, alterMode: 'webhook', proxyTags: [{ prefix: '', suffix: ' -w' }], autoproxyEnabled: false },
     ],
     ...overrides,
   };
@@ -45,8 +46,8 @@ describe('proxyInputFor', () => {
       message: { content: 'hello', hasAttachment: false },
       system: {
         alters: [
-          { id: 1, name: 'kestrel', proxyTags: [{ prefix: 'k:', suffix: '' }] },
-          { id: 2, name: 'wren', proxyTags: [{ prefix: '', suffix: ' -w' }] },
+          { id: 1, name: 'kestrel', proxyTags: [{ prefix: 'k:', suffix: '' }], autoproxy: true },
+          { id: 2, name: 'wren', proxyTags: [{ prefix: '', suffix: ' -w' }], autoproxy: false },
         ],
         caseSensitive: false,
         keepProxy: true,
@@ -127,6 +128,13 @@ describe('proxySystemOf', () => {
   it('builds the engine’s view of a profile (the bot compiles it once per held profile: test/bot/proxy/profiles.test.ts)', () => {
     const one = profile();
     expect(proxySystemOf(one)).toEqual(proxyInputFor(one, message)?.input.system);
+  });
+
+  it('carries each alter’s autoproxyEnabled to the engine, where front and latch autoproxy honour it', () => {
+    expect(proxySystemOf(profile()).alters.map((alter) => [alter.id, alter.autoproxy])).toEqual([[1, true], [2, false]]);
+    const fronting = profile({ front: { latest: 2, byClient: {} }, autoproxy: [entry(GUILD, 'front')] });
+    const decided = proxyInputFor(fronting, message);
+    expect(decided && decideProxy(decided.input).result).toEqual({ proxy: false });
   });
 });
 

@@ -18,6 +18,7 @@ import * as systemSize from './2026-11-27T10-system-size.js';
 import * as eventValues from './2026-11-27T11-event-values.js';
 import * as switchAlterLists from './2026-11-27T20l-switch-alter-lists.js';
 import * as images from './2026-11-27T21-images.js';
+import * as profileFields from './2026-11-27T21k-profile-fields.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T11-event-values': eventValues,
   '2026-11-27T20l-switch-alter-lists': switchAlterLists,
   '2026-11-27T21-images': images,
+  '2026-11-27T21k-profile-fields': profileFields,
 };

@@ -9,7 +9,7 @@ import { systemInputsOf, type SystemRecord } from '../system.js';
 import { pickTagFields } from '../tag.js';
 import { EXTENSION_KEY, EXTENSION_VERSION, MAX_IMPORT_SWITCHES, MAX_SWITCH_MEMBERS, TagPrivacy, type ExtensionAlter, type ExtensionSystem, type ExtensionTag } from './model.js';
 import { clampGraphemes } from '../proxy/text.js';
-import { plural } from './normalise.js';
+import { plural, pluralKitBirthday } from './normalise.js';
 import type { TargetAlter, TargetTag } from './plan.js';
 
 /** PluralKit's short-id alphabet (`generate_hid`). */
@@ -107,7 +107,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
       name,
       display_name: alter.displayName === alter.username ? null : alter.displayName,
       color: pkColor(alter.color),
-      birthday: null,
+      birthday: pluralKitBirthday(alter.birthday),
       pronouns: alter.pronouns,
       avatar_url: pkUrl(alter.avatarUrl, 'avatar', name),
       webhook_avatar_url: pkUrl(alter.webhookAvatarUrl, 'proxy avatar', name),
@@ -116,7 +116,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
       created: iso(alter.createdAt),
       keep_proxy: keepProxy,
       tts: false,
-      autoproxy_enabled: true,
+      autoproxy_enabled: alter.autoproxyEnabled,
       message_count: alter.messageCount,
       last_message_timestamp: alter.lastMessageAt === null ? null : iso(alter.lastMessageAt),
       proxy_tags: proxyTags,
@@ -125,7 +125,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
         name_privacy: privacy(alter.public, AlterPrivacy.name),
         description_privacy: privacy(alter.public, AlterPrivacy.description),
         banner_privacy: privacy(alter.public, AlterPrivacy.banner),
-        birthday_privacy: 'private',
+        birthday_privacy: privacy(alter.public, AlterPrivacy.birthday),
         pronoun_privacy: privacy(alter.public, AlterPrivacy.pronouns),
         avatar_privacy: privacy(alter.public, AlterPrivacy.avatar),
         metadata_privacy: privacy(alter.public, AlterPrivacy.messageStats),
@@ -196,7 +196,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
     pronouns: system.pronouns,
     avatar_url: pkUrl(system.avatar, 'system avatar', system.name),
     banner: pkUrl(system.banner, 'system banner', system.name),
-    color: null,
+    color: pkColor(system.color),
     created: iso(system.createdAt),
     webhook_url: null,
     privacy: {

@@ -1,7 +1,7 @@
 // The shared normalisers of an import (spec import-formats.md §3.1): every value of a file goes
 // through one of these, so a bad field is dropped or clamped (with a note) instead of failing the
 // import. Pure functions; the notes they leave are grouped into the report's warnings.
-import { Username } from '../alter.js';
+import { Username, isBirthday } from '../alter.js';
 import { discordImageUrl } from '../image-url.js';
 import { clampGraphemes } from '../proxy/text.js';
 import { INVISIBLE_OR_BIDI_CONTROL, usernameKey } from '../username-key.js';
@@ -98,6 +98,26 @@ export function normaliseUrl(value: unknown, what: string, notes: Notes, owner: 
   }
   notes.add(`url:${what}`, owner, (n, names) => `${plural(n, what)} ${n === 1 ? 'was' : 'were'} not an https URL of at most ${URL_MAX} characters and ${n === 1 ? 'was' : 'were'} dropped${names}`);
   return null;
+}
+
+/**
+ * A birthday as we store it (`YYYY-MM-DD`, or `--MM-DD` without a year) from a file's: a date, or
+ * the date of a timestamp (Tupperbox writes `1997-04-12T00:00:00.000Z`), read as written. The years
+ * the formats use for "no year" become `--MM-DD`: PluralKit's 0004 (0001 before 2020), Tupperbox's
+ * 0000. Anything else that is not a real date is dropped with a note.
+ */
+export function normaliseBirthday(value: unknown, yearless: readonly string[], notes: Notes, owner: string | null): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})(?:$|[T ])/.exec(value.trim()) : null;
+  const birthday = match && (yearless.includes(match[1] as string) ? `--${match[2]}-${match[3]}` : `${match[1]}-${match[2]}-${match[3]}`);
+  if (birthday && isBirthday(birthday)) return birthday;
+  notes.add('birthday', owner, (n, names) => `${plural(n, 'birthday')} ${n === 1 ? 'was' : 'were'} not a date like 1996-07-21 and ${n === 1 ? 'was' : 'were'} dropped${names}`);
+  return null;
+}
+
+/** A birthday for PluralKit, which marks a hidden year as 0004. */
+export function pluralKitBirthday(birthday: string | null): string | null {
+  return birthday?.startsWith('--') ? `0004${birthday.slice(1)}` : birthday;
 }
 
 /**

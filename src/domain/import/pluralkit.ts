@@ -4,7 +4,7 @@
 import { MAX_PROXY_TAGS, Username } from '../alter.js';
 import { AlterPrivacy, SystemPrivacy } from '../privacy-bits.js';
 import { DESCRIPTION_MAX, NAME_MAX } from '../values.js';
-import { MAX_LATCH_EXPIRATION_MS, systemValuesOf } from '../system.js';
+import { DEFAULT_LATCH_EXPIRATION_MS, MAX_LATCH_EXPIRATION_MS, isTimeZone, systemValuesOf } from '../system.js';
 import {
   EXTENSION_KEY,
   Extension,
@@ -22,7 +22,10 @@ import {
   type SourceTag,
 } from './model.js';
 import { GROUP, MEMBER, arrayOf, idOf, isObject, usableEntities, type Json } from './entities.js';
-import { Notes, deriveUsername, normaliseColor, normaliseCount, normaliseProxyTags, normaliseText, normaliseUrl, parseInstant, plural } from './normalise.js';
+import { Notes, deriveUsername, normaliseBirthday, normaliseColor, normaliseCount, normaliseProxyTags, normaliseText, normaliseUrl, parseInstant, plural } from './normalise.js';
+
+/** The years PluralKit writes for a birthday without one: 0004, and 0001 before 2020-02-10. */
+const PK_YEARLESS = ['0004', '0001'];
 
 /**
  * A reference to one of the file's members (`memberIds`, already checked by idOf), or null. A
@@ -57,12 +60,12 @@ function privacyValues(entity: Json, keys: string[]): Json | null {
   return keys.some((key) => key in entity) ? entity : null;
 }
 
-const MEMBER_PRIVACY_KEYS = ['visibility', 'name_privacy', 'description_privacy', 'banner_privacy', 'pronoun_privacy', 'avatar_privacy', 'metadata_privacy', 'proxy_privacy'];
+const MEMBER_PRIVACY_KEYS = ['visibility', 'name_privacy', 'description_privacy', 'banner_privacy', 'birthday_privacy', 'pronoun_privacy', 'avatar_privacy', 'metadata_privacy', 'proxy_privacy'];
 
 /**
  * Alter bits from member privacy (§3.2): visibility 1, name 2 and username 512, description 4,
  * banner 8 (files before 2024-11: the description's), pronouns 16, avatar 32 (and colour, which
- * goes with it), proxy tags 64, message statistics 256 (metadata). Tags (128) follow the
+ * goes with it), proxy tags 64, message statistics 256 (metadata), birthday 1024. Tags (128) follow the
  * system's group list privacy: PluralKit decides who may list groups per system.
  */
 export function memberPublicBits(privacy: Privacy, hasBanner: boolean, groupsPublic: boolean): number {
@@ -75,6 +78,7 @@ export function memberPublicBits(privacy: Privacy, hasBanner: boolean, groupsPub
   if (privacy('avatar_privacy')) bits |= AlterPrivacy.avatar;
   if (privacy('proxy_privacy')) bits |= AlterPrivacy.proxyTags;
   if (privacy('metadata_privacy')) bits |= AlterPrivacy.messageStats;
+  if (privacy('birthday_privacy')) bits |= AlterPrivacy.birthday;
   if (groupsPublic) bits |= AlterPrivacy.tags;
   return bits;
 }
@@ -153,11 +157,20 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       const ms = Math.round(timeout * 1000);
       if (ms > MAX_LATCH_EXPIRATION_MS) notes.once(`the latch timeout of ${timeout} seconds was shortened to ${MAX_LATCH_EXPIRATION_MS / 1000} seconds (10 hours), the longest here`);
       system.latchExpiration = Math.min(ms, MAX_LATCH_EXPIRATION_MS);
-    } else if (timeout !== null) {
+    } else if (timeout === null) {
+      // PluralKit's own default, which null stands for.
+      system.latchExpiration = DEFAULT_LATCH_EXPIRATION_MS;
+    } else {
       notes.once('the latch timeout was not a number of seconds and was ignored');
     }
   }
-  if (typeof file.color === 'string' && file.color.trim() !== '') notes.once('the system colour was not imported: systems have no colour here');
+  if ('color' in file) system.color = normaliseColor(file.color, 'system colour', notes, null);
+  // PluralKit reads a v1 file's top-level time zone only with its config; so do we.
+  const timezone = isObject(file.config) ? (file.config.timezone ?? (format === 'pluralkit-legacy' ? file.timezone : undefined)) : undefined;
+  if (timezone !== undefined && timezone !== null) {
+    if (typeof timezone === 'string' && isTimeZone(timezone.trim())) system.timezone = timezone.trim() === 'UTC' ? null : timezone.trim();
+    else notes.once(`the time zone ${JSON.stringify(timezone)} is not one we know and was ignored`);
+  }
   if (isObject(file.config) && typeof file.config.name_format === 'string' && file.config.name_format.trim() !== '') {
     notes.once('the proxy name format (name_format) was not imported: its placeholders differ from the nickname format here');
   }
@@ -173,7 +186,6 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
   // Members
   const alters: SourceAlter[] = [];
   const memberIds = new Set<string>();
-  let birthdays = 0;
   for (const { entity: member, id, name: memberName } of usableEntities(file.members, MEMBER, notes, skip, memberIds)) {
     const privacyObject = privacyValues(member, MEMBER_PRIVACY_KEYS);
     let publicBits = 0;
@@ -189,7 +201,6 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       : 'prefix' in member || 'suffix' in member
         ? [{ prefix: member.prefix, suffix: member.suffix }]
         : [];
-    if (typeof member.birthday === 'string' && member.birthday !== '') birthdays++;
     const alter: SourceAlter = {
       id,
       uuid: typeof member.uuid === 'string' ? member.uuid.slice(0, 64) : null,
@@ -199,6 +210,7 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       color: normaliseColor(member.color, 'member colour', notes, memberName),
       description: normaliseText(member.description, { max: DESCRIPTION_MAX, what: 'member description' }, notes, memberName),
       pronouns: normaliseText(member.pronouns, { max: NAME_MAX, what: 'member pronouns' }, notes, memberName),
+      birthday: normaliseBirthday(member.birthday, PK_YEARLESS, notes, memberName),
       avatarUrl,
       // Exports before 2023-03-21 repeated the avatar here (PluralKit 2bffee54).
       webhookAvatarUrl: webhookAvatarUrl === avatarUrl ? null : webhookAvatarUrl,
@@ -209,6 +221,8 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       proxyTags: normaliseProxyTags(tags, MAX_PROXY_TAGS, notes, memberName),
       public: publicBits,
       keepProxy: typeof member.keep_proxy === 'boolean' ? member.keep_proxy : null,
+      // Missing from older files: then a new alter takes the default and a matched one is left as it is.
+      ...(typeof member.autoproxy_enabled === 'boolean' ? { autoproxyEnabled: member.autoproxy_enabled } : {}),
     };
     const own = extensionPart(extension?.alters, id, ExtensionAlter, notes, 'alter');
     if (own) {
@@ -219,7 +233,6 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
     }
     alters.push(alter);
   }
-  if (birthdays > 0) notes.once(`${plural(birthdays, 'birthday')} ${birthdays === 1 ? 'was' : 'were'} not imported: alters have no birthday field here`);
 
   // Groups
   const tags: SourceTag[] = [];

@@ -3,7 +3,7 @@
 import { MAX_PROXY_TAGS } from '../alter.js';
 import { DESCRIPTION_MAX, NAME_MAX } from '../values.js';
 import type { ImportSource, SkippedEntity, SourceAlter, SourceSystem, SourceTag } from './model.js';
-import { Notes, deriveUsername, normaliseCount, normaliseProxyTags, normaliseText, normaliseUrl, parseInstant, plural } from './normalise.js';
+import { Notes, deriveUsername, normaliseBirthday, normaliseCount, normaliseProxyTags, normaliseText, normaliseUrl, parseInstant, plural } from './normalise.js';
 import { GROUP, TUPPER, arrayOf, idOf, usableEntities, type Json } from './entities.js';
 import { fallbackUsername } from './pluralkit.js';
 
@@ -33,7 +33,6 @@ export function readTupperbox(file: Json): ImportSource {
   const alters: SourceAlter[] = [];
   const tupperTags = new Map<string, number>();
   let tagged = 0;
-  let birthdays = 0;
   for (const { entity: tupper, id, name } of usableEntities(file.tuppers, TUPPER, notes, skip)) {
     const brackets = arrayOf(tupper.brackets);
     if (brackets.length % 2 === 1) {
@@ -41,7 +40,6 @@ export function readTupperbox(file: Json): ImportSource {
     }
     const pairs: Array<{ prefix: unknown; suffix: unknown }> = [];
     for (let i = 0; i + 1 < brackets.length; i += 2) pairs.push({ prefix: brackets[i], suffix: brackets[i + 1] });
-    if (typeof tupper.birthday === 'string' && tupper.birthday !== '') birthdays++;
     const tag = normaliseText(tupper.tag, { max: NAME_MAX, what: 'tupper tag' }, notes, name);
     if (tag !== null) {
       tagged++;
@@ -60,6 +58,8 @@ export function readTupperbox(file: Json): ImportSource {
       username: deriveUsername(name) ?? fallbackUsername('tb', id),
       displayName: normaliseText(tupper.nick, { max: NAME_MAX, what: 'tupper nickname' }, notes, name) ?? name,
       description: normaliseText(tupper.description, { max: DESCRIPTION_MAX, what: 'tupper description' }, notes, name),
+      // Tupperbox writes a timestamp; year 0000 is its birthday without a year.
+      birthday: normaliseBirthday(tupper.birthday, ['0000'], notes, name),
       avatarUrl: normaliseUrl(tupper.avatar_url, 'tupper avatar', notes, name),
       banner: normaliseUrl(tupper.banner, 'tupper banner', notes, name),
       createdAt: parseInstant(tupper.created_at),
@@ -69,7 +69,6 @@ export function readTupperbox(file: Json): ImportSource {
       keepProxy: typeof tupper.show_brackets === 'boolean' ? tupper.show_brackets : null,
     });
   }
-  if (birthdays > 0) notes.once(`${plural(birthdays, 'birthday')} ${birthdays === 1 ? 'was' : 'were'} not imported: alters have no birthday field here`);
 
   // One tag shared by every tagged tupper, and no group tag, is the system's tag (PluralKit #9).
   const system: SourceSystem = {};

@@ -21,9 +21,11 @@ const nothing: AutoproxyChoice = { alterId: null, state: null };
 /**
  * Which alter autoproxy would send as. A missing alter in `alter` or `front` mode leaves the
  * setting alone (the user may restore it); a latch on a missing alter or past its expiry is
- * cleared when found (D11).
+ * cleared when found (D11). An alter left out of autoproxy (`autoproxy: false`, in `autoproxyIds`'
+ * absence) is never chosen by `front` or `latch`: the message is not proxied and the latch stays
+ * (its next tag proxy moves it on); `alter` mode names its alter outright and still sends as it.
  */
-export function chooseAutoproxyAlter(inEffect: InEffect | null, input: DecisionInput, alterIds: ReadonlySet<number>): AutoproxyChoice {
+export function chooseAutoproxyAlter(inEffect: InEffect | null, input: DecisionInput, alterIds: ReadonlySet<number>, autoproxyIds: ReadonlySet<number> = alterIds): AutoproxyChoice {
   if (!inEffect) return nothing;
   const { scope, entry } = inEffect;
   switch (entry.mode) {
@@ -31,7 +33,7 @@ export function chooseAutoproxyAlter(inEffect: InEffect | null, input: DecisionI
       return entry.alterId !== undefined && alterIds.has(entry.alterId) ? { alterId: entry.alterId, reason: 'autoproxy' } : nothing;
     case 'front': {
       const front = input.autoproxy.front;
-      return front !== null && alterIds.has(front) ? { alterId: front, reason: 'front' } : nothing;
+      return front !== null && autoproxyIds.has(front) ? { alterId: front, reason: 'front' } : nothing;
     }
     case 'latch': {
       const latch = entry.latch;
@@ -40,7 +42,7 @@ export function chooseAutoproxyAlter(inEffect: InEffect | null, input: DecisionI
       // Strict: a latch used exactly `latchExpirationMs` ago is still valid.
       const expired = latchExpirationMs > 0 && input.now - latch.at > latchExpirationMs;
       if (expired || !alterIds.has(latch.alterId)) return { alterId: null, state: { scope, latch: null } };
-      return { alterId: latch.alterId, reason: 'latch' };
+      return autoproxyIds.has(latch.alterId) ? { alterId: latch.alterId, reason: 'latch' } : nothing;
     }
     default:
       // `off`, and any mode a caller's data might hold that the contract does not know.

@@ -52,7 +52,7 @@ function proxyByTag(compiled: CompiledSystem, input: DecisionInput, inEffect: In
 
 /** R2 step 6: R10, then R9 and R11. */
 function proxyByAutoproxy(compiled: CompiledSystem, input: DecisionInput, inEffect: InEffect | null): ProxyOutput {
-  const choice = chooseAutoproxyAlter(inEffect, input, compiled.alterIds);
+  const choice = chooseAutoproxyAlter(inEffect, input, compiled.alterIds, compiled.autoproxyIds);
   if (choice.alterId === null) return { result: { proxy: false }, state: choice.state };
   const content = input.message.content.trim();
   if (content === '' && !input.message.hasAttachment) return notProxied();
@@ -84,30 +84,32 @@ export function decideProxyCompiled(compiled: CompiledSystem, input: DecisionInp
 // so a cached compilation is used only while the fields it was built from are unchanged: a pass
 // over the tags comparing strings that are almost always the very same strings, far below a
 // compilation. Callers holding a `compileSystem` result skip even that.
-type Fingerprint = { caseSensitive: boolean; keepProxy: boolean; alters: readonly ProxyAlter[]; ids: number[]; tagCounts: number[]; sides: string[] };
+type Fingerprint = { caseSensitive: boolean; keepProxy: boolean; alters: readonly ProxyAlter[]; ids: number[]; autoproxy: boolean[]; tagCounts: number[]; sides: string[] };
 const compiledSystems = new WeakMap<ProxySystem, { fingerprint: Fingerprint; compiled: CompiledSystem }>();
 
 function fingerprintOf(system: ProxySystem): Fingerprint {
   const ids: number[] = [];
+  const autoproxy: boolean[] = [];
   const tagCounts: number[] = [];
   const sides: string[] = [];
   for (const alter of system.alters) {
     ids.push(alter.id);
+    autoproxy.push(alter.autoproxy !== false);
     tagCounts.push(alter.proxyTags.length);
     for (const tag of alter.proxyTags) sides.push(tag.prefix, tag.suffix);
   }
-  return { caseSensitive: system.caseSensitive, keepProxy: system.keepProxy, alters: system.alters, ids, tagCounts, sides };
+  return { caseSensitive: system.caseSensitive, keepProxy: system.keepProxy, alters: system.alters, ids, autoproxy, tagCounts, sides };
 }
 
 function hasFingerprint(system: ProxySystem, fingerprint: Fingerprint): boolean {
   const { alters } = system;
   if (system.caseSensitive !== fingerprint.caseSensitive || system.keepProxy !== fingerprint.keepProxy || alters.length !== fingerprint.ids.length) return false;
-  const { ids, tagCounts, sides } = fingerprint;
+  const { ids, autoproxy, tagCounts, sides } = fingerprint;
   let side = 0;
   for (let a = 0; a < alters.length; a++) {
     const alter = alters[a] as ProxyAlter;
     const tags = alter.proxyTags;
-    if (alter.id !== ids[a] || tags.length !== tagCounts[a]) return false;
+    if (alter.id !== ids[a] || tags.length !== tagCounts[a] || (alter.autoproxy !== false) !== autoproxy[a]) return false;
     for (let t = 0; t < tags.length; t++) {
       const tag = tags[t] as ProxyTag;
       if (tag.prefix !== sides[side] || tag.suffix !== sides[side + 1]) return false;

@@ -41,6 +41,8 @@ export type CompiledSystem = {
   readonly caseSensitive: boolean;
   readonly keepProxy: boolean;
   readonly alterIds: ReadonlySet<number>;
+  /** The alters `front` and `latch` autoproxy may send as (those without `autoproxy: false`). */
+  readonly autoproxyIds: ReadonlySet<number>;
   /** In the order R4 tries them. */
   readonly pairs: readonly CompiledPair[];
   readonly regular: TagIndex;
@@ -97,8 +99,10 @@ export function compileSystem(system: ProxySystem): CompiledSystem {
   const { caseSensitive, keepProxy } = system;
   const drafts: Draft[] = [];
   const alterIds = new Set<number>();
+  const autoproxyIds = new Set<number>();
   for (const alter of system.alters) {
     alterIds.add(alter.id);
+    if (alter.autoproxy !== false) autoproxyIds.add(alter.id);
     alter.proxyTags.forEach(({ prefix, suffix }, position) => {
       const prefixCodePoints = significantCodePoints(prefix);
       const suffixCodePoints = significantCodePoints(suffix);
@@ -129,7 +133,7 @@ export function compileSystem(system: ProxySystem): CompiledSystem {
       loose: indexPair(loose, tag.loosePrefix, tag.looseSuffix, rank),
     };
   });
-  return { caseSensitive, keepProxy, alterIds, pairs, regular, loose, looseDiffers };
+  return { caseSensitive, keepProxy, alterIds, autoproxyIds, pairs, regular, loose, looseDiffers };
 }
 
 /** The trie nodes T's start (end) reaches, by depth; mirrors `matchPrefix` / `matchSuffix`. */

@@ -13,7 +13,16 @@ export type Entry = {
 
 export type ProxyTag = { prefix: string; suffix: string };
 
-export type ProxyAlter = { id: number; name: string; proxyTags: ProxyTag[] };
+export type ProxyAlter = {
+  id: number;
+  name: string;
+  proxyTags: ProxyTag[];
+  /**
+   * false: `front` and `latch` autoproxy never send as this alter (PluralKit's per-member autoproxy
+   * off); its tags and `alter` mode entries still do. Absent: true (an addition to the contract).
+   */
+  autoproxy?: boolean;
+};
 
 export type ProxySystem = {
   alters: ProxyAlter[];

@@ -119,8 +119,14 @@ Validation reports every problem at once.
   generated when omitted); \`alterMode\` is \`webhook\` (default), \`nickname\` or \`both\`; \`nameMap\` is
   \`[{server, name}]\`; \`avatarUrlMap\` and \`displayTagMap\` are objects keyed by Discord server id;
   colors are \`#rrggbb\`; image fields are absolute http(s) URLs, stored percent-encoded as Discord accepts them
-  (\`my pic.png\` → \`my%20pic.png\`; no user name or password; at most 2,048 characters once encoded); \`latchExpiration\` is in milliseconds
-  (0 to 36,000,000; 0 never expires). \`systemAutoproxy\` is read-only here: it changes through \`/autoproxy\`.
+  (\`my pic.png\` → \`my%20pic.png\`; no user name or password; at most 2,048 characters once encoded); \`latchExpiration\` is in **milliseconds**
+  (0 to 36,000,000; 0 never expires; a new system starts at 21,600,000, six hours, as PluralKit; systems made
+  before keep theirs). Alter \`birthday\` is \`YYYY-MM-DD\` or \`--MM-DD\` without a year (\`--02-29\` is valid; only
+  real dates); alter \`autoproxyEnabled\` (default true) false leaves the alter out of \`front\` and \`latch\`
+  autoproxy (PluralKit's per-member autoproxy off) while its proxy tags and \`alter\` mode entries still send as
+  it (owner-only). System \`systemColor\` is \`#rrggbb\` (shown with the avatar bit 8); \`systemTimezone\` is an IANA
+  name (\`Europe/Berlin\`) checked against the runtime's tzdb, null meaning UTC, the owner's alone: it is what the
+  bot's times and periods mean, while the API takes absolute times. \`systemAutoproxy\` is read-only here: it changes through \`/autoproxy\`.
   System \`flags\`: 1 keep proxy tags in the sent text, 2 append pronouns to the proxied name, 4 proxy tags
   ignore case (off by default: tags match case, as on PluralKit).
 - **Ids**: \`alterId\` is a safe integer that is never reused. \`systemId\` is the system's id as a string.
@@ -219,8 +225,8 @@ in order per system (\`data.sequence\`); the delivery log and replays are under 
 A system's and each alter's \`public\` is a bitmask; a set bit shows that part to other users.
 Alter: 1 visible at all, 2 display name, 4 description, 8 banner, 16 pronouns, 32 avatar and color,
 64 proxy tags (an addition: the origin left 64 unused, and a tag like \`alpha:\` names its alter), 128 tags,
-256 message count and last message time, 512 username. System: 1 name, 2 display tag,
-4 description, 8 avatar, 16 banner, 32 pronouns, 64 alters (list them, read them, see the front),
+256 message count and last message time, 512 username, 1024 birthday (its own bit, private by default as
+PluralKit's). System: 1 name, 2 display tag, 4 description, 8 avatar and \`systemColor\`, 16 banner, 32 pronouns, 64 alters (list them, read them, see the front),
 128 tags. Tag: 1 visible at all, 2 name and display name, 4 description, 8 icon, 16 color, 32 member list.
 The default, 0, is private.
 

@@ -78,6 +78,35 @@ describe('buildExport', () => {
   });
 });
 
+// Issue 27: the profile fields go out in PluralKit's fields where it has them, and come back.
+describe('birthdays, autoproxy and the system colour and time zone', () => {
+  const { file } = buildExport(data({
+    system: { ...SYSTEM, color: '#5B8C85', timezone: 'America/Halifax' },
+    alters: [alter(1, { birthday: '--02-29', public: 1 | 1024, autoproxyEnabled: false }), alter(2, { birthday: '1996-07-21' })],
+  }));
+  const members = file.members as Array<Record<string, unknown>>;
+
+  it('writes them as PluralKit takes them: a birthday without a year in year 0004, its privacy, autoproxy_enabled, the colour without #', () => {
+    expect(members[0]).toMatchObject({ birthday: '0004-02-29', autoproxy_enabled: false, privacy: { birthday_privacy: 'public' } });
+    expect(members[1]).toMatchObject({ birthday: '1996-07-21', autoproxy_enabled: true, privacy: { birthday_privacy: 'private' } });
+    expect(file).toMatchObject({ color: '5b8c85' });
+    // No config (it would reset PluralKit's settings): the time zone is in our own key only.
+    expect(file).not.toHaveProperty('config');
+    expect((file.switchboard as { system: Record<string, unknown> }).system).toMatchObject({ systemColor: '#5B8C85', systemTimezone: 'America/Halifax' });
+  });
+
+  it('reads them back, through our key and through PluralKit’s fields alike', () => {
+    const ours = readImportFile(JSON.parse(JSON.stringify(file)));
+    expect(ours.system).toMatchObject({ color: '#5B8C85', timezone: 'America/Halifax' });
+    expect(ours.alters.map((a) => [a.birthday, a.autoproxyEnabled, a.public])).toEqual([['--02-29', false, 1 | 1024], ['1996-07-21', true, 0]]);
+    const theirs = JSON.parse(JSON.stringify(file)) as Record<string, unknown>;
+    delete theirs.switchboard;
+    const pk = readImportFile(theirs);
+    expect(pk.system.color).toBe('#5B8C85');
+    expect(pk.alters.map((a) => [a.birthday, a.autoproxyEnabled, (a.public ?? 0) & 1024])).toEqual([['--02-29', false, 1024], ['1996-07-21', true, 0]]);
+  });
+});
+
 // Issue 25: our own key's tag schema had drifted from the API's (it took names TagName refuses). One
 // schema decides both now: a name the API refuses is refused by an import, in our key or the file's.
 describe('tag names an import takes', () => {

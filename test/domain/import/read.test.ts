@@ -90,6 +90,10 @@ describe('the PluralKit sample', () => {
       pronouns: 'we/ours',
       avatar: 'https://media.example.test/system/tidewater.png',
       banner: null,
+      // Issue 27: the colour and the time zone are imported; a null latch timeout is PluralKit's 6 hours.
+      color: '#5B8C85',
+      timezone: 'America/Halifax',
+      latchExpiration: 6 * 60 * 60 * 1000,
       createdAt: Date.UTC(2022, 10, 3, 9, 41, 17, 662),
       // name 1, tag 2, avatar 8, banner 16, pronouns 32, group list 128; description and member list private
       public: 1 | 2 | 8 | 16 | 32 | 128,
@@ -97,11 +101,11 @@ describe('the PluralKit sample', () => {
   });
 
   it.each([
-    ['wyvkop', { username: 'TomásFerreira', displayName: 'Tomás ⚓', color: '#E07A5F', pronouns: 'he/him', messageCount: 2718, public: 1023, keepProxy: false, proxyTags: [{ prefix: 'to:', suffix: null }, { prefix: '(', suffix: ')' }] }],
-    ['pelgix', { username: 'ソラ', displayName: 'ソラ', color: '#8ECAE6', public: 1 | 8 | 16 | 32 | 64 | 128, proxyTags: [{ prefix: null, suffix: '-so' }, { prefix: 'ソ:', suffix: null }], lastMessageAt: Date.UTC(2025, 3, 5, 19, 21, 44, 200) }],
+    ['wyvkop', { username: 'TomásFerreira', displayName: 'Tomás ⚓', color: '#E07A5F', pronouns: 'he/him', messageCount: 2718, public: 2047, birthday: '1996-07-21', autoproxyEnabled: true, keepProxy: false, proxyTags: [{ prefix: 'to:', suffix: null }, { prefix: '(', suffix: ')' }] }],
+    ['pelgix', { username: 'ソラ', displayName: 'ソラ', birthday: '--05-19', color: '#8ECAE6', public: 1 | 8 | 16 | 32 | 64 | 128, proxyTags: [{ prefix: null, suffix: '-so' }, { prefix: 'ソ:', suffix: null }], lastMessageAt: Date.UTC(2025, 3, 5, 19, 21, 44, 200) }],
     ['dunqaf', { username: 'AnaïsDusk', displayName: 'Anaïs', color: null, webhookAvatarUrl: 'https://media.example.test/members/anais-webhook.png', banner: 'https://media.example.test/banners/anais.png', public: 128, keepProxy: true, proxyTags: [{ prefix: '{', suffix: '}' }, { prefix: 'ï>', suffix: null }, { prefix: '"', suffix: '"' }] }],
-    ['robmex', { username: '🪐Vega', displayName: 'Vega 🪐', public: 2 | 512 | 4 | 8 | 16 | 32 | 256 | 128, proxyTags: [], messageCount: 0, lastMessageAt: null }],
-    ['kwtfa', { username: "JoO'Hara", displayName: "Jo O'Hara", color: '#2A9D8F', public: 1 | 2 | 512 | 4 | 8 | 16 | 64 | 128, messageCount: 18206, createdAt: Date.UTC(2020, 1, 29, 16, 30) }],
+    ['robmex', { username: '🪐Vega', displayName: 'Vega 🪐', public: 2 | 512 | 4 | 8 | 16 | 32 | 256 | 128 | 1024, birthday: '2000-01-30', autoproxyEnabled: false, proxyTags: [], messageCount: 0, lastMessageAt: null }],
+    ['kwtfa', { username: "JoO'Hara", displayName: "Jo O'Hara", color: '#2A9D8F', public: 1 | 2 | 512 | 4 | 8 | 16 | 64 | 128 | 1024, birthday: null, messageCount: 18206, createdAt: Date.UTC(2020, 1, 29, 16, 30) }],
   ] as const)('maps member %s (§3.2)', (id, expected) => {
     expect(byId(source.alters, id)).toMatchObject(expected);
   });
@@ -119,12 +123,32 @@ describe('the PluralKit sample', () => {
     ]);
   });
 
-  it('warns about what it leaves: the system colour, accounts, birthdays', () => {
-    expect(source.warnings).toEqual([
-      'the system colour was not imported: systems have no colour here',
-      'linked Discord accounts are never imported from a file; add sub-accounts in your settings',
-      '3 birthdays were not imported: alters have no birthday field here',
-    ]);
+  it('warns about what it leaves: accounts (the system colour and birthdays are imported now)', () => {
+    expect(source.warnings).toEqual(['linked Discord accounts are never imported from a file; add sub-accounts in your settings']);
+  });
+
+  it.each([
+    ['a date', '1996-07-21', '1996-07-21'],
+    ['year 0004: no year', '0004-02-29', '--02-29'],
+    ['year 0001 (files before 2020): no year', '0001-12-31', '--12-31'],
+    ['a day that does not exist', '2023-02-29', null],
+    ['not a date', 'July 21st', null],
+  ])('reads a member birthday: %s', (_, birthday, expected) => {
+    const file = pk();
+    Object.assign(file.members[0] as object, { birthday });
+    const source = readImportFile(file);
+    expect(source.alters[0]?.birthday).toBe(expected);
+    if (expected === null) expect(source.warnings).toContain('1 birthday was not a date like 1996-07-21 and was dropped ("Tomás Ferreira")');
+  });
+
+  it('ignores a time zone tzdb does not know, and takes UTC as unset', () => {
+    const file = pk();
+    file.config = { timezone: 'Mars/Olympus_Mons' };
+    const source = readImportFile(file);
+    expect(source.system.timezone).toBeUndefined();
+    expect(source.warnings).toContain('the time zone "Mars/Olympus_Mons" is not one we know and was ignored');
+    file.config = { timezone: 'UTC' };
+    expect(readImportFile(file).system.timezone).toBeNull();
   });
 });
 
@@ -133,10 +157,10 @@ describe('the Tupperbox sample', () => {
 
   it.each([
     ['7730411', { username: 'Moss', displayName: 'Moss', proxyTags: [{ prefix: 'm:', suffix: null }], messageCount: 275, keepProxy: false, lastMessageAt: Date.UTC(2025, 2, 18, 16, 42, 27) }],
-    ['7730412', { username: 'InesHarrow', displayName: 'Ines', proxyTags: [{ prefix: '[', suffix: ']' }, { prefix: 'ih;', suffix: null }], messageCount: 3388 }],
-    ['7730413', { username: 'Åke-Tove', proxyTags: [{ prefix: null, suffix: '-at' }], lastMessageAt: null }],
+    ['7730412', { username: 'InesHarrow', displayName: 'Ines', birthday: '1997-04-12', proxyTags: [{ prefix: '[', suffix: ']' }, { prefix: 'ih;', suffix: null }], messageCount: 3388 }],
+    ['7730413', { username: 'Åke-Tove', birthday: null, proxyTags: [{ prefix: null, suffix: '-at' }], lastMessageAt: null }],
     ['7730414', { username: 'Sage', keepProxy: true, proxyTags: [{ prefix: '((', suffix: '))' }, { prefix: '‹', suffix: '›' }, { prefix: '"', suffix: '"' }] }],
-    ['7730415', { username: 'BeantheBold', displayName: 'Bean', proxyTags: [{ prefix: '🦊', suffix: '🦊' }] }],
+    ['7730415', { username: 'BeantheBold', displayName: 'Bean', birthday: '--09-12', proxyTags: [{ prefix: '🦊', suffix: '🦊' }] }],
     ['7730416', { username: 'RowanDawn', displayName: 'Rowan@Dawn', proxyTags: [{ prefix: 'r!', suffix: null }, { prefix: 'R!', suffix: null }], messageCount: 9840 }],
   ] as const)('maps tupper %s (§3.5)', (id, expected) => {
     const alter = byId(source.alters, id);

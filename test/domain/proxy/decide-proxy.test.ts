@@ -52,6 +52,7 @@ const BRACKETS = alter(1, ['[', ']']);
 const DASH_B = alter(2, ['', ' -b']);
 const DOUBLE = alter(3, ['[[', ']]']);
 const ANGLES = alter(1, ['<', '>']);
+const NO_AUTO: ProxyAlter = { ...alter(5, ['n:', '']), autoproxy: false };
 const ZWSP = '\u200b';
 const VS16 = '\ufe0f';
 
@@ -238,6 +239,13 @@ const cases: Case[] = [
   { rule: 'R10', name: 'server entry beats global', given: { content: 'hello', alters: [BRACKETS, DASH_B], scopes: { server: alterMode(2), global: alterMode(1) } }, expected: auto(2, 'hello') },
   { rule: 'R10', name: 'global entry applies alone', given: { content: 'hello', alters: [BRACKETS, DASH_B], scopes: { global: alterMode(2) } }, expected: auto(2, 'hello') },
   { rule: 'R10', name: 'channel alter entry beats a server latch', given: { content: 'hello', alters: [BRACKETS, DASH_B], scopes: { channel: alterMode(2), server: latchMode(1) } }, expected: auto(2, 'hello') },
+  // Issue 27: an alter left out of autoproxy (PluralKit's per-member autoproxy off).
+  { rule: 'R10', name: 'front mode: a front left out of autoproxy is not proxied', given: { content: 'hello', alters: [BRACKETS, NO_AUTO], scopes: { server: FRONT }, front: 5 }, expected: none() },
+  { rule: 'R10', name: 'latch mode: a latch on an alter left out of autoproxy proxies nothing and stays', given: { content: 'hello', alters: [BRACKETS, NO_AUTO], scopes: { server: latchMode(5) } }, expected: none() },
+  { rule: 'R10', name: 'latch mode: an expired latch on an alter left out is still cleared', given: { content: 'hello', alters: [NO_AUTO], scopes: { server: latchMode(5, NOW - 5000) }, latchExpirationMs: 1000 }, expected: none(clearLatch('server')) },
+  { rule: 'R10', name: 'alter mode still sends as an alter left out of autoproxy (it is named outright)', given: { content: 'hello', alters: [NO_AUTO], scopes: { server: alterMode(5) } }, expected: auto(5, 'hello') },
+  { rule: 'R10', name: 'an alter left out of autoproxy still proxies by its tag, and the latch follows it', given: { content: 'n: hi', alters: [BRACKETS, NO_AUTO], scopes: { server: latchMode(1) } }, expected: tag(5, 'hi', setLatch('server', 5)) },
+  { rule: 'R10', name: 'autoproxy: true is the same as leaving it out', given: { content: 'hello', alters: [{ ...BRACKETS, autoproxy: true }], scopes: { server: FRONT }, front: 1 }, expected: fronted(1, 'hello') },
   { rule: 'R10', name: 'an alter without tags can be autoproxied', given: { content: 'hello', alters: [alter(4)], scopes: { server: alterMode(4) } }, expected: auto(4, 'hello') },
 
   // R11. Latch updates

@@ -48,7 +48,7 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       expect(alter).toMatchObject({
         displayName: 'Ash', nameMap: [], color: null, description: null, pronouns: null, avatarUrl: null, avatarUrlMap: {},
         webhookAvatarUrl: null, banner: null, lastMessageTimestamp: null, messageCount: 0, alterMode: 'webhook', proxyTags: [],
-        tagIds: [], public: 0, flags: 0, fields: {}, redacted: [],
+        tagIds: [], public: 0, flags: 0, fields: {}, redacted: [], birthday: null, autoproxyEnabled: true,
       });
       expect(Number.isSafeInteger(alter.alterId)).toBe(true);
       expect(Date.parse(alter.created as string)).toBeGreaterThanOrEqual(before - 1000);
@@ -70,9 +70,11 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
         banner: 'https://cdn.example/banner.png',
         alterMode: 'both',
         proxyTags: [{ prefix: 'f:', suffix: null }, { id: 'mine', suffix: '-f' }],
-        public: 1 | 2 | 512,
+        public: 1 | 2 | 512 | 1024,
         flags: 7,
         fields: { [owner.client.id]: 'external-1' },
+        birthday: '1996-07-21',
+        autoproxyEnabled: false,
       };
       const response = await create(owner, body);
       expect(response.status).toBe(201);
@@ -117,7 +119,7 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       ['an unknown alterMode', { alterMode: 'ghost' }, 'alterMode'],
       ['a proxy tag with neither prefix nor suffix', { proxyTags: [{ prefix: '', suffix: '' }] }, 'proxyTags.0'],
       ['a nameMap server that is not a snowflake', { nameMap: [{ server: 'abc', name: 'x' }] }, 'nameMap.0.server'],
-      ['privacy bits that do not exist', { public: 1024 }, 'public'],
+      ['privacy bits that do not exist', { public: 2048 }, 'public'],
       ['a negative flag value', { flags: -1 }, 'flags'],
       ['a fractional flag value', { flags: 1.5 }, 'flags'],
       ['a number where a string belongs', { pronouns: 5 }, 'pronouns'],
@@ -125,6 +127,12 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       ['a lone surrogate', { description: 'a\ud800b' }, 'description'],
       ['a field value over 150 characters', { fields: { placeholder: 'x'.repeat(151) } }, 'fields.placeholder'],
       ['an unknown key', { mood: 'happy' }, 'mood'],
+      ['a birthday that does not exist', { birthday: '2023-02-29' }, 'birthday'],
+      ['a year-less birthday in a month without that day', { birthday: '--04-31' }, 'birthday'],
+      ['a birthday in year 0', { birthday: '0000-01-01' }, 'birthday'],
+      ['a birthday with a time', { birthday: '1996-07-21T00:00:00Z' }, 'birthday'],
+      ['a birthday in another order', { birthday: '21.07.1996' }, 'birthday'],
+      ['autoproxyEnabled that is not a boolean', { autoproxyEnabled: 'no' }, 'autoproxyEnabled'],
     ])('refuses %s with 400 naming the field, and writes nothing', async (_name, patch, field) => {
       const body: Record<string, unknown> = { username: uniqueName('bad'), displayName: 'Bad', ...patch };
       if (field.startsWith('fields.')) body.fields = { [owner.client.id]: 'x'.repeat(151) };
@@ -262,6 +270,11 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
       expect(response.body).toEqual({ ...(await read(owner, alter.alterId)) });
       expect(response.body).toMatchObject({ pronouns: 'they/them', description: 'keep me', color: '#112233', displayName: 'Editable' });
       expect(response.body.proxyTags).toEqual([{ id: 'p1', prefix: 'e:', suffix: null }]);
+    });
+
+    it.each(['--02-29', '2024-02-29', '0004-12-31', '--01-01'])('takes the birthday %s and clears it with null', async (birthday) => {
+      expect((await edit(owner, alter.alterId, { birthday })).body).toMatchObject({ birthday });
+      expect((await edit(owner, alter.alterId, { birthday: null })).body).toMatchObject({ birthday: null });
     });
 
     it('stores image URLs in the percent-encoded form Discord accepts, and keeps an accepted one as sent', async () => {

@@ -95,9 +95,7 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         renames: [],
         skipped: [],
         warnings: [
-          'the system colour was not imported: systems have no colour here',
           'linked Discord accounts are never imported from a file; add sub-accounts in your settings',
-          '3 birthdays were not imported: alters have no birthday field here',
           '1 of 5 alters kept their proxy tags in sent messages (keep_proxy / show_brackets); here that is one setting for the whole system, which was left off',
         ],
       });
@@ -111,33 +109,33 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         username: alter.username, displayName: alter.displayName, color: alter.color, pronouns: alter.pronouns, avatarUrl: alter.avatarUrl,
         webhookAvatarUrl: alter.webhookAvatarUrl, banner: alter.banner, created: alter.created, lastMessageTimestamp: alter.lastMessageTimestamp,
         messageCount: alter.messageCount, alterMode: alter.alterMode, proxyTags: alter.proxyTags.map(({ prefix, suffix }) => [prefix, suffix]),
-        public: alter.public, flags: alter.flags, tagIds: alter.tagIds,
+        public: alter.public, flags: alter.flags, tagIds: alter.tagIds, birthday: alter.birthday, autoproxyEnabled: alter.autoproxyEnabled,
       });
       expect(alters.map(pick)).toEqual([
         {
           username: 'TomásFerreira', displayName: 'Tomás ⚓', color: '#E07A5F', pronouns: 'he/him', avatarUrl: 'https://media.example.test/members/tomas.png', webhookAvatarUrl: null,
           banner: null, created: '2022-11-03T09:44:51.307Z', lastMessageTimestamp: '2025-04-06T10:12:09.384Z', messageCount: 2718, alterMode: 'webhook',
-          proxyTags: [['to:', null], ['(', ')']], public: 1023, flags: 0, tagIds: [tagId('Dock Hands')],
+          proxyTags: [['to:', null], ['(', ')']], public: 2047, flags: 0, tagIds: [tagId('Dock Hands')], birthday: '1996-07-21', autoproxyEnabled: true,
         },
         {
           username: 'ソラ', displayName: 'ソラ', color: '#8ECAE6', pronouns: 'she/they', avatarUrl: 'https://media.example.test/members/sora.webp', webhookAvatarUrl: null,
           banner: null, created: '2022-11-03T09:47:30.000Z', lastMessageTimestamp: '2025-04-05T19:21:44.200Z', messageCount: 143, alterMode: 'webhook',
-          proxyTags: [[null, '-so'], ['ソ:', null]], public: 249, flags: 0, tagIds: [tagId('Dock Hands')],
+          proxyTags: [[null, '-so'], ['ソ:', null]], public: 249, flags: 0, tagIds: [tagId('Dock Hands')], birthday: '--05-19', autoproxyEnabled: true,
         },
         {
           username: 'AnaïsDusk', displayName: 'Anaïs', color: null, pronouns: null, avatarUrl: 'https://media.example.test/members/anais.png',
           webhookAvatarUrl: 'https://media.example.test/members/anais-webhook.png', banner: 'https://media.example.test/banners/anais.png', created: '2023-02-11T20:15:33.900Z',
           lastMessageTimestamp: '2025-03-31T23:59:59.999Z', messageCount: 655, alterMode: 'webhook', proxyTags: [['{', '}'], ['ï>', null], ['"', '"']], public: 128, flags: 0,
-          tagIds: [tagId('Lamp Watch')],
+          tagIds: [tagId('Lamp Watch')], birthday: null, autoproxyEnabled: true,
         },
         {
           username: '🪐Vega', displayName: 'Vega 🪐', color: '#B8A1E3', pronouns: 'xe/xem', avatarUrl: null, webhookAvatarUrl: null, banner: null, created: '2023-09-09T09:09:09.000Z',
-          lastMessageTimestamp: null, messageCount: 0, alterMode: 'webhook', proxyTags: [], public: 2 | 4 | 8 | 16 | 32 | 128 | 256 | 512, flags: 0, tagIds: [tagId('Lamp Watch')],
+          lastMessageTimestamp: null, messageCount: 0, alterMode: 'webhook', proxyTags: [], public: 2 | 4 | 8 | 16 | 32 | 128 | 256 | 512 | 1024, flags: 0, tagIds: [tagId('Lamp Watch')], birthday: '2000-01-30', autoproxyEnabled: false,
         },
         {
           username: "JoO'Hara", displayName: "Jo O'Hara", color: '#2A9D8F', pronouns: 'any/all', avatarUrl: 'https://media.example.test/members/jo.jpg', webhookAvatarUrl: null,
           banner: null, created: '2020-02-29T16:30:00.000Z', lastMessageTimestamp: '2024-10-15T07:45:00.000Z', messageCount: 18206, alterMode: 'webhook',
-          proxyTags: [['j;', null], ['jo:', null], ['<', '>']], public: 1 | 2 | 4 | 8 | 16 | 64 | 128 | 512, flags: 0, tagIds: [tagId('Dock Hands')],
+          proxyTags: [['j;', null], ['jo:', null], ['<', '>']], public: 1 | 2 | 4 | 8 | 16 | 64 | 128 | 512 | 1024, flags: 0, tagIds: [tagId('Dock Hands')], birthday: null, autoproxyEnabled: true,
         },
       ]);
     });
@@ -147,7 +145,9 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       expect(system).toMatchObject({
         systemName: 'The Tidewater Relay', systemDisplayTag: '~ 🌊 TR', systemDescription: 'Made up for the tests of switchboard.\nEvery member here is invented.',
         systemPronouns: 'we/ours', systemAvatar: 'https://media.example.test/system/tidewater.png', systemBanner: null, createdAt: '2022-11-03T09:41:17.662Z',
-        public: 1 | 2 | 8 | 16 | 32 | 128, flags: 0, latchExpiration: 0, subAccounts: [],
+        public: 1 | 2 | 8 | 16 | 32 | 128, flags: 0, subAccounts: [],
+        // Issue 27: the colour and the time zone come in; the file's null latch timeout is PluralKit's six hours.
+        systemColor: '#5B8C85', systemTimezone: 'America/Halifax', latchExpiration: 21_600_000,
       });
     });
 
@@ -193,13 +193,13 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
     const report = ok(await importFile(user, tbText));
     expect(report).toMatchObject({ format: 'tupperbox', counts: { alters: { created: 6 }, tags: { created: 2 }, switches: { created: 0 } }, skipped: [], renames: [] });
     const alters = await listAlters(user);
-    expect(alters.map((alter) => [alter.username, alter.displayName, alter.proxyTags.map(({ prefix, suffix }) => [prefix, suffix]), alter.messageCount, alter.public, alter.color])).toEqual([
-      ['Moss', 'Moss', [['m:', null]], 275, 0, null],
-      ['InesHarrow', 'Ines', [['[', ']'], ['ih;', null]], 3388, 0, null],
-      ['Åke-Tove', 'Åke-Tove', [[null, '-at']], 64, 0, null],
-      ['Sage', 'Sage', [['((', '))'], ['‹', '›'], ['"', '"']], 1201, 0, null],
-      ['BeantheBold', 'Bean', [['🦊', '🦊']], 9, 0, null],
-      ['RowanDawn', 'Rowan@Dawn', [['r!', null], ['R!', null]], 9840, 0, null],
+    expect(alters.map((alter) => [alter.username, alter.displayName, alter.proxyTags.map(({ prefix, suffix }) => [prefix, suffix]), alter.messageCount, alter.public, alter.color, alter.birthday])).toEqual([
+      ['Moss', 'Moss', [['m:', null]], 275, 0, null, null],
+      ['InesHarrow', 'Ines', [['[', ']'], ['ih;', null]], 3388, 0, null, '1997-04-12'],
+      ['Åke-Tove', 'Åke-Tove', [[null, '-at']], 64, 0, null, null],
+      ['Sage', 'Sage', [['((', '))'], ['‹', '›'], ['"', '"']], 1201, 0, null, '1979-11-05'],
+      ['BeantheBold', 'Bean', [['🦊', '🦊']], 9, 0, null, '--09-12'],
+      ['RowanDawn', 'Rowan@Dawn', [['r!', null], ['R!', null]], 9840, 0, null, null],
     ]);
     expect((await tagsOf(user)).map((tag) => tag.name)).toEqual(['Harbour Folk', 'Small Boats']);
     const forest = (await tagsOf(user))[0]?.id;
@@ -431,7 +431,7 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       expect(response.headers.get('transfer-encoding')).toBe('chunked');
       expect(response.headers.get('content-length')).toBeNull();
       const file = response.body;
-      expect(file).toMatchObject({ version: 2, id: 'qmvzle', name: 'The Tidewater Relay', tag: '~ 🌊 TR', color: null });
+      expect(file).toMatchObject({ version: 2, id: 'qmvzle', name: 'The Tidewater Relay', tag: '~ 🌊 TR', color: '5b8c85' });
       expect(file).not.toHaveProperty('accounts');
       expect(file).not.toHaveProperty('config');
       const members = file.members as Array<Record<string, unknown>>;
@@ -452,13 +452,14 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
       const edit = await user.call('POST', '/v1/users/@me/system/edit', {
         displayTagMap: { '300000000000000001': '[LH]' }, nicknameFormat: '%display% (%username%)', systemOperationDM: false, latchExpiration: 120_000,
         public: 1 | 4 | 64, flags: 1 | 2 | 4, disabledGuilds: ['300000000000000002'], systemBanner: 'http://banner.example/long.png', systemDisplayTag: `| ${'t'.repeat(95)}`,
+        systemTimezone: 'Europe/Berlin', systemColor: '#123ABC',
       });
       expect(edit.status).toBe(200);
       const [ren] = await listAlters(user);
       const edited = await user.call('POST', `/v1/users/@me/alters/${ren?.alterId}/edit`, {
         nameMap: [{ server: '300000000000000001', name: 'Ren here' }], avatarUrlMap: { '300000000000000001': 'https://cdn.example/ren-here.png' },
         alterMode: 'both', flags: 5, public: 1 | 128, avatarUrl: `https://cdn.example/${'a'.repeat(400)}.png`, webhookAvatarUrl: 'http://plain.example/ren.png',
-        proxyTags: [{ prefix: 'p'.repeat(100), suffix: 's'.repeat(100) }, { prefix: 'ren:' }],
+        proxyTags: [{ prefix: 'p'.repeat(100), suffix: 's'.repeat(100) }, { prefix: 'ren:' }], birthday: '--02-29', autoproxyEnabled: false,
       });
       expect(edited.status).toBe(200);
 

@@ -12,7 +12,7 @@ import { DIALECTS } from '../../support/dialects.js';
 import { createTestClient, type TestClient } from '../../support/oauth.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
-const ALTER_ALL = 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512;
+const ALTER_ALL = 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 | 256 | 512 | 1024;
 const SYSTEM_ALL = 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128;
 const SYSTEM_SHOWS_ALTERS = 64;
 const SYSTEM_SHOWS_TAGS = 128;
@@ -29,6 +29,7 @@ const ALTER_BITS: Array<{ bit: number; fields: Array<keyof Alter> }> = [
   { bit: 128, fields: ['tagIds'] },
   { bit: 256, fields: ['messageCount', 'lastMessageTimestamp'] },
   { bit: 512, fields: ['username'] },
+  { bit: 1024, fields: ['birthday'] },
 ];
 const ALTER_HIDDEN: Partial<Record<keyof Alter, unknown>> = {
   displayName: null,
@@ -44,12 +45,14 @@ const ALTER_HIDDEN: Partial<Record<keyof Alter, unknown>> = {
   messageCount: null,
   lastMessageTimestamp: null,
   username: null,
+  birthday: null,
+  autoproxyEnabled: null,
   nameMap: [],
   avatarUrlMap: {},
   fields: {},
 };
 /** Never shown to others, whatever the bits. */
-const ALTER_OWNER_ONLY: Array<keyof Alter> = ['nameMap', 'avatarUrlMap', 'fields', 'flags'];
+const ALTER_OWNER_ONLY: Array<keyof Alter> = ['nameMap', 'avatarUrlMap', 'fields', 'flags', 'autoproxyEnabled'];
 /** Not covered by any bit: shown to anyone who may see the alter at all. */
 const ALTER_ALWAYS: Array<keyof Alter> = ['alterId', 'systemId', 'created', 'alterMode', 'public'];
 
@@ -58,6 +61,7 @@ const SYSTEM_BITS: Array<{ bit: number; field: keyof System; hidden: unknown }> 
   { bit: 2, field: 'systemDisplayTag', hidden: null },
   { bit: 4, field: 'systemDescription', hidden: null },
   { bit: 8, field: 'systemAvatar', hidden: null },
+  { bit: 8, field: 'systemColor', hidden: null },
   { bit: 16, field: 'systemBanner', hidden: null },
   { bit: 32, field: 'systemPronouns', hidden: null },
   { bit: 64, field: 'alterIds', hidden: [] },
@@ -69,6 +73,7 @@ const SYSTEM_OWNER_ONLY: Array<{ field: keyof System; hidden: unknown }> = [
   { field: 'systemAutoproxy', hidden: [] },
   { field: 'systemOperationDM', hidden: null },
   { field: 'latchExpiration', hidden: null },
+  { field: 'systemTimezone', hidden: null },
   { field: 'flags', hidden: null },
   { field: 'disabledGuilds', hidden: [] },
   { field: 'subAccounts', hidden: [] },
@@ -122,6 +127,8 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
       username: `alter-${n}`,
       displayName: `Alter ${n}`,
       pronouns: 'they/them',
+      birthday: '--02-29',
+      autoproxyEnabled: false,
       description: `Description ${n}`,
       avatarUrl: `https://images.example/${n}/avatar.png`,
       webhookAvatarUrl: `https://images.example/${n}/webhook.png`,
@@ -325,6 +332,8 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
         systemAvatar: 'https://images.example/system/avatar.png',
         systemBanner: 'https://images.example/system/banner.png',
         systemPronouns: 'we/us',
+        systemColor: '#5B8C85',
+        systemTimezone: 'America/Halifax',
         nicknameFormat: '%display% (owners)',
         systemOperationDM: true,
         latchExpiration: 60_000,

@@ -157,8 +157,8 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
         latchExpirationMs: 60_000,
       });
       expect(body.alters).toEqual([
-        { alterId: kestrel.alterId, username: 'kestrel', name: 'Kes', avatarUrl: 'https://img.example/k-guild.png', pronouns: 'she/her', color: null, alterMode: 'webhook', proxyTags: [{ prefix: 'k:', suffix: '' }, { prefix: '[', suffix: ']' }] },
-        { alterId: wren.alterId, username: 'wren', name: 'Wren', avatarUrl: 'https://img.example/w-hook.png', pronouns: null, color: null, alterMode: 'webhook', proxyTags: [{ prefix: '', suffix: ' -w' }] },
+        { alterId: kestrel.alterId, username: 'kestrel', name: 'Kes', avatarUrl: 'https://img.example/k-guild.png', pronouns: 'she/her', color: null, alterMode: 'webhook', proxyTags: [{ prefix: 'k:', suffix: '' }, { prefix: '[', suffix: ']' }], autoproxyEnabled: true },
+        { alterId: wren.alterId, username: 'wren', name: 'Wren', avatarUrl: 'https://img.example/w-hook.png', pronouns: null, color: null, alterMode: 'webhook', proxyTags: [{ prefix: '', suffix: ' -w' }], autoproxyEnabled: true },
       ]);
       // Only the entries that can be in effect in this server.
       expect(body.autoproxy.map((entry) => entry.serverId).sort()).toEqual([GUILD, `${GUILD}/${CHANNEL}`, '@global'].sort());
@@ -184,6 +184,8 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
       // Each kind of write the profile shows moves the ETag (a forgotten one would serve a stale cache).
       const writes: Array<[string, () => Promise<unknown>]> = [
         ['alter edit', () => owner.call('POST', `/v1/users/@me/alters/${wren.alterId}/edit`, { proxyTags: [{ suffix: ' -wr' }] })],
+        // Issue 27: leaving an alter out of autoproxy changes what the bot decides.
+        ['alter left out of autoproxy', () => owner.call('POST', `/v1/users/@me/alters/${wren.alterId}/edit`, { autoproxyEnabled: false })],
         ['alter create', () => owner.call('POST', '/v1/users/@me/system/create-alter', { username: `new-${Date.now()}`, displayName: 'New' })],
         ['system edit', () => owner.call('POST', '/v1/users/@me/system/edit', { systemDisplayTag: '| Flock!' })],
         ['front push', () => owner.call('POST', '/v1/users/@me/front', { alter: String(kestrel.alterId) })],
@@ -199,8 +201,10 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
         expect(next).not.toBe(current);
         current = next;
       }
-      // A write that shows nowhere in the profile keeps it: an alter's description.
+      expect((await profile(owner, GUILD)).body.alters.find((alter) => alter.alterId === wren.alterId)?.autoproxyEnabled).toBe(false);
+      // A write that shows nowhere in the profile keeps it: an alter's description, its birthday.
       await owner.call('POST', `/v1/users/@me/alters/${wren.alterId}/edit`, { description: 'quiet' });
+      await owner.call('POST', `/v1/users/@me/alters/${wren.alterId}/edit`, { birthday: '--03-01' });
       expect((await profile(owner, GUILD, { 'if-none-match': current })).status).toBe(304);
     });
 

@@ -34,8 +34,9 @@ describe.each(DIALECTS)('system (%s)', (dialect) => {
     expect(system).toMatchObject({
       associatedUserId: owner.userId, systemName: 'My system', systemDisplayTag: null, displayTagMap: {}, systemDescription: null,
       systemAvatar: null, systemBanner: null, systemPronouns: null, nicknameFormat: '@%username%', alterIds: [], tagIds: [],
-      systemAutoproxy: [], systemOperationDM: true, latchExpiration: 0, public: 0, flags: 0, disabledGuilds: [], subAccounts: [],
-      disabled: false, redacted: [],
+      // Issue 27: a new system's latch expires after six hours (PluralKit's default); no colour, no time zone (UTC).
+      systemAutoproxy: [], systemOperationDM: true, latchExpiration: 6 * 60 * 60 * 1000, public: 0, flags: 0, disabledGuilds: [], subAccounts: [],
+      disabled: false, systemColor: null, systemTimezone: null, redacted: [],
     });
     expect(new Date(system.createdAt as string).toISOString()).toBe(system.createdAt);
     expect(response.headers.get('cache-control')).toBe('no-store');
@@ -76,6 +77,8 @@ describe.each(DIALECTS)('system (%s)', (dialect) => {
       flags: 7,
       disabledGuilds: ['300000000000000002'],
       disabled: true,
+      systemColor: '#A1B2C3',
+      systemTimezone: 'America/Argentina/Buenos_Aires',
     };
     const response = await editSystem(owner, body);
     expect(response.status).toBe(200);
@@ -120,12 +123,31 @@ describe.each(DIALECTS)('system (%s)', (dialect) => {
     ['a repeated server id', { disabledGuilds: ['300000000000000002', '300000000000000002'] }, 'disabledGuilds'],
     ['a data: avatar', { systemAvatar: 'data:image/png;base64,AAAA' }, 'systemAvatar'],
     ['an unknown key', { systemColour: '#fff' }, 'systemColour'],
+    ['a colour without #', { systemColor: 'a1b2c3' }, 'systemColor'],
+    ['a short colour', { systemColor: '#fff' }, 'systemColor'],
+    ['a time zone tzdb does not know', { systemTimezone: 'Mars/Olympus_Mons' }, 'systemTimezone'],
+    ['an offset instead of a time zone', { systemTimezone: '+01:00' }, 'systemTimezone'],
+    ['a time zone that is not text', { systemTimezone: 1 }, 'systemTimezone'],
   ])('refuses %s, naming the field and changing nothing', async (_name, body, field) => {
     const before = await readSystem(owner);
     const response = await editSystem(owner, { systemPronouns: 'not applied', ...body });
     expect(response.status).toBe(400);
     expect(errorFields(response)).toContain(field);
     expect(await readSystem(owner)).toEqual(before);
+  });
+
+  it('clears the colour and the time zone with null (UTC again)', async () => {
+    await editSystem(owner, { systemColor: '#010203', systemTimezone: 'Asia/Kolkata' });
+    const response = await editSystem(owner, { systemColor: null, systemTimezone: null });
+    expect(response.body).toMatchObject({ systemColor: null, systemTimezone: null });
+  });
+
+  it('keeps the latch timeout of a system made before the six-hour default, 0 still meaning never', async () => {
+    const user = await signIn(server, '200000000000000012');
+    // As a system stored before issue 27 has it (the column's default is still 0).
+    await server.database.db.updateTable('systems').set({ latch_expiration: 0 }).where('user_id', '=', user.userId).execute();
+    await editSystem(user, { systemName: 'Older' });
+    expect((await readSystem(user)).latchExpiration).toBe(0);
   });
 
   it('answers 404 no-system for a user who never signed in', async () => {
