@@ -255,6 +255,9 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
       await start(name);
     }
     await fake.waitForReady(20_000);
+    // Some messages after the restarts too, however quickly the processes came back.
+    const sentByNow = sent.length;
+    await until('messages after the restarts', () => sent.length >= Math.max(sentByNow + 8, 20), 30_000);
     talking = false;
     await bobTalks;
 
