@@ -33,7 +33,11 @@ const FIELDS = [
   ['description', 'description', 'About the alter', DESCRIPTION_MAX],
   ['color', 'color', 'A color like #a1b2c3', 7],
   ['avatar', 'avatarUrl', 'Avatar image URL', URL_MAX],
+  ['birthday', 'birthday', 'Birthday: 1990-05-17, or --05-17 without a year', 10],
 ] as const;
+
+/** An alter left out of front and latch autoproxy still proxies with its tags (PluralKit's per-member autoproxy off). */
+const AUTOPROXY_OPTION = 'autoproxy';
 
 /** Options that are not in FIELDS (create makes the names required; banner is edit's alone): option, API field. */
 const OTHER_OPTIONS = [
@@ -59,7 +63,7 @@ function withoutImages(interaction: ChatInputCommandInteraction, patch: Record<s
 }
 
 /** What the service calls each option, for errors in the user's words (keep beside the options above). */
-const FIELD_WORDS = { ...fieldWordsOf(FIELDS), ...fieldWordsOf(OTHER_OPTIONS), ...ALTER_PROXY_WORDS, public: 'privacy' };
+const FIELD_WORDS = { ...fieldWordsOf(FIELDS), ...fieldWordsOf(OTHER_OPTIONS), ...ALTER_PROXY_WORDS, autoproxyEnabled: AUTOPROXY_OPTION, public: 'privacy' };
 
 /** Whether the owner's system shows its alters to others at all (for the owner's cards). */
 async function systemShowsAlters({ api, accounts }: BotContext, userId: string): Promise<boolean | undefined> {
@@ -105,7 +109,9 @@ async function edit(interaction: ChatInputCommandInteraction, context: BotContex
     const value = interaction.options.getString(option);
     if (value !== null) typed[field] = field === 'banner' && value === CLEAR ? null : value;
   }
-  const { rest: patch, given } = withoutImages(interaction, typed, EDIT_IMAGES);
+  const { rest, given } = withoutImages(interaction, typed, EDIT_IMAGES);
+  const autoproxy = interaction.options.getBoolean(AUTOPROXY_OPTION);
+  const patch: Record<string, string | boolean | null> = autoproxy === null ? rest : { ...rest, autoproxyEnabled: autoproxy };
   if (Object.keys(patch).length === 0 && !given) {
     await reply.send({ content: 'Nothing to change: give at least one option.' });
     return;
@@ -275,6 +281,7 @@ export const alter = {
           .addStringOption((o) => o.setName('display-name').setDescription('New display name').setMaxLength(NAME_MAX)),
         true,
       ).addStringOption((o) => o.setName('banner').setDescription('Banner image URL (- to clear)').setMaxLength(URL_MAX));
+      edit.addBooleanOption((o) => o.setName(AUTOPROXY_OPTION).setDescription('Front and latch autoproxy may speak as it (false: only its proxy tags do)'));
       return addImageFileOptions(addAlterProxyOptions(edit), EDIT_IMAGES);
     })
     .addSubcommand((sub) =>

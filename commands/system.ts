@@ -36,6 +36,7 @@ const EDITS = [
   ['pronouns', 'systemPronouns', 'The system’s pronouns (- to clear)', NAME_MAX],
   ['avatar', 'systemAvatar', 'Avatar image URL (- to clear)', URL_MAX],
   ['banner', 'systemBanner', 'Banner image URL (- to clear)', URL_MAX],
+  ['color', 'systemColor', 'A color like #a1b2c3 (- to clear)', 7],
 ] as const;
 
 /** The image fields of /system edit: a link, or a file beside it (copied to the service). */

@@ -86,6 +86,16 @@ describe('settings from the bot', () => {
     expect(system).toMatchObject({ disabled: true, latchExpiration: 90 * 60_000, nicknameFormat: '%display% (%username%)' });
     expect(system.flags).toBe(SystemFlags.keepProxy | SystemFlags.tagsIgnoreCase);
 
+    const zoned = await slash('system', 'settings', [string('timezone', 'Europe/Berlin')]);
+    expect(fieldOf(zoned.response, 'Time zone')).toBe('Europe/Berlin');
+    expect((await stored()).systemTimezone).toBe('Europe/Berlin');
+    const badZone = await slash('system', 'settings', [string('timezone', 'Mars/Olympus')]);
+    expect(badZone.response.body.content).toMatch(/timezone/);
+    await slash('system', 'settings', [string('timezone', 'utc')]);
+    expect((await stored()).systemTimezone).toBeNull();
+    await slash('system', 'edit', [string('color', '#a1b2c3')]);
+    expect((await stored()).systemColor).toBe('#a1b2c3');
+
     // One bit off leaves the others; `never` is 0.
     await slash('system', 'settings', [boolean('keep-proxy-tags', false), boolean('pronouns-in-name', true), string('latch-timeout', 'never'), boolean('proxying', true)]);
     expect(await stored()).toMatchObject({ flags: SystemFlags.tagsIgnoreCase | SystemFlags.showPronouns, latchExpiration: 0, disabled: false });
@@ -129,6 +139,11 @@ describe('settings from the bot', () => {
     expect(fieldOf(edited.response, 'Proxying')).toMatch(/^Mode: both \(messages re-sent and nickname changed\)\nProxy avatar: https:\/\/images\.example\/ash-proxy\.png$/);
     const alterId = Number(/Alter (\d+)/.exec(String((embedsOf(edited.response)[0]?.footer as Json | undefined)?.text))?.[1]);
     expect(await storedAlter(alterId)).toMatchObject({ webhookAvatarUrl: 'https://images.example/ash-proxy.png', alterMode: 'both' });
+
+    await slash('alter', 'edit', [string('alter', 'ash'), string('birthday', '--02-29'), boolean('autoproxy', false)]);
+    expect(await storedAlter(alterId)).toMatchObject({ birthday: '--02-29', autoproxyEnabled: false });
+    const badBirthday = await slash('alter', 'edit', [string('alter', 'ash'), string('birthday', '2023-02-29')]);
+    expect(badBirthday.response.body.content).toMatch(/birthday/);
 
     const guild = h.fake.guild.id;
     const here = await slash('alter', 'server', [string('alter', 'ash'), string('name', 'Ash here'), string('avatar', 'https://images.example/ash-here.png')]);

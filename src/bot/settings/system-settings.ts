@@ -22,6 +22,7 @@ const FLAG_SETTINGS = [
 ] as const;
 
 export const SYSTEM_SETTING_OPTIONS = {
+  timezone: 'timezone',
   proxying: 'proxying',
   latchTimeout: 'latch-timeout',
   nicknameFormat: 'nickname-format',
@@ -29,6 +30,7 @@ export const SYSTEM_SETTING_OPTIONS = {
 
 /** The service's field names → these options, so its errors name what the user typed. */
 export const SYSTEM_SETTING_WORDS = {
+  systemTimezone: SYSTEM_SETTING_OPTIONS.timezone,
   disabled: SYSTEM_SETTING_OPTIONS.proxying,
   latchExpiration: SYSTEM_SETTING_OPTIONS.latchTimeout,
   nicknameFormat: SYSTEM_SETTING_OPTIONS.nicknameFormat,
@@ -40,6 +42,9 @@ export function addSystemSettingOptions(sub: SlashCommandSubcommandBuilder): Sla
   for (const { option, description } of FLAG_SETTINGS) sub.addBooleanOption((o) => o.setName(option).setDescription(description));
   sub.addStringOption((o) =>
     o.setName(SYSTEM_SETTING_OPTIONS.latchTimeout).setDescription('How long a latch lasts after your last proxied message: 6h, 90m, never').setMaxLength(40),
+  );
+  sub.addStringOption((o) =>
+    o.setName(SYSTEM_SETTING_OPTIONS.timezone).setDescription('Your time zone, for times you type (/front set when:): Europe/Berlin, America/New_York, UTC').setMaxLength(64),
   );
   sub.addStringOption((o) =>
     o.setName(SYSTEM_SETTING_OPTIONS.nicknameFormat).setDescription('Nickname mode’s nickname: %username% and %display% are replaced').setMinLength(1).setMaxLength(NAME_MAX),
@@ -69,6 +74,12 @@ export function systemSettingsPatch(interaction: ChatInputCommandInteraction, cu
     }
     if (ms !== current.latchExpiration) patch.latchExpiration = ms;
   }
+  const zone = interaction.options.getString(SYSTEM_SETTING_OPTIONS.timezone);
+  if (zone !== null) {
+    // UTC is the default: stored as none.
+    const wanted = zone.trim().toUpperCase() === 'UTC' ? null : zone.trim();
+    if (wanted !== (current.systemTimezone ?? null)) patch.systemTimezone = wanted;
+  }
   const format = interaction.options.getString(SYSTEM_SETTING_OPTIONS.nicknameFormat);
   if (format !== null && format !== current.nicknameFormat) patch.nicknameFormat = format;
   return patch;
@@ -91,6 +102,7 @@ export function systemSettingsEmbed(system: System, client: Client): EmbedBuilde
       { name: 'Proxy tags in messages', value: flags & SystemFlags.keepProxy ? 'kept' : 'removed', inline: true },
       { name: 'Proxy tag case', value: flags & SystemFlags.tagsIgnoreCase ? 'ignored' : 'must match', inline: true },
       { name: 'Pronouns in names', value: onOff((flags & SystemFlags.showPronouns) !== 0), inline: true },
+      { name: 'Time zone', value: system.systemTimezone ?? 'UTC', inline: true },
       { name: 'Latch timeout', value: latch === 0 ? 'never (a latch lasts until changed)' : formatDuration(latch), inline: true },
       { name: 'Nickname format', value: `\`${(system.nicknameFormat ?? '').replaceAll('`', 'ˋ')}\``, inline: true },
       { name: 'Messages about other apps’ changes', value: onOff(system.systemOperationDM === true), inline: true },
