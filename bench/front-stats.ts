@@ -72,7 +72,11 @@ async function seed(db: Database['db'], switches: number, now: number): Promise<
       const members = created.flatMap((row, k) => {
         const size = 1 + Math.floor(next() * 3);
         const start = (done + k) % alterIds.length;
-        return Array.from({ length: size }, (_, position) => ({ switch_id: row.id, alter_id: alterIds[(start + position * 7) % alterIds.length] as number, position }));
+        return Array.from({ length: size }, (_, position) => ({
+          switch_id: row.id,
+          alter_id: alterIds[(start + position * 7) % alterIds.length] as number,
+          position,
+        }));
       });
       await trx.insertInto('switch_members').values(members).execute();
     });

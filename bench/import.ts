@@ -49,11 +49,29 @@ export function largePluralKitFile(members: number, switches: number, groups = 5
   const base = Date.UTC(2022, 0, 1);
   const privacy = { visibility: 'public', name_privacy: 'public', description_privacy: 'private', banner_privacy: 'public', birthday_privacy: 'private', pronoun_privacy: 'public', avatar_privacy: 'public', metadata_privacy: 'private', proxy_privacy: 'public' };
   const memberList = Array.from({ length: members }, (_, i) => ({
-    id: hid(i + 1000), uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `Member ${i} of the house`, display_name: `Member ${i}`,
-    color: (0x100000 + i * 97).toString(16).slice(-6), birthday: null, pronouns: i % 2 ? 'she/her' : 'they/them',
-    avatar_url: `https://cdn.example.invalid/av/${i}.png`, webhook_avatar_url: null, banner: null, description: `Member number ${i}.\nA second line of description.`,
-    created: iso(base + i * 60_000), keep_proxy: false, tts: false, autoproxy_enabled: true, message_count: i * 7, last_message_timestamp: iso(base + i * 3_600_000),
-    proxy_tags: [{ prefix: `m${i}:`, suffix: null }, { prefix: `[${i}`, suffix: ']' }, { prefix: null, suffix: `-m${i}` }], privacy,
+    id: hid(i + 1000),
+    uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    name: `Member ${i} of the house`,
+    display_name: `Member ${i}`,
+    color: (0x100000 + i * 97).toString(16).slice(-6),
+    birthday: null,
+    pronouns: i % 2 ? 'she/her' : 'they/them',
+    avatar_url: `https://cdn.example.invalid/av/${i}.png`,
+    webhook_avatar_url: null,
+    banner: null,
+    description: `Member number ${i}.\nA second line of description.`,
+    created: iso(base + i * 60_000),
+    keep_proxy: false,
+    tts: false,
+    autoproxy_enabled: true,
+    message_count: i * 7,
+    last_message_timestamp: iso(base + i * 3_600_000),
+    proxy_tags: [
+      { prefix: `m${i}:`, suffix: null },
+      { prefix: `[${i}`, suffix: ']' },
+      { prefix: null, suffix: `-m${i}` },
+    ],
+    privacy,
   }));
   const groupList = Array.from({ length: groups }, (_, g) => ({
     id: hid(g + 900_000), uuid: `10000000-0000-4000-8000-${String(g).padStart(12, '0')}`, name: `Group ${g}`, display_name: null, description: `Group number ${g}`,
@@ -81,10 +99,21 @@ async function bareInsert(database: Database, systemId: number, text: string): P
   const source = readImportFile(parseImportJson(text));
   const now = Date.now();
   const alterRows = source.alters.map((alter) => ({
-    system_id: systemId, username: alter.username, username_key: usernameKey(alter.username), display_name: alter.displayName, color: alter.color ?? null,
-    description: alter.description ?? null, pronouns: alter.pronouns ?? null, avatar_url: alter.avatarUrl ?? null, webhook_avatar_url: alter.webhookAvatarUrl ?? null, banner: alter.banner ?? null,
-    proxy_tags: JSON.stringify(alter.proxyTags.map((tag, i) => ({ id: `t${i}`, ...tag }))), public: alter.public ?? 0, message_count: alter.messageCount,
-    last_message_at: alter.lastMessageAt, created_at: alter.createdAt ?? now,
+    system_id: systemId,
+    username: alter.username,
+    username_key: usernameKey(alter.username),
+    display_name: alter.displayName,
+    color: alter.color ?? null,
+    description: alter.description ?? null,
+    pronouns: alter.pronouns ?? null,
+    avatar_url: alter.avatarUrl ?? null,
+    webhook_avatar_url: alter.webhookAvatarUrl ?? null,
+    banner: alter.banner ?? null,
+    proxy_tags: JSON.stringify(alter.proxyTags.map((tag, i) => ({ id: `t${i}`, ...tag }))),
+    public: alter.public ?? 0,
+    message_count: alter.messageCount,
+    last_message_at: alter.lastMessageAt,
+    created_at: alter.createdAt ?? now,
   }));
   const started = performance.now();
   await database.db.transaction().execute(async (trx) => {
@@ -96,7 +125,17 @@ async function bareInsert(database: Database, systemId: number, text: string): P
     }
     const tagRows = await trx
       .insertInto('tags')
-      .values(source.tags.map((tag) => ({ system_id: systemId, name: tag.name, name_key: usernameKey(tag.name), description: tag.description ?? null, color: tag.color ?? null, public: tag.public ?? 0, created_at: now })))
+      .values(
+        source.tags.map((tag) => ({
+          system_id: systemId,
+          name: tag.name,
+          name_key: usernameKey(tag.name),
+          description: tag.description ?? null,
+          color: tag.color ?? null,
+          public: tag.public ?? 0,
+          created_at: now,
+        })),
+      )
       .returning(['id'])
       .execute();
     const pairs = source.tags.flatMap((tag, t) => tag.memberIds.map((member) => ({ alter_id: alterIds.get(member) ?? 0, tag_id: Number(tagRows[t]?.id) })));
@@ -104,7 +143,9 @@ async function bareInsert(database: Database, systemId: number, text: string): P
     for (let i = 0; i < source.switches.length; i += 1000) {
       const batch = source.switches.slice(i, i + 1000);
       const rows = await trx.insertInto('switches').values(batch.map((entry) => ({ system_id: systemId, client_id: 'bench', switched_at: entry.at }))).returning(['id']).execute();
-      const members = batch.flatMap((entry, k) => entry.memberIds.map((member, position) => ({ switch_id: Number(rows[k]?.id), alter_id: alterIds.get(member) ?? 0, position })));
+      const members = batch.flatMap((entry, k) =>
+        entry.memberIds.map((member, position) => ({ switch_id: Number(rows[k]?.id), alter_id: alterIds.get(member) ?? 0, position })),
+      );
       for (let j = 0; j < members.length; j += 3000) await trx.insertInto('switch_members').values(members.slice(j, j + 3000)).execute();
     }
   });
@@ -144,7 +185,16 @@ export async function benchImport(opts: ImportBenchOptions): Promise<ImportBench
       again.push(seconds(second));
       if (repeated.report.counts.alters.unchanged !== members || repeated.report.counts.switches.unchanged !== switchCount) throw new Error(`the re-import changed ${JSON.stringify(repeated.report.counts)}`);
     }
-    return { alters: members, switches: switchCount, fileBytes: bytes.length, importSeconds: median(imports), readSeconds: median(reads), bareSeconds: median(bare), reimportSeconds: median(again), rounds };
+    return {
+      alters: members,
+      switches: switchCount,
+      fileBytes: bytes.length,
+      importSeconds: median(imports),
+      readSeconds: median(reads),
+      bareSeconds: median(bare),
+      reimportSeconds: median(again),
+      rounds,
+    };
   } finally {
     await database.close();
     await target.drop();

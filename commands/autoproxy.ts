@@ -42,7 +42,9 @@ async function set(interaction: ChatInputCommandInteraction, { api, accounts, al
   const scope = scopeOf(interaction);
   const alter = mode === 'alter' ? await requireAlter(interaction, alters, 'alter') : undefined;
   if (mode === 'alter' && !alter) throw new ApiError('problem', 400, 'validation', 'Alter mode needs the alter to speak as.', 'alter');
-  await accounts.withToken(interaction.user.id, (token) => api.setAutoproxy(token, { serverId: scope, autoproxyMode: mode, ...(alter ? { autoproxyAlter: String(alter.alterId) } : {}) }));
+  await accounts.withToken(interaction.user.id, (token) =>
+    api.setAutoproxy(token, { serverId: scope, autoproxyMode: mode, ...(alter ? { autoproxyAlter: String(alter.alterId) } : {}) }),
+  );
   const what = {
     off: 'Autoproxy is off',
     front: 'Messages without tags are sent as whoever is fronting',

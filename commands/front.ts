@@ -146,7 +146,9 @@ async function stats(interaction: ChatInputCommandInteraction, { api, accounts, 
   const from = customFrom ?? to - chosen.ms + (chosen.ms >= 5 * 365 * DAY ? 60_000 : 0);
   const tag = interaction.options.getString('tag') === null ? undefined : await requireTag(interaction, tags, 'tag', target);
   const primary = interaction.options.getBoolean('primary') ?? false;
-  const result = await accounts.asViewer(interaction.user.id, target, (token) => api.frontStats(token, target, { from, to, ...(tag ? { tagId: tag.tagId } : {}), primary }));
+  const result = await accounts.asViewer(interaction.user.id, target, (token) =>
+    api.frontStats(token, target, { from, to, ...(tag ? { tagId: tag.tagId } : {}), primary }),
+  );
   const named = new Map((await alters.all(interaction.user.id, target).catch(() => [])).map((alter) => [alter.alterId, alterName(alter)]));
   const period = customFrom !== undefined || customTo !== undefined ? 'the chosen period' : chosen.label;
   const whom = target === '@me' ? 'Your front' : `Front of ${whose(interaction)}`;

@@ -127,7 +127,10 @@ async function confirm(interaction: ButtonInteraction, { api, accounts, imports 
     const report = await withProgress(
       (content) => interaction.editReply({ content }),
       importing,
-      () => accounts.withToken(interaction.user.id, (token) => api.importSystem(token, claim.file, { ...claim.choice, dryRun: false, idempotencyKey: claim.idempotencyKey })),
+      () =>
+        accounts.withToken(interaction.user.id, (token) =>
+          api.importSystem(token, claim.file, { ...claim.choice, dryRun: false, idempotencyKey: claim.idempotencyKey }),
+        ),
     );
     imports.complete(previewId, report);
     await interaction.editReply({ content: 'Done.', embeds: fitEmbeds([importReportEmbed(report, 'result')]), components: [] });

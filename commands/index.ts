@@ -19,4 +19,23 @@ import { tag } from './tag.js';
 import { unlink } from './unlink.js';
 import { viewSystem } from './view-system.js';
 
-export const COMMANDS: readonly Command[] = [link, unlink, system, alter, front, proxy, autoproxy, reproxy, help, viewSystem, messageInfo, editMessage, deleteMessage, reproxyMessage, tag, importCommand, exportCommand, server];
+export const COMMANDS: readonly Command[] = [
+  link,
+  unlink,
+  system,
+  alter,
+  front,
+  proxy,
+  autoproxy,
+  reproxy,
+  help,
+  viewSystem,
+  messageInfo,
+  editMessage,
+  deleteMessage,
+  reproxyMessage,
+  tag,
+  importCommand,
+  exportCommand,
+  server,
+];

@@ -33,19 +33,35 @@ export async function fetchNamed(interaction: RepliableInteraction, ref: string)
  * Re-sends `target` as `chosen` and moves its record; the answer to give. `source` is the message
  * itself when it was fetched (its attachments and channel), else it is fetched here.
  */
-export async function reproxyAs(interaction: RepliableInteraction, { api, accounts, proxying }: BotContext, target: RecentMessage, chosen: Alter, source?: Message): Promise<string> {
+export async function reproxyAs(
+  interaction: RepliableInteraction,
+  { api, accounts, proxying }: BotContext,
+  target: RecentMessage,
+  chosen: Alter,
+  source?: Message,
+): Promise<string> {
   const guildId = interaction.guildId;
   if (!guildId || guildId !== target.guildId) throw new ApiError('problem', 400, 'validation', 'Use this in the server of the message.');
   const profile = await proxying.profiles.get(interaction.user.id, guildId);
   const alter = profile?.alters.find((candidate) => candidate.alterId === chosen.alterId);
   if (!profile || !alter) throw new ApiError('problem', 404, 'unknown-alter', 'That alter cannot proxy here.');
-  const username = webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username });
+  const username = webhookName({
+    name: alter.name,
+    pronouns: profile.showPronouns ? alter.pronouns : null,
+    displayTag: profile.displayTag,
+    fallback: alter.username,
+  });
   // The server's rules apply to a re-sent message as to any other (a block set since, say), in the message's own channel.
   const server = await proxying.servers.atRevision(guildId, proxying.profiles.guildRevision(guildId));
   if (!server) throw new ApiError('unavailable', 503, 'unavailable', 'switchboard cannot be reached right now. Try again in a moment.');
   const channel = source?.channel ?? (await interaction.client.channels.fetch(target.channelId).catch(() => null)) ?? interaction.channel;
   if (channel && interaction.inGuild()) {
-    const verdict = mayProxyHere(server.rules, placeOfChannel(channel), { userId: interaction.user.id, roleIds: interactionRoleIds(interaction) }, { name: username, displayTags: [profile.displayTag] });
+    const verdict = mayProxyHere(
+      server.rules,
+      placeOfChannel(channel),
+      { userId: interaction.user.id, roleIds: interactionRoleIds(interaction) },
+      { name: username, displayTags: [profile.displayTag] },
+    );
     if (!verdict.allowed) throw new ApiError('problem', 403, 'validation', refusalText(verdict, interaction.guild?.name ?? 'this server', target.channelId));
   }
   if (alter.alterId === target.alterId) return `That message is already sent as **${alterName(chosen)}**.`;

@@ -13,7 +13,15 @@ import { auditEmbed, auditPermissions } from '../src/bot/servers/permission-audi
 import { MAX_BLOCK_REASON, MAX_PROXY_DELAY_MS, type GuildSettings } from '../src/domain/guild.js';
 
 /** Channels a blacklist or log-ignore entry can name: text-like channels, forums and categories. */
-const PLACE_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement, ChannelType.GuildForum, ChannelType.GuildMedia, ChannelType.GuildCategory, ChannelType.GuildVoice, ChannelType.GuildStageVoice] as const;
+const PLACE_TYPES = [
+  ChannelType.GuildText,
+  ChannelType.GuildAnnouncement,
+  ChannelType.GuildForum,
+  ChannelType.GuildMedia,
+  ChannelType.GuildCategory,
+  ChannelType.GuildVoice,
+  ChannelType.GuildStageVoice,
+] as const;
 const LOG_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
 
 const stamp = (entry: { changedBy: string | null; changedAt: string | null }) =>

@@ -164,7 +164,8 @@ export function createApiClient(options: ApiClientOptions) {
     async mintLoginLink(userId: string, returnTo: string): Promise<string> {
       const response = await send('POST', '/auth/login-links', { json: { user_id: userId, return_to: returnTo }, clientAuth: true });
       const body = response.body as { url?: string } | undefined;
-      if (response.status !== 200 && response.status !== 201 || !body?.url) throw new ApiError('unavailable', response.status, 'login-link', 'switchboard could not prepare a sign-in link. Try again.');
+      if ((response.status !== 200 && response.status !== 201) || !body?.url)
+        throw new ApiError('unavailable', response.status, 'login-link', 'switchboard could not prepare a sign-in link. Try again.');
       return body.url;
     },
 
@@ -184,15 +185,22 @@ export function createApiClient(options: ApiClientOptions) {
     },
     /** A switch: these alters front from now on, the first as primary; none switches out. */
     switchFront: (token: string, alterIds: number[], at?: number) =>
-      api<{ success: true; data: Switch }>('POST', `${userPath('@me')}/front`, { token, json: { alters: alterIds, ...(at === undefined ? {} : { timestamp: new Date(at).toISOString() }) } }).then((r) => r.data),
+      api<{ success: true; data: Switch }>('POST', `${userPath('@me')}/front`, {
+        token,
+        json: { alters: alterIds, ...(at === undefined ? {} : { timestamp: new Date(at).toISOString() }) },
+      }).then((r) => r.data),
     /** Changes a switch's alters and/or time (each optional). */
     editSwitch: (token: string, switchId: number, edit: { alterIds?: number[]; at?: number }) =>
       api<{ data: Switch }>('POST', `${userPath('@me')}/front/switches/${switchId}/edit`, {
         token,
-        json: { ...(edit.alterIds === undefined ? {} : { alters: edit.alterIds }), ...(edit.at === undefined ? {} : { timestamp: new Date(edit.at).toISOString() }) },
+        json: {
+          ...(edit.alterIds === undefined ? {} : { alters: edit.alterIds }),
+          ...(edit.at === undefined ? {} : { timestamp: new Date(edit.at).toISOString() }),
+        },
       }).then((r) => r.data),
     /** Deletes a switch; `alsoDeleted` names the later twin removed with it. */
-    deleteSwitch: (token: string, switchId: number) => api<{ deleted: true; alsoDeleted: number[] }>('POST', `${userPath('@me')}/front/switches/${switchId}/delete`, { token, json: {} }),
+    deleteSwitch: (token: string, switchId: number) =>
+      api<{ deleted: true; alsoDeleted: number[] }>('POST', `${userPath('@me')}/front/switches/${switchId}/delete`, { token, json: {} }),
     frontStats: (token: string, user: string, query: { from?: number; to?: number; tagId?: number; primary?: boolean }) => {
       const params = new URLSearchParams();
       if (query.from !== undefined) params.set('from', new Date(query.from).toISOString());
@@ -206,7 +214,8 @@ export function createApiClient(options: ApiClientOptions) {
     /** Deletes the caller's whole system (the service revokes every grant of the account with it, this token's too). */
     deleteSystem: (token: string) => api<{ deleted: true }>('POST', `${userPath('@me')}/system/delete`, { token, json: { confirm: true } }),
     createTag: (token: string, body: Record<string, unknown>) => api<Tag>('POST', `${userPath('@me')}/system/create-tag`, { token, json: body }),
-    editTag: (token: string, tagId: number, patch: Record<string, unknown>) => api<Tag>('POST', `${userPath('@me')}/tags/${tagId}/edit`, { token, json: patch }),
+    editTag: (token: string, tagId: number, patch: Record<string, unknown>) =>
+      api<Tag>('POST', `${userPath('@me')}/tags/${tagId}/edit`, { token, json: patch }),
     getTag: (token: string, user: string, tagId: number) => api<{ isSelf: boolean; data: Tag }>('GET', `${userPath(user)}/tags/${tagId}`, { token }),
     listTags: (token: string, user: string, page: { skip: number; max: number }) =>
       api<Tag[]>('GET', `${userPath(user)}/system/list-tags?max=${page.max}&skip=${page.skip}`, { token }),
@@ -221,7 +230,8 @@ export function createApiClient(options: ApiClientOptions) {
         const response = await send('GET', path, { token, headers: { 'if-none-match': etag } });
         const guildRevision = guildRevisionOf(response.headers);
         if (response.status === 304) return { notModified: true, guildRevision };
-        if (response.status === 200) return { notModified: false, profile: answerOf<ProxyProfile>(response), etag: String(response.headers.etag ?? ''), guildRevision };
+        if (response.status === 200)
+          return { notModified: false, profile: answerOf<ProxyProfile>(response), etag: String(response.headers.etag ?? ''), guildRevision };
       }
       // Errors (and a first fetch) go through the common path for its error handling.
       const response = await callApi('GET', path, { token });
@@ -240,8 +250,7 @@ export function createApiClient(options: ApiClientOptions) {
     /** A partial edit of a server's settings, naming who makes it and the permission the bot checked. */
     editGuildSettings: (guildId: string, body: Record<string, unknown>) =>
       withGuildsToken((token) => api<GuildSettings>('POST', `/v1/guilds/${encodeURIComponent(guildId)}/settings/edit`, { token, json: body })),
-    recordMessage: (token: string, body: RecordMessageBody) =>
-      api<RecordMessageAnswer>('POST', `${userPath('@me')}/messages`, { token, json: body }),
+    recordMessage: (token: string, body: RecordMessageBody) => api<RecordMessageAnswer>('POST', `${userPath('@me')}/messages`, { token, json: body }),
     reproxyMessage: (token: string, messageId: string, body: { messageId: string; alterId: number; proxiedName?: string }) =>
       api<{ data: ProxiedMessage }>('POST', `${userPath('@me')}/messages/${encodeURIComponent(messageId)}/reproxy`, { token, json: body }),
     applyAutoproxyState: (token: string, change: AutoproxyStateChange) =>
@@ -249,7 +258,8 @@ export function createApiClient(options: ApiClientOptions) {
     listAutoproxy: (token: string) => api<{ data: Autoproxy[] }>('GET', `${userPath('@me')}/autoproxy`, { token }).then((r) => r.data),
     setAutoproxy: (token: string, body: { serverId: string; autoproxyMode: string; autoproxyAlter?: string | null }) =>
       api<{ data: Autoproxy }>('POST', `${userPath('@me')}/autoproxy`, { token, json: body }).then((r) => r.data),
-    removeAutoproxy: (token: string, serverId: string) => api<{ removed: boolean }>('POST', `${userPath('@me')}/autoproxy/remove`, { token, json: { serverId } }),
+    removeAutoproxy: (token: string, serverId: string) =>
+      api<{ removed: boolean }>('POST', `${userPath('@me')}/autoproxy/remove`, { token, json: { serverId } }),
     /** Message info as the asker sees it: their own token, or the bot's client token when they never linked. */
     async messageInfo(messageId: string, token?: string): Promise<MessageInfo> {
       const read = (bearer: string) => api<{ data: MessageInfo }>('GET', `/v1/messages/${encodeURIComponent(messageId)}`, { token: bearer });
@@ -282,12 +292,19 @@ export function createApiClient(options: ApiClientOptions) {
     importSystem(token: string, file: Buffer, choice: ImportOptions): Promise<ImportReport> {
       const query = new URLSearchParams({ mode: choice.mode, dryRun: String(choice.dryRun), history: String(choice.history) });
       const headers: Record<string, string> = choice.idempotencyKey ? { 'idempotency-key': choice.idempotencyKey } : {};
-      return api<{ data: ImportReport }>('POST', `${userPath('@me')}/system/import?${query.toString()}`, { token, rawJson: file, headers, timeoutMs: IMPORT_TIMEOUT_MS }).then((r) => r.data);
+      return api<{ data: ImportReport }>('POST', `${userPath('@me')}/system/import?${query.toString()}`, {
+        token,
+        rawJson: file,
+        headers,
+        timeoutMs: IMPORT_TIMEOUT_MS,
+      }).then((r) => r.data);
     },
     /** Hosts an image at the service (checked, scaled and stored there); the URL to put in a field. */
     uploadImage(token: string, bytes: Buffer, purpose: ImagePurpose): Promise<UploadedImage> {
       const file = { part: IMAGE_UPLOAD_PART, filename: `${purpose}.bin`, bytes };
-      return api<{ data: UploadedImage }>('POST', `${userPath('@me')}/images?purpose=${purpose}`, { token, file, timeoutMs: IMPORT_TIMEOUT_MS }).then((r) => r.data);
+      return api<{ data: UploadedImage }>('POST', `${userPath('@me')}/images?purpose=${purpose}`, { token, file, timeoutMs: IMPORT_TIMEOUT_MS }).then(
+        (r) => r.data,
+      );
     },
     /** The caller's whole system as a PluralKit-compatible export file, byte for byte. */
     async exportSystem(token: string): Promise<Buffer> {

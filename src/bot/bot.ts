@@ -55,7 +55,12 @@ export interface RunningBot {
 }
 
 export async function startBot(options: BotOptions): Promise<RunningBot> {
-  const api = createApiClient({ baseUrl: options.service.url, clientId: options.service.clientId, clientSecret: options.service.clientSecret, timeoutMs: options.service.timeoutMs });
+  const api = createApiClient({
+    baseUrl: options.service.url,
+    clientId: options.service.clientId,
+    clientSecret: options.service.clientSecret,
+    timeoutMs: options.service.timeoutMs,
+  });
   const log = options.log;
   const store = await openLinkStore(options.store.url, options.store.key);
   const shared = await openBotShared(options.store.url, options.store.key, options.leaseMs ?? DEFAULT_LEASE_MS, log).catch(async (error: unknown) => {
@@ -66,7 +71,13 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
 
   const client = new Client({
     // MessageContent is privileged: the server admin enables it in the developer portal (README).
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.GuildWebhooks, GatewayIntentBits.GuildMessageReactions],
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.MessageContent,
+      GatewayIntentBits.GuildWebhooks,
+      GatewayIntentBits.GuildMessageReactions,
+    ],
     // Reactions on messages sent before this process started arrive as partials.
     partials: [Partials.Message, Partials.Reaction, Partials.User],
     ...discordCaches(),
@@ -126,7 +137,15 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
   }
   log.info({ user: client.user?.tag, guilds: client.guilds.cache.size, shards: client.options.shards }, 'bot is ready');
   // One process tells owners about other apps' changes: whichever holds the role (coordination.ts).
-  const notices = startOperationNotices({ client, api, accounts, alters: context.alters, log, shared, ...(options.noticeIntervalMs === undefined ? {} : { intervalMs: options.noticeIntervalMs }) });
+  const notices = startOperationNotices({
+    client,
+    api,
+    accounts,
+    alters: context.alters,
+    log,
+    shared,
+    ...(options.noticeIntervalMs === undefined ? {} : { intervalMs: options.noticeIntervalMs }),
+  });
 
   let stopping: Promise<void> | undefined;
   return {

@@ -14,7 +14,17 @@ import type { Tag } from '../domain/tag.js';
 const DEFAULT_COLOR = 0x5865f2;
 
 /** Discord's limits for one embed's parts, and for all the embeds of one message together. */
-export const EMBED_LIMITS = { embeds: 10, title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, author: 256, total: 6000 } as const;
+export const EMBED_LIMITS = {
+  embeds: 10,
+  title: 256,
+  description: 4096,
+  fields: 25,
+  fieldName: 256,
+  fieldValue: 1024,
+  footer: 2048,
+  author: 256,
+  total: 6000,
+} as const;
 
 /** Cut at a grapheme boundary (never inside an emoji), with an ellipsis. */
 const cut = shortenGraphemes;
@@ -256,14 +266,24 @@ export function frontEmbed(front: Front, title: string): EmbedBuilder {
 export const SWITCHES_PER_PAGE = 10;
 
 /** One page of the switch history, newest first. */
-export function frontHistoryEmbed(switches: Switch[], alters: readonly Alter[], title: string, page: { skip: number; hasMore: boolean; numbered?: boolean }): EmbedBuilder {
+export function frontHistoryEmbed(
+  switches: Switch[],
+  alters: readonly Alter[],
+  title: string,
+  page: { skip: number; hasMore: boolean; numbered?: boolean },
+): EmbedBuilder {
   // Numbered on the owner's pages, where the "Fix n" buttons name them.
-  const lines = switches.map((entry, index) => `${page.numbered ? `**${page.skip + index + 1}.** ` : ''}${since(entry)} · ${entry.alterIds.length === 0 ? '*switched out*' : fronterNames(entry, alters)}`);
+  const lines = switches.map(
+    (entry, index) =>
+      `${page.numbered ? `**${page.skip + index + 1}.** ` : ''}${since(entry)} · ${entry.alterIds.length === 0 ? '*switched out*' : fronterNames(entry, alters)}`,
+  );
   return new EmbedBuilder()
     .setTitle(cut(title, 256))
     .setColor(DEFAULT_COLOR)
     .setDescription(lines.length > 0 ? cut(lines.join('\n'), 4096) : page.skip === 0 ? 'No switches yet.' : 'No more switches.')
-    .setFooter({ text: switches.length > 0 ? `Switches ${page.skip + 1}–${page.skip + switches.length}${page.hasMore ? ' · more on the next page' : ''}` : ' ' });
+    .setFooter({
+      text: switches.length > 0 ? `Switches ${page.skip + 1}–${page.skip + switches.length}${page.hasMore ? ' · more on the next page' : ''}` : ' ',
+    });
 }
 
 export const ALTERS_PER_PAGE = 10;

@@ -53,7 +53,11 @@ export function createInteractionHandler(commands: readonly Command[], context: 
     await reply.sendPrivately({ content, components: linkPrompt ? [linkPromptButton()] : [] });
   }
 
-  async function run(interaction: ChatInputCommandInteraction | ButtonInteraction | Interaction, ephemeral: boolean, work: (reply: Responder) => Promise<void>) {
+  async function run(
+    interaction: ChatInputCommandInteraction | ButtonInteraction | Interaction,
+    ephemeral: boolean,
+    work: (reply: Responder) => Promise<void>,
+  ) {
     if (!interaction.isRepliable()) return;
     const reply = new Responder(interaction, ephemeral);
     reply.deferIfSlow();

@@ -108,7 +108,10 @@ export function alterPrivacyText(mask: number, username: string | null, systemSh
   const listed = (mask & AlterPrivacy.visible) === AlterPrivacy.visible;
   if (!listed) lines.push(`Private: others see nothing of this alter, not even that it exists. Show it with \`${command} all:public\`, or part by part.`);
   else {
-    const { shown, hidden } = privacySplit(mask & ~AlterPrivacy.visible, { ...ALTER_PRIVACY, settings: ALTER_PRIVACY.settings.filter((s) => s.bit !== AlterPrivacy.visible) });
+    const { shown, hidden } = privacySplit(mask & ~AlterPrivacy.visible, {
+      ...ALTER_PRIVACY,
+      settings: ALTER_PRIVACY.settings.filter((s) => s.bit !== AlterPrivacy.visible),
+    });
     lines.push(hidden.length === 0 ? 'Others see everything.' : `Others see: ${shown.length > 0 ? shown.join(', ') : 'only that it exists'}.\nOnly you see: ${hidden.join(', ')}.`);
     lines.push(`Change with \`${command}\`.`);
   }

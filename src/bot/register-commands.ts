@@ -10,7 +10,10 @@ export function commandPayload(commands: readonly Command[]) {
   return commands.map((command) => command.data.toJSON());
 }
 
-export async function registerCommands(commands: readonly Command[], options: { token: string; discordApiBase: string; guildId?: string | undefined }): Promise<{ applicationId: string; count: number; scope: string }> {
+export async function registerCommands(
+  commands: readonly Command[],
+  options: { token: string; discordApiBase: string; guildId?: string | undefined },
+): Promise<{ applicationId: string; count: number; scope: string }> {
   const rest = new REST({ api: options.discordApiBase }).setToken(options.token);
   const application = (await rest.get(Routes.currentApplication())) as APIApplication;
   const body = commandPayload(commands);

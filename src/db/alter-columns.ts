@@ -19,7 +19,9 @@ interface Column {
   flag?: true;
 }
 /** A column whose type holds the field's values, a text column for their JSON, or an integer one for a boolean. */
-type ColumnFor<V> = [V] extends [boolean] ? { name: ColumnHolding<number>; flag: true } : { name: ColumnHolding<V> } | { name: ColumnHolding<string>; json: true };
+type ColumnFor<V> = [V] extends [boolean]
+  ? { name: ColumnHolding<number>; flag: true }
+  : { name: ColumnHolding<V> } | { name: ColumnHolding<string>; json: true };
 type ColumnHolding<V> = { [C in keyof AlterUpdate]-?: [V] extends [AlterUpdate[C]] ? C : never }[keyof AlterUpdate];
 
 const COLUMNS = {

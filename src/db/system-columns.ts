@@ -18,7 +18,9 @@ interface Column {
 }
 type ColumnHolding<V> = { [C in keyof SystemUpdate]-?: [V] extends [SystemUpdate[C]] ? C : never }[keyof SystemUpdate];
 /** A column whose type holds the field's values, a text column for their JSON, or an integer one for a boolean. */
-type ColumnFor<V> = [V] extends [boolean] ? { name: ColumnHolding<number>; flag: true } : { name: ColumnHolding<V> } | { name: ColumnHolding<string>; json: true };
+type ColumnFor<V> = [V] extends [boolean]
+  ? { name: ColumnHolding<number>; flag: true }
+  : { name: ColumnHolding<V> } | { name: ColumnHolding<string>; json: true };
 
 const COLUMNS = {
   name: { name: 'name' },

@@ -161,7 +161,11 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     sequence: event.sequence,
     actor: { clientId: event.actorClientId, clientName: event.actorClientName, self: event.actorClientId === audience.clientId },
   };
-  const envelope = (data: Record<string, unknown>): EventEnvelope => ({ type: snapshot.type, timestamp: new Date(event.createdAt).toISOString(), data: { ...base, ...data } });
+  const envelope = (data: Record<string, unknown>): EventEnvelope => ({
+    type: snapshot.type,
+    timestamp: new Date(event.createdAt).toISOString(),
+    data: { ...base, ...data },
+  });
   switch (snapshot.type) {
     case 'alter.created':
     case 'alter.updated': {

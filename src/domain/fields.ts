@@ -68,7 +68,10 @@ export type DefaultedOf<G extends FieldGroup> = { [K in keyof G]: G[K]['default'
 
 /** What a new record stores for each field its create (or import) leaves out. */
 export function defaultsOf<G extends FieldGroup>(group: G): Pick<ValuesOf<G>, DefaultedOf<G>> {
-  return Object.fromEntries(Object.entries(group).flatMap(([name, field]) => (field.default === undefined ? [] : [[name, field.default]]))) as Pick<ValuesOf<G>, DefaultedOf<G>>;
+  return Object.fromEntries(Object.entries(group).flatMap(([name, field]) => (field.default === undefined ? [] : [[name, field.default]]))) as Pick<
+    ValuesOf<G>,
+    DefaultedOf<G>
+  >;
 }
 
 /** The fields of `names` that `source` has (undefined ones left out), in the table's order. */

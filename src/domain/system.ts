@@ -38,14 +38,13 @@ type SystemFieldPrivacy = (typeof SystemPrivacy)[keyof typeof SystemPrivacy] | '
  * A row of the table, with its types kept (the default is checked against the value). `key` is the
  * field's name in the API and the export's own key; the row's own name is the record's.
  */
-function field<const K extends string, I extends z.ZodType, V extends z.ZodType, const S extends SystemFieldPrivacy, D extends z.output<V> | undefined = undefined>(row: {
-  key: K;
-  input: I;
-  value: V;
-  default?: D;
-  shown: S;
-  note?: string;
-}) {
+function field<
+  const K extends string,
+  I extends z.ZodType,
+  V extends z.ZodType,
+  const S extends SystemFieldPrivacy,
+  D extends z.output<V> | undefined = undefined,
+>(row: { key: K; input: I; value: V; default?: D; shown: S; note?: string }) {
   return row as { key: K; input: I; value: V; default: D; shown: S; note?: string };
 }
 

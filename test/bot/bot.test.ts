@@ -29,7 +29,11 @@ describe('the Discord bot', () => {
     h.run(h.fake.slashCommand({ name, user: who, ...(subcommand ? { subcommand } : {}), options, ...(resolved ? { resolved } : {}) }), isAnswer);
 
   it('registers every command in the configured guild', () => {
-    const commands = h.fake.commands(h.fake.guild.id) as Array<{ name: string; type?: number; options?: Array<{ name: string; options?: Array<{ name: string; autocomplete?: boolean }> }> }>;
+    const commands = h.fake.commands(h.fake.guild.id) as Array<{
+      name: string;
+      type?: number;
+      options?: Array<{ name: string; options?: Array<{ name: string; autocomplete?: boolean }> }>;
+    }>;
     expect(commands.map((c) => c.name).sort()).toEqual(['Delete proxied message', 'Edit proxied message', 'Message info', 'Reproxy message', 'View system', 'alter', 'autoproxy', 'export', 'front', 'help', 'import', 'link', 'proxy', 'reproxy', 'server', 'system', 'tag', 'unlink']);
     const alter = commands.find((c) => c.name === 'alter');
     expect(alter?.options?.map((o) => o.name)).toEqual(['create', 'edit', 'server', 'show', 'list', 'random', 'privacy', 'delete']);

@@ -19,7 +19,13 @@ const embedsOf = (response: RecordedResponse) => (response.body.embeds ?? []) as
 const embedTotal = (embeds: Json[]) =>
   embeds.reduce<number>((sum, embed) => {
     const fields = (embed.fields ?? []) as Array<{ name: string; value: string }>;
-    const texts = [embed.title, embed.description, (embed.footer as Json | undefined)?.text, (embed.author as Json | undefined)?.name, ...fields.flatMap((f) => [f.name, f.value])];
+    const texts = [
+      embed.title,
+      embed.description,
+      (embed.footer as Json | undefined)?.text,
+      (embed.author as Json | undefined)?.name,
+      ...fields.flatMap((f) => [f.name, f.value]),
+    ];
     return sum + texts.reduce<number>((n, text) => n + [...(typeof text === 'string' ? text : '')].length, 0);
   }, 0);
 

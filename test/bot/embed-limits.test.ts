@@ -63,10 +63,29 @@ describe('fitEmbeds', () => {
 
   it('"View system" of a large public system fits one message', () => {
     const system: System = {
-      associatedUserId: '200000000000000001', systemName: 'N'.repeat(100), systemDisplayTag: null, displayTagMap: {}, systemDescription: 'd'.repeat(4000),
-      systemAvatar: null, systemBanner: null, systemPronouns: 'p'.repeat(100), nicknameFormat: null, alterIds: [1], tagIds: [], createdAt: '2026-01-01T00:00:00.000Z',
-      systemAutoproxy: [], systemOperationDM: null, latchExpiration: null, public: 0xff, flags: null, disabledGuilds: [], subAccounts: [], disabled: false, redacted: [],
-      systemColor: null, systemTimezone: null,
+      associatedUserId: '200000000000000001',
+      systemName: 'N'.repeat(100),
+      systemDisplayTag: null,
+      displayTagMap: {},
+      systemDescription: 'd'.repeat(4000),
+      systemAvatar: null,
+      systemBanner: null,
+      systemPronouns: 'p'.repeat(100),
+      nicknameFormat: null,
+      alterIds: [1],
+      tagIds: [],
+      createdAt: '2026-01-01T00:00:00.000Z',
+      systemAutoproxy: [],
+      systemOperationDM: null,
+      latchExpiration: null,
+      public: 0xff,
+      flags: null,
+      disabledGuilds: [],
+      subAccounts: [],
+      disabled: false,
+      redacted: [],
+      systemColor: null,
+      systemTimezone: null,
     };
     const owner: Viewer = { userId: '200000000000000001', clientId: 'bot', systemId: 7, scopes: new Set(['alters:read']) };
     const alters = Array.from({ length: 25 }, (_, i) => viewAlter(anAlter({ id: i + 1, displayName: 'A'.repeat(100), username: `u${i}`.padEnd(32, 'u'), pronouns: 'p'.repeat(100) }), { id: 7, public: 0 }, owner)).filter((alter) => alter !== undefined);

@@ -138,7 +138,10 @@ describe('switches in the bot: late switches, statistics, fixing the history', (
     const fix2 = componentsOf(response).find((c) => c.label === 'Fix 2');
     const picked = await h.run(h.fake.button({ customId: String(fix2?.custom_id), user: ALICE, message }), isAnswer);
     const deleteButton = componentsOf(picked.response).find((c) => c.label === 'Delete');
-    const asked = await h.run(h.fake.button({ customId: String(deleteButton?.custom_id), user: ALICE, message: picked.handle.latestMessage() ?? message }), isAnswer);
+    const asked = await h.run(
+      h.fake.button({ customId: String(deleteButton?.custom_id), user: ALICE, message: picked.handle.latestMessage() ?? message }),
+      isAnswer,
+    );
     expect(String(asked.response.body.content)).toMatch(/^Delete switch \d+\? This cannot be undone\.$/);
     const confirm = componentsOf(asked.response)[0];
     const confirmMessage = asked.handle.latestMessage() ?? message;

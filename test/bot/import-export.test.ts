@@ -30,7 +30,8 @@ const JUDY = user('420000000000000010', 'judy');
 /** The shared sample exports (import-formats.md, section 5), as the service's own tests read them. */
 
 type Json = Record<string, unknown>;
-const embedsOf = (response: RecordedResponse) => (response.body.embeds ?? []) as Array<{ title?: string; description?: string; fields?: Array<{ name: string; value: string }> }>;
+const embedsOf = (response: RecordedResponse) =>
+  (response.body.embeds ?? []) as Array<{ title?: string; description?: string; fields?: Array<{ name: string; value: string }> }>;
 const buttonsOf = (response: RecordedResponse) => ((response.body.components ?? []) as Array<{ components: Json[] }>).flatMap((row) => row.components);
 const titled = (prefix: string) => (response: RecordedResponse) => embedsOf(response)[0]?.title?.startsWith(prefix) === true;
 const contentMatches = (pattern: RegExp) => (response: RecordedResponse) => pattern.test(String(response.body.content ?? ''));
@@ -153,7 +154,10 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     const message = handle.latestMessage();
     if (!message) throw new Error('no preview');
     const confirmId = String(buttonsOf({ body: message } as unknown as RecordedResponse).find((b) => String(b.custom_id).startsWith('import:confirm:'))?.custom_id);
-    const presses = [h.fake.dispatchInteraction(h.fake.button({ customId: confirmId, user: BOB, message })), h.fake.dispatchInteraction(h.fake.button({ customId: confirmId, user: BOB, message }))];
+    const presses = [
+      h.fake.dispatchInteraction(h.fake.button({ customId: confirmId, user: BOB, message })),
+      h.fake.dispatchInteraction(h.fake.button({ customId: confirmId, user: BOB, message })),
+    ];
     const answers = await Promise.all(presses.map((p) => p.waitForResponse((r) => r.kind === 'callback', 20_000)));
     const texts = answers.map((a) => String(a.body.content));
     expect(texts.filter((t) => t.startsWith('Importing'))).toHaveLength(1);
@@ -317,7 +321,15 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     const { handle: pressed } = await press(handle, 'confirm', JUDY, (r) => r.kind === 'callback');
     await pressed.waitForResponse(titled('Imported from'), 20_000);
     // Tag ids are made fresh by every import; the rest comes back as it was.
-    const fields = (alter: Alter) => [alter.username, alter.displayName, alter.color, alter.pronouns, alter.description, alter.public, alter.proxyTags.map((t) => [t.prefix, t.suffix])];
+    const fields = (alter: Alter) => [
+      alter.username,
+      alter.displayName,
+      alter.color,
+      alter.pronouns,
+      alter.description,
+      alter.public,
+      alter.proxyTags.map((t) => [t.prefix, t.suffix]),
+    ];
     const original = (await altersOf(ALICE.id)).map(fields).sort();
     expect(original).toHaveLength(3);
     expect((await altersOf(JUDY.id)).map(fields).sort()).toEqual(original);

@@ -43,7 +43,9 @@ describe.each(DIALECTS)('privacy and lookups through the bot (%s)', (dialect) =>
   afterAll(async () => h?.stop());
 
   const slash = (name: string, subcommand: string | undefined, options: Json[], who: ApiUser, resolved?: Json) =>
-    h.run(h.fake.slashCommand({ name, user: who, ...(subcommand ? { subcommand } : {}), options, ...(resolved ? { resolved } : {}) }), isAnswer).then((r) => r.response);
+    h
+      .run(h.fake.slashCommand({ name, user: who, ...(subcommand ? { subcommand } : {}), options, ...(resolved ? { resolved } : {}) }), isAnswer)
+      .then((r) => r.response);
   const viewSystem = (target: ApiUser, who: ApiUser) => h.run(h.fake.userContextMenu({ name: 'View system', targetUser: target, user: who }), isAnswer).then((r) => r.response);
   const lookUp = (subcommand: 'show' | 'list', options: Json[], who = MODERATOR) => slash(subcommand === 'show' ? 'system' : 'alter', subcommand === 'show' ? 'show' : 'list', [...options, userOption(OWNER)], who, resolvedUsers([OWNER]));
   const showAlter = (alter: string, who = MODERATOR) => slash('alter', 'show', [str('alter', alter), userOption(OWNER)], who, resolvedUsers([OWNER]));

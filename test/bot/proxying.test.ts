@@ -294,7 +294,10 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
 
   it('says what is missing in a thread: Send Messages in Threads', async () => {
     const parent = h.fake.addChannel({ name: 'no-threads' });
-    h.fake.setBotPermissions(parent.id, Permission.ViewChannel | Permission.SendMessages | Permission.ManageWebhooks | Permission.ManageMessages | Permission.ReadMessageHistory);
+    h.fake.setBotPermissions(
+      parent.id,
+      Permission.ViewChannel | Permission.SendMessages | Permission.ManageWebhooks | Permission.ManageMessages | Permission.ReadMessageHistory,
+    );
     const thread = h.fake.addChannel({ name: 'a locked-out thread', type: 11, parentId: parent.id });
     const message = h.fake.sendUserMessage({ author: ALICE, channelId: thread.id, content: 'k: in a thread' });
     expect(await outcomeOf(message.id)).toBe('failed');
@@ -449,7 +452,10 @@ describe.each(DIALECTS)('proxying through the bot (%s)', (dialect) => {
       const fetched = await textChannel.messages.fetch(execution.messageId);
       const { api, accounts, proxying } = h.bot.context;
       await expect(namedTarget({ api, accounts, recent: proxying.recent, webhooks: proxying.webhooks }, fetched, ALICE.id, Date.now() + REPROXY_TARGET_WINDOW_MS + 60_000)).rejects.toThrow(/last 60 minutes/);
-      await expect(namedTarget({ api, accounts, recent: proxying.recent, webhooks: proxying.webhooks }, fetched, ALICE.id)).resolves.toMatchObject({ messageId: execution.messageId, alterId: kestrel.alterId });
+      await expect(namedTarget({ api, accounts, recent: proxying.recent, webhooks: proxying.webhooks }, fetched, ALICE.id)).resolves.toMatchObject({
+        messageId: execution.messageId,
+        alterId: kestrel.alterId,
+      });
     });
 
     it('reproxies from the message context menu through a form asking which alter', async () => {

@@ -22,7 +22,8 @@ const PLAIN = (PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessage
 
 const isAnswer = (response: RecordedResponse) => response.kind === 'edit' || (response.kind === 'callback' && response.callbackType === 4) || response.kind === 'followup';
 const contentOf = (response: RecordedResponse) => String(response.body.content ?? '');
-const embedsOf = (response: RecordedResponse) => (response.body.embeds ?? []) as Array<{ title?: string; description?: string; fields?: Array<{ name: string; value: string }> }>;
+const embedsOf = (response: RecordedResponse) =>
+  (response.body.embeds ?? []) as Array<{ title?: string; description?: string; fields?: Array<{ name: string; value: string }> }>;
 
 describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
   let h: BotHarness;
@@ -205,7 +206,15 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
       const otherDiscord = await startFakeDiscord();
       let other: RunningBot | undefined;
       try {
-        other = await runBot({ ...h.server.config, discord: { ...h.server.config.discord, apiBase: otherDiscord.apiBase }, bot: { ...h.server.config.bot, token: otherDiscord.botToken } }, quietLog, { address: h.server.address, db: h.server.database.db });
+        other = await runBot(
+          {
+            ...h.server.config,
+            discord: { ...h.server.config.discord, apiBase: otherDiscord.apiBase },
+            bot: { ...h.server.config.bot, token: otherDiscord.botToken },
+          },
+          quietLog,
+          { address: h.server.address, db: h.server.database.db },
+        );
         otherDiscord.addMember({ user: ADMIN });
         h.proxy.mode = 'pass';
         const answer = await server('add', [channelOption('target', channel)], 'blacklist', ADMIN, MANAGE, otherDiscord);
@@ -325,7 +334,8 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
   describe('the log channel and log cleanup', () => {
     let logs: string;
     const entries = (title: string) => h.fake.messages(logs).filter((m) => (m.embeds as Array<{ title?: string }> | undefined)?.some((e) => e.title === title));
-    const embedOf = (m: ApiMessage) => (m.embeds as Array<{ title?: string; description?: string; fields?: Array<{ name: string; value: string }>; footer?: { text: string } }>)[0];
+    const embedOf = (m: ApiMessage) =>
+      (m.embeds as Array<{ title?: string; description?: string; fields?: Array<{ name: string; value: string }>; footer?: { text: string } }>)[0];
     const field = (m: ApiMessage, name: string) => embedOf(m)?.fields?.find((f) => f.name === name)?.value;
 
     beforeAll(async () => {

@@ -207,7 +207,8 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     // Alice links through P1, in the other guild, while Bob goes on proxying in P3's.
     const slash = { ...fake.slashCommand({ name: 'link', user: ALICE }), guild_id: otherGuild, guild: { id: otherGuild, locale: 'en-US', features: [] } };
     const handle = fake.dispatchInteraction(slash);
-    const buttonUrl = (response: { body: Record<string, unknown> }) => ((response.body.components ?? []) as Array<{ components: Array<{ url?: string }> }>).flatMap((row) => row.components).find((button) => button.url)?.url;
+    const buttonUrl = (response: { body: Record<string, unknown> }) =>
+      ((response.body.components ?? []) as Array<{ components: Array<{ url?: string }> }>).flatMap((row) => row.components).find((button) => button.url)?.url;
     const url = String(buttonUrl(await handle.waitForResponse((response) => buttonUrl(response) !== undefined, 10_000)));
     const bobTalks = (async () => {
       for (let n = 0; n < 5; n += 1) {

@@ -35,7 +35,10 @@ describe('the bot’s tags and alter deletion', () => {
   const aliceTags = () => own(ALICE.id, (token) => h.bot.context.api.listTags(token, '@me', { skip: 0, max: 250 }));
 
   it('registers /tag with every subcommand, tag and alter options autocompleting', () => {
-    const commands = h.fake.commands(h.fake.guild.id) as Array<{ name: string; options?: Array<{ name: string; options?: Array<{ name: string; autocomplete?: boolean }> }> }>;
+    const commands = h.fake.commands(h.fake.guild.id) as Array<{
+      name: string;
+      options?: Array<{ name: string; options?: Array<{ name: string; autocomplete?: boolean }> }>;
+    }>;
     const tag = commands.find((c) => c.name === 'tag');
     expect(tag?.options?.map((o) => o.name)).toEqual(['create', 'edit', 'show', 'list', 'add', 'remove', 'delete']);
     const add = tag?.options?.find((o) => o.name === 'add')?.options ?? [];

@@ -112,7 +112,12 @@ describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
   it('exports to standard output or a file, and the export imports into another user losslessly', async () => {
     const printed = await run('export', '--user', USER);
     expect(printed.code, printed.stderr).toBe(0);
-    const file = JSON.parse(printed.stdout) as { id: string; members: Array<{ id: string; name: string }>; switches: unknown[]; switchboard: { version: number } };
+    const file = JSON.parse(printed.stdout) as {
+      id: string;
+      members: Array<{ id: string; name: string }>;
+      switches: unknown[];
+      switchboard: { version: number };
+    };
     expect(file).toMatchObject({ id: 'qmvzle', switchboard: { version: 1 } });
     expect(file.members.map((member) => member.id)).toEqual(['wyvkop', 'pelgix', 'dunqaf', 'robmex', 'kwtfa']);
     expect(file.switches).toHaveLength(4);

@@ -44,7 +44,16 @@ describe.each(DIALECTS)('what a read of alters loads (%s)', (dialect) => {
     await migrateToLatest(database.db);
     systemId = await insertSystem(database.db, '620000000000000001', Date.now());
     const row = (username: string, bits: number) => ({
-      ...alterColumns({ ...ALTER_DEFAULTS, ...FULL, username, displayName: username, public: bits, messageCount: 0, lastMessageAt: null, createdAt: Date.now() }),
+      ...alterColumns({
+        ...ALTER_DEFAULTS,
+        ...FULL,
+        username,
+        displayName: username,
+        public: bits,
+        messageCount: 0,
+        lastMessageAt: null,
+        createdAt: Date.now(),
+      }),
       system_id: systemId,
     });
     const all = Object.values(AlterPrivacy).reduce((mask, bit) => mask | bit, 0);

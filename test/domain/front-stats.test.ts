@@ -18,7 +18,12 @@ function stats(input: Partial<StatsInput> & { switches: StatsSwitch[] }, fromHou
   const result = frontStats({ from: at(fromHours), to: at(toHours), primary: false, shown: everyone, ...input });
   return {
     period: [result.from, result.to],
-    rows: result.alters.map((row): Row => [row.alterId, row.seconds / 3600, row.switches, row.lastFronted === null ? null : (Date.parse(row.lastFronted) - T0) / H]),
+    rows: result.alters.map((row): Row => [
+      row.alterId,
+      row.seconds / 3600,
+      row.switches,
+      row.lastFronted === null ? null : (Date.parse(row.lastFronted) - T0) / H,
+    ]),
     shares: result.alters.map((row) => row.share),
     nobody: result.nobody.seconds / 3600,
   };

@@ -123,7 +123,12 @@ describe('applyGuildEdit', () => {
   it('changes nothing for {} and for edits that restate what is there', () => {
     const current = settings({ blacklist: [TEXT], requireTag: true });
     expect(applyGuildEdit(current, edit({}), ADMIN, AT)).toEqual({ settings: current, changes: [] });
-    const same = applyGuildEdit(current, edit({ actor, blacklist: { add: [TEXT], remove: [OTHER] }, requireTag: true, logChannel: null, proxyDelayMs: 0 }), ADMIN, AT);
+    const same = applyGuildEdit(
+      current,
+      edit({ actor, blacklist: { add: [TEXT], remove: [OTHER] }, requireTag: true, logChannel: null, proxyDelayMs: 0 }),
+      ADMIN,
+      AT,
+    );
     expect(same.changes).toEqual([]);
     expect(same.settings).toBe(current);
   });

@@ -11,7 +11,13 @@ const GUILD = '300000000000000001';
 const CHANNEL = '400000000000000001';
 const NOW = Date.parse('2026-11-23T12:00:00Z');
 
-function entry(serverId: string, autoproxyMode: string, autoproxyAlter: string | null = null, lastLatchTimestamp: string | null = null, revision = 3): Autoproxy {
+function entry(
+  serverId: string,
+  autoproxyMode: string,
+  autoproxyAlter: string | null = null,
+  lastLatchTimestamp: string | null = null,
+  revision = 3,
+): Autoproxy {
   return { serverId, autoproxyMode, autoproxyAlter, lastLatchTimestamp, revision };
 }
 

@@ -81,16 +81,21 @@ describe('the retry schedule', () => {
 
   it('always waits between half and the whole step, and never past the deadline', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 200 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.integer({ min: 0, max: 90_000_000 }), (attempt, jitter, elapsed) => {
-        const step = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));
-        const wait = retryDelay(attempt, policy, () => jitter);
-        expect(wait).toBeGreaterThanOrEqual(step / 2 - 1);
-        expect(wait).toBeLessThanOrEqual(step);
-        const next = afterFailure(attempt, 0, elapsed, policy, () => jitter);
-        if (elapsed >= policy.giveUpAfterMs) expect(next).toEqual({ status: 'failed' });
-        else if (next.status === 'pending') expect(next.at).toBeLessThanOrEqual(policy.giveUpAfterMs);
-        else throw new Error('gave up before the deadline');
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 200 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        fc.integer({ min: 0, max: 90_000_000 }),
+        (attempt, jitter, elapsed) => {
+          const step = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(attempt - 1, 40));
+          const wait = retryDelay(attempt, policy, () => jitter);
+          expect(wait).toBeGreaterThanOrEqual(step / 2 - 1);
+          expect(wait).toBeLessThanOrEqual(step);
+          const next = afterFailure(attempt, 0, elapsed, policy, () => jitter);
+          if (elapsed >= policy.giveUpAfterMs) expect(next).toEqual({ status: 'failed' });
+          else if (next.status === 'pending') expect(next.at).toBeLessThanOrEqual(policy.giveUpAfterMs);
+          else throw new Error('gave up before the deadline');
+        },
+      ),
     );
   });
 });

@@ -147,7 +147,11 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     // The stranger's writes happened first; give the dispatcher a moment more, then check nothing came.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(ofSystem(receiver.at('/kinds'), STRANGER)).toEqual([]);
-    expect(receiver.requests.filter((r) => r.json.data.userId === STRANGER || (r.json.data.alter as { alterId?: number } | undefined)?.alterId === strangerAlter.alterId)).toEqual([]);
+    expect(
+      receiver.requests.filter(
+        (r) => r.json.data.userId === STRANGER || (r.json.data.alter as { alterId?: number } | undefined)?.alterId === strangerAlter.alterId,
+      ),
+    ).toEqual([]);
   });
 
   it('follows the grant’s scopes: a client granted system:read gets system events and no alter events', async () => {

@@ -23,7 +23,8 @@ describe.each(DIALECTS)('the event outbox’s size (%s)', (dialect) => {
     const events = await db.selectFrom('events').select('payload').execute();
     const values = await db.selectFrom('event_values').select(['hash', 'value']).execute();
     const refs = await db.selectFrom('event_value_refs').select(['event_id', 'hash']).execute();
-    const text = (list: Array<Record<string, unknown>>) => list.reduce((sum, row) => sum + Object.values(row).reduce<number>((n, v) => n + String(v).length, 0), 0);
+    const text = (list: Array<Record<string, unknown>>) =>
+      list.reduce((sum, row) => sum + Object.values(row).reduce<number>((n, v) => n + String(v).length, 0), 0);
     return text(events) + text(values) + text(refs);
   }
   const eventCount = async () => (await server.database.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;

@@ -69,7 +69,11 @@ describe.each(DIALECTS)('which events an app sees, over time (%s)', (dialect) =>
     }
   }
 
-  const receivedBy = (path: string, userId: string) => receiver.at(path).filter((r) => r.json.data.userId === userId).map((r) => said(r.json as unknown as FeedEvent));
+  const receivedBy = (path: string, userId: string) =>
+    receiver
+      .at(path)
+      .filter((r) => r.json.data.userId === userId)
+      .map((r) => said(r.json as unknown as FeedEvent));
 
   beforeAll(async () => {
     server = await startTestServer(dialect, EVENT_ENV);

@@ -25,7 +25,11 @@ export interface BotHarness {
   /** Links `userId` through the device flow the way a person would, without waiting to poll. */
   link(userId: string): Promise<void>;
   /** Dispatches an interaction and waits for its first answer (callback). */
-  run(payload: InteractionPayload, predicate?: (response: RecordedResponse) => boolean, timeoutMs?: number): Promise<{ handle: InteractionHandle; response: RecordedResponse }>;
+  run(
+    payload: InteractionPayload,
+    predicate?: (response: RecordedResponse) => boolean,
+    timeoutMs?: number,
+  ): Promise<{ handle: InteractionHandle; response: RecordedResponse }>;
   stop(): Promise<void>;
 }
 

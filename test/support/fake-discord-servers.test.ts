@@ -13,7 +13,12 @@ const MOD = user('400000000000000105', 'mod');
 const FILTER = user('600000000000000001', 'filterbot');
 const LOGGER = user('600000000000000002', 'loggerbot');
 
-function nextEvent<E extends keyof ClientEvents>(client: Client, event: E, accept: (...args: ClientEvents[E]) => boolean = () => true, timeoutMs = 3000): Promise<ClientEvents[E]> {
+function nextEvent<E extends keyof ClientEvents>(
+  client: Client,
+  event: E,
+  accept: (...args: ClientEvents[E]) => boolean = () => true,
+  timeoutMs = 3000,
+): Promise<ClientEvents[E]> {
   return new Promise((resolve, reject) => {
     const listener = (...args: ClientEvents[E]): void => {
       if (!accept(...args)) return;
@@ -70,7 +75,10 @@ describe('fake Discord: what servers moderate with', () => {
 
   beforeAll(async () => {
     fake = await startFakeDiscord();
-    client = new Client({ intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.GuildMembers, GatewayIntentBits.MessageContent], rest: { api: fake.apiBase } });
+    client = new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.GuildMembers, GatewayIntentBits.MessageContent],
+      rest: { api: fake.apiBase },
+    });
     const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
     await client.login(fake.botToken);
     await ready;
@@ -152,7 +160,9 @@ describe('fake Discord: what servers moderate with', () => {
 
     const read = (await rest.get(Routes.applicationCommandPermissions(fake.applicationId, fake.guild.id, command.id))) as { permissions: unknown[] };
     expect(read.permissions).toHaveLength(1);
-    const refused = await rest.put(Routes.applicationCommandPermissions(fake.applicationId, fake.guild.id, command.id), { body: { permissions: [] } }).catch((error: unknown) => error);
+    const refused = await rest
+      .put(Routes.applicationCommandPermissions(fake.applicationId, fake.guild.id, command.id), { body: { permissions: [] } })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DiscordAPIError);
     expect(refused).toMatchObject({ status: 403, code: 20001 });
   });

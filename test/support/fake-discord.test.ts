@@ -46,7 +46,12 @@ async function readyClient(fake: FakeDiscord): Promise<Client> {
 }
 
 /** The next `event` discord.js emits that `accept` takes, as its arguments. */
-function nextEvent<E extends keyof ClientEvents>(client: Client, event: E, accept: (...args: ClientEvents[E]) => boolean = () => true, timeoutMs = 3000): Promise<ClientEvents[E]> {
+function nextEvent<E extends keyof ClientEvents>(
+  client: Client,
+  event: E,
+  accept: (...args: ClientEvents[E]) => boolean = () => true,
+  timeoutMs = 3000,
+): Promise<ClientEvents[E]> {
   return new Promise((resolve, reject) => {
     const listener = (...args: ClientEvents[E]): void => {
       if (!accept(...args)) return;
@@ -125,7 +130,10 @@ describe('fake Discord driving discord.js', () => {
     expect(again[0]?.id).toBe(global[0]?.id);
 
     const ping = new SlashCommandBuilder().setName('ping').setDescription('Ping');
-    const guildCommands = (await rest.put(Routes.applicationGuildCommands(fake.applicationId, fake.guild.id), { body: [ping.toJSON()] })) as { id: string; guild_id: string }[];
+    const guildCommands = (await rest.put(Routes.applicationGuildCommands(fake.applicationId, fake.guild.id), { body: [ping.toJSON()] })) as {
+      id: string;
+      guild_id: string;
+    }[];
     expect(guildCommands[0]?.guild_id).toBe(fake.guild.id);
     expect(fake.commands(fake.guild.id).map((c) => c.name)).toEqual(['ping']);
     expect(fake.commands().map((c) => c.name)).toEqual(['alter']);
@@ -180,7 +188,13 @@ describe('fake Discord driving discord.js', () => {
       await interaction.deferReply();
       const edited = await interaction.editReply({ embeds: [new EmbedBuilder().setTitle('Fronters').setDescription('Ash')] });
       const followUp = await interaction.followUp({ content: 'and one more thing', flags: MessageFlags.Ephemeral });
-      return { editedId: edited.id, editedTitle: edited.embeds[0]?.title, followUpId: followUp.id, followUpContent: followUp.content, followUpChannel: followUp.channelId };
+      return {
+        editedId: edited.id,
+        editedTitle: edited.embeds[0]?.title,
+        followUpId: followUp.id,
+        followUpContent: followUp.content,
+        followUpChannel: followUp.channelId,
+      };
     });
     const handle = fake.dispatchInteraction(fake.slashCommand({ name: 'ping', user: ALICE }));
     const result = await seen;
@@ -362,7 +376,13 @@ describe('fake Discord: the message path with discord.js', () => {
     fake.addMember({ user: ALICE, roles: [modRoleId] });
     fake.addMember({ user: BOB });
     client = new Client({
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.GuildWebhooks, GatewayIntentBits.GuildMessageReactions],
+      intents: [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.MessageContent,
+        GatewayIntentBits.GuildWebhooks,
+        GatewayIntentBits.GuildMessageReactions,
+      ],
       partials: [Partials.Message, Partials.Reaction],
       rest: { api: fake.apiBase },
     });

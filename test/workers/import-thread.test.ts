@@ -9,7 +9,14 @@ import { ImportThread } from '../../src/workers/import-thread.js';
 
 const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
 const pkFile = bytes({ version: 2, id: 'thrd1', name: 'Threaded', members: [{ id: 'aaaaa', name: 'Ash' }, { id: 'bbbbb', name: 'Ash' }], groups: [{ id: 'ggggg', name: 'G', members: ['aaaaa', 'aaaaa', 'bbbbb'] }], switches: [] });
-const emptyTarget = { system: { flags: 0 } as SystemRecord, alters: [], tags: [], alterLinks: new Map<string, number>(), tagLinks: new Map<string, number>(), switchTimes: new Set<number>() };
+const emptyTarget = {
+  system: { flags: 0 } as SystemRecord,
+  alters: [],
+  tags: [],
+  alterLinks: new Map<string, number>(),
+  tagLinks: new Map<string, number>(),
+  switchTimes: new Set<number>(),
+};
 
 describe('the import worker', () => {
   let thread: ImportThread | undefined;

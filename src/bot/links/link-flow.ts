@@ -25,7 +25,14 @@ export function linkPromptButton(label = 'Link your account'): ActionRowBuilder<
 export function createLinkFlow(api: ApiClient, accounts: LinkedAccounts) {
   const running = new Set<AbortController>();
 
-  async function poll(interaction: RepliableInteraction, responder: Responder, deviceCode: string, intervalSeconds: number, expiresAt: number, signal: AbortSignal) {
+  async function poll(
+    interaction: RepliableInteraction,
+    responder: Responder,
+    deviceCode: string,
+    intervalSeconds: number,
+    expiresAt: number,
+    signal: AbortSignal,
+  ) {
     let interval = intervalSeconds;
     while (Date.now() < expiresAt) {
       await sleep(interval * 1000, undefined, { signal });
@@ -46,8 +53,14 @@ export function createLinkFlow(api: ApiClient, accounts: LinkedAccounts) {
       await accounts.save(interaction.user.id, { ...result.tokens, linkedAt: Date.now() });
       const system = await api.getSystem(result.tokens.accessToken, '@me').catch(() => undefined);
       // A new system is private (the origin's default): say what others see and how to change it.
-      const privateNote = system?.public === 0 ? ' Everything in it is private for now: others see only “A private system”. `/system privacy all:public` shows it to everyone, or choose field by field.' : '';
-      await responder.send({ content: `Linked! Your Discord account now uses the system **${system?.systemName ?? 'you chose'}**.${privateNote}`, components: [] });
+      const privateNote =
+        system?.public === 0
+          ? ' Everything in it is private for now: others see only “A private system”. `/system privacy all:public` shows it to everyone, or choose field by field.'
+          : '';
+      await responder.send({
+        content: `Linked! Your Discord account now uses the system **${system?.systemName ?? 'you chose'}**.${privateNote}`,
+        components: [],
+      });
       return;
     }
     await responder.send({ content: 'The link request expired. Run `/link` to start again.', components: [] });

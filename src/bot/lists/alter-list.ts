@@ -64,7 +64,12 @@ export const alterPages = definePager({
   async load({ api, accounts }, viewerId, target, skip, title, state) {
     const query = decodeListState(state);
     const page = await accounts.asViewer(viewerId, target, (token) =>
-      api.listAlters(token, target, { skip, max: ALTERS_PER_PAGE + 1 }, { sort: query.sort, ...(query.tagId === undefined ? {} : { tag: query.tagId }), ...(query.search ? { search: query.search } : {}) }),
+      api.listAlters(
+        token,
+        target,
+        { skip, max: ALTERS_PER_PAGE + 1 },
+        { sort: query.sort, ...(query.tagId === undefined ? {} : { tag: query.tagId }), ...(query.search ? { search: query.search } : {}) },
+      ),
     );
     const hasMore = page.length > ALTERS_PER_PAGE;
     return { embed: alterListEmbed(page.slice(0, ALTERS_PER_PAGE), title, { skip, hasMore }, detail(query.sort)), hasMore };

@@ -52,7 +52,15 @@ const STATE_CONTEXT = 'bot operation notices';
 /** A kept position older than this is not resumed: what happened meanwhile is history. */
 const STALE_AFTER_MS = 3600_000;
 
-export function startOperationNotices(deps: { client: Client; api: ApiClient; accounts: LinkedAccounts; alters: Directory; log: BotLog; shared: BotShared; intervalMs?: number }): OperationNotices {
+export function startOperationNotices(deps: {
+  client: Client;
+  api: ApiClient;
+  accounts: LinkedAccounts;
+  alters: Directory;
+  log: BotLog;
+  shared: BotShared;
+  intervalMs?: number;
+}): OperationNotices {
   const { client, api, accounts, alters, log } = deps;
   const { store, sealer, coordination } = deps.shared;
   const role = coordination.role('operation-notices');
@@ -124,7 +132,11 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
     const channel = await client.users.createDM(userId);
     await channel.send({
       content: shortenGraphemes(`Changes to your system from other apps:\n${lines.join('\n')}`, 2000),
-      components: [new ActionRowBuilder<ButtonBuilder>().addComponents(new ButtonBuilder().setCustomId(`${OPERATION_DM_PREFIX}off`).setLabel('Stop these messages').setStyle(ButtonStyle.Secondary))],
+      components: [
+        new ActionRowBuilder<ButtonBuilder>().addComponents(
+          new ButtonBuilder().setCustomId(`${OPERATION_DM_PREFIX}off`).setLabel('Stop these messages').setStyle(ButtonStyle.Secondary),
+        ),
+      ],
     });
   }
 
@@ -140,7 +152,10 @@ export function startOperationNotices(deps: { client: Client; api: ApiClient; ac
   schedule(interval);
   // Taking the role reads at once (the first read after a move tells what was due).
   role.onChange((holds) => {
-    log.info({ instance: coordination.instance }, holds ? 'this process now sends the operation messages' : 'this process no longer sends the operation messages');
+    log.info(
+      { instance: coordination.instance },
+      holds ? 'this process now sends the operation messages' : 'this process no longer sends the operation messages',
+    );
     if (!holds || stopped) return;
     if (timer) clearTimeout(timer);
     running = running.then(() => schedule(0));

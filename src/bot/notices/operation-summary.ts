@@ -41,7 +41,15 @@ export function describeOperations(events: readonly FeedEvent[], alterName: (alt
     if (actor.clientId === null) continue;
     let changes = byApp.get(actor.clientId);
     if (!changes) {
-      changes = { appName: actor.clientName ?? actor.clientId, switches: [], created: [], edited: new Map(), deleted: 0, systemEdited: false, tags: { created: 0, edited: 0, deleted: 0 } };
+      changes = {
+        appName: actor.clientName ?? actor.clientId,
+        switches: [],
+        created: [],
+        edited: new Map(),
+        deleted: 0,
+        systemEdited: false,
+        tags: { created: 0, edited: 0, deleted: 0 },
+      };
       byApp.set(actor.clientId, changes);
     }
     switch (event.type) {

@@ -5,7 +5,8 @@ import { AllowedMentionsTypes, PermissionFlagsBits, type APIAllowedMentions, typ
 
 export function allowedMentionsFor(message: Message<true>): APIAllowedMentions {
   const permissions = message.member?.permissionsIn(message.channel);
-  if (permissions?.has(PermissionFlagsBits.MentionEveryone)) return { parse: [AllowedMentionsTypes.User, AllowedMentionsTypes.Role, AllowedMentionsTypes.Everyone] };
+  if (permissions?.has(PermissionFlagsBits.MentionEveryone))
+    return { parse: [AllowedMentionsTypes.User, AllowedMentionsTypes.Role, AllowedMentionsTypes.Everyone] };
   const roles = message.mentions.roles.filter((role) => role.mentionable).map((role) => role.id);
   return { parse: [AllowedMentionsTypes.User], roles };
 }

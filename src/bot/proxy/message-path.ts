@@ -114,7 +114,23 @@ type Decision = { outcome: 'proxy'; plan: Plan } | { outcome: Exclude<MessageOut
 type Sent = Awaited<ReturnType<typeof sendThroughWebhook>>;
 
 export function createMessagePath(parts: MessagePathParts) {
-  const { api, accounts, profiles, webhooks, webhookRest, deliveries, pending, notices, recent, log, servers, deletions, serverLog, logCleanup, onOriginalRemovedFirst } = parts;
+  const {
+    api,
+    accounts,
+    profiles,
+    webhooks,
+    webhookRest,
+    deliveries,
+    pending,
+    notices,
+    recent,
+    log,
+    servers,
+    deletions,
+    serverLog,
+    logCleanup,
+    onOriginalRemovedFirst,
+  } = parts;
 
   // ── decide ──
 
@@ -159,7 +175,12 @@ export function createMessagePath(parts: MessagePathParts) {
 
     const alter = profile.alters.find((candidate) => candidate.alterId === result.alterId);
     if (!alter) return { outcome: 'not-proxied' };
-    const username = webhookName({ name: alter.name, pronouns: profile.showPronouns ? alter.pronouns : null, displayTag: profile.displayTag, fallback: alter.username });
+    const username = webhookName({
+      name: alter.name,
+      pronouns: profile.showPronouns ? alter.pronouns : null,
+      displayTag: profile.displayTag,
+      fallback: alter.username,
+    });
 
     // The server's rules. Its settings are held exactly: the profile just read told their revision.
     const server = await servers.atRevision(message.guildId, profiles.guildRevision(message.guildId));
@@ -169,7 +190,12 @@ export function createMessagePath(parts: MessagePathParts) {
       return { outcome: 'failed' };
     }
     const place = placeOf(message);
-    const verdict = mayProxyHere(server.rules, place, { userId: author.id, roleIds: roleIdsOf(message) }, { name: username, displayTags: [profile.displayTag] });
+    const verdict = mayProxyHere(
+      server.rules,
+      place,
+      { userId: author.id, roleIds: roleIdsOf(message) },
+      { name: username, displayTags: [profile.displayTag] },
+    );
     if (!verdict.allowed) {
       // Nothing moves either: no latch is set by a message that was not proxied.
       settle?.({ stored: false });
@@ -284,7 +310,18 @@ export function createMessagePath(parts: MessagePathParts) {
   // ── record ──
 
   function logEntryOf({ message, place, username, profile, alter }: Plan, sent: Sent) {
-    return { guildId: message.guildId, place, messageId: sent.message.id, originalMessageId: message.id, username, senderId: message.author.id, systemId: profile.systemId, alterId: alter.alterId, content: message.content, attachments: message.attachments.size };
+    return {
+      guildId: message.guildId,
+      place,
+      messageId: sent.message.id,
+      originalMessageId: message.id,
+      username,
+      senderId: message.author.id,
+      systemId: profile.systemId,
+      alterId: alter.alterId,
+      content: message.content,
+      attachments: message.attachments.size,
+    };
   }
 
   /** A sent copy: remembered for reproxy, edit and delete, logged, and its record queued (with the state change). */

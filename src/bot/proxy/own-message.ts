@@ -13,7 +13,11 @@ export interface OwnProxied {
 
 const refuse = (text: string) => new ApiError('problem', 403, 'not-yours', text);
 
-export async function ownProxied(parts: { api: ApiClient; recent: RecentMessages; webhooks: WebhookCache }, message: Message, userId: string): Promise<OwnProxied> {
+export async function ownProxied(
+  parts: { api: ApiClient; recent: RecentMessages; webhooks: WebhookCache },
+  message: Message,
+  userId: string,
+): Promise<OwnProxied> {
   if (!message.webhookId || !message.inGuild()) throw refuse('That is not a proxied message.');
   const known = parts.recent.get(message.id);
   const senderId = known?.senderId ?? (await parts.api.messageInfo(message.id).catch(() => undefined))?.senderId;

@@ -34,7 +34,15 @@ export interface PendingRecords {
   stop(): void;
 }
 
-export function createPendingRecords(deps: { store: SharedStore; coordination: Coordination; sealer: Sealer; deliveries: DeliveryQueue; api: ApiClient; accounts: LinkedAccounts; log: BotLog }): PendingRecords {
+export function createPendingRecords(deps: {
+  store: SharedStore;
+  coordination: Coordination;
+  sealer: Sealer;
+  deliveries: DeliveryQueue;
+  api: ApiClient;
+  accounts: LinkedAccounts;
+  log: BotLog;
+}): PendingRecords {
   const { store, coordination, sealer, deliveries, api, accounts, log } = deps;
   const me = coordination.instance;
   const context = (id: string) => `bot pending record ${id}`;

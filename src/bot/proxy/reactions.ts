@@ -27,7 +27,11 @@ export async function messageInfoFor(parts: Pick<ReactionParts, 'api' | 'account
 }
 
 /** Deletes a proxied message: through the webhook that sent it when known (no permission needed). */
-export async function deleteProxied(webhookRest: REST, recent: RecentMessages, message: { id: string; channelId: string; delete(): Promise<unknown> }): Promise<void> {
+export async function deleteProxied(
+  webhookRest: REST,
+  recent: RecentMessages,
+  message: { id: string; channelId: string; delete(): Promise<unknown> },
+): Promise<void> {
   const known = recent.get(message.id);
   if (known) {
     await webhookRest.delete(Routes.webhookMessage(known.webhook.id, known.webhook.token, known.messageId), {

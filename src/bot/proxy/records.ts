@@ -76,7 +76,8 @@ export function createDeliveryQueue(log: BotLog): DeliveryQueue {
     size: () => inFlight.size,
     async drain(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      while (inFlight.size > 0 && Date.now() < deadline) await Promise.race([Promise.allSettled([...inFlight]), sleep(Math.max(1, deadline - Date.now()), undefined, { ref: false })]);
+      while (inFlight.size > 0 && Date.now() < deadline)
+        await Promise.race([Promise.allSettled([...inFlight]), sleep(Math.max(1, deadline - Date.now()), undefined, { ref: false })]);
       return inFlight.size === 0;
     },
     async stop() {

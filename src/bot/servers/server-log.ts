@@ -62,7 +62,8 @@ export function createServerLog(client: Client, api: ApiClient, servers: GuildSe
   }
 
   /** Whether a message is one of this bot's proxied messages (sent by a webhook the bot's application owns). */
-  const isOwnProxied = (message: Message | PartialMessage) => message.webhookId !== null && message.applicationId !== null && message.applicationId === client.application?.id;
+  const isOwnProxied = (message: Message | PartialMessage) =>
+    message.webhookId !== null && message.applicationId !== null && message.applicationId === client.application?.id;
 
   async function post(server: HeldSettings, guildId: string, place: MessagePlace, embed: EmbedBuilder): Promise<void> {
     const target = logChannelFor(server.rules, place);

@@ -308,7 +308,14 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
       if (numbered.alterCount >= MAX_ALTERS_PER_SYSTEM) {
         throw new Problem('too-many-alters', `a system can have at most ${MAX_ALTERS_PER_SYSTEM} alters`);
       }
-      const columns = alterColumns({ ...ALTER_DEFAULTS, ...input, proxyTags: storedProxyTags(input.proxyTags ?? []), messageCount: 0, lastMessageAt: null, createdAt: now });
+      const columns = alterColumns({
+        ...ALTER_DEFAULTS,
+        ...input,
+        proxyTags: storedProxyTags(input.proxyTags ?? []),
+        messageCount: 0,
+        lastMessageAt: null,
+        createdAt: now,
+      });
       const [inserted] = await insertAlter(trx, { ...columns, system_id: systemId });
       if (!inserted) throw new Error('the alter was not stored');
       const tagIds = input.tagIds ?? [];

@@ -92,7 +92,13 @@ export interface AppliedImport {
   createdTagIds: number[];
 }
 
-export async function applyImportPlan(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, clientId: string, progress?: ImportProgress): Promise<AppliedImport> {
+export async function applyImportPlan(
+  trx: Transaction<Schema>,
+  systemId: number,
+  plan: ImportPlan,
+  clientId: string,
+  progress?: ImportProgress,
+): Promise<AppliedImport> {
   const total = plan.alterCreates.length + plan.alterUpdates.length + plan.tagCreates.length + plan.tagUpdates.length + plan.switches.length;
   let done = 0;
   const step = (what: string, count: number) => {
@@ -103,16 +109,25 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
   // Deletions first (replace mode): they free names and room.
   for (const ids of chunks(plan.alterDeletes)) await trx.deleteFrom('alters').where('system_id', '=', systemId).where('id', 'in', ids).execute();
   for (const ids of chunks(plan.tagDeletes)) await trx.deleteFrom('tags').where('system_id', '=', systemId).where('id', 'in', ids).execute();
-  for (const times of chunks(plan.switchDeletes)) await trx.deleteFrom('switches').where('system_id', '=', systemId).where('switched_at', 'in', times).execute();
+  for (const times of chunks(plan.switchDeletes))
+    await trx.deleteFrom('switches').where('system_id', '=', systemId).where('switched_at', 'in', times).execute();
 
   // Renamed matches step aside under a name no import can produce (usernames cannot hold spaces).
   const renamed = plan.alterUpdates.filter((update) => update.values.username !== undefined);
   for (const update of renamed) {
-    await trx.updateTable('alters').set({ username_key: ` import ${update.alterId}` }).where('id', '=', update.alterId).execute();
+    await trx
+      .updateTable('alters')
+      .set({ username_key: ` import ${update.alterId}` })
+      .where('id', '=', update.alterId)
+      .execute();
   }
   const renamedTags = plan.tagUpdates.filter((update) => update.values.name !== undefined);
   for (const update of renamedTags) {
-    await trx.updateTable('tags').set({ name_key: ` import ${update.tagId}` }).where('id', '=', update.tagId).execute();
+    await trx
+      .updateTable('tags')
+      .set({ name_key: ` import ${update.tagId}` })
+      .where('id', '=', update.tagId)
+      .execute();
   }
 
   const alterIds = new Map(plan.matchedAlters);
@@ -175,27 +190,45 @@ export async function applyImportPlan(trx: Transaction<Schema>, systemId: number
     });
   });
   for (const batch of chunks(pairs, 2000)) {
-    await trx.insertInto('alter_tags').values(batch).onConflict((oc) => oc.columns(['alter_id', 'tag_id']).doNothing()).execute();
+    await trx
+      .insertInto('alter_tags')
+      .values(batch)
+      .onConflict((oc) => oc.columns(['alter_id', 'tag_id']).doNothing())
+      .execute();
   }
 
   // Links: every imported entity now points at its alter or tag (an add-mode copy takes it over).
-  const links = (created: ImportPlan['alterCreates'] | ImportPlan['tagCreates'], updated: Array<{ sourceId: string; uuid: string | null }>, ids: Map<string, number>) =>
+  const links = (
+    created: ImportPlan['alterCreates'] | ImportPlan['tagCreates'],
+    updated: Array<{ sourceId: string; uuid: string | null }>,
+    ids: Map<string, number>,
+  ) =>
     [...created, ...updated].flatMap(({ sourceId, uuid }) => {
       const id = ids.get(sourceId);
-      return id === undefined ? [] : [{ system_id: systemId, source: plan.source, source_system_id: plan.sourceSystemId, source_entity_id: sourceId, source_uuid: uuid, id }];
+      return id === undefined
+        ? []
+        : [{ system_id: systemId, source: plan.source, source_system_id: plan.sourceSystemId, source_entity_id: sourceId, source_uuid: uuid, id }];
     });
   for (const batch of chunks(links(plan.alterCreates, plan.alterUpdates, alterIds), 1000)) {
     await trx
       .insertInto('import_alter_links')
       .values(batch.map(({ id, ...link }) => ({ ...link, alter_id: id })))
-      .onConflict((oc) => oc.columns(['system_id', 'source', 'source_system_id', 'source_entity_id']).doUpdateSet({ alter_id: sql.ref('excluded.alter_id'), source_uuid: sql.ref('excluded.source_uuid') }))
+      .onConflict((oc) =>
+        oc
+          .columns(['system_id', 'source', 'source_system_id', 'source_entity_id'])
+          .doUpdateSet({ alter_id: sql.ref('excluded.alter_id'), source_uuid: sql.ref('excluded.source_uuid') }),
+      )
       .execute();
   }
   for (const batch of chunks(links(plan.tagCreates, plan.tagUpdates, tagIds), 1000)) {
     await trx
       .insertInto('import_tag_links')
       .values(batch.map(({ id, ...link }) => ({ ...link, tag_id: id })))
-      .onConflict((oc) => oc.columns(['system_id', 'source', 'source_system_id', 'source_entity_id']).doUpdateSet({ tag_id: sql.ref('excluded.tag_id'), source_uuid: sql.ref('excluded.source_uuid') }))
+      .onConflict((oc) =>
+        oc
+          .columns(['system_id', 'source', 'source_system_id', 'source_entity_id'])
+          .doUpdateSet({ tag_id: sql.ref('excluded.tag_id'), source_uuid: sql.ref('excluded.source_uuid') }),
+      )
       .execute();
   }
 
@@ -273,7 +306,13 @@ export function importStore(db: Db, systemId: number): ImportStore {
           await trx.deleteFrom('applied_imports').where('system_id', '=', systemId).where('idempotency_key', '=', idempotency.key).execute();
           await trx
             .insertInto('applied_imports')
-            .values({ system_id: systemId, idempotency_key: idempotency.key, request_hash: idempotency.requestHash, report: JSON.stringify(report), created_at: now })
+            .values({
+              system_id: systemId,
+              idempotency_key: idempotency.key,
+              request_hash: idempotency.requestHash,
+              report: JSON.stringify(report),
+              created_at: now,
+            })
             .execute();
         },
       });
@@ -296,7 +335,14 @@ export function importStore(db: Db, systemId: number): ImportStore {
  * and the system's profile when it changed. Switches read from a file's history are history, not a
  * switch made now: they are not announced.
  */
-async function appendImportEvents(trx: Transaction<Schema>, systemId: number, plan: ImportPlan, applied: AppliedImport, clientId: string, now: number): Promise<void> {
+async function appendImportEvents(
+  trx: Transaction<Schema>,
+  systemId: number,
+  plan: ImportPlan,
+  applied: AppliedImport,
+  clientId: string,
+  now: number,
+): Promise<void> {
   const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null, allFields: true };
   const createdAlters = new Set(applied.createdAlterIds);
   const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
@@ -316,7 +362,14 @@ async function appendImportEvents(trx: Transaction<Schema>, systemId: number, pl
   for (const tagId of plan.tagDeletes) await appendEvent(trx, systemId, clientId, { type: 'tag.deleted', tagId }, now);
   if (Object.keys(plan.system).length > 0) {
     const system = await findSystemById(trx, systemId);
-    if (system) await appendEvent(trx, systemId, clientId, { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true }) }, now);
+    if (system)
+      await appendEvent(
+        trx,
+        systemId,
+        clientId,
+        { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true }) },
+        now,
+      );
   }
 }
 

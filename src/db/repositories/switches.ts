@@ -302,7 +302,14 @@ export interface SwitchEdit {
  * at its old place or its new one. The switch keeps the app that made it; `actorClientId` is who
  * edited it, for the event.
  */
-export async function editSwitch(db: Db, systemId: number, switchId: number, edit: SwitchEdit, actorClientId: string, alterField: (index: number) => string): Promise<SwitchRecord> {
+export async function editSwitch(
+  db: Db,
+  systemId: number,
+  switchId: number,
+  edit: SwitchEdit,
+  actorClientId: string,
+  alterField: (index: number) => string,
+): Promise<SwitchRecord> {
   try {
     return await db.transaction().execute(async (trx) => {
       await touchSystem(trx, systemId);
@@ -338,7 +345,12 @@ export async function editSwitch(db: Db, systemId: number, switchId: number, edi
           );
         }
       }
-      await appendEvent(trx, systemId, actorClientId, { type: 'switch.updated', switchId, alterIds: [...alterIds], timestamp: new Date(switchedAt).toISOString() });
+      await appendEvent(trx, systemId, actorClientId, {
+        type: 'switch.updated',
+        switchId,
+        alterIds: [...alterIds],
+        timestamp: new Date(switchedAt).toISOString(),
+      });
       return edited;
     });
   } catch (error) {

@@ -192,20 +192,30 @@ async function foreignAlters(trx: Transaction<Schema>, systemId: number, alterId
  * changes. Adding a member or removing a non-member is not an error. Undefined when there is no
  * such tag.
  */
-export async function changeTagMembers(db: Db, systemId: number, tagId: number, change: TagMembershipInput, actorClientId: string | null): Promise<TagRecord | undefined> {
+export async function changeTagMembers(
+  db: Db,
+  systemId: number,
+  tagId: number,
+  change: TagMembershipInput,
+  actorClientId: string | null,
+): Promise<TagRecord | undefined> {
   const add = change.add ?? [];
   const remove = change.remove ?? [];
   const changed = await db.transaction().execute(async (trx) => {
     await lockSystem(trx, systemId);
     const row = await trx.selectFrom('tags').selectAll().where('system_id', '=', systemId).where('id', '=', tagId).executeTakeFirst();
     if (!row) return undefined;
-    for (const [field, ids] of [['add', add], ['remove', remove]] as const) {
+    for (const [field, ids] of [
+      ['add', add],
+      ['remove', remove],
+    ] as const) {
       const [missing] = await foreignAlters(trx, systemId, ids);
       if (missing !== undefined) throw new Problem('unknown-alter', `${field}: the system has no alter ${missing}`, field);
     }
     // What the statements actually changed: adding a member or removing a non-member is no change, and says nothing.
     let moved = 0;
-    if (remove.length > 0) moved += Number((await trx.deleteFrom('alter_tags').where('tag_id', '=', tagId).where('alter_id', 'in', remove).executeTakeFirst()).numDeletedRows);
+    if (remove.length > 0)
+      moved += Number((await trx.deleteFrom('alter_tags').where('tag_id', '=', tagId).where('alter_id', 'in', remove).executeTakeFirst()).numDeletedRows);
     if (add.length > 0) {
       const inserted = await trx
         .insertInto('alter_tags')

@@ -187,7 +187,13 @@ function match(fileItems: Array<{ id: string; key: string }>, existing: Matchabl
  * Names for file entities in file order, matched ones first (they keep their name when they can):
  * `taken` holds the keys of existing entities that stay under their own name.
  */
-function assignNames<T extends { id: string; desired: string }>(items: T[], matched: ReadonlyMap<string, number>, currentName: (id: number) => string, taken: Set<string>, max: number): Map<string, string> {
+function assignNames<T extends { id: string; desired: string }>(
+  items: T[],
+  matched: ReadonlyMap<string, number>,
+  currentName: (id: number) => string,
+  taken: Set<string>,
+  max: number,
+): Map<string, string> {
   const names = new Map<string, string>();
   const allocator = new NameAllocator(taken, max);
   const ordered = [...items.filter((item) => matched.has(item.id)), ...items.filter((item) => !matched.has(item.id))];
@@ -323,7 +329,12 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     const matchedId = tagMatches.get(tag.id);
     const current = matchedId === undefined ? undefined : existingTags.get(matchedId);
     if (matchedId === undefined || !current) {
-      tagCreates.push({ sourceId: tag.id, uuid: tag.uuid, values: { ...TAG_DEFAULTS, ...tagValues(tag, name), name }, createdAt: tag.createdAt ?? options.now });
+      tagCreates.push({
+        sourceId: tag.id,
+        uuid: tag.uuid,
+        values: { ...TAG_DEFAULTS, ...tagValues(tag, name), name },
+        createdAt: tag.createdAt ?? options.now,
+      });
       counts.tags.created++;
       continue;
     }

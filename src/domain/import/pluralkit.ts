@@ -109,11 +109,21 @@ export function systemPublicBits(privacy: Privacy, hasBanner: boolean, hasTag: b
 }
 
 /** The part of our own key for one entity, when it is there and valid. */
-function extensionPart<T>(parts: Record<string, unknown> | undefined, id: string, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, notes: Notes, what: string): T | undefined {
+function extensionPart<T>(
+  parts: Record<string, unknown> | undefined,
+  id: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  notes: Notes,
+  what: string,
+): T | undefined {
   if (!parts || !Object.hasOwn(parts, id)) return undefined;
   const parsed = schema.safeParse(parts[id]);
   if (parsed.success) return parsed.data;
-  notes.add(`extension:${what}`, id, (n, names) => `our own data (the "${EXTENSION_KEY}" key) of ${plural(n, what)} was invalid and was ignored; the PluralKit fields were used${names}`);
+  notes.add(
+    `extension:${what}`,
+    id,
+    (n, names) => `our own data (the "${EXTENSION_KEY}" key) of ${plural(n, what)} was invalid and was ignored; the PluralKit fields were used${names}`,
+  );
   return undefined;
 }
 

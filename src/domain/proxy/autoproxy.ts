@@ -25,7 +25,12 @@ const nothing: AutoproxyChoice = { alterId: null, state: null };
  * absence) is never chosen by `front` or `latch`: the message is not proxied and the latch stays
  * (its next tag proxy moves it on); `alter` mode names its alter outright and still sends as it.
  */
-export function chooseAutoproxyAlter(inEffect: InEffect | null, input: DecisionInput, alterIds: ReadonlySet<number>, autoproxyIds: ReadonlySet<number> = alterIds): AutoproxyChoice {
+export function chooseAutoproxyAlter(
+  inEffect: InEffect | null,
+  input: DecisionInput,
+  alterIds: ReadonlySet<number>,
+  autoproxyIds: ReadonlySet<number> = alterIds,
+): AutoproxyChoice {
   if (!inEffect) return nothing;
   const { scope, entry } = inEffect;
   switch (entry.mode) {

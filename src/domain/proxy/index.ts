@@ -84,7 +84,15 @@ export function decideProxyCompiled(compiled: CompiledSystem, input: DecisionInp
 // so a cached compilation is used only while the fields it was built from are unchanged: a pass
 // over the tags comparing strings that are almost always the very same strings, far below a
 // compilation. Callers holding a `compileSystem` result skip even that.
-type Fingerprint = { caseSensitive: boolean; keepProxy: boolean; alters: readonly ProxyAlter[]; ids: number[]; autoproxy: boolean[]; tagCounts: number[]; sides: string[] };
+type Fingerprint = {
+  caseSensitive: boolean;
+  keepProxy: boolean;
+  alters: readonly ProxyAlter[];
+  ids: number[];
+  autoproxy: boolean[];
+  tagCounts: number[];
+  sides: string[];
+};
 const compiledSystems = new WeakMap<ProxySystem, { fingerprint: Fingerprint; compiled: CompiledSystem }>();
 
 function fingerprintOf(system: ProxySystem): Fingerprint {
@@ -103,7 +111,8 @@ function fingerprintOf(system: ProxySystem): Fingerprint {
 
 function hasFingerprint(system: ProxySystem, fingerprint: Fingerprint): boolean {
   const { alters } = system;
-  if (system.caseSensitive !== fingerprint.caseSensitive || system.keepProxy !== fingerprint.keepProxy || alters.length !== fingerprint.ids.length) return false;
+  if (system.caseSensitive !== fingerprint.caseSensitive || system.keepProxy !== fingerprint.keepProxy || alters.length !== fingerprint.ids.length)
+    return false;
   const { ids, autoproxy, tagCounts, sides } = fingerprint;
   let side = 0;
   for (let a = 0; a < alters.length; a++) {

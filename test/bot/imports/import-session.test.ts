@@ -15,7 +15,11 @@ const report = (overrides: Partial<ImportReport> = {}): ImportReport => ({
   mode: 'merge',
   dryRun: false,
   history: false,
-  counts: { alters: { created: 3, updated: 1, unchanged: 0, deleted: 0 }, tags: { created: 2, updated: 0, unchanged: 0, deleted: 0 }, switches: { created: 0, unchanged: 0, deleted: 0 } },
+  counts: {
+    alters: { created: 3, updated: 1, unchanged: 0, deleted: 0 },
+    tags: { created: 2, updated: 0, unchanged: 0, deleted: 0 },
+    switches: { created: 0, unchanged: 0, deleted: 0 },
+  },
   renames: [],
   skipped: [],
   warnings: [],

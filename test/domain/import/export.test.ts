@@ -146,7 +146,10 @@ describe('exportJson', () => {
     const pieces = [...exportJson(file)];
     expect(pieces.join('')).toBe(JSON.stringify(file));
     expect(JSON.parse(pieces.join(''))).toEqual(JSON.parse(JSON.stringify(file)));
-    const largestEntity = Math.max(...(file.members as unknown[]).map((member) => JSON.stringify(member).length), ...Object.values((file.switchboard as { alters: object }).alters).map((entry) => JSON.stringify(entry).length));
+    const largestEntity = Math.max(
+      ...(file.members as unknown[]).map((member) => JSON.stringify(member).length),
+      ...Object.values((file.switchboard as { alters: object }).alters).map((entry) => JSON.stringify(entry).length),
+    );
     expect(pieces.length).toBeGreaterThan(100);
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(largestEntity);
   });

@@ -18,7 +18,17 @@ const fileAlter = (id: string, username: string, extra: Partial<SourceAlter> = {
 const existingAlter = (id: number, username: string, extra: Partial<TargetAlter> = {}): TargetAlter =>
   aTargetAlter({ id, username, displayName: username, createdAt: 5, ...extra });
 
-const fileTag = (id: string, name: string, memberIds: string[] = []): SourceTag => ({ id, uuid: null, name, displayName: null, description: null, color: null, icon: null, public: 0, memberIds });
+const fileTag = (id: string, name: string, memberIds: string[] = []): SourceTag => ({
+  id,
+  uuid: null,
+  name,
+  displayName: null,
+  description: null,
+  color: null,
+  icon: null,
+  public: 0,
+  memberIds,
+});
 const existingTag = (id: number, name: string): TargetTag => ({ id, name, displayName: null, description: null, color: null, icon: null, public: 0 });
 
 const source = (alters: SourceAlter[], extra: Partial<ImportSource> = {}): ImportSource => ({

@@ -17,10 +17,23 @@ const id = fc.oneof(fc.constantFrom('aaaaa', 'bbbbb', 'ccccc', 'ddddd'), fc.nat(
 
 const member = fc.record(
   {
-    id, name, display_name: name, color: anyValue, description: anyValue, pronouns: anyValue, avatar_url: anyValue, webhook_avatar_url: anyValue, banner: anyValue,
-    created: fc.oneof(anyValue, fc.constant('2024-01-01T00:00:00.123456Z')), message_count: anyValue, keep_proxy: anyValue,
+    id,
+    name,
+    display_name: name,
+    color: anyValue,
+    description: anyValue,
+    pronouns: anyValue,
+    avatar_url: anyValue,
+    webhook_avatar_url: anyValue,
+    banner: anyValue,
+    created: fc.oneof(anyValue, fc.constant('2024-01-01T00:00:00.123456Z')),
+    message_count: anyValue,
+    keep_proxy: anyValue,
     proxy_tags: fc.oneof(fc.array(fc.record({ prefix: anyValue, suffix: anyValue }, { requiredKeys: [] }), { maxLength: 60 }), anyValue),
-    privacy: fc.oneof(fc.dictionary(fc.constantFrom('visibility', 'name_privacy', 'description_privacy', 'banner_privacy', 'proxy_privacy'), anyValue), anyValue),
+    privacy: fc.oneof(
+      fc.dictionary(fc.constantFrom('visibility', 'name_privacy', 'description_privacy', 'banner_privacy', 'proxy_privacy'), anyValue),
+      anyValue,
+    ),
   },
   { requiredKeys: [] },
 );
@@ -34,7 +47,22 @@ const pluralKit = fc.record(
 );
 const tupperbox = fc.record(
   {
-    tuppers: fc.array(fc.record({ id, name, nick: name, brackets: fc.oneof(fc.array(anyValue, { maxLength: 7 }), anyValue), posts: anyValue, description: anyValue, tag: anyValue, group_id: id }, { requiredKeys: [] }), { maxLength: 8 }),
+    tuppers: fc.array(
+      fc.record(
+        {
+          id,
+          name,
+          nick: name,
+          brackets: fc.oneof(fc.array(anyValue, { maxLength: 7 }), anyValue),
+          posts: anyValue,
+          description: anyValue,
+          tag: anyValue,
+          group_id: id,
+        },
+        { requiredKeys: [] },
+      ),
+      { maxLength: 8 },
+    ),
     groups: fc.array(fc.record({ id, name, tag: anyValue }, { requiredKeys: [] }), { maxLength: 3 }),
   },
   { requiredKeys: ['tuppers'] },

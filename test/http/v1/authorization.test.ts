@@ -538,7 +538,11 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
     } else if (endpoint.path.endsWith('/system/edit')) {
       expect((after as { data: System }).data.systemDescription).toBe(sent.systemDescription);
     } else if (endpoint.path.endsWith('/autoproxy')) {
-      expect(entry(after)).toMatchObject({ autoproxyMode: sent.autoproxyMode, autoproxyAlter: sent.autoproxyAlter, revision: (entry(before)?.revision ?? 0) + 1 });
+      expect(entry(after)).toMatchObject({
+        autoproxyMode: sent.autoproxyMode,
+        autoproxyAlter: sent.autoproxyAlter,
+        revision: (entry(before)?.revision ?? 0) + 1,
+      });
       expect((after as Entries)[1].revision).toBeGreaterThan((before as Entries)[1].revision);
     } else if (endpoint.path.endsWith('/autoproxy/remove')) {
       expect(response.body).toEqual({ removed: true });

@@ -246,7 +246,11 @@ describe.each(DIALECTS)('front (%s)', (dialect) => {
     expect(late.body.data.switchedAt).toBe(at);
     expect((await front()).current).toEqual(before.front.current);
     const after = (await history('?max=100')).switches;
-    expect(after.map((entry) => entry.switchId)).toEqual([newest.switchId, late.body.data.switchId, ...before.history.switches.slice(1).map((entry) => entry.switchId)]);
+    expect(after.map((entry) => entry.switchId)).toEqual([
+      newest.switchId,
+      late.body.data.switchId,
+      ...before.history.switches.slice(1).map((entry) => entry.switchId),
+    ]);
     // Long ago, when nobody was fronting yet.
     const ancient = await push(viaA, { alter: three, timestamp: '2001-02-03T04:05:06.007+02:00' });
     expect(ancient.body.data.switchedAt).toBe('2001-02-03T02:05:06.007Z');

@@ -126,7 +126,9 @@ describe('Getting started, as documented', () => {
       .concat('\nreturn { system, refreshed };');
     expect(body).toContain('request.url = ');
     expect(body).toContain('allowInsecureRequests');
-    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<{ system: { associatedUserId: string }; refreshed: { access_token: string } }>;
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
+      ...args: string[]
+    ) => (...values: unknown[]) => Promise<{ system: { associatedUserId: string }; refreshed: { access_token: string } }>;
     const { system, refreshed } = await new AsyncFunction('client', 'request', 'approve', body)(oidc, callback, approve);
     expect(system.associatedUserId).toBe(USER);
     expect(refreshed.access_token).toMatch(/\S{20,}/);

@@ -32,7 +32,8 @@ describe.each(DIALECTS)('server settings API (%s)', (dialect) => {
 
   const read = (guild = GUILD, headers: Record<string, string> = {}) => request<GuildSettings>(server, 'GET', `/v1/guilds/${guild}/settings`, { token, headers });
   const edit = (body: unknown, guild = GUILD) => request<GuildSettings>(server, 'POST', `/v1/guilds/${guild}/settings/edit`, { token, body });
-  const expectProblem = (response: ApiResponse, status: number, type: string) => expect({ status: response.status, types: errorTypes(response) }).toEqual({ status, types: [type] });
+  const expectProblem = (response: ApiResponse, status: number, type: string) =>
+    expect({ status: response.status, types: errorTypes(response) }).toEqual({ status, types: [type] });
 
   describe('who may', () => {
     it('refuses guilds:manage to third-party clients at registration', async () => {

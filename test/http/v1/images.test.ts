@@ -52,11 +52,19 @@ describe.each(DIALECTS)('hosted images (%s)', (dialect) => {
   });
   afterAll(async () => server?.stop());
 
-  async function upload(user: ApiUser, file: Buffer | string, options: { purpose?: string; part?: string; path?: string; type?: string } = {}): Promise<ApiResponse<Uploaded>> {
+  async function upload(
+    user: ApiUser,
+    file: Buffer | string,
+    options: { purpose?: string; part?: string; path?: string; type?: string } = {},
+  ): Promise<ApiResponse<Uploaded>> {
     const form = new FormData();
     form.append(options.part ?? 'file', new Blob([file], { type: options.type ?? 'application/octet-stream' }), 'upload.bin');
     const query = options.purpose ? `?purpose=${options.purpose}` : '';
-    const response = await fetch(`${server.url}/v1/users/${options.path ?? '@me'}/images${query}`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` }, body: form });
+    const response = await fetch(`${server.url}/v1/users/${options.path ?? '@me'}/images${query}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}` },
+      body: form,
+    });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as Uploaded };
   }

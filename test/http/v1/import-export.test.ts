@@ -193,13 +193,57 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
     const report = ok(await importFile(user, tbText));
     expect(report).toMatchObject({ format: 'tupperbox', counts: { alters: { created: 6 }, tags: { created: 2 }, switches: { created: 0 } }, skipped: [], renames: [] });
     const alters = await listAlters(user);
-    expect(alters.map((alter) => [alter.username, alter.displayName, alter.proxyTags.map(({ prefix, suffix }) => [prefix, suffix]), alter.messageCount, alter.public, alter.color, alter.birthday])).toEqual([
+    expect(
+      alters.map((alter) => [
+        alter.username,
+        alter.displayName,
+        alter.proxyTags.map(({ prefix, suffix }) => [prefix, suffix]),
+        alter.messageCount,
+        alter.public,
+        alter.color,
+        alter.birthday,
+      ]),
+    ).toEqual([
       ['Moss', 'Moss', [['m:', null]], 275, 0, null, null],
-      ['InesHarrow', 'Ines', [['[', ']'], ['ih;', null]], 3388, 0, null, '1997-04-12'],
+      [
+        'InesHarrow',
+        'Ines',
+        [
+          ['[', ']'],
+          ['ih;', null],
+        ],
+        3388,
+        0,
+        null,
+        '1997-04-12',
+      ],
       ['Åke-Tove', 'Åke-Tove', [[null, '-at']], 64, 0, null, null],
-      ['Sage', 'Sage', [['((', '))'], ['‹', '›'], ['"', '"']], 1201, 0, null, '1979-11-05'],
+      [
+        'Sage',
+        'Sage',
+        [
+          ['((', '))'],
+          ['‹', '›'],
+          ['"', '"'],
+        ],
+        1201,
+        0,
+        null,
+        '1979-11-05',
+      ],
       ['BeantheBold', 'Bean', [['🦊', '🦊']], 9, 0, null, '--09-12'],
-      ['RowanDawn', 'Rowan@Dawn', [['r!', null], ['R!', null]], 9840, 0, null, null],
+      [
+        'RowanDawn',
+        'Rowan@Dawn',
+        [
+          ['r!', null],
+          ['R!', null],
+        ],
+        9840,
+        0,
+        null,
+        null,
+      ],
     ]);
     expect((await tagsOf(user)).map((tag) => tag.name)).toEqual(['Harbour Folk', 'Small Boats']);
     const forest = (await tagsOf(user))[0]?.id;

@@ -373,9 +373,18 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
       expect((await record(genuine)).status).toBe(201);
       // Another user (a friend shielding the sender) claims the proxied message was their original.
       const friend = await otherWithAlter();
-      const shield = await record({ messageId: ids().messageId, originalMessageId: genuine.messageId, channelId: CHANNEL, guildId: GUILD, alterId: friend.alterId }, other);
+      const shield = await record(
+        { messageId: ids().messageId, originalMessageId: genuine.messageId, channelId: CHANNEL, guildId: GUILD, alterId: friend.alterId },
+        other,
+      );
       expect(shield.status).toBe(409);
-      const reversed = await record({ messageId: genuine.originalMessageId, originalMessageId: ids().originalMessageId, channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId });
+      const reversed = await record({
+        messageId: genuine.originalMessageId,
+        originalMessageId: ids().originalMessageId,
+        channelId: CHANNEL,
+        guildId: GUILD,
+        alterId: kestrel.alterId,
+      });
       expect(reversed.status).toBe(409);
       expect((await info(genuine.messageId, other.token)).body.data.senderId).toBe(OWNER);
     });
@@ -393,7 +402,10 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
       const count = (await alterOf(kestrel.alterId)).messageCount;
       const theirs = (await other.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'other2', displayName: 'Other' })).body;
       const message = { ...ids(), channelId: CHANNEL, guildId: GUILD, alterId: kestrel.alterId };
-      const refused = await record({ ...message, autoproxyState: { serverId: scope, revision, at: new Date().toISOString(), latch: { alterId: theirs.alterId } } });
+      const refused = await record({
+        ...message,
+        autoproxyState: { serverId: scope, revision, at: new Date().toISOString(), latch: { alterId: theirs.alterId } },
+      });
       expect(refused.status).toBe(404);
       expect((await alterOf(kestrel.alterId)).messageCount).toBe(count);
       expect((await info(message.messageId, owner.token)).status).toBe(404);

@@ -101,7 +101,12 @@ const badClientCredentials = (client: Client) =>
  * Sends LIMIT requests (each refused with `status`), then expects the 429. The count shows in
  * X-RateLimit-Remaining on /v1; the OAuth endpoints' answers come from oidc-provider, without it.
  */
-async function floodUntilLimited(send: () => Promise<{ status: number; headers: Headers; body: unknown }>, status: number, limited: unknown, counted = true): Promise<void> {
+async function floodUntilLimited(
+  send: () => Promise<{ status: number; headers: Headers; body: unknown }>,
+  status: number,
+  limited: unknown,
+  counted = true,
+): Promise<void> {
   for (let index = 0; index < LIMIT; index++) {
     const response = await send();
     expect(response.status, `request ${index + 1}`).toBe(status);

@@ -76,7 +76,12 @@ export function createCommands(state: FakeState, gateway: Pick<Gateway, 'dispatc
     });
   };
 
-  const commandPermissionsJson = (id: string): Json => ({ id, application_id: applicationId, guild_id: guild.id, permissions: commandPermissions.get(id) ?? [] });
+  const commandPermissionsJson = (id: string): Json => ({
+    id,
+    application_id: applicationId,
+    guild_id: guild.id,
+    permissions: commandPermissions.get(id) ?? [],
+  });
 
   const api: Pick<FakeDiscord, 'commands' | 'setCommandPermissions' | 'mayUseCommand'> = {
     commands(guildId) {

@@ -69,13 +69,20 @@ export function createGuildModel(state: FakeState, gateway: Pick<Gateway, 'dispa
       name: input.name,
       position: (previous?.position as number | undefined) ?? channels.size,
       // A channel made in a category starts synced to it: a copy of the category's overwrites.
-      permission_overwrites: input.overwrites ? input.overwrites.map(toOverwrite) : structuredClone(previous?.permission_overwrites ?? (previous ? [] : (category?.permission_overwrites ?? []))),
+      permission_overwrites: input.overwrites
+        ? input.overwrites.map(toOverwrite)
+        : structuredClone(previous?.permission_overwrites ?? (previous ? [] : (category?.permission_overwrites ?? []))),
       parent_id: parentId,
       nsfw: false,
       flags: 0,
     };
     if (type === 4) return base;
-    const textLike = { topic: null, last_message_id: (previous?.last_message_id as string | null | undefined) ?? null, rate_limit_per_user: 0, default_auto_archive_duration: 1440 };
+    const textLike = {
+      topic: null,
+      last_message_id: (previous?.last_message_id as string | null | undefined) ?? null,
+      rate_limit_per_user: 0,
+      default_auto_archive_duration: 1440,
+    };
     if (THREAD_ONLY_TYPES.has(type)) {
       return {
         ...base,
@@ -132,7 +139,13 @@ export function createGuildModel(state: FakeState, gateway: Pick<Gateway, 'dispa
     const id = input.id ?? snowflake();
     const previous = roles.get(id);
     const next = previous
-      ? { ...previous, name: input.name, permissions: bits(input.permissions).toString(), position: input.position ?? previous.position, mentionable: input.mentionable ?? previous.mentionable }
+      ? {
+          ...previous,
+          name: input.name,
+          permissions: bits(input.permissions).toString(),
+          position: input.position ?? previous.position,
+          mentionable: input.mentionable ?? previous.mentionable,
+        }
       : role(id, input.name, input.position ?? roles.size, bits(input.permissions).toString(), { mentionable: input.mentionable ?? false });
     roles.set(id, next);
     dispatchIf(Intent.Guilds, previous ? 'GUILD_ROLE_UPDATE' : 'GUILD_ROLE_CREATE', { guild_id: guild.id, role: next });
@@ -269,7 +282,12 @@ export function createGuildModel(state: FakeState, gateway: Pick<Gateway, 'dispa
       const channel = channels.get(id);
       if (!channel) throw new Error(`fake Discord: no channel ${id}`);
       // Channels synced to a category (the same overwrites) follow its changes, as on Discord.
-      const synced = channel.type === 4 ? [...channels.values()].filter((child) => child.parent_id === id && !isThread(child) && sameOverwrites(child.permission_overwrites, channel.permission_overwrites)) : [];
+      const synced =
+        channel.type === 4
+          ? [...channels.values()].filter(
+              (child) => child.parent_id === id && !isThread(child) && sameOverwrites(child.permission_overwrites, channel.permission_overwrites),
+            )
+          : [];
       const updated = putChannel({ id, name: channel.name, type: channel.type, overwrites });
       for (const child of synced) putChannel({ id: child.id, name: child.name, type: child.type, overwrites });
       return structuredClone(updated);

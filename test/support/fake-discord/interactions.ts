@@ -58,7 +58,14 @@ export function createInteractions(
     return state.payload.data?.type === 1 ? 20 : 23;
   };
 
-  const onCallback = (id: string, token: string, body: Json, files: RecordedFile[], withResponse: boolean, receivedAt: bigint): { status: number; body?: Json } => {
+  const onCallback = (
+    id: string,
+    token: string,
+    body: Json,
+    files: RecordedFile[],
+    withResponse: boolean,
+    receivedAt: bigint,
+  ): { status: number; body?: Json } => {
     const state = interactionsByToken.get(token);
     if (!state || state.payload.id !== id) throw new HttpError(404, { message: 'Unknown interaction', code: 10062 });
     if (state.acknowledged) throw new HttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
@@ -135,7 +142,13 @@ export function createInteractions(
     const permissions = input.permissions ?? EVERYONE_PERMISSIONS;
     const inChannel = input.channelId ?? channelId;
     if (type === 2 || type === 4) {
-      const allowed = commandAllowed(String(data.name), Number(data.type ?? 1), invoker.id, inChannel, input.permissions === undefined ? undefined : BigInt(input.permissions));
+      const allowed = commandAllowed(
+        String(data.name),
+        Number(data.type ?? 1),
+        invoker.id,
+        inChannel,
+        input.permissions === undefined ? undefined : BigInt(input.permissions),
+      );
       if (allowed === false) throw new Error(`fake Discord: Discord would not deliver "${String(data.name)}" to ${invoker.username} here (default_member_permissions or the server's command permissions)`);
     }
     const known = channels.get(inChannel);

@@ -16,7 +16,26 @@ export interface MessageHooks {
 export type Messages = ReturnType<typeof createMessages>;
 
 export function createMessages(state: FakeState, gateway: Pick<Gateway, 'dispatchIf'>, guildModel: Pick<GuildModel, 'memberPartial' | 'putMember'>, hooks: MessageHooks) {
-  const { guild, botUser, channelId, applicationId, channels, roles, members, messages, reactions, deleted, attachmentStore, dmChannels, dmByUser, closedDms, snowflake, snowflakeTime, notify, waitFor } = state;
+  const {
+    guild,
+    botUser,
+    channelId,
+    applicationId,
+    channels,
+    roles,
+    members,
+    messages,
+    reactions,
+    deleted,
+    attachmentStore,
+    dmChannels,
+    dmByUser,
+    closedDms,
+    snowflake,
+    snowflakeTime,
+    notify,
+    waitFor,
+  } = state;
   const { dispatchIf } = gateway;
   const { memberPartial, putMember } = guildModel;
   const { reportDeletion, applyFilters } = hooks;
@@ -192,7 +211,14 @@ export function createMessages(state: FakeState, gateway: Pick<Gateway, 'dispatc
   const renderReactions = (message: ApiMessage): void => {
     const list = [...(reactions.get(message.id)?.values() ?? [])]
       .filter((r) => r.users.size > 0)
-      .map((r) => ({ emoji: r.emoji, count: r.users.size, count_details: { burst: 0, normal: r.users.size }, burst_colors: [], me: r.users.has(botUser.id), me_burst: false }));
+      .map((r) => ({
+        emoji: r.emoji,
+        count: r.users.size,
+        count_details: { burst: 0, normal: r.users.size },
+        burst_colors: [],
+        me: r.users.has(botUser.id),
+        me_burst: false,
+      }));
     if (list.length > 0) message.reactions = list;
     else delete message.reactions;
   };
@@ -277,7 +303,14 @@ export function createMessages(state: FakeState, gateway: Pick<Gateway, 'dispatc
       if (input.webhookId !== undefined) {
         author = user(input.webhookId, given.username, { bot: true, discriminator: '0000', avatar: given.avatar });
       } else if (input.member || !members.has(author.id)) {
-        putMember({ user: author, ...(input.member?.roles ? { roles: input.member.roles } : {}), ...(input.member?.nick !== undefined ? { nick: input.member.nick } : {}) }, true);
+        putMember(
+          {
+            user: author,
+            ...(input.member?.roles ? { roles: input.member.roles } : {}),
+            ...(input.member?.nick !== undefined ? { nick: input.member.nick } : {}),
+          },
+          true,
+        );
       }
       let referenced: ApiMessage | undefined;
       if (input.messageReference) {
@@ -300,7 +333,12 @@ export function createMessages(state: FakeState, gateway: Pick<Gateway, 'dispatc
         ...(input.webhookId !== undefined ? { webhook_id: input.webhookId } : {}),
         ...(referenced
           ? {
-              message_reference: { type: 0, message_id: referenced.id, channel_id: input.messageReference?.channelId ?? referenced.channel_id, guild_id: guild.id },
+              message_reference: {
+                type: 0,
+                message_id: referenced.id,
+                channel_id: input.messageReference?.channelId ?? referenced.channel_id,
+                guild_id: guild.id,
+              },
               referenced_message: structuredClone(referenced),
             }
           : {}),

@@ -82,7 +82,21 @@ export function rateLimited(retryAfterSeconds: number, times = 1): RestFailure {
 
 export function role(id: string, name: string, position: number, permissions: string, extra: Json = {}): ApiRole {
   const colors = { primary_color: 0, secondary_color: null, tertiary_color: null };
-  return { id, name, color: 0, colors, hoist: false, icon: null, unicode_emoji: null, position, permissions, managed: false, mentionable: false, flags: 0, ...extra };
+  return {
+    id,
+    name,
+    color: 0,
+    colors,
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position,
+    permissions,
+    managed: false,
+    mentionable: false,
+    flags: 0,
+    ...extra,
+  };
 }
 
 export function waitWithTimeout(what: string, timeoutMs: number, register: (done: () => void) => () => void): Promise<void> {

@@ -105,7 +105,11 @@ export function createOtherBots(
     addOtherBot(input) {
       const botMember: ApiUser = { ...toApiUser(input.user), bot: true };
       if (botMember.id === botUser.id) throw new Error('fake Discord: that is this bot');
-      const botRole = putRole({ name: botMember.username, permissions: input.permissions, ...(input.position === undefined ? {} : { position: input.position }) });
+      const botRole = putRole({
+        name: botMember.username,
+        permissions: input.permissions,
+        ...(input.position === undefined ? {} : { position: input.position }),
+      });
       return structuredClone(putMember({ user: botMember, roles: [botRole.id] }));
     },
 

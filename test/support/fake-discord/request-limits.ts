@@ -58,7 +58,12 @@ export const messageLimits: Limit = (body, problems, path = []) => {
   list(body.embeds).forEach((embed, index) => {
     if (!isObject(embed)) return;
     const at = [...path, 'embeds', index];
-    for (const text of [embed.title, embed.description, isObject(embed.footer) ? embed.footer.text : undefined, isObject(embed.author) ? embed.author.name : undefined]) {
+    for (const text of [
+      embed.title,
+      embed.description,
+      isObject(embed.footer) ? embed.footer.text : undefined,
+      isObject(embed.author) ? embed.author.name : undefined,
+    ]) {
       if (typeof text === 'string') total += length(text);
     }
     list(embed.fields).forEach((field, fieldIndex) => {

@@ -21,7 +21,9 @@ export type { FakeDiscordOptions };
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const state = createState(options);
   // The gateway describes the guilds and the guild model dispatches its changes on the gateway.
-  const gateway = createGateway(state, (guildId, intents) => (guildId === state.guild.id ? guildModel.guildCreate(intents) : guildModel.otherGuildCreate(guildId)));
+  const gateway = createGateway(state, (guildId, intents) =>
+    guildId === state.guild.id ? guildModel.guildCreate(intents) : guildModel.otherGuildCreate(guildId),
+  );
   const guildModel = createGuildModel(state, gateway);
   const permissions = createPermissions(state);
   // Messages and other bots call each other: filters act on new messages, loggers on deletions.

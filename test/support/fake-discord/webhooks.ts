@@ -23,7 +23,14 @@ export function createWebhooks(state: FakeState, gateway: Pick<Gateway, 'dispatc
 
   const ownWebhook = (webhook: WebhookState): boolean => webhook.application_id === applicationId;
 
-  const putWebhook = (inChannel: string, name: string, avatar: string | null, owner: string | null, creator: ApiUser | null, id = snowflake()): WebhookState => {
+  const putWebhook = (
+    inChannel: string,
+    name: string,
+    avatar: string | null,
+    owner: string | null,
+    creator: ApiUser | null,
+    id = snowflake(),
+  ): WebhookState => {
     const webhook: WebhookState = {
       id,
       type: 1,

@@ -46,7 +46,12 @@ export const V1ErrorBody = z.strictObject({
 export const OAuthErrorBody = z.strictObject({ error: z.string().min(1), error_description: z.string().optional() });
 
 export const TokenResponse = z.looseObject({ access_token: z.string().min(1), token_type: z.string(), expires_in: z.number().int().positive() });
-export const DeviceResponse = z.looseObject({ device_code: z.string().min(1), user_code: z.string().min(1), verification_uri: z.string().min(1), expires_in: z.number().int().positive() });
+export const DeviceResponse = z.looseObject({
+  device_code: z.string().min(1),
+  user_code: z.string().min(1),
+  verification_uri: z.string().min(1),
+  expires_in: z.number().int().positive(),
+});
 export const IntrospectionResponse = z.looseObject({ active: z.boolean() }).refine((body) => Object.keys(body).every((name) => INTROSPECTION_KEYS.has(name)), 'only the documented introspection fields');
 
 export type Family = 'v1' | 'oauth';

@@ -57,7 +57,15 @@ export const imageRoutes: FastifyPluginAsyncZod<ImageRoutesOptions> = async (app
       const image = await processImage(upload, purpose);
       // Keyed: an address cannot be worked out from a copy of the image, and each system has its own.
       const address = crypto.lookupHash('image', `${system.id}:${sha256Bytes(image.data)}`);
-      const { created } = await storeImage(db, { systemId: system.id, address, purpose, width: image.width, height: image.height, data: image.data, now: Date.now() });
+      const { created } = await storeImage(db, {
+        systemId: system.id,
+        address,
+        purpose,
+        width: image.width,
+        height: image.height,
+        data: image.data,
+        now: Date.now(),
+      });
       return reply.code(created ? 201 : 200).send({ data: { url: urlOf(address), width: image.width, height: image.height, bytes: image.data.length } });
     },
   );
@@ -81,7 +89,14 @@ export const imageRoutes: FastifyPluginAsyncZod<ImageRoutesOptions> = async (app
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'a system’s images are listed for its owner only; use @me');
       const rows = await listImages(db, system.id);
       return {
-        data: rows.map((row) => ({ url: urlOf(row.address), width: row.width, height: row.height, bytes: row.bytes, purpose: row.purpose, createdAt: new Date(row.createdAt).toISOString() })),
+        data: rows.map((row) => ({
+          url: urlOf(row.address),
+          width: row.width,
+          height: row.height,
+          bytes: row.bytes,
+          purpose: row.purpose,
+          createdAt: new Date(row.createdAt).toISOString(),
+        })),
       };
     },
   );

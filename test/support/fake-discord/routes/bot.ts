@@ -61,7 +61,14 @@ export function createBotRoutes(parts: Parts) {
     if (method === 'GET' && route === 'gateway') return { status: 200, body: { url: gatewayUrl() } };
     if (method === 'GET' && route === 'gateway/bot') {
       requireBot(req);
-      return { status: 200, body: { url: gatewayUrl(), shards: state.recommendedShards, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: state.maxConcurrency } } };
+      return {
+        status: 200,
+        body: {
+          url: gatewayUrl(),
+          shards: state.recommendedShards,
+          session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: state.maxConcurrency },
+        },
+      };
     }
     if (method === 'GET' && route === 'applications/@me') {
       requireBot(req);

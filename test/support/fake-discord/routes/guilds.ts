@@ -26,14 +26,16 @@ export function createGuildRoutes(parts: Parts) {
       const { json } = await readBody(req, raw);
       const granted = permissionsIn('guild');
       if (json.nick !== undefined) {
-        if (self ? (granted & (Permission.ChangeNickname | Permission.ManageNicknames)) === 0n : (granted & Permission.ManageNicknames) === 0n) throw missingPermissions();
+        if (self ? (granted & (Permission.ChangeNickname | Permission.ManageNicknames)) === 0n : (granted & Permission.ManageNicknames) === 0n)
+          throw missingPermissions();
         if (!self) requireOutranks(target.user.id);
         if (typeof json.nick === 'string' && json.nick.length > 32) throw invalidForm('nick', 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 32 in length.');
       }
       if (Array.isArray(json.roles)) {
         requirePermission('guild', Permission.ManageRoles);
         if (!self) requireOutranks(target.user.id);
-        if ((json.roles as string[]).some((roleId) => (roles.get(roleId)?.position ?? Number.POSITIVE_INFINITY) >= highestRole(botUser.id))) throw missingPermissions();
+        if ((json.roles as string[]).some((roleId) => (roles.get(roleId)?.position ?? Number.POSITIVE_INFINITY) >= highestRole(botUser.id)))
+          throw missingPermissions();
       }
       const nick = json.nick === undefined ? target.nick : typeof json.nick === 'string' && json.nick !== '' ? json.nick : null;
       const updated = putMember({ user: target.user, nick, ...(Array.isArray(json.roles) ? { roles: json.roles as string[] } : {}) });

@@ -12,7 +12,8 @@ export function createMessageRoutes(parts: Parts) {
   const { guild, botUser, members, messages, reactions, closedDms } = state;
   const { dispatchIf } = gateway;
   const { permissionsIn, requirePermission } = permissions;
-  const { isEphemeral, newMessage, dispatchMessage, removeMessage, messageFields, editMessage, mentionsFor, renderReactions, reactionAdd, reactionRemove } = msgs;
+  const { isEphemeral, newMessage, dispatchMessage, removeMessage, messageFields, editMessage, mentionsFor, renderReactions, reactionAdd, reactionRemove } =
+    msgs;
   const { applyFilters } = otherBots;
   const validateMessage = (body: Json, files: RecordedFile[], creating: boolean): void => checkMessage(body, files, creating, state.uploadLimit);
 
@@ -59,7 +60,11 @@ export function createMessageRoutes(parts: Parts) {
           ...(typeof json.nonce === 'string' || typeof json.nonce === 'number' ? { nonce: json.nonce } : {}),
           ...mentionsFor(typeof json.content === 'string' ? json.content : '', json.allowed_mentions, referenced?.author),
           ...(referenced
-            ? { type: 19, message_reference: { type: 0, message_id: referenced.id, channel_id: id, guild_id: guild.id }, referenced_message: structuredClone(referenced) }
+            ? {
+                type: 19,
+                message_reference: { type: 0, message_id: referenced.id, channel_id: id, guild_id: guild.id },
+                referenced_message: structuredClone(referenced),
+              }
             : {}),
         });
         dispatchMessage('MESSAGE_CREATE', message);
