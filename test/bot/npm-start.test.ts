@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDiscord, user, type FakeDiscord } from '../support/fake-discord.js';
 import { freePort } from '../support/server.js';
 import { COMMANDS } from '../../commands/index.js';
+import { testBundle } from '../support/test-bundle.js';
 
 describe('npm start with a Discord token', () => {
   let fake: FakeDiscord;
@@ -19,7 +20,7 @@ describe('npm start with a Discord token', () => {
   it('starts the bot beside the service, answers, and exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-start-bot-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [join(testBundle(), 'main.js')], {
       env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn', NODE_ENV: 'development', DISCORD_TOKEN: fake.botToken, DISCORD_API_BASE: fake.apiBase, DISCORD_GUILD_ID: fake.guild.id },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseFailure, listenFailure, redisFailure, StartupError, withConnectTimeout } from '../../src/config/startup-errors.js';
 import { startFakeDiscord, type FakeDiscord } from '../support/fake-discord.js';
 import { freePort } from '../support/server.js';
+import { testBundle } from '../support/test-bundle.js';
 
 interface Exit {
   code: number | null;
@@ -17,12 +18,12 @@ interface Exit {
   stdout: string;
 }
 
-/** Runs src/main.ts with `env` over a clean environment; resolves when it exits (or after 30 s). */
+/** Runs the service (the tests' bundle of src/main.ts) with `env` over a clean environment; resolves when it exits (or after 30 s). */
 function start(env: Record<string, string>): Promise<Exit> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(DATABASE_URL|DATA_DIR|REDIS_URL|PORT|HOST|AUTH_DEV_LOGIN|SIGNING_KEYS|COOKIE_SECRETS|DATA_ENCRYPTION_KEY|(DISCORD|BOT|SWITCHBOARD|LOG)_.*)$/.test(name)),
   );
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [join(testBundle(), 'main.js')], {
     env: { ...inherited, NODE_ENV: 'development', LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/server.js';
+import { testBundle } from '../support/test-bundle.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -18,7 +19,7 @@ async function serviceOutput(env: Record<string, string>, requests: string[]): P
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-logs-'));
   dirs.push(dataDir);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(DATABASE_URL|REDIS_URL|AUTH_DEV_LOGIN|(DISCORD|BOT|LOG)_.*)$/.test(name)));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [join(testBundle(), 'main.js')], {
     env: { ...inherited, PORT: String(port), DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

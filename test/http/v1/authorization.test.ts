@@ -44,6 +44,8 @@ interface Fixture {
   tagId: number;
   doomedAlterId: number;
   doomedTagId: number;
+  /** The owner's newest switch, which the switch edit and delete cases act on (`prepare` makes a fresh one). */
+  switchId: number;
 }
 
 interface Endpoint {
@@ -90,6 +92,21 @@ const ENDPOINTS: Endpoint[] = [
   },
   { method: 'GET', path: '/v1/users/{user}/front', scope: 'system:read', writes: false, ok: 200 },
   { method: 'GET', path: '/v1/users/{user}/front/history', scope: 'system:read', writes: false, ok: 200 },
+  { method: 'GET', path: '/v1/users/{user}/front/stats', scope: 'system:read', writes: false, ok: 200 },
+  {
+    // The newest switch (the second alter, after the first alone) gains the first as a co-fronter.
+    method: 'POST', path: '/v1/users/{user}/front/switches/{switch}/edit', scope: 'system:ai-ap', writes: true, ok: 200,
+    prepare: async (owner, fixture) => {
+      fixture.switchId = await freshSwitch(owner, fixture);
+    },
+    body: (fixture) => ({ alters: [fixture.secondAlterId, fixture.alterId] }),
+  },
+  {
+    method: 'POST', path: '/v1/users/{user}/front/switches/{switch}/delete', scope: 'system:ai-ap', writes: true, ok: 200,
+    prepare: async (owner, fixture) => {
+      fixture.switchId = await freshSwitch(owner, fixture);
+    },
+  },
   { method: 'GET', path: '/v1/users/{user}/autoproxy', scope: 'system:read', writes: false, ok: 200 },
   {
     method: 'POST', path: '/v1/users/{user}/autoproxy', scope: 'system:write', writes: true, ok: 200,
@@ -162,6 +179,14 @@ async function freshAlter(owner: ApiUser): Promise<number> {
   return created.body.alterId;
 }
 
+/** A switch to the second alter right after one to the first alone: the owner's newest, its id. */
+async function freshSwitch(owner: ApiUser, fixture: Fixture): Promise<number> {
+  expect((await owner.call('POST', '/v1/users/@me/front', { alters: [fixture.alterId] })).status).toBe(200);
+  const pushed = await owner.call<{ data: { switchId: number } }>('POST', '/v1/users/@me/front', { alters: [fixture.secondAlterId] });
+  expect(pushed.status).toBe(200);
+  return pushed.body.data.switchId;
+}
+
 /** A new tag of `owner`, for a case that deletes one. */
 async function freshTag(owner: ApiUser): Promise<number> {
   const created = await owner.call<Tag>('POST', '/v1/users/@me/system/create-tag', { name: `doomed ${next()}` });
@@ -182,6 +207,7 @@ function pathOf(endpoint: Endpoint, user: string, fixture: Fixture): string {
     .replace('{alter}/delete', `${fixture.doomedAlterId}/delete`)
     .replace('{tag}/delete', `${fixture.doomedTagId}/delete`)
     .replace('{tag}', String(fixture.tagId))
+    .replace('{switch}', String(fixture.switchId))
     .replace('{alter}', String(fixture.alterId))
     .replace('{id}', encodeURIComponent(fixture.fieldValue))
     .replace('{message}/reproxy', `${fixture.reproxy.from}/reproxy`)
@@ -272,6 +298,8 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       '/v1/users/{user}/system/edit': ['/v1/users/@me/system'],
       '/v1/users/{user}/system/import': ['/v1/users/@me/system/list-alters'],
       '/v1/users/{user}/front': ['/v1/users/@me/front', '/v1/users/@me/front/history?max=100'],
+      '/v1/users/{user}/front/switches/{switch}/edit': ['/v1/users/@me/front/history?max=100'],
+      '/v1/users/{user}/front/switches/{switch}/delete': ['/v1/users/@me/front/history?max=100'],
       '/v1/users/{user}/autoproxy': ['/v1/users/@me/autoproxy', profile],
       '/v1/users/{user}/autoproxy/remove': ['/v1/users/@me/autoproxy', profile],
       '/v1/users/{user}/autoproxy/state': ['/v1/users/@me/autoproxy', profile],
@@ -325,8 +353,9 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
     expect(tag.status).toBe(201);
     fixture = {
       alterId, secondAlterId: second.body.alterId, fieldValue, latchRevision: latch.body.data.revision, messageId: message.messageId, reproxy,
-      tagId: tag.body.tagId, doomedAlterId: await freshAlter(owner), doomedTagId: await freshTag(owner),
+      tagId: tag.body.tagId, doomedAlterId: await freshAlter(owner), doomedTagId: await freshTag(owner), switchId: 0,
     };
+    fixture.switchId = await freshSwitch(owner, fixture);
   });
   afterAll(async () => {
     await shortLived?.stop();
@@ -467,6 +496,7 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       { path: '/v1/users/{user}/alters/{alter}', status: 404, type: 'unknown-alter' },
       { path: '/v1/users/{user}/front', status: 403, type: 'alters-private' },
       { path: '/v1/users/{user}/front/history', status: 403, type: 'alters-private' },
+      { path: '/v1/users/{user}/front/stats', status: 403, type: 'alters-private' },
       { path: '/v1/users/{user}/fields/alters/{id}', status: 403, type: 'not-matching-oauth' },
       { path: '/v1/users/{user}/autoproxy', status: 403, type: 'not-matching-oauth' },
       { path: '/v1/users/{user}/proxy-profile', status: 403, type: 'not-matching-oauth' },
@@ -555,6 +585,10 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       const [info, alter] = after as [{ data: MessageInfo }, { data: Alter }];
       expect(info.data).toMatchObject({ messageId: sent.messageId, originalMessageId: fixture.reproxy.original, alter: { alterId: fixture.secondAlterId } });
       expect(alter.data.messageCount).toBe(((before as [unknown, { data: Alter }])[1].data.messageCount ?? 0) + 1);
+    } else if (endpoint.path.endsWith('/switches/{switch}/edit')) {
+      expect((after as { data: FrontHistory }).data.switches[0]).toMatchObject({ switchId: fixture.switchId, alterIds: [fixture.secondAlterId, fixture.alterId] });
+    } else if (endpoint.path.endsWith('/switches/{switch}/delete')) {
+      expect((after as { data: FrontHistory }).data.switches.map((entry) => entry.switchId)).not.toContain(fixture.switchId);
     } else if (endpoint.path.endsWith('/messages')) {
       const [beforeAlter, afterAlter] = [before, after].map((snapshotted) => (snapshotted as [{ data: Alter }])[0].data);
       expect(afterAlter?.messageCount).toBe((beforeAlter?.messageCount ?? 0) + 1);

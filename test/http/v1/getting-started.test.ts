@@ -3,6 +3,7 @@
 // refresh, and its openid-client example does the same. Only the values a reader fills in (the
 // client's id and secret, the code from the redirect) are substituted; the browser step is the
 // development login.
+import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as oidc from 'openid-client';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gettingStarted } from '../../../src/http/v1/getting-started.js';
 import { TestBrowser, type Page } from '../../support/browser.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
+import { testBundle } from '../../support/test-bundle.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const USER = '500000000000000027';
@@ -60,7 +62,7 @@ describe('Getting started, as documented', () => {
     const [register] = blocks(section, 'sh');
     const args = (register ?? '').trim().match(/"[^"]*"|\S+/g)?.map((word) => word.replace(/^"|"$/g, '')) ?? [];
     expect(args.slice(0, 2)).toEqual(['npx', 'switchboard']);
-    const created = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args.slice(2)], { DATABASE_URL: server.testDatabase.url, DATA_DIR: server.config.dataDir });
+    const created = await run(process.execPath, [join(testBundle(), 'cli.js'), ...args.slice(2)], { DATABASE_URL: server.testDatabase.url, DATA_DIR: server.config.dataDir });
     expect(created.code, created.stderr).toBe(0);
     client = { id: /client_id:\s+(\S+)/.exec(created.stdout)?.[1] ?? '', secret: /client_secret:\s+(\S+)/.exec(created.stdout)?.[1] ?? '' };
     expect(client.secret).toMatch(/^sbs_/);
