@@ -586,7 +586,8 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       expect(info.data).toMatchObject({ messageId: sent.messageId, originalMessageId: fixture.reproxy.original, alter: { alterId: fixture.secondAlterId } });
       expect(alter.data.messageCount).toBe(((before as [unknown, { data: Alter }])[1].data.messageCount ?? 0) + 1);
     } else if (endpoint.path.endsWith('/switches/{switch}/edit')) {
-      expect((after as { data: FrontHistory }).data.switches[0]).toMatchObject({ switchId: fixture.switchId, alterIds: [fixture.secondAlterId, fixture.alterId] });
+      const newest = (after as { data: FrontHistory }).data.switches[0];
+      expect(newest).toMatchObject({ switchId: fixture.switchId, alterIds: [fixture.secondAlterId, fixture.alterId] });
     } else if (endpoint.path.endsWith('/switches/{switch}/delete')) {
       expect((after as { data: FrontHistory }).data.switches.map((entry) => entry.switchId)).not.toContain(fixture.switchId);
     } else if (endpoint.path.endsWith('/messages')) {
