@@ -9,10 +9,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Two files at a time: about two thirds of the time of one at a time (372-409 s against 613 s on
-    // a slow day here). Each file's PostgreSQL schema is its own; the race this once exposed (a
-    // schema dropped while another file's migration listed every schema) is handled in
-    // migrate (src/db/database.ts) and tested in test/db/migrations.test.ts.
-    maxWorkers: 2,
+    // Three files at a time: many files wait on timers, child processes and sockets more than they
+    // compute, so a third keeps both cores busy (690 s for the whole suite with SQLite, PostgreSQL
+    // and Chromium, against 740 s with two, on 2026-11-27). Each file's PostgreSQL schema is its own;
+    // the race this once exposed (a schema dropped while another file's migration listed every
+    // schema) is handled in migrate (src/db/database.ts) and tested in test/db/migrations.test.ts.
+    maxWorkers: 3,
   },
 });
