@@ -18,7 +18,7 @@ import { startOperationNotices } from './notices/operation-notices.js';
 import { createProxying } from './proxy/index.js';
 import { createTagDirectory } from './lists/tag-directory.js';
 import type { ShardPlan } from '../config/shards.js';
-import { DEFAULT_LEASE_MS, openBotShared } from './shared/bot-shared.js';
+import { DEFAULT_LEASE_MS, openBotShared } from './processes/bot-shared.js';
 
 /** discord.js's options for a shard plan: the listed shards of the count, or all of them. */
 function shardingOptions(plan: ShardPlan): Pick<ClientOptions, 'shards' | 'shardCount'> {

@@ -21,7 +21,7 @@ import { ensureBotClient } from '../../src/auth/clients.js';
 import { createApiClient, type ApiClient } from '../../src/bot/api-client.js';
 import { openLinkStore, type LinkStore } from '../../src/bot/links/link-store.js';
 import { LINK_FEED_INTERVAL_MS } from '../../src/bot/links/linked-accounts.js';
-import { openSharedStore, type SharedStore } from '../../src/bot/shared/shared-store.js';
+import { openSharedStore, type SharedStore } from '../../src/bot/processes/shared-store.js';
 import { createRedis } from '../../src/config/redis.js';
 import type { Alter } from '../../src/domain/alter.js';
 import { request, signIn, type ApiUser } from '../support/api.js';

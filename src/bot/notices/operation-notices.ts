@@ -17,7 +17,7 @@ import type { ApiClient, FeedEvent } from '../api-client.js';
 import type { BotContext, ButtonHandler } from '../command.js';
 import type { BotLog } from '../log.js';
 import type { LinkedAccounts } from '../links/linked-accounts.js';
-import type { BotShared } from '../shared/bot-shared.js';
+import type { BotShared } from '../processes/bot-shared.js';
 import { NoticeBatches, type HeldBatches, type NoticeBatch } from './notice-batches.js';
 import { describeOperations } from './operation-summary.js';
 

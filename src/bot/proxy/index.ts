@@ -15,7 +15,7 @@ import { createReactionHandler } from './reactions.js';
 import { createRecentMessages, type RecentMessages } from './recent.js';
 import { createDeliveryQueue, type DeliveryQueue } from './records.js';
 import { createPendingRecords, type PendingRecords } from './pending-records.js';
-import type { BotShared } from '../shared/bot-shared.js';
+import type { BotShared } from '../processes/bot-shared.js';
 import { createWebhookCache, type WebhookCache } from './webhooks.js';
 import { createGuildSettingsCache, type GuildSettingsCache } from '../servers/settings-cache.js';
 import { createRecentDeletions, type RecentDeletions } from '../servers/deletions.js';

@@ -9,9 +9,9 @@ import type { RecordMessageAnswer } from '../../domain/proxied-message.js';
 import type { ApiClient, RecordMessageBody } from '../api-client.js';
 import type { LinkedAccounts } from '../links/linked-accounts.js';
 import type { BotLog } from '../log.js';
-import type { Coordination, Role } from '../shared/coordination.js';
-import type { Sealer } from '../shared/bot-shared.js';
-import type { SharedStore } from '../shared/shared-store.js';
+import type { Coordination, Role } from '../processes/coordination.js';
+import type { Sealer } from '../processes/bot-shared.js';
+import type { SharedStore } from '../processes/shared-store.js';
 import type { DeliveryQueue } from './records.js';
 
 const QUEUE = 'message-records';
