@@ -18,7 +18,7 @@ import { alterEmbed, alterName } from '../src/bot/embeds.js';
 import { alterPages, encodeListState } from '../src/bot/lists/alter-list.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
 import { addImageFileOptions, copiedNote, fileOptionOf, imagePatch, type ImageOption } from '../src/bot/images/hosted-image.js';
-import { requireAlter, requireTag, targetOf } from '../src/bot/options.js';
+import { CLEAR, requireAlter, requireTag, targetOf } from '../src/bot/options.js';
 import { ALTER_PRIVACY, addPrivacyOptions, chosenPrivacy } from '../src/bot/privacy-settings.js';
 import { addAlterProxyOptions, addAlterServerOptions, ALTER_PROXY_WORDS, alterProxyPatch, alterServerPatch } from '../src/bot/settings/alter-settings.js';
 import { chosenServer, SERVER_OPTION, serverChoices, serverName } from '../src/bot/settings/servers.js';
@@ -26,7 +26,6 @@ import type { Responder } from '../src/bot/responder.js';
 import type { AlterSort } from '../src/domain/alter-list.js';
 import { AlterPrivacy, SystemPrivacy } from '../src/domain/privacy-bits.js';
 import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
-import { CLEAR } from './system.js';
 
 const FIELDS = [
   ['pronouns', 'pronouns', 'Pronouns', NAME_MAX],

@@ -6,7 +6,7 @@ import { systemEmbed } from '../src/bot/embeds.js';
 import { fieldWordsOf } from '../src/bot/error-wording.js';
 import { operationDmButtons } from '../src/bot/notices/operation-notices.js';
 import { addImageFileOptions, copiedNote, fileOptionOf, imagePatch, type ImageOption } from '../src/bot/images/hosted-image.js';
-import { targetOf } from '../src/bot/options.js';
+import { CLEAR, targetOf } from '../src/bot/options.js';
 import { chosenServer, SERVER_OPTION, serverChoices } from '../src/bot/settings/servers.js';
 import {
   addServerSettingOptions,
@@ -25,9 +25,6 @@ import { deleteSystem, deleteSystemButtons } from '../src/bot/system-delete.js';
 
 /** The option that turns the "another app changed your system" messages on or off. */
 const OPERATION_MESSAGES = 'operation-messages';
-
-/** Typing this clears a field. */
-export const CLEAR = '-';
 
 const EDITS = [
   ['name', 'systemName', 'The system’s name', NAME_MAX],

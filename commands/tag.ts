@@ -4,11 +4,10 @@ import { SlashCommandBuilder, type ChatInputCommandInteraction, type SlashComman
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { alterName, tagEmbed, tagName } from '../src/bot/embeds.js';
 import { tagPages } from '../src/bot/lists/tag-list.js';
-import { requireAlter, requireTag, targetOf } from '../src/bot/options.js';
+import { CLEAR, requireAlter, requireTag, targetOf } from '../src/bot/options.js';
 import type { Responder } from '../src/bot/responder.js';
 import type { Tag } from '../src/domain/tag.js';
 import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
-import { CLEAR } from './system.js';
 
 const FIELDS = [
   ['display-name', 'displayName', 'Shown instead of the name', NAME_MAX],

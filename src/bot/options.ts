@@ -8,6 +8,9 @@ import type { Tag } from '../domain/tag.js';
 import type { TagDirectory } from './lists/tag-directory.js';
 import { targetFor } from './target.js';
 
+/** Typing this in a text option clears the field it sets. */
+export const CLEAR = '-';
+
 /** The alter an option names (autocomplete id, username or display name), or a friendly error. */
 export async function requireAlter(interaction: ChatInputCommandInteraction, alters: AlterDirectory, option: string, target = '@me'): Promise<Alter> {
   const typed = interaction.options.getString(option, true);

@@ -7,9 +7,8 @@ import { MAX_UPLOAD_BYTES, type ImagePurpose } from '../../domain/images.js';
 import { isExpiringAttachmentLink } from '../../domain/image-url.js';
 import type { ApiClient } from '../api-client.js';
 import { checkAttachmentLink, downloadAttachment } from '../imports/discord-attachment.js';
+import { CLEAR } from '../options.js';
 
-/** Typing this clears an image field. */
-const CLEAR = '-';
 const DOWNLOAD_TIMEOUT_MS = 30_000;
 
 export interface ImageChoice {

@@ -6,9 +6,8 @@ import type { ChatInputCommandInteraction, Client, SlashCommandSubcommandBuilder
 import { ALTER_MODES, type Alter } from '../../domain/alter.js';
 import { NAME_MAX, URL_MAX } from '../../domain/values.js';
 import { serverName } from './servers.js';
+import { CLEAR } from '../options.js';
 
-/** Typing this clears a value. */
-const CLEAR = '-';
 
 export const ALTER_PROXY_OPTIONS = { proxyAvatar: 'proxy-avatar', proxyMode: 'proxy-mode' } as const;
 

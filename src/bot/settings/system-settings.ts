@@ -10,9 +10,8 @@ import { clampGraphemes, shortenGraphemes } from '../../domain/proxy/text.js';
 import { ApiError } from '../api-client.js';
 import { formatDuration, parseDuration } from './durations.js';
 import { serverName } from './servers.js';
+import { CLEAR } from '../options.js';
 
-/** Typing this clears a per-server value. */
-const CLEAR = '-';
 
 /** A flag bit the owner turns on or off, with the option that does it. */
 const FLAG_SETTINGS = [
