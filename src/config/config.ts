@@ -215,6 +215,13 @@ const SETTINGS = {
      * alive" move to another process at most this long (and a quarter more) after a holder dies.
      */
     leaseMs: setting('BOT_LEASE_TIMEOUT', milliseconds(15_000, 200, 300_000)),
+    /**
+     * Requests per second the bot's own Discord requests may make (Discord's global rate limit: 50
+     * for every bot, more for a large bot that Discord has granted more). Webhook executions are
+     * not counted (Discord limits them per webhook). A message proxied costs one: the original's
+     * deletion, so this caps a bot process's proxied messages per second.
+     */
+    globalRequestsPerSecond: setting('DISCORD_GLOBAL_RATE_LIMIT', count(50)),
   },
   ttl: {
     accessToken: setting('ACCESS_TOKEN_TTL', seconds(3600)),
