@@ -3,8 +3,8 @@
 // `cli.js bot` for a bot process), on PostgreSQL, with the CPU each process (and PostgreSQL's
 // backends serving them) spent per unit of work read from /proc:
 //   1. proxied messages per second through one bot process with Discord's global budget lifted
-//      (DISCORD_GLOBAL_RATE_LIMIT), against the fake Discord in this process: a burst over several
-//      channels, until every message is sent through its webhook, its original deleted and its
+//      (DISCORD_GLOBAL_RATE_LIMIT), against the fake Discord in this process: a burst from 10
+//      systems (1,000 alters in all) over several channels, until every message is sent through its webhook, its original deleted and its
 //      record stored by the service; the bot's store on the same PostgreSQL;
 //   2. events per second through one service process: alter edits of many systems (autocannon,
 //      its own process) with an endpoint receiving every event, created per second and delivered
@@ -47,6 +47,7 @@ export interface CapacityBench {
     messages: number;
     channels: number;
     alters: number;
+    systems: number;
     /** Sent through the webhook and the original deleted, per second (send of the first → the last done). */
     perSecond: number;
     /** Records stored by the service, per second over the same burst (send of the first → the last stored). */
@@ -81,7 +82,11 @@ export interface CapacityBench {
 }
 
 const CLOCK_TICKS = 100;
-const SYSTEM_USER = user('720000000000000001', 'capacity-system');
+/**
+ * Members who are systems, each with ALTERS / SPEAKERS alters: a server's messages come from many
+ * systems, and each system's records are written one at a time (its row lock orders them).
+ */
+const SPEAKERS = Array.from({ length: 10 }, (_, i) => user(String(720000000000000001n + BigInt(i)), `capacity-${i}`));
 const ALTERS = 1000;
 
 /** CPU seconds a process has used (user + system), from /proc; undefined once it is gone. */
@@ -342,7 +347,7 @@ export async function benchCapacity(options: { quick: boolean; postgresUrl?: str
     await fetch(`${url}/v1/events/endpoints/${endpointId}/delete`, { method: 'POST', headers: { authorization: `Bearer ${appToken}` } });
 
     // ── 1. One bot process ──
-    const messages = quick ? 200 : 2000;
+    const messages = quick ? 100 : 2000;
     const channelCount = 10;
     const secret = randomBytes(32).toString('base64url');
     const storeKey = randomBytes(32).toString('hex');
@@ -352,13 +357,16 @@ export async function benchCapacity(options: { quick: boolean; postgresUrl?: str
     closers.push(() => fake.close());
     const channels = [fake.channelId];
     for (let c = 1; c < channelCount; c++) channels.push(fake.addChannel({ name: `capacity-${c}` }).id);
-    fake.addMember({ user: SYSTEM_USER });
     const api = createApiClient({ baseUrl: url, clientId, clientSecret: secret, timeoutMs: 10_000 });
-    const tokens = await linkThroughDeviceFlow(api, SYSTEM_USER.id);
     const links = await openLinkStore(storeUrl, Buffer.from(storeKey, 'hex'));
-    await links.set(SYSTEM_USER.id, { ...tokens, linkedAt: Date.now() });
+    const altersEach = ALTERS / SPEAKERS.length;
+    for (const speaker of SPEAKERS) {
+      fake.addMember({ user: speaker });
+      const tokens = await linkThroughDeviceFlow(api, speaker.id);
+      await links.set(speaker.id, { ...tokens, linkedAt: Date.now() });
+      await seedAlters(opened, speaker.id, altersEach);
+    }
     await links.close();
-    await seedAlters(opened, SYSTEM_USER.id, ALTERS);
     bot = spawnBundle('cli.js', ['bot'], {
       NODE_ENV: 'test',
       DATA_DIR: join(dir, 'bot'),
@@ -387,8 +395,10 @@ export async function benchCapacity(options: { quick: boolean; postgresUrl?: str
       const recordsBefore = await records();
       const started = performance.now();
       for (let i = 0; i < count; i++) {
-        const n = 1 + ((sentSoFar * 7919) % ALTERS);
-        fake.sendUserMessage({ author: SYSTEM_USER, channelId: channels[sentSoFar % channels.length] ?? fake.channelId, content: `a${n}: capacity ${sentSoFar}` });
+        const n = 1 + ((sentSoFar * 7919) % altersEach);
+        const author = SPEAKERS[sentSoFar % SPEAKERS.length] ?? SPEAKERS[0];
+        if (!author) throw new Error('no speakers');
+        fake.sendUserMessage({ author, channelId: channels[sentSoFar % channels.length] ?? fake.channelId, content: `a${n}: capacity ${sentSoFar}` });
         sentSoFar++;
       }
       await until(`${count} messages proxied`, () => executions() - executedBefore >= count && fake.deletedMessages().length - deletedBefore >= count, 300_000, botProcess);
@@ -400,7 +410,7 @@ export async function benchCapacity(options: { quick: boolean; postgresUrl?: str
     };
     // Warm-up: each channel's webhook is created, the profile fetched.
     await burst(channelCount);
-    await burst(Math.min(200, messages));
+    await burst(Math.min(100, messages));
     const botPid = botProcess.child.pid ?? 0;
     const rowsBefore = schema && postgresUrl ? await rowsWritten(postgresUrl, schema) : undefined;
     const botBefore = cpuSeconds(botPid) ?? 0;
@@ -413,6 +423,7 @@ export async function benchCapacity(options: { quick: boolean; postgresUrl?: str
         messages,
         channels: channelCount,
         alters: ALTERS,
+        systems: SPEAKERS.length,
         perSecond: proxying.result.perSecond,
         recordedPerSecond: proxying.result.recordedPerSecond,
         botCpuMicros: (botSeconds * 1e6) / messages,

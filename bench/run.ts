@@ -625,7 +625,7 @@ async function capacityBenchmark(postgresUrl: string | undefined) {
   const { bot: b, events: e } = r;
   rows.push({
     id: '16a',
-    name: `One bot process (\`switchboard bot\`, its own process; service and store on ${label}): ${fmt(b.messages)} tagged messages at once over ${b.channels} channels, ${fmt(b.alters)} alters, Discord's global budget lifted (\`DISCORD_GLOBAL_RATE_LIMIT\`)`,
+    name: `One bot process (\`switchboard bot\`, its own process; service and store on ${label}): ${fmt(b.messages)} tagged messages at once over ${b.channels} channels from ${b.systems} systems (${fmt(b.alters)} alters), Discord's global budget lifted (\`DISCORD_GLOBAL_RATE_LIMIT\`)`,
     measured: `${fmt(b.perSecond)} proxied/s (sent, original deleted; records stored ${fmt(b.recordedPerSecond)}/s); CPU per message: bot ${micros(b.botCpuMicros)}, service ${micros(b.serviceCpuMicros)}, PostgreSQL ${micros(b.postgresCpuMicros)}${b.rowsPerMessage === undefined ? '' : `; ${fmt(b.rowsPerMessage, 1)} rows written per message`}`,
     baseline: `one core's worth of the bot's CPU per message: ${fmt(1e6 / b.botCpuMicros)} messages/s`,
     ratio: fmt(b.perSecond / (1e6 / b.botCpuMicros), 2),

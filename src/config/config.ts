@@ -216,10 +216,10 @@ const SETTINGS = {
      */
     leaseMs: setting('BOT_LEASE_TIMEOUT', milliseconds(15_000, 200, 300_000)),
     /**
-     * Requests per second the bot's own Discord requests may make (Discord's global rate limit: 50
-     * for every bot, more for a large bot that Discord has granted more). Webhook executions are
-     * not counted (Discord limits them per webhook). A message proxied costs one: the original's
-     * deletion, so this caps a bot process's proxied messages per second.
+     * Requests per second this process's own Discord requests may make. Discord's global rate limit
+     * is per bot (50, more for a large bot that Discord has granted more), so several processes
+     * each take a share. Webhook executions are not counted (Discord limits them per webhook). A
+     * message proxied costs one, the original's deletion, so this caps a process's proxied messages.
      */
     globalRequestsPerSecond: setting('DISCORD_GLOBAL_RATE_LIMIT', count(50)),
   },
