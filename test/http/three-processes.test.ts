@@ -169,7 +169,7 @@ describe.runIf(process.env.TEST_DATABASE_URL && REDIS_AVAILABLE)('three service 
     for (const base of [second, third]) expect((await call(base, token, 'GET', path)).status).toBe(404);
   });
 
-  it('delivers every event once, in order per system, though all three processes deliver', { timeout: 180_000 }, async () => {
+  it('delivers every event once, in order per system, though all three processes run a dispatcher', { timeout: 180_000 }, async () => {
     const appToken = (await oidc.clientCredentialsGrant(app.config, { scope: 'events:manage' })).access_token;
     const registered = await call<{ data: { id: string }; secret: string }>(bases[1] ?? '', appToken, 'POST', '/v1/events/endpoints', {
       url: receiver.url('/hook'),
