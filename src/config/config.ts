@@ -218,8 +218,9 @@ const SETTINGS = {
     /**
      * Requests per second this process's own Discord requests may make. Discord's global rate limit
      * is per bot (50, more for a large bot that Discord has granted more), so several processes
-     * each take a share. Webhook executions are not counted (Discord limits them per webhook). A
-     * message proxied costs one, the original's deletion, so this caps a process's proxied messages.
+     * each take a share. Webhook executions go in a queue of their own with a budget of the same
+     * size (Discord limits them per webhook, not per bot). A message proxied costs one of each (the
+     * original's deletion, the execute), so this caps a process's proxied messages per second.
      */
     globalRequestsPerSecond: setting('DISCORD_GLOBAL_RATE_LIMIT', count(50)),
   },

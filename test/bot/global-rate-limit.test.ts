@@ -1,8 +1,9 @@
 // DISCORD_GLOBAL_RATE_LIMIT: the budget of the bot's own Discord requests per second (Discord's
 // global limit is the bot's; each process gets a share). Proxying spends one of them per message,
-// the original's deletion; webhook executions are limited per webhook and go apart from it. With a
-// budget of 2, six messages at once make the bot wait for its global budget, and only for its own
-// requests; as shipped (50) the same six would not (bench/bot-proxy.ts counts those waits: none).
+// the original's deletion; webhook executions (limited by Discord per webhook, not per bot) queue
+// apart with a budget of the same size. With a budget of 2, six messages at once make both queues
+// wait for their budget; as shipped (50) the same six would not (bench/bot-proxy.ts counts those
+// waits: none).
 import type { RateLimitData } from 'discord.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn } from '../support/api.js';
@@ -24,7 +25,7 @@ describe('the bot’s own requests per second (DISCORD_GLOBAL_RATE_LIMIT)', () =
   }, 60_000);
   afterAll(async () => h?.stop());
 
-  it('holds the deletions of originals to the budget, and webhook executions apart from it', { timeout: 60_000 }, async () => {
+  it('holds the deletions of originals, and apart from them the webhook executions, to the budget', { timeout: 60_000 }, async () => {
     const ownWaits: RateLimitData[] = [];
     const webhookWaits: RateLimitData[] = [];
     h.bot.client.rest.on('rateLimited', (data) => void (data.global && ownWaits.push(data)));
@@ -37,6 +38,7 @@ describe('the bot’s own requests per second (DISCORD_GLOBAL_RATE_LIMIT)', () =
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     ownWaits.length = 0;
+    webhookWaits.length = 0;
 
     const originals = Array.from({ length: 6 }, (_, i) => h.fake.sendUserMessage({ author: ALICE, channelId: h.fake.channelId, content: `k: burst ${i}` }).id);
     for (const deadline = Date.now() + 30_000; !originals.every((id) => h.fake.deletedMessages().some((message) => message.id === id)); ) {
@@ -45,6 +47,6 @@ describe('the bot’s own requests per second (DISCORD_GLOBAL_RATE_LIMIT)', () =
     }
     expect(executions()).toBe(7);
     expect(ownWaits.length).toBeGreaterThan(0);
-    expect(webhookWaits).toEqual([]);
+    expect(webhookWaits.length).toBeGreaterThan(0);
   });
 });
