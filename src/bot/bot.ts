@@ -44,6 +44,8 @@ export interface BotOptions {
   shards?: ShardPlan;
   /** BOT_LEASE_TIMEOUT: how long leases in the shared store last unless renewed. */
   leaseMs?: number;
+  /** DISCORD_GLOBAL_RATE_LIMIT: requests per second of the bot's own (50 unless Discord granted more). */
+  globalRequestsPerSecond?: number;
 }
 
 export interface RunningBot {
@@ -81,7 +83,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     // Reactions on messages sent before this process started arrive as partials.
     partials: [Partials.Message, Partials.Reaction, Partials.User],
     ...discordCaches(),
-    rest: { api: options.discordApiBase },
+    rest: { api: options.discordApiBase, ...(options.globalRequestsPerSecond ? { globalRequestsPerSecond: options.globalRequestsPerSecond } : {}) },
     ...shardingOptions(options.shards ?? { count: 1, ids: undefined }),
     // Identifies take turns per max_concurrency bucket across every process sharing the store.
     ws: {
