@@ -99,7 +99,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     tags: createTagDirectory(api, accounts),
     linkFlow: createLinkFlow(api, accounts),
     proxying,
-    imports: createImportSessions(),
+    imports: createImportSessions(shared),
     attachmentOrigins: attachmentOrigins(options.discordApiBase),
   };
   const handle = createInteractionHandler(options.commands, context, log);
