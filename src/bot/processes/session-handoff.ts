@@ -120,6 +120,8 @@ export function createSessionHandoff(deps: { store: SharedStore; sealer: Sealer;
             } else if (!live) {
               return; // the old session's own comings and goings are not the shard's
             }
+            // As SimpleShardingStrategy passes them on: the shard's payload and its id (the
+            // manager's event map types each event's payload; this one loop serves them all).
             manager.emit(event, { ...(payload as object), shardId } as never);
           });
         }
