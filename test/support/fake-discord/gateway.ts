@@ -34,6 +34,8 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
   let resumesAtLastDisconnect = 0;
   const readyListeners = new Set<() => void>();
   const resumeListeners = new Set<() => void>();
+  /** Called once, after the next IDENTIFY was answered (READY and the guilds sent). */
+  const nextIdentify: Array<() => void> = [];
 
   const gatewayUrl = (): string => `ws://127.0.0.1:${state.port}/gateway`;
 
@@ -144,6 +146,7 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
       _trace: ['["fake-discord",{}]'],
     });
     for (const id of guilds) dispatchTo(session, 'GUILD_CREATE', structuredClone(describeGuild(id, session.intents)));
+    for (const listener of nextIdentify.splice(0)) listener();
     for (const listener of [...readyListeners]) listener();
   };
 
@@ -263,12 +266,13 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
     wss.close();
   };
 
-  const api: Pick<FakeDiscord, 'identifies' | 'identifyViolations' | 'deliveredMessages' | 'shardOf' | 'resumeCount' | 'refusedResumes' | 'waitForReady' | 'disconnectGateway' | 'waitForResume' | 'dispatchEvent'> = {
+  const api: Pick<FakeDiscord, 'identifies' | 'identifyViolations' | 'deliveredMessages' | 'shardOf' | 'resumeCount' | 'refusedResumes' | 'afterNextIdentify' | 'waitForReady' | 'disconnectGateway' | 'waitForResume' | 'dispatchEvent'> = {
     identifies,
     identifyViolations,
     deliveredMessages: () => [...deliveredMessages],
     shardOf: (guildId, count = shardCount) => Number((BigInt(guildId) >> 22n) % BigInt(count)),
     resumeCount: () => resumes,
+    afterNextIdentify: (listener) => void nextIdentify.push(listener),
     refusedResumes,
 
     waitForReady(timeoutMs = 10_000) {

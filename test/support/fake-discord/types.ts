@@ -342,6 +342,8 @@ export interface FakeDiscord {
   /** Another guild the bot is in (bare: no channels), with an id on `shard` of `count`; its id. */
   addGuild(input: { name: string; shard: number; count: number }): string;
   resumeCount(): number;
+  /** Calls `listener` right after the next IDENTIFY is answered (before the client can act on it). */
+  afterNextIdentify(listener: () => void): void;
   /** RESUMEs answered with an invalid session (unknown, ended or expired), and why. */
   refusedResumes: Array<{ shard: number | undefined; reason: 'unknown' | 'expired' | 'shard count' | 'token' }>;
   /** Resolves once every shard of the current shard count has a connected session. */
