@@ -30,6 +30,7 @@ export interface FeedEvent {
     alter?: Alter;
     alterId?: number;
     alterIds?: number[];
+    switchId?: number;
   };
 }
 
