@@ -366,6 +366,17 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
   const system = mode === 'add' ? {} : systemChanges(source, target, notes);
   if (mode === 'add' && Object.keys(source.system).length > 0) notes.once('the system profile was left as it is (add mode imports alters and tags only)');
 
+  const notImported = { ...source.notImported };
+  const fields = source.profileFields;
+  if (fields && fields.definitions.length > 0) {
+    // Kept in the source model for the day systems hold profile fields; until then said plainly.
+    notImported.customFields = fields.definitions.length;
+    notImported.customFieldValues = fields.values.length;
+    notes.once(
+      `${plural(fields.definitions.length, 'custom field')} with ${plural(fields.values.length, 'value')} ${fields.definitions.length === 1 ? 'was' : 'were'} not imported: this version has no profile fields yet. Import the file again once it does; a merge re-import adds them and duplicates nothing`,
+    );
+  }
+
   const report: ImportReport = {
     format: source.format,
     mode,
@@ -375,6 +386,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     renames,
     skipped: source.skipped,
     warnings: [...source.warnings, ...notes.list()],
+    notImported,
   };
   return {
     report,

@@ -23,6 +23,7 @@ const report = (overrides: Partial<ImportReport> = {}): ImportReport => ({
   renames: [],
   skipped: [],
   warnings: [],
+  notImported: {},
   ...overrides,
 });
 
