@@ -261,7 +261,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
       const downloads = () => h.fake.requests.filter((r) => r.path.includes(`/${String(attachment.id)}/`)).length;
       const viaFile = h.fake.slashCommand({ name: 'import', user: ERIN, options: [{ type: 11, name: 'file', value: attachment.id }], resolved: resolvedAttachments([attachment]) });
       const { response } = await h.run(viaFile, contentMatches(/./));
-      expect(String(response.body.content)).toMatch(/too big to import: at most 8 MiB/);
+      expect(String(response.body.content)).toMatch(/too big to import: at most 32 MiB/);
       expect(downloads()).toBe(0);
       const { response: viaLink } = await importLink(ERIN, String(attachment.url), contentMatches(/too big/));
       expect(String(viaLink.body.content)).toMatch(/too big to import/);
