@@ -27,6 +27,7 @@ const HEIDI = user('420000000000000008', 'heidi');
 const IVAN = user('420000000000000009', 'ivan');
 const JUDY = user('420000000000000010', 'judy');
 const KARL = user('420000000000000011', 'karl');
+const LEO = user('420000000000000012', 'leo');
 
 /** The shared sample exports (import-formats.md, section 5), as the service's own tests read them. */
 
@@ -71,7 +72,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
 
   beforeAll(async () => {
     h = await startBotHarness({ dialect });
-    for (const who of [ALICE, BOB, CAROL, DAVE, ERIN, GRACE, HEIDI, JUDY, KARL]) await h.link(who.id);
+    for (const who of [ALICE, BOB, CAROL, DAVE, ERIN, GRACE, HEIDI, JUDY, KARL, LEO]) await h.link(who.id);
   });
   afterAll(async () => h?.stop());
 
@@ -162,6 +163,18 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     const { handle: pressed } = await press(handle, 'confirm', KARL, (r) => r.kind === 'callback');
     await pressed.waitForResponse(titled('Imported from Simply Plural'), 20_000);
     expect((await altersOf(KARL.id)).map((alter) => alter.displayName)).toEqual(['Ash', 'Bea', 'Cy Brightwater', 'Dee ✨', 'Eli', 'Fox', 'Foggy', 'Resting']);
+  });
+
+  it('passes the Simply Plural choices: custom fronts left out, what friends saw public', async () => {
+    const sp = readFileSync(`${SAMPLES}/simply-plural.json`);
+    const options = [{ type: 3, name: 'custom-fronts', value: 'skip' }, { type: 5, name: 'friends-public', value: true }];
+    const { handle, response: preview } = await importFile(LEO, sp, titled('Import preview'), options);
+    expect(embedsOf(preview)[0]?.fields?.find((f) => f.name === 'Alters')?.value).toMatch(/^6 new/);
+    expect(embedsOf(preview)[0]?.fields?.find((f) => f.name === 'Not imported')?.value).toMatch(/customFronts: 2/);
+    const { handle: pressed } = await press(handle, 'confirm', LEO, (r) => r.kind === 'callback');
+    await pressed.waitForResponse(titled('Imported from Simply Plural'), 20_000);
+    const alters = await altersOf(LEO.id);
+    expect(alters.filter((alter) => alter.public !== 0).map((alter) => alter.displayName)).toEqual(['Ash', 'Cy Brightwater', 'Eli', 'Fox']);
   });
 
   it('imports once when Confirm is pressed twice at the same time (mode add, where a second import would duplicate)', async () => {

@@ -20,6 +20,9 @@ export const MAX_WAITING_BYTES = 128 * 1024 * 1024;
 export interface ImportChoice {
   mode: ImportMode;
   history: boolean;
+  /** Simply Plural's choices (other formats ignore them); absent: the defaults. */
+  customFronts?: 'import' | 'skip';
+  friendsArePublic?: boolean;
 }
 
 interface Pending {
