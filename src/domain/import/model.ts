@@ -205,8 +205,12 @@ export const EXTENSION_VERSION = 1;
  */
 export const ExtensionAlter = z.strictObject(createShapeOf(ALTER_FIELD_ROWS));
 
-/** Every stored field of a tag, the same way: its name is a TagName, as the API's. */
-export const ExtensionTag = z.strictObject(createShapeOf(TAG_FIELDS));
+/**
+ * Every stored field of a tag, the same way: its name is a TagName, as the API's; and `parent`,
+ * the id in this file of the group it was nested under (tags are flat here; the nesting of a
+ * Simply Plural import is kept with the tag's import link, and comes back through this key).
+ */
+export const ExtensionTag = z.strictObject({ ...createShapeOf(TAG_FIELDS), parent: z.string().min(1).max(64).optional() });
 
 /** Every stored field of a system, by its API name, as its owner would send it. */
 export const ExtensionSystem = z.strictObject(SYSTEM_FIELD_INPUTS).partial();

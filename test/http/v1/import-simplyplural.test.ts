@@ -156,6 +156,31 @@ describe.each(DIALECTS)('Simply Plural import (%s)', (dialect) => {
       expect(await membersOf(user, 'Custom fronts')).toEqual(['Foggy', 'Resting']);
     });
 
+    it('keeps each group’s parent with its tag’s import link, and in the export’s own key, which an import reads back', async () => {
+      const links = await server.database.db
+        .selectFrom('import_tag_links as l')
+        .innerJoin('tags as t', 't.id', 'l.tag_id')
+        .select(['t.name', 'l.source', 'l.source_parent_id'])
+        .where('l.system_id', '=', await systemIdOf(user))
+        .orderBy('t.id')
+        .execute();
+      expect(links).toEqual([
+        { name: 'Guardians', source: 'simplyplural', source_parent_id: null },
+        { name: 'Late Crew', source: 'simplyplural', source_parent_id: '64c0000000000000000000a1' },
+        { name: 'Custom fronts', source: 'simplyplural', source_parent_id: null },
+      ]);
+      const exported = (await request<{ groups: Array<{ id: string; name: string }>; switchboard: { tags: Record<string, { parent?: string }> } }>(server, 'GET', '/v1/users/@me/system/export', { token: user.token })).body;
+      const hid = (name: string) => exported.groups.find((group) => group.name === name)?.id ?? '';
+      expect(exported.switchboard.tags[hid('Late Crew')]?.parent).toBe(hid('Guardians'));
+      expect(exported.switchboard.tags[hid('Guardians')]?.parent).toBeUndefined();
+
+      const other = await signIn(server, newUserId());
+      ok(await importFile(other, JSON.stringify(exported)));
+      const again = await request<{ switchboard: { tags: Record<string, { parent?: string }> }; groups: Array<{ id: string; name: string }> }>(server, 'GET', '/v1/users/@me/system/export', { token: other.token });
+      const hid2 = (name: string) => again.body.groups.find((group) => group.name === name)?.id ?? '';
+      expect(again.body.switchboard.tags[hid2('Late Crew')]?.parent).toBe(hid2('Guardians'));
+    });
+
     it('turns the front history into switches', async () => {
       expect(await switchesOf(user)).toEqual([
         [0, 'Ash'], [2, 'Ash+Bea'], [4, 'Bea'], [6, 'Foggy'], [7, 'CyBrightwater'], [10, ''], [12, 'Resting'], [20, 'Ash'], [22, 'Bea'], [23, 'Bea+Ash'],
