@@ -38,6 +38,8 @@ export const CUSTOM_FRONTS_TAG_NAME = 'Custom fronts';
 /** Front history before this is out of range (Simply Plural started in 2020; 1970 means seconds for milliseconds). */
 const EARLIEST = Date.UTC(2015, 0, 1);
 const DAY = 86_400_000;
+/** Custom fields a system may define (issue 30); more in a file are left out, which also bounds renaming repeated names. */
+export const MAX_PROFILE_FIELDS = 100;
 /** Rows of front history read at all: far above years of history (50,000 rows is about 12 MiB). */
 export const MAX_FRONT_HISTORY_ROWS = 1_000_000;
 
@@ -558,8 +560,13 @@ function readCustomFields(
   const seen = new Set<string>();
   const usedNames = new Set<string>();
   let converted = 0;
+  const overLimit = new Set<string>();
   for (const { id, doc } of raw) {
     if (seen.has(id)) continue;
+    if (definitions.length >= MAX_PROFILE_FIELDS) {
+      overLimit.add(id);
+      continue;
+    }
     const name = normaliseText(doc.name, { max: NAME_MAX, what: 'custom field name' }, notes, id);
     if (name === null) {
       notes.add('field-no-name', id, (n) => `${plural(n, 'custom field')} without a name ${n === 1 ? 'was' : 'were'} left out`);
@@ -574,6 +581,10 @@ function readCustomFields(
     const visible = Array.isArray(doc.buckets) || 'private' in doc ? friendVisible(doc, privacy) : false;
     definitions.push({ id, name: unique, kind, sourceKind, order: definitions.length, public: visible && privacy.friendsArePublic });
   }
+  if (overLimit.size > 0) {
+    const n = overLimit.size;
+    notes.once(`${plural(n, 'custom field')} past the first ${MAX_PROFILE_FIELDS} (a system holds at most ${MAX_PROFILE_FIELDS}) ${n === 1 ? 'was' : 'were'} left out, with ${n === 1 ? 'its' : 'their'} values`);
+  }
   if (converted > 0) notes.once(`${plural(converted, 'custom field')} of a kind with no counterpart here (month, year, month and year, timestamp) will be text fields`);
   const byId = new Map(definitions.map((definition) => [definition.id, definition]));
   const values: SourceProfileFieldValue[] = [];
@@ -585,7 +596,7 @@ function readCustomFields(
       if (value === null || value === undefined || value === '') continue;
       const definition = byId.get(fieldId);
       if (!definition) {
-        orphans++;
+        if (!overLimit.has(fieldId)) orphans++;
         continue;
       }
       const rawText = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : null;

@@ -325,6 +325,16 @@ describe('custom fields, kept for profile fields', () => {
     expect(source.warnings.join('\n')).toMatch(/1 custom field value named a field not in the file/);
   });
 
+  it('at most 100 fields, the first by rank; repeated names told apart', () => {
+    const customFields = Array.from({ length: 150 }, (_, i) => ({ _id: `f${i}`, uid: UID, name: 'Same', type: 0, order: `0|${String(i).padStart(4, '0')}:` }));
+    const source = read(exportOf({ members: [member('a', { info: { f0: 'kept', f120: 'dropped' } })], customFields }));
+    expect(source.profileFields?.definitions).toHaveLength(100);
+    expect(source.profileFields?.definitions.slice(0, 3).map((field) => field.name)).toEqual(['Same', 'Same 2', 'Same 3']);
+    expect(source.profileFields?.values).toEqual([{ alterId: 'a', fieldId: 'f0', value: 'kept' }]);
+    expect(source.warnings.join('\n')).toMatch(/50 custom fields past the first 100/);
+    expect(source.warnings.join('\n')).not.toMatch(/named a field not in the file/);
+  });
+
   it('the legacy users[0].fields when there is no customFields collection; ignored when there is', () => {
     const legacy = { fields: { k0: { name: 'Likes', order: 1, type: 0 }, k1: { name: 'Age', order: 0, type: 0 } } };
     const files = [
