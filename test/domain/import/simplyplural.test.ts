@@ -220,6 +220,16 @@ describe('front history → switches (§7.4)', () => {
     expect(result.dropped).toBe(1);
   });
 
+  it('more than 150 fronters at once: the first 150 by start, warned', () => {
+    const notes = new Notes();
+    const ids = Array.from({ length: 152 }, (_, i) => `m${String(i).padStart(3, '0')}`);
+    const rows = ids.map((id, i) => ({ _id: `h${i}`, member: id, live: true, startTime: T0 + i }));
+    const result = readFrontHistory({ frontHistory: rows }, new Set(ids), new Set(), { customFronts: 'import', now: NOW }, notes);
+    expect(result.switches).toHaveLength(152);
+    expect(result.switches.at(-1)?.memberIds).toEqual(ids.slice(0, 150));
+    expect(notes.list().join('\n')).toMatch(/front history: 2 switches with more than 150 fronters kept the first 150/);
+  });
+
   it('reads the legacy fronters list as open intervals when there is no front history', () => {
     const notes = new Notes();
     const result = readFrontHistory({ fronters: [{ _id: 'a', uid: UID, startTime: T0 }] }, new Set(['a']), new Set(), { customFronts: 'import', now: NOW }, notes);
