@@ -32,11 +32,12 @@ import { benchEvents } from './events.js';
 import { benchProxyEngine } from './proxy-engine.js';
 import { benchReadAmplification } from './read-amplification.js';
 import { benchImages } from './images.js';
+import { benchCapacity } from './capacity.js';
 
 const quick = process.argv.includes('--quick');
 /** `--only=reads,writes,startup`: run just these groups (no RESULTS.md is written then). */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'front-stats', 'import', 'events', 'amplification', 'images'] as const;
+const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'front-stats', 'import', 'events', 'amplification', 'images', 'capacity'] as const;
 type Group = (typeof GROUPS)[number];
 for (const name of only ?? []) if (!(GROUPS as readonly string[]).includes(name)) throw new Error(`--only: no group ${name} (groups: ${GROUPS.join(', ')})`);
 const runs = (group: Group) => !only || only.includes(group);
@@ -649,6 +650,32 @@ async function readAmplificationBenchmark() {
   });
 }
 
+/** 16. What one bot process and one service process hold, each in a process of its own, with CPU per unit of work (bench/capacity.ts). */
+async function capacityBenchmark(postgresUrl: string | undefined) {
+  const r = await benchCapacity({ quick, ...(postgresUrl ? { postgresUrl } : {}) });
+  const label = r.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite';
+  const micros = (value: number | undefined) => (value === undefined ? 'not measured' : `${fmt(value)} µs`);
+  const { bot: b, events: e } = r;
+  rows.push({
+    id: '16a',
+    name: `One bot process (\`switchboard bot\`, its own process; service and store on ${label}): ${fmt(b.messages)} tagged messages at once over ${b.channels} channels from ${b.systems} systems (${fmt(b.alters)} alters), Discord's global budget lifted (\`DISCORD_GLOBAL_RATE_LIMIT\`)`,
+    measured: `${fmt(b.perSecond)} proxied/s (sent, original deleted; records stored ${fmt(b.recordedPerSecond)}/s); CPU per message: bot ${micros(b.botCpuMicros)}, service ${micros(b.serviceCpuMicros)}, PostgreSQL ${micros(b.postgresCpuMicros)}${b.rowsPerMessage === undefined ? '' : `; ${fmt(b.rowsPerMessage, 1)} rows written per message`}`,
+    baseline: `one core's worth of the bot's CPU per message: ${fmt(1e6 / b.botCpuMicros)} messages/s`,
+    ratio: fmt(b.perSecond / (1e6 / b.botCpuMicros), 2),
+    target: 'reported',
+    met: undefined,
+  });
+  rows.push({
+    id: '16b',
+    name: `Events through one service process (${label}): alter edits of ${e.systems} systems (${e.connections} connections, ${e.seconds} s), an endpoint receiving every event`,
+    measured: `${fmt(e.withEndpoint.requestsPerSecond)} events/s created, ${fmt(e.deliveredPerSecond)}/s delivered (${fmt(e.events)} events, the last ${fmt(e.drainSeconds, 1)} s after the load); CPU per event (edit and delivery): service ${micros(e.serviceCpuMicros)}, PostgreSQL ${micros(e.postgresCpuMicros)}`,
+    baseline: `${load(e.bare)} (the same edits, no endpoint); CPU per edit: service ${micros(e.bareServiceCpuMicros)}, PostgreSQL ${micros(e.barePostgresCpuMicros)}`,
+    ratio: fmt(e.withEndpoint.requestsPerSecond / Math.max(e.bare.requestsPerSecond, 1), 2),
+    target: 'reported',
+    met: undefined,
+  });
+}
+
 function table(): string {
   const lines = ['| # | Benchmark | switchboard | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.id} | ${row.name} | ${row.measured} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.met === undefined ? '–' : row.met ? 'yes' : '**no**'} |`);
@@ -705,6 +732,7 @@ async function main() {
     if (runs('events')) await eventsBenchmark();
     if (runs('amplification')) await readAmplificationBenchmark();
     if (runs('images')) await imagesBenchmark();
+    if (runs('capacity')) await capacityBenchmark(postgresUrl);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });

@@ -107,7 +107,7 @@ async function execute(interaction: ChatInputCommandInteraction, { api, accounts
     }
     throw error;
   }
-  const preview = imports.open(userId, file, choice);
+  const preview = await imports.open(userId, file, choice);
   await reply.send({
     content: `Nothing is imported until you press **Confirm**. This preview expires <t:${Math.floor(preview.expiresAt / 1000)}:R>.`,
     embeds: [importReportEmbed(report, 'preview')],
@@ -116,11 +116,11 @@ async function execute(interaction: ChatInputCommandInteraction, { api, accounts
 }
 
 const privately = (interaction: ButtonInteraction, content: string) => interaction.reply({ content, flags: MessageFlags.Ephemeral });
-const EXPIRED = { content: 'This import preview has expired (or the bot restarted). Run `/import` again.', embeds: [], components: [] };
+const EXPIRED = { content: 'This import preview has expired. Run `/import` again.', embeds: [], components: [] };
 const alreadyDone = (report: ImportReport) => ({ content: 'Already imported: this is what the import did.', embeds: fitEmbeds([importReportEmbed(report, 'result')]), components: [] });
 
 async function confirm(interaction: ButtonInteraction, { api, accounts, imports }: BotContext, previewId: string) {
-  const claim = imports.claim(previewId, interaction.user.id);
+  const claim = await imports.claim(previewId, interaction.user.id);
   if (claim.status === 'not-yours') return void (await privately(interaction, 'Only the person who ran `/import` can confirm it.'));
   if (claim.status === 'running') return void (await privately(interaction, 'This import is already running.'));
   if (claim.status === 'expired') return void (await interaction.update(EXPIRED));
@@ -138,13 +138,13 @@ async function confirm(interaction: ButtonInteraction, { api, accounts, imports 
           api.importSystem(token, claim.file, { ...claim.choice, dryRun: false, idempotencyKey: claim.idempotencyKey }),
         ),
     );
-    imports.complete(previewId, report);
+    await imports.complete(previewId, claim.attempt, report);
     await interaction.editReply({ content: 'Done.', embeds: fitEmbeds([importReportEmbed(report, 'result')]), components: [] });
   } catch (error) {
     // A refusal of the file stands; anything else (the service away or slow, the link expired) may
     // be retried with the same key: an import that did land meanwhile is not applied again.
     const final = error instanceof ApiError && error.kind === 'problem' && !insufficientScope(error);
-    imports.fail(previewId, !final);
+    await imports.fail(previewId, claim.attempt, !final);
     if (final) {
       await interaction.editReply({ content: `The import was refused, and nothing was changed: ${error.message}`, components: [] });
       return;
@@ -157,7 +157,7 @@ async function confirm(interaction: ButtonInteraction, { api, accounts, imports 
 }
 
 async function cancel(interaction: ButtonInteraction, { imports }: BotContext, previewId: string) {
-  const result = imports.cancel(previewId, interaction.user.id);
+  const result = await imports.cancel(previewId, interaction.user.id);
   if (result.status === 'not-yours') return void (await privately(interaction, 'Only the person who ran `/import` can cancel it.'));
   if (result.status === 'running') return void (await privately(interaction, 'The import is already running and can no longer be cancelled.'));
   if (result.status === 'expired') return void (await interaction.update(EXPIRED));
