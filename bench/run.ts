@@ -454,6 +454,39 @@ async function importBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: str
   });
 }
 
+/**
+ * 12d/12e. A Simply Plural export (2,000 members, 100 custom fields, 50,000 front-history
+ * intervals, about 12.8 MiB) imported with its history next to a bare bulk insert of its rows, per
+ * dialect, and (SQLite) reading plus planning it against a file near the 32 MiB cap (bench/import.ts).
+ */
+async function simplyPluralImportBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: string) {
+  const label = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const r = await benchImport({ quick, dialect, format: 'simplyplural', ...(postgresUrl ? { postgresUrl } : {}) });
+  rows.push({
+    id: dialect === 'sqlite' ? '12d' : '12e',
+    name: `Import (${label}): Simply Plural file of ${fmt(r.alters)} alters, ${fmt(r.fields ?? 0)} custom fields, ${fmt(r.intervals ?? 0)} front-history intervals → ${fmt(r.switches)} switches (${fmt(r.fileBytes / 2 ** 20, 1)} MiB), history included, one transaction; median of ${r.rounds}`,
+    measured: `${fmt(r.importSeconds, 2)} s (reading the file ${fmt(r.readSeconds, 2)} s); again, nothing changing: ${fmt(r.reimportSeconds, 2)} s`,
+    baseline: `${fmt(r.bareSeconds, 2)} s (bare bulk insert of the same rows)`,
+    ratio: fmt(r.importSeconds / r.bareSeconds, 1),
+    target: '< 5 s',
+    met: r.importSeconds < 5,
+  });
+  if (r.linearity) {
+    const l = r.linearity;
+    const timeRatio = l.largeSeconds / l.smallSeconds;
+    const byteRatio = l.largeBytes / l.smallBytes;
+    rows.push({
+      id: '12f',
+      name: `Import read + plan (a preview), Simply Plural: ${fmt(l.largeBytes / 2 ** 20, 1)} MiB against ${fmt(l.smallBytes / 2 ** 20, 1)} MiB (${fmt(byteRatio, 2)}x the bytes); median of 3`,
+      measured: `${fmt(l.largeSeconds, 2)} s`,
+      baseline: `${fmt(l.smallSeconds, 2)} s`,
+      ratio: fmt(timeRatio, 2),
+      target: 'time ratio ≤ 1.25 × byte ratio (linear)',
+      met: timeRatio <= 1.25 * byteRatio,
+    });
+  }
+}
+
 /** 12c. Import's worst shapes, previewed, against JSON.parse of the same bytes (bench/import-worst.ts). */
 async function importWorstShapesBenchmark() {
   const r = await benchImportWorstShapes({ quick });
@@ -693,6 +726,8 @@ async function main() {
       if (postgresUrl) await importBenchmark('postgres', postgresUrl);
       else rows.push({ id: '12b', name: 'Import, PostgreSQL', measured: 'skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL', baseline: '–', ratio: '–', target: '< 5 s', met: undefined });
       await importWorstShapesBenchmark();
+      await simplyPluralImportBenchmark('sqlite');
+      if (postgresUrl) await simplyPluralImportBenchmark('postgres', postgresUrl);
     }
     if (runs('events')) await eventsBenchmark();
     if (runs('amplification')) await readAmplificationBenchmark();

@@ -1,4 +1,5 @@
-// /import file|link [mode] [history]: bring a system from PluralKit or Tupperbox. The file is
+// /import file|link [mode] [history] [custom-fronts] [friends-public]: bring a system from
+// PluralKit, Tupperbox or Simply Plural (the last two options are Simply Plural's). The file is
 // downloaded from Discord's CDN, checked by the service (a dry run), and shown as a private
 // preview with Confirm and Cancel. Confirm sends the same bytes again with the preview's one-time
 // Idempotency-Key, so a double click or a retried press imports once.
@@ -64,7 +65,12 @@ async function execute(interaction: ChatInputCommandInteraction, { api, accounts
     await reply.send({ content: 'Give the export file either as `file` (attach it) or as `link` (paste the link of a file uploaded to Discord), one of the two.' });
     return;
   }
-  const choice = { mode: (interaction.options.getString('mode') ?? 'merge') as ImportMode, history: interaction.options.getBoolean('history') ?? false };
+  const choice = {
+    mode: (interaction.options.getString('mode') ?? 'merge') as ImportMode,
+    history: interaction.options.getBoolean('history') ?? false,
+    customFronts: interaction.options.getString('custom-fronts') === 'skip' ? ('skip' as const) : ('import' as const),
+    friendsArePublic: interaction.options.getBoolean('friends-public') ?? false,
+  };
   const userId = interaction.user.id;
   // Before any download: nothing is fetched for someone who cannot import.
   if (!(await accounts.isLinked(userId))) throw new NotLinkedError('never');
@@ -162,7 +168,7 @@ async function cancel(interaction: ButtonInteraction, { imports }: BotContext, p
 export const importCommand = {
   data: new SlashCommandBuilder()
     .setName('import')
-    .setDescription('Import a system from a PluralKit or Tupperbox export file (a preview first)')
+    .setDescription('Import a system from a PluralKit, Tupperbox or Simply Plural export file (a preview first)')
     .addAttachmentOption((o) => o.setName('file').setDescription('The export file (.json)'))
     .addStringOption((o) => o.setName('link').setDescription('Or: the link of the file uploaded to Discord').setMaxLength(2000))
     .addStringOption((o) =>
@@ -175,7 +181,17 @@ export const importCommand = {
           { name: 'replace: delete what is not in the file', value: 'replace' },
         ),
     )
-    .addBooleanOption((o) => o.setName('history').setDescription('Also import front history (switches); default: no')),
+    .addBooleanOption((o) => o.setName('history').setDescription('Also import front history (switches); default: no'))
+    .addStringOption((o) =>
+      o
+        .setName('custom-fronts')
+        .setDescription('Simply Plural custom fronts (default: import them as alters)')
+        .addChoices(
+          { name: 'import: as alters in a "Custom fronts" tag', value: 'import' },
+          { name: 'skip: leave them out (their front history leaves gaps)', value: 'skip' },
+        ),
+    )
+    .addBooleanOption((o) => o.setName('friends-public').setDescription('Simply Plural: make public what friends could see; default: no, all private')),
   ephemeral: true,
   execute,
   buttons: [

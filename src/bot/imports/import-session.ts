@@ -39,6 +39,9 @@ const gunzipped = promisify(gunzip);
 export interface ImportChoice {
   mode: ImportMode;
   history: boolean;
+  /** Simply Plural's choices (other formats ignore them); absent: the defaults. */
+  customFronts?: 'import' | 'skip';
+  friendsArePublic?: boolean;
 }
 
 /** A preview as stored (sealed). */

@@ -35,6 +35,7 @@ const report = (overrides: Partial<ImportReport> = {}): ImportReport => ({
   renames: [],
   skipped: [],
   warnings: [],
+  notImported: {},
   ...overrides,
 });
 
