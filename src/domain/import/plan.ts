@@ -32,7 +32,7 @@ import type { AlterRecord } from '../alter.js';
 
 /** An alter as stored, as far as an import reads and writes it. */
 /** An existing alter as the planner sees it: the stored record, without what an import never reads. */
-export type TargetAlter = Omit<AlterRecord, 'systemId' | 'tags' | 'fields'>;
+export type TargetAlter = Omit<AlterRecord, 'systemId' | 'tags' | 'fields' | 'profileFields'>;
 
 /** An existing tag as the planner sees it: the stored record's fields. */
 export type TargetTag = Pick<TagRecord, 'id' | TagFieldName>;

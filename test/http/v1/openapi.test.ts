@@ -68,6 +68,12 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/users/{user}/tags/{tag}/edit', scope: 'alters:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/tags/{tag}/alters', scope: 'alters:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/tags/{tag}/delete', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/create-profile-field', scope: 'alters:write', success: 201 },
+  { method: 'GET', path: '/v1/users/{user}/system/list-profile-fields', scope: 'alters:read', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/profile-fields/{field}', scope: 'alters:read', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/profile-fields/{field}/edit', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/order-profile-fields', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/profile-fields/{field}/delete', scope: 'alters:write', success: 200 },
   // Two scopes, both needed: space-separated.
   { method: 'POST', path: '/v1/users/{user}/system/import', scope: 'alters:write system:write', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/system/export', scope: 'system:read alters:read', success: 200 },
@@ -499,6 +505,22 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect((await call('POST', '/v1/users/{user}/tags/{tag}/edit', { user: '@me', tag: tagId }, { token, body: { description: null } })).body).toMatchObject({ description: null });
     expect((await call('GET', '/v1/users/{user}/alters/{alter}', { user: '@me', alter: alterId }, { token })).body).toMatchObject({ data: { tagIds: [tagId] } });
     expect((await call('POST', '/v1/users/{user}/tags/{tag}/delete', { user: '@me', tag: (minimalTag.body as { tagId: number }).tagId }, { token })).body).toEqual({ deleted: true });
+
+    // Profile fields: create (every kind), list, read, edit, reorder, values on an alter, delete.
+    const fieldOf = async (body: Record<string, unknown>) => {
+      const created = await call('POST', '/v1/users/{user}/system/create-profile-field', me, { token, body });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return (created.body as { fieldId: number }).fieldId;
+    };
+    const likes = await fieldOf({ name: 'Likes', kind: 'markdown', privacy: 'everyone' });
+    const met = await fieldOf({ name: 'Met' });
+    expect((await call('GET', '/v1/users/{user}/system/list-profile-fields', me, { token })).body).toMatchObject([{ fieldId: likes, position: 0 }, { fieldId: met, kind: 'text', privacy: 'owner' }]);
+    expect((await call('GET', '/v1/users/{user}/profile-fields/{field}', { user: '@me', field: likes }, { token })).body).toMatchObject({ isSelf: true, data: { name: 'Likes' } });
+    expect((await call('POST', '/v1/users/{user}/profile-fields/{field}/edit', { user: '@me', field: met }, { token, body: { kind: 'date', privacy: 'birthday' } })).body).toMatchObject({ kind: 'date' });
+    expect((await call('POST', '/v1/users/{user}/system/order-profile-fields', me, { token, body: { fieldIds: [met, likes] } })).body).toMatchObject([{ fieldId: met, position: 0 }, { fieldId: likes, position: 1 }]);
+    const valued = await call('POST', '/v1/users/{user}/alters/{alter}/edit', { user: '@me', alter: alterId }, { token, body: { profileFields: { [likes]: '*tea*', [met]: '2020-02-29' } } });
+    expect(valued.body).toMatchObject({ profileFields: { [likes]: '*tea*', [met]: '2020-02-29' } });
+    expect((await call('POST', '/v1/users/{user}/profile-fields/{field}/delete', { user: '@me', field: met }, { token })).body).toEqual({ deleted: true });
 
     // Deleting an alter: its messages still name the system, and tell the owner the alter is gone.
     const doomed = await createAlter(owner, { username: 'doomed', displayName: 'Doomed' });
