@@ -7,7 +7,8 @@ import { pickAlterFields } from '../alter.js';
 import { AlterPrivacy, SystemPrivacy } from '../privacy-bits.js';
 import { systemInputsOf, type SystemRecord } from '../system.js';
 import { pickTagFields } from '../tag.js';
-import { EXTENSION_KEY, EXTENSION_VERSION, MAX_IMPORT_SWITCHES, MAX_SWITCH_MEMBERS, TagPrivacy, type ExtensionAlter, type ExtensionSystem, type ExtensionTag } from './model.js';
+import { pickProfileFieldFields, type ProfileFieldRecord } from '../profile-fields.js';
+import { EXTENSION_KEY, EXTENSION_VERSION, MAX_IMPORT_SWITCHES, MAX_SWITCH_MEMBERS, TagPrivacy, type ExtensionAlter, type ExtensionProfileField, type ExtensionSystem, type ExtensionTag } from './model.js';
 import { clampGraphemes } from '../proxy/text.js';
 import { plural, pluralKitBirthday } from './normalise.js';
 import type { TargetAlter, TargetTag } from './plan.js';
@@ -27,6 +28,9 @@ export interface ExportData {
   switches: Array<{ at: number; alterIds: number[] }>;
   /** PluralKit ids this system's alters and tags were imported from, for one PluralKit system. */
   pluralKit: { systemId: string | null; alterHids: ReadonlyMap<number, string>; tagHids: ReadonlyMap<number, string>; uuids: ReadonlyMap<string, string> };
+  /** The system's custom profile fields in its order, and each alter's values (alter id → field id → value). */
+  profileFields: ProfileFieldRecord[];
+  profileValues: ReadonlyMap<number, Record<string, string>>;
   newUuid: () => string;
 }
 
@@ -224,16 +228,19 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
   const ownSystem: ExtensionSystem = systemInputsOf(system);
   const ownAlters: Record<string, ExtensionAlter> = {};
   for (const alter of data.alters) {
+    const profileFields = data.profileValues.get(alter.id);
     ownAlters[alterHids.get(alter.id) as string] = {
       ...pickAlterFields(alter),
       proxyTags: alter.proxyTags.map((tag) => ({ prefix: tag.prefix, suffix: tag.suffix })),
+      ...(profileFields === undefined ? {} : { profileFields }),
     };
   }
   const ownTags: Record<string, ExtensionTag> = {};
   for (const tag of data.tags) {
     ownTags[tagHids.get(tag.id) as string] = pickTagFields(tag);
   }
-  file[EXTENSION_KEY] = { version: EXTENSION_VERSION, system: ownSystem, alters: ownAlters, tags: ownTags, warnings };
+  const ownProfileFields: ExtensionProfileField[] = data.profileFields.map((field) => ({ id: String(field.id), ...pickProfileFieldFields(field) }));
+  file[EXTENSION_KEY] = { version: EXTENSION_VERSION, system: ownSystem, alters: ownAlters, tags: ownTags, profileFields: ownProfileFields, warnings };
   return { file, warnings };
 }
 

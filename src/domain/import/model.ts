@@ -7,6 +7,7 @@ import { createShapeOf } from '../fields.js';
 import { SYSTEM_FIELD_INPUTS, type SystemFieldValues } from '../system.js';
 import { TAG_FIELDS, type TagFieldValues } from '../tag.js';
 import type { ProxyTagPair } from './normalise.js';
+import { PROFILE_FIELD_INPUTS, type ProfileFieldKind, type ProfileFieldPrivacy } from '../profile-fields.js';
 
 export const IMPORT_FORMATS = ['pluralkit', 'pluralkit-legacy', 'tupperbox'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -87,6 +88,21 @@ export interface SourceAlter extends Partial<Omit<AlterFieldValues, 'proxyTags' 
   proxyTags: ProxyTagPair[];
   /** keep_proxy / show_brackets; null when the file does not say. */
   keepProxy: boolean | null;
+  /** Custom profile field values: the file's field id (ImportSource.profileFields) → value. */
+  profileFields?: Record<string, string>;
+}
+
+/**
+ * A custom profile field as the file defines it: matched to the system's field of the same name
+ * (names compared as tag names), created otherwise. A format with fields of kinds we have no
+ * counterpart for reads them as `text`.
+ */
+export interface SourceProfileField {
+  /** The file's id of the field, as alters' `profileFields` name it. */
+  id: string;
+  name: string;
+  kind: ProfileFieldKind;
+  privacy: ProfileFieldPrivacy;
 }
 
 /** A tag as the file describes it: the record's stored fields, undefined where the format has no such field (Tupperbox groups), so a merge leaves them. */
@@ -127,6 +143,8 @@ export interface ImportSource {
   alters: SourceAlter[];
   tags: SourceTag[];
   switches: SourceSwitch[];
+  /** Custom profile field definitions, in the file's order (none when the format has none). */
+  profileFields?: SourceProfileField[];
   skipped: SkippedEntity[];
   warnings: string[];
 }
@@ -141,7 +159,20 @@ export const EXTENSION_VERSION = 1;
  * Every stored field of an alter, as its owner would send it (the API's schemas); those with a
  * default may be missing, so a file written before a field existed stays valid.
  */
-export const ExtensionAlter = z.strictObject(createShapeOf(ALTER_FIELD_ROWS));
+export const ExtensionAlter = z.strictObject({
+  ...createShapeOf(ALTER_FIELD_ROWS),
+  /** Custom profile field values by the file's field id (the extension's `profileFields`). */
+  profileFields: z.record(z.string(), z.string()).optional(),
+});
+
+/** A custom profile field definition with the id its alters' values name it by, as its owner would send it. */
+export const ExtensionProfileField = z.strictObject({
+  id: z.string().min(1).max(32),
+  name: PROFILE_FIELD_INPUTS.name,
+  kind: PROFILE_FIELD_INPUTS.kind.optional(),
+  privacy: PROFILE_FIELD_INPUTS.privacy.optional(),
+});
+export type ExtensionProfileField = z.infer<typeof ExtensionProfileField>;
 
 /** Every stored field of a tag, the same way: its name is a TagName, as the API's. */
 export const ExtensionTag = z.strictObject(createShapeOf(TAG_FIELDS));
@@ -155,6 +186,8 @@ export const Extension = z.object({
   system: z.unknown().optional(),
   alters: z.record(z.string(), z.unknown()).optional(),
   tags: z.record(z.string(), z.unknown()).optional(),
+  /** The system's custom profile fields, in its order. */
+  profileFields: z.array(z.unknown()).optional(),
 });
 export type ExtensionAlter = z.infer<typeof ExtensionAlter>;
 export type ExtensionTag = z.infer<typeof ExtensionTag>;

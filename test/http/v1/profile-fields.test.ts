@@ -221,6 +221,30 @@ describe.each(DIALECTS)('profile fields (%s)', (dialect) => {
     });
   });
 
+  it('keeps fields and values through an export and an import (the switchboard key), matching fields by name', async () => {
+    const from = await signIn(server, '200000000000000806');
+    const to = await signIn(server, '200000000000000807');
+    const colour = await newField(from, { name: 'Colour', kind: 'colour', privacy: 'everyone' });
+    const notes = await newField(from, { name: 'Notes', kind: 'markdown' });
+    const alter = await createAlter(from, { profileFields: { [colour.fieldId]: '#abcdef', [notes.fieldId]: '*hi*' } });
+    const exported = await from.call<Record<string, unknown>>('GET', '/v1/users/@me/system/export');
+    expect(exported.status).toBe(200);
+    expect(exported.body.switchboard).toMatchObject({ profileFields: [{ id: String(colour.fieldId), name: 'Colour', kind: 'colour', privacy: 'everyone' }, { id: String(notes.fieldId), name: 'Notes' }] });
+
+    // The target already has a field of one of the names (another kind): it is matched, not doubled.
+    const existing = await newField(to, { name: 'notes', kind: 'text' });
+    const imported = await to.call<{ data: { warnings: string[] } }>('POST', '/v1/users/@me/system/import', exported.body);
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    const fields = (await listFields(to)).body;
+    expect(fields.map((field) => [field.name, field.kind, field.privacy])).toEqual([['notes', 'text', 'owner'], ['Colour', 'colour', 'everyone']]);
+    const copy = (await to.call<Alter[]>('GET', '/v1/users/@me/system/list-alters')).body.find((entry) => entry.username === alter.username);
+    expect(copy?.profileFields).toEqual({ [existing.fieldId]: '*hi*', [String(fields[1]?.fieldId)]: '#abcdef' });
+
+    // Again: nothing new.
+    expect((await to.call('POST', '/v1/users/@me/system/import', exported.body)).status).toBe(200);
+    expect((await listFields(to)).body).toHaveLength(2);
+  });
+
   it('tells apps of field changes through events, as the owner sees them', async () => {
     const app = await createTestClient(server, { name: 'Field app', grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], scopes: ['openid', 'alters:read', 'alters:write', 'system:read', 'events:manage'] });
     const appToken = (await oidc.clientCredentialsGrant(app.config, { scope: 'events:manage' })).access_token;
