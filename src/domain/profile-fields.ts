@@ -206,7 +206,7 @@ export function checkProfileFieldValues(fields: ReadonlyMap<number, Pick<Profile
       continue;
     }
     const parsed = parseProfileFieldValue(definition.kind, value);
-    if (!parsed.ok) throw new Problem('validation', `profileFields.${key} (${definition.name}, ${definition.kind}): ${parsed.reason}`, `profileFields.${key}`);
+    if (!parsed.ok) throw new Problem('validation', `profileFields.${key}: ${parsed.reason} (“${definition.name}” is a ${definition.kind} field)`, `profileFields.${key}`);
     values.set(definition.id, parsed.value);
   }
   return values;
