@@ -99,6 +99,11 @@ export interface AlterLoadPolicy {
    * shown to the owner alone are not read, those behind an alter bit only where it is set).
    */
   allFields: boolean;
+  /**
+   * false: the custom profile field values are not read (the records' are empty), for reads whose
+   * answer holds no alter record (the proxy profile, an import's target). Default: read.
+   */
+  profileFields?: boolean;
 }
 
 /** What to load for reads of a system's alters, or undefined when the viewer may not see them. */

@@ -33,13 +33,13 @@ type TagRef = AlterRecord['tags'][number];
  * have it) and the field from a correlated lookup by its primary key, so rows are never multiplied
  * by joins and a page's LIMIT counts alters.
  */
-function selectAlters(db: Executor, fieldsFor: string | null, allFields = true) {
+function selectAlters(db: Executor, fieldsFor: string | null, allFields = true, profileFields = true) {
   return db
     .selectFrom('alters')
     .select(allFields ? ALTER_RECORD_COLUMNS : ALTER_RECORD_COLUMNS_FOR_OTHERS)
     .select((eb) => [
       tagList(eb),
-      profileList(db, !allFields),
+      profileFields ? profileList(db, !allFields) : sql<string | null>`null`.as('profile_list'),
       fieldsFor === null
         ? sql<string | null>`null`.as('field_value')
         : eb
@@ -140,28 +140,29 @@ const alterForEvent = prepareQuery((db, p: { systemId: number; alterId: number }
  * loaded, whether one client's field is, and whether every field is, change the SQL; the ids and
  * paging are values.
  */
-function byPolicy<Q>(prepare: (onlyVisible: boolean, withField: boolean, allFields: boolean) => Q): (policy: AlterLoadPolicy) => Q {
+function byPolicy<Q>(prepare: (onlyVisible: boolean, withField: boolean, allFields: boolean, profileFields: boolean) => Q): (policy: AlterLoadPolicy) => Q {
   const shapes = new Map<string, Q>();
   return (policy) => {
-    const key = `${policy.onlyVisible}/${policy.fieldsFor !== null}/${policy.allFields}`;
+    const profileFields = policy.profileFields !== false;
+    const key = `${policy.onlyVisible}/${policy.fieldsFor !== null}/${policy.allFields}/${profileFields}`;
     let shape = shapes.get(key);
-    if (shape === undefined) shapes.set(key, (shape = prepare(policy.onlyVisible, policy.fieldsFor !== null, policy.allFields)));
+    if (shape === undefined) shapes.set(key, (shape = prepare(policy.onlyVisible, policy.fieldsFor !== null, policy.allFields, profileFields)));
     return shape;
   };
 }
 
-const alterById = byPolicy((visibleOnly, withField, allFields) =>
+const alterById = byPolicy((visibleOnly, withField, allFields, profileFields) =>
   prepareQuery((db, p: { systemId: number; alterId: number; fieldsFor: string | null }) =>
-    selectAlters(db, withField ? p.fieldsFor : null, allFields)
+    selectAlters(db, withField ? p.fieldsFor : null, allFields, profileFields)
       .where('alters.system_id', '=', p.systemId)
       .where('alters.id', '=', p.alterId)
       .$if(visibleOnly, (q) => q.where(onlyVisible)),
   ),
 );
 
-const alterPage = byPolicy((visibleOnly, withField, allFields) =>
+const alterPage = byPolicy((visibleOnly, withField, allFields, profileFields) =>
   prepareQuery((db, p: { systemId: number; max: number; skip: number; fieldsFor: string | null }) =>
-    selectAlters(db, withField ? p.fieldsFor : null, allFields)
+    selectAlters(db, withField ? p.fieldsFor : null, allFields, profileFields)
       .where('alters.system_id', '=', p.systemId)
       .$if(visibleOnly, (q) => q.where(onlyVisible))
       .orderBy('alters.id')
@@ -178,7 +179,7 @@ export async function findAlter(db: Executor, systemId: number, alterId: number,
 /** Several alters of one system by id (those the policy lets through), in one query. */
 export async function findAlters(db: Executor, systemId: number, alterIds: number[], policy: AlterLoadPolicy): Promise<AlterRecord[]> {
   if (alterIds.length === 0) return [];
-  const rows = await selectAlters(db, policy.fieldsFor, policy.allFields)
+  const rows = await selectAlters(db, policy.fieldsFor, policy.allFields, policy.profileFields !== false)
     .where('alters.system_id', '=', systemId)
     .where('alters.id', 'in', alterIds)
     .$if(policy.onlyVisible, (q) => q.where(onlyVisible))

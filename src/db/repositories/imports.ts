@@ -44,7 +44,7 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
   const system = await findSystemById(db, systemId);
   if (!system) throw new Problem('no-system', 'the system no longer exists');
   const [alters, tags, alterLinks, tagLinks, switches] = await Promise.all([
-    listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true }),
+    listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true, profileFields: false }),
     db.selectFrom('tags').selectAll().where('system_id', '=', systemId).orderBy('id').execute(),
     db
       .selectFrom('import_alter_links')

@@ -245,6 +245,23 @@ describe.each(DIALECTS)('profile fields (%s)', (dialect) => {
     expect((await listFields(to)).body).toHaveLength(2);
   });
 
+  it('appends the fields to PluralKit descriptions only when asked, and only those the description’s readers may see', async () => {
+    const user = await signIn(server, '200000000000000808');
+    const open = await newField(user, { name: 'Likes', privacy: 'everyone' });
+    const secret = await newField(user, { name: 'Secret' });
+    const shown = await createAlter(user, { description: 'Hi.', public: 1 | 4, profileFields: { [open.fieldId]: 'tea', [secret.fieldId]: 'shh' } });
+    const hidden = await createAlter(user, { public: 1, profileFields: { [open.fieldId]: 'coffee', [secret.fieldId]: 'psst' } });
+    type File = { members: Array<{ name: string; description: string | null }> };
+    const plain = await user.call<File>('GET', '/v1/users/@me/system/export');
+    expect(plain.body.members.find((member) => member.name === shown.username)?.description).toBe('Hi.');
+    const asked = await user.call<File>('GET', '/v1/users/@me/system/export?profileFieldsInDescription=true');
+    expect(asked.status).toBe(200);
+    expect(asked.body.members.find((member) => member.name === shown.username)?.description).toBe('Hi.\n\n**Likes:** tea');
+    // A private description may carry every field.
+    expect(asked.body.members.find((member) => member.name === hidden.username)?.description).toBe('**Likes:** coffee\n**Secret:** psst');
+    expectProblem(await user.call('GET', '/v1/users/@me/system/export?profileFieldsInDescription=yes'), 400, 'validation');
+  });
+
   it('tells apps of field changes through events, as the owner sees them', async () => {
     const app = await createTestClient(server, { name: 'Field app', grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'], scopes: ['openid', 'alters:read', 'alters:write', 'system:read', 'events:manage'] });
     const appToken = (await oidc.clientCredentialsGrant(app.config, { scope: 'events:manage' })).access_token;

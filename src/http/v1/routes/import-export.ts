@@ -14,7 +14,7 @@ import { buildExport, exportJson } from '../../../domain/import/export.js';
 import { IMPORT_MODES, ImportReport, MAX_IMPORT_BYTES } from '../../../domain/import/model.js';
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
-import { NoQuery, UserParams } from '../params.js';
+import { UserParams } from '../params.js';
 import { sendProblem, v1ErrorHandler } from '../problem-responses.js';
 import { errorResponses, security } from '../route-schema.js';
 import { importThread } from '../../../workers/import-thread.js';
@@ -80,6 +80,15 @@ function* inChunks(pieces: Iterable<string>): Generator<string> {
   }
   if (pending.length > 0) yield pending.join('');
 }
+
+const ExportQuery = z.strictObject({
+  profileFieldsInDescription: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      '`true`: each alter’s custom profile fields are appended to its PluralKit description (`**Name:** value`, in the system’s order; only fields shown wherever the description is, or all when the description is private; cut to PluralKit’s 1,000 characters with a warning). Our own key keeps them either way. Default false.',
+    ),
+});
 
 export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
   // The import has its own body parser: a larger cap, any JSON media type, exact big integers.
@@ -149,14 +158,14 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
         ].join('\n'),
         security: security('system:read', 'alters:read'),
         params: UserParams,
-        querystring: NoQuery,
+        querystring: ExportQuery,
         response: { 200: z.record(z.string(), z.unknown()).describe('A PluralKit v2 export with a `switchboard` key.'), ...errorResponses(404) },
       },
     },
     async (request, reply) => {
       const { viewer, system } = targetOf(request);
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'only the owner can export a system; use @me');
-      const { file } = buildExport(await loadExportData(db, system.id));
+      const { file } = buildExport(await loadExportData(db, system.id), { profileFieldsInDescription: request.query.profileFieldsInDescription === 'true' });
       // Streamed (chunked), with the socket's back-pressure: the file is never one string.
       reply.header('content-disposition', 'attachment; filename="system.json"').type('application/json; charset=utf-8');
       const stream = Readable.from(inChunks(exportJson(file)), { objectMode: false });
