@@ -33,11 +33,12 @@ import { benchProxyEngine } from './proxy-engine.js';
 import { benchReadAmplification } from './read-amplification.js';
 import { benchImages } from './images.js';
 import { benchCapacity } from './capacity.js';
+import { FIELDS as PROFILE_FIELDS, PAGE as PROFILE_PAGE, benchProfileFields } from './profile-fields.js';
 
 const quick = process.argv.includes('--quick');
 /** `--only=reads,writes,startup`: run just these groups (no RESULTS.md is written then). */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'front-stats', 'import', 'events', 'amplification', 'images', 'capacity'] as const;
+const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'front-stats', 'import', 'events', 'amplification', 'images', 'capacity', 'profile-fields'] as const;
 type Group = (typeof GROUPS)[number];
 for (const name of only ?? []) if (!(GROUPS as readonly string[]).includes(name)) throw new Error(`--only: no group ${name} (groups: ${GROUPS.join(', ')})`);
 const runs = (group: Group) => !only || only.includes(group);
@@ -676,6 +677,23 @@ async function capacityBenchmark(postgresUrl: string | undefined) {
   });
 }
 
+/** 17. A page of alters with custom profile fields, against the same page without (bench/profile-fields.ts). */
+async function profileFieldsBenchmark() {
+  const r = await benchProfileFields({ quick });
+  for (const [id, who, cost] of [['17a', 'the owner’s', r.owner], ['17b', 'a stranger’s', r.stranger]] as const) {
+    const ratio = cost.withFields / Math.max(cost.without, 0.001);
+    rows.push({
+      id,
+      name: `${who} \`list-alters?max=${PROFILE_PAGE}\`, ${PROFILE_FIELDS} profile field values per alter, SQLite (median of ${r.requests}, interleaved)`,
+      measured: `${fmt(cost.withFields, 1)} ms, ${fmt(cost.bytesWith / 1024)} KiB`,
+      baseline: `${fmt(cost.without, 1)} ms, ${fmt(cost.bytesWithout / 1024)} KiB (no fields)`,
+      ratio: fmt(ratio, 2),
+      target: 'within 1.2x',
+      met: ratio <= 1.2,
+    });
+  }
+}
+
 function table(): string {
   const lines = ['| # | Benchmark | switchboard | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.id} | ${row.name} | ${row.measured} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.met === undefined ? '–' : row.met ? 'yes' : '**no**'} |`);
@@ -733,6 +751,7 @@ async function main() {
     if (runs('amplification')) await readAmplificationBenchmark();
     if (runs('images')) await imagesBenchmark();
     if (runs('capacity')) await capacityBenchmark(postgresUrl);
+    if (runs('profile-fields')) await profileFieldsBenchmark();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });

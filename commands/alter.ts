@@ -120,7 +120,8 @@ async function edit(interaction: ChatInputCommandInteraction, context: BotContex
     return { updated: await api.editAlter(token, alter.alterId, { ...patch, ...images.patch }), copied: images.copied };
   });
   alters.invalidate(interaction.user.id);
-  await reply.send({ content: `Updated **${alterName(updated)}**.${copiedNote(copied)}`, embeds: [alterEmbed(updated, { owner: true, client: interaction.client })] });
+  const profileFields = await context.fields.ordered(interaction.user.id);
+  await reply.send({ content: `Updated **${alterName(updated)}**.${copiedNote(copied)}`, embeds: [alterEmbed(updated, { owner: true, client: interaction.client, profileFields })] });
 }
 
 /** Shows or changes an alter's name and avatar in one server (the one it runs in, or the one named). */
@@ -146,11 +147,12 @@ async function server(interaction: ChatInputCommandInteraction, { api, accounts,
 }
 
 /** Another user's alter needs no link (public data through the bot's own client); one's own does. */
-async function show(interaction: ChatInputCommandInteraction, { api, accounts, alters, tags }: BotContext, reply: Responder) {
+async function show(interaction: ChatInputCommandInteraction, { api, accounts, alters, tags, fields }: BotContext, reply: Responder) {
   const target = targetOf(interaction);
   const chosen = await requireAlter(interaction, alters, 'alter', target);
   const { isSelf, data } = await accounts.asViewer(interaction.user.id, target, (token) => api.getAlter(token, target, chosen.alterId));
-  await reply.send({ embeds: [alterEmbed(data, { owner: isSelf, tagNames: await tags.names(interaction.user.id, data.tagIds, target) })] });
+  const [tagNames, profileFields] = await Promise.all([tags.names(interaction.user.id, data.tagIds, target), fields.ordered(interaction.user.id, target)]);
+  await reply.send({ embeds: [alterEmbed(data, { owner: isSelf, tagNames, profileFields })] });
 }
 
 /** Shows or changes what others see of one alter; without options, just shows it. */
@@ -245,7 +247,7 @@ async function list(interaction: ChatInputCommandInteraction, context: BotContex
 }
 
 /** One of the caller's alters at random, of a tag if one is named. */
-async function random(interaction: ChatInputCommandInteraction, { alters, tags }: BotContext, reply: Responder) {
+async function random(interaction: ChatInputCommandInteraction, { alters, tags, fields }: BotContext, reply: Responder) {
   const tag = interaction.options.getString('tag') === null ? undefined : await requireTag(interaction, tags, 'tag');
   const pool = (await alters.all(interaction.user.id)).filter((alter) => tag === undefined || alter.tagIds.includes(tag.tagId));
   const chosen = pool.length === 0 ? undefined : pool[randomInt(pool.length)];
@@ -253,7 +255,8 @@ async function random(interaction: ChatInputCommandInteraction, { alters, tags }
     await reply.send({ content: tag ? `**${tag.displayName ?? tag.name}** has no alters.` : 'You have no alters yet: `/alter create` makes one.' });
     return;
   }
-  await reply.send({ embeds: [alterEmbed(chosen, { owner: true, tagNames: await tags.names(interaction.user.id, chosen.tagIds) })] });
+  const [tagNames, profileFields] = await Promise.all([tags.names(interaction.user.id, chosen.tagIds), fields.ordered(interaction.user.id)]);
+  await reply.send({ embeds: [alterEmbed(chosen, { owner: true, tagNames, profileFields })] });
 }
 
 export const alter = {

@@ -9,6 +9,7 @@ const LINES = [
   '`/system show [user]` a system profile and who is fronting · `/system edit` change yours · `/system delete` delete it (sends your export first, then asks)',
   '`/alter create` · `/alter edit` · `/alter show` · `/alter list [user] [sort] [tag] [search]` · `/alter random [tag]` · `/alter delete` (asks first)',
   '`/tag create` · `/tag edit` · `/tag show` · `/tag list [user]` · `/tag add tag alter` · `/tag remove tag alter` · `/tag delete` group your alters',
+  '`/field create name [kind] [privacy]` · `/field edit` · `/field order field position` · `/field list [user]` · `/field delete` your own profile fields · `/field set alter field value` fill one in (`-` clears)',
   '`/system privacy` · `/alter privacy alter` choose what others see (`all:public` shows everything; new systems and alters are private)',
   '`/front set alter [alter-2 … alter-5]` switch who is fronting (the first is the primary) · `/front out` nobody is · `/front show [user]` · `/front history [user]`',
   '**Proxying**: `/proxy tag-add alter prefix suffix` then type `prefix hello suffix` to speak as the alter · `/proxy tags` · `/proxy tag-remove` · `/proxy server enabled` (on or off here)',

@@ -5,6 +5,7 @@ import { autoproxy } from './autoproxy.js';
 import { deleteMessage } from './delete-message.js';
 import { editMessage } from './edit-message.js';
 import { exportCommand } from './export.js';
+import { field } from './field.js';
 import { front } from './front.js';
 import { help } from './help.js';
 import { importCommand } from './import.js';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = [
   deleteMessage,
   reproxyMessage,
   tag,
+  field,
   importCommand,
   exportCommand,
   server,

@@ -13,6 +13,7 @@ import type { MessageInfo, ProxiedMessage, RecordMessageAnswer } from '../domain
 import { profileETag, type ProxyProfile } from '../domain/proxy-profile.js';
 import type { System } from '../domain/system.js';
 import type { Tag } from '../domain/tag.js';
+import type { ProfileField } from '../domain/profile-fields.js';
 import { GUILD_REVISION_HEADER, type GuildSettings } from '../domain/guild.js';
 import { ApiError } from './api/errors.js';
 import { answerOf, createTransport, type Headers, type TransportOptions } from './api/transport.js';
@@ -227,6 +228,13 @@ export function createApiClient(options: ApiClientOptions) {
     /** Adds and removes members in one call (one transaction at the service). */
     changeTagMembers: (token: string, tagId: number, change: { add?: number[]; remove?: number[] }) =>
       api<Tag>('POST', `${userPath('@me')}/tags/${tagId}/alters`, { token, json: change }),
+    createProfileField: (token: string, body: Record<string, unknown>) => api<ProfileField>('POST', `${userPath('@me')}/system/create-profile-field`, { token, json: body }),
+    editProfileField: (token: string, fieldId: number, patch: Record<string, unknown>) =>
+      api<ProfileField>('POST', `${userPath('@me')}/profile-fields/${fieldId}/edit`, { token, json: patch }),
+    /** Every profile field of the system in its order (at most 100: one page). */
+    listProfileFields: (token: string, user: string) => api<ProfileField[]>('GET', `${userPath(user)}/system/list-profile-fields`, { token }),
+    orderProfileFields: (token: string, fieldIds: number[]) => api<ProfileField[]>('POST', `${userPath('@me')}/system/order-profile-fields`, { token, json: { fieldIds } }),
+    deleteProfileField: (token: string, fieldId: number) => api<{ deleted: true }>('POST', `${userPath('@me')}/profile-fields/${fieldId}/delete`, { token, json: {} }),
     deleteTag: (token: string, tagId: number) => api<{ deleted: true }>('POST', `${userPath('@me')}/tags/${tagId}/delete`, { token, json: {} }),
     /** The proxy profile, revalidated: `notModified` when `etag` is still current. */
     async getProxyProfile(token: string, guildId: string, etag?: string): Promise<ProxyProfileAnswer> {

@@ -17,6 +17,7 @@ import type { BotLog } from './log.js';
 import { startOperationNotices } from './notices/operation-notices.js';
 import { createProxying } from './proxy/index.js';
 import { createTagDirectory } from './lists/tag-directory.js';
+import { createFieldDirectory } from './lists/field-directory.js';
 import type { ShardPlan } from '../config/shards.js';
 import { DEFAULT_LEASE_MS, openBotShared } from './processes/bot-shared.js';
 import { createSessionHandoff } from './processes/session-handoff.js';
@@ -103,6 +104,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     accounts,
     alters: createAlterDirectory(api, accounts),
     tags: createTagDirectory(api, accounts),
+    fields: createFieldDirectory(api, accounts),
     linkFlow: createLinkFlow(api, accounts),
     proxying,
     imports: createImportSessions(shared),

@@ -22,12 +22,15 @@ import type { LinkedAccounts } from './links/linked-accounts.js';
 import type { Proxying } from './proxy/index.js';
 import type { Responder } from './responder.js';
 import type { TagDirectory } from './lists/tag-directory.js';
+import type { FieldDirectory } from './lists/field-directory.js';
 
 export interface BotContext {
   api: ApiClient;
   accounts: LinkedAccounts;
   alters: AlterDirectory;
   tags: TagDirectory;
+  /** The system's custom profile fields. */
+  fields: FieldDirectory;
   linkFlow: LinkFlow;
   proxying: Proxying;
   /** Import previews waiting for Confirm. */

@@ -1,6 +1,6 @@
 // How profiles look in Discord: one embed per alter or system, built from what the API returned
 // (so other users' privacy is already applied: hidden fields are simply absent).
-import { EmbedBuilder, type APIEmbed, type Client, type JSONEncodable } from 'discord.js';
+import { EmbedBuilder, escapeMarkdown, type APIEmbed, type APIEmbedField, type Client, type JSONEncodable } from 'discord.js';
 import { discordImageUrl } from '../domain/image-url.js';
 import { shortenGraphemes } from '../domain/proxy/text.js';
 import type { Alter } from '../domain/alter.js';
@@ -10,6 +10,7 @@ import type { Fronter } from './api-client.js';
 import { alterPrivacyText, systemPrivacyText } from './privacy-settings.js';
 import { alterProxyingText } from './settings/alter-settings.js';
 import type { Tag } from '../domain/tag.js';
+import type { ProfileField } from '../domain/profile-fields.js';
 
 const DEFAULT_COLOR = 0x5865f2;
 
@@ -133,6 +134,24 @@ export interface CardView {
   tagNames?: readonly string[];
   /** Names the servers of an owner's per-server settings (else they show as ids). */
   client?: Client;
+  /** The system's profile fields in its order, when the caller looked them up: the card lists the alter's values by them. */
+  profileFields?: readonly ProfileField[];
+}
+
+/** A profile field's value as a card shows it, by its kind (text shown as typed, Markdown as Markdown). */
+export function profileFieldText(field: Pick<ProfileField, 'kind'>, value: string): string {
+  switch (field.kind) {
+    case 'text':
+      return escapeMarkdown(value);
+    case 'date':
+    case 'month-day':
+      return birthdayText(value);
+    case 'colour':
+      return code(value);
+    case 'link':
+    case 'markdown':
+      return value;
+  }
 }
 
 const when = (iso: string, style: 'D' | 'R') => `<t:${Math.floor(Date.parse(iso) / 1000)}:${style}>`;
@@ -169,9 +188,20 @@ export function alterEmbed(alter: Alter, view: CardView = {}): EmbedBuilder {
   if (view.tagNames && view.tagNames.length > 0) embed.addFields({ name: 'Tags', value: cut(view.tagNames.join(', '), 1024) });
   if (alter.proxyTags.length > 0) embed.addFields({ name: 'Proxy tags', value: cut(alter.proxyTags.map(proxyTagText).join(' '), 1024), inline: true });
   embed.addFields({ name: 'Created', value: when(alter.created, 'D'), inline: true });
-  if (view.owner) embed.addFields({ name: 'Proxying', value: cut(alterProxyingText(alter, view.client), 1024) });
-  if (view.owner && alter.autoproxyEnabled === false) embed.addFields({ name: 'Autoproxy', value: 'Left out of front and latch autoproxy (its proxy tags still work)' });
-  if (view.owner) embed.addFields({ name: 'Privacy', value: cut(alterPrivacyText(alter.public, alter.username, view.systemShowsAlters), 1024) });
+  const ownerFields: APIEmbedField[] = [];
+  if (view.owner) ownerFields.push({ name: 'Proxying', value: cut(alterProxyingText(alter, view.client), 1024) });
+  if (view.owner && alter.autoproxyEnabled === false) ownerFields.push({ name: 'Autoproxy', value: 'Left out of front and latch autoproxy (its proxy tags still work)' });
+  if (view.owner) ownerFields.push({ name: 'Privacy', value: cut(alterPrivacyText(alter.public, alter.username, view.systemShowsAlters), 1024) });
+  // Custom profile fields in the system's order, in the room Discord's 25 fields leave beside the
+  // owner's settings; those that do not fit are counted in the last one's place.
+  const valued = (view.profileFields ?? []).filter((field) => alter.profileFields[field.fieldId] !== undefined);
+  const room = EMBED_LIMITS.fields - (embed.data.fields?.length ?? 0) - ownerFields.length;
+  const shown = valued.length <= room ? valued : valued.slice(0, Math.max(0, room - 1));
+  for (const field of shown) {
+    embed.addFields({ name: cut(field.name, EMBED_LIMITS.fieldName), value: cut(profileFieldText(field, alter.profileFields[field.fieldId] ?? ''), EMBED_LIMITS.fieldValue), inline: field.kind !== 'markdown' && field.kind !== 'text' });
+  }
+  if (shown.length < valued.length && room > 0) embed.addFields({ name: 'More fields', value: `${valued.length - shown.length} more, not shown here` });
+  if (ownerFields.length > 0) embed.addFields(...ownerFields);
   return embed;
 }
 

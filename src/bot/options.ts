@@ -6,6 +6,8 @@ import { ApiError } from './api-client.js';
 import type { AlterDirectory } from './lists/alter-directory.js';
 import type { Tag } from '../domain/tag.js';
 import type { TagDirectory } from './lists/tag-directory.js';
+import type { FieldDirectory } from './lists/field-directory.js';
+import type { ProfileField } from '../domain/profile-fields.js';
 import { targetFor } from './target.js';
 
 /** Typing this in a text option clears the field it sets. */
@@ -25,6 +27,14 @@ export async function requireTag(interaction: ChatInputCommandInteraction, tags:
   const tag = await tags.resolve(interaction.user.id, typed, target);
   if (!tag) throw new ApiError('problem', 404, 'unknown-tag', `No tag called “${clampGraphemes(typed, 100)}” here. Pick one from the list as you type.`, option);
   return tag;
+}
+
+/** The profile field an option names (autocomplete id or name), or a friendly error. */
+export async function requireField(interaction: ChatInputCommandInteraction, fields: FieldDirectory, option: string, target = '@me'): Promise<ProfileField> {
+  const typed = interaction.options.getString(option, true);
+  const field = await fields.resolve(interaction.user.id, typed, target);
+  if (!field) throw new ApiError('problem', 404, 'unknown-profile-field', `No profile field called “${clampGraphemes(typed, 100)}” here. Pick one from the list as you type.`, option);
+  return field;
 }
 
 /**

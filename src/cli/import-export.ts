@@ -146,12 +146,13 @@ export function registerImportExport(program: Command, context: CliContext): voi
     .description('write a user\'s system as a PluralKit v2 export (with our own fields under "switchboard")')
     .requiredOption('--user <discord id>', 'the Discord user whose system to export')
     .option('--output <file>', 'write to this file instead of standard output')
-    .action((options: { user: string; output?: string }) => {
+    .option('--profile-fields-in-description', 'append each alter\'s custom profile fields to its PluralKit description')
+    .action((options: { user: string; output?: string; profileFieldsInDescription?: boolean }) => {
       const userId = userOption(options.user, fail);
       return context.withDatabase(async (db) => {
         const systemId = await findSystemId(db, userId);
         if (systemId === undefined) throw fail(`user ${userId} has no system`, 1);
-        const { file, warnings } = buildExport(await loadExportData(db, systemId));
+        const { file, warnings } = buildExport(await loadExportData(db, systemId), { profileFieldsInDescription: options.profileFieldsInDescription === true });
         for (const warning of warnings) io.err(`warning: ${warning}`);
         if (options.output) {
           // Written piece by piece, as the API sends it: the file is never one string.

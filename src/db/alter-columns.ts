@@ -7,8 +7,8 @@ import { usernameKey } from '../domain/username-key.js';
 import { hasBitsCondition } from './privacy-conditions.js';
 import type { AlterRow, AlterUpdate, NewAlter } from './tables.js';
 
-/** The record's fields that are columns; the tags and integration fields have tables of their own. */
-type ColumnField = Exclude<keyof AlterRecord, 'id' | 'systemId' | 'tagIds' | 'tags' | 'fields'>;
+/** The record's fields that are columns; the tags, integration fields and profile field values have tables of their own. */
+type ColumnField = Exclude<keyof AlterRecord, 'id' | 'systemId' | 'tagIds' | 'tags' | 'fields' | 'profileFields'>;
 export type AlterColumnValues = Pick<AlterRecord, ColumnField>;
 
 interface Column {
@@ -97,14 +97,15 @@ export const ALTER_RECORD_COLUMNS_FOR_OTHERS = [
   }),
 ] as typeof ALTER_RECORD_COLUMNS;
 
-/** The record of a row read with ALTER_RECORD_COLUMNS (the row becomes it), with its tags and integration fields. */
-export function alterRecord(row: AlterRecordRow, tags: AlterRecord['tags'], fields: AlterRecord['fields']): AlterRecord {
+/** The record of a row read with ALTER_RECORD_COLUMNS (the row becomes it), with its tags, integration fields and profile field values. */
+export function alterRecord(row: AlterRecordRow, tags: AlterRecord['tags'], fields: AlterRecord['fields'], profileFields: AlterRecord['profileFields']): AlterRecord {
   const record = row as Record<string, unknown>;
   for (const field of JSON_FIELDS) record[field] = JSON.parse(record[field] as string);
   for (const field of FLAG_FIELDS) record[field] = Number(record[field]) === 1;
   record.tagIds = tags.map((tag) => tag.id);
   record.tags = tags;
   record.fields = fields;
+  record.profileFields = profileFields;
   return record as unknown as AlterRecord;
 }
 

@@ -101,6 +101,29 @@ export interface AlterFieldsTable {
   value: string;
 }
 
+/** Migration 2026-11-28T00: a system's custom profile field definitions. */
+export interface ProfileFieldsTable {
+  id: Generated<number>;
+  system_id: number;
+  name: string;
+  /** usernameKey(name): unique per system, as tag names. */
+  name_key: string;
+  /** A PROFILE_FIELD_KINDS name (domain/profile-fields.ts). */
+  kind: string;
+  /** A PROFILE_FIELD_PRIVACY name. */
+  privacy: Generated<string>;
+  position: number;
+  created_at: number;
+}
+
+/** Migration 2026-11-28T00: an alter's value of a profile field. */
+export interface ProfileFieldValuesTable {
+  alter_id: number;
+  field_id: number;
+  system_id: number;
+  value: string;
+}
+
 export interface AutoproxyTable {
   system_id: number;
   scope: string;
@@ -365,6 +388,8 @@ export interface Schema {
   tags: TagsTable;
   alter_tags: AlterTagsTable;
   alter_fields: AlterFieldsTable;
+  profile_fields: ProfileFieldsTable;
+  profile_field_values: ProfileFieldValuesTable;
   autoproxy: AutoproxyTable;
   switches: SwitchesTable;
   switch_members: SwitchMembersTable;
@@ -398,6 +423,8 @@ export type AlterUpdate = Updateable<AltersTable>;
 export type TagRow = Selectable<TagsTable>;
 export type NewTag = Insertable<TagsTable>;
 export type TagUpdate = Updateable<TagsTable>;
+export type ProfileFieldRow = Selectable<ProfileFieldsTable>;
+export type ProfileFieldUpdate = Updateable<ProfileFieldsTable>;
 export type OauthClientRow = Selectable<OauthClientsTable>;
 export type OidcPayloadRow = Selectable<OidcPayloadsTable>;
 export type LoginLinkRow = Selectable<LoginLinksTable>;

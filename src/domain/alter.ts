@@ -8,7 +8,10 @@ import { Problem } from './problems.js';
 import { codePointLength } from './proxy/text.js';
 import { INVISIBLE_OR_BIDI_CONTROL, usernameKey } from './username-key.js';
 import { answersOf, defaultsOf, hiddenAs, inputsOf, pickFields, type DefaultedOf, type FieldGroup, type ValuesOf } from './fields.js';
-import { DESCRIPTION_MAX, EntityId, GuildId, HexColor, HttpUrl, IsoDateTime, NAME_MAX, bitmask, perServerMap, readOnly, text } from './values.js';
+import { DESCRIPTION_MAX, EntityId, GuildId, HexColor, HttpUrl, IsoDateTime, NAME_MAX, bitmask, isBirthday, perServerMap, readOnly, text } from './values.js';
+import { ProfileFieldsAnswer, ProfileFieldsInput, type ProfileFieldValueRecord } from './profile-fields.js';
+
+export { isBirthday };
 
 export const MAX_ALTERS_PER_SYSTEM = 2000;
 export const MAX_PROXY_TAGS = 50;
@@ -77,26 +80,6 @@ export const DisplayName = text(NAME_MAX, 1).describe(`Shown on proxied messages
 export const NameMapEntry = z
   .strictObject({ server: GuildId, name: text(NAME_MAX, 1) })
   .describe('The name the alter uses in one server. The first entry for a server wins.');
-
-function isLeapYear(year: number): boolean {
-  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-}
-
-/**
- * A birthday as stored: `YYYY-MM-DD` (years 0001 to 9999), or `--MM-DD` without a year (ISO 8601's
- * form for a day of any year). Only days that exist: `--02-29` is one (it exists in leap years),
- * `2023-02-29` is not.
- */
-export function isBirthday(value: string): boolean {
-  const match = /^(\d{4}|-)-(\d{2})-(\d{2})$/.exec(value);
-  if (!match) return false;
-  const year = match[1] === '-' ? null : Number(match[1]);
-  const month = Number(match[2]);
-  const day = Number(match[3]);
-  if (year === 0 || month < 1 || month > 12 || day < 1) return false;
-  const days = [31, year === null || isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] as number;
-  return day <= days;
-}
 
 export const Birthday = z
   .string()
@@ -246,6 +229,7 @@ const editable = {
   tagIds: TagIds,
   ...inputsOf(settings),
   fields: FieldsInput.describe('`{"<your client id>": "value"}`; any other key is refused. null removes the value.'),
+  profileFields: ProfileFieldsInput,
 };
 
 const readOnlyAlterFields = {
@@ -294,6 +278,7 @@ export const Alter = z
     tagIds: z.array(z.number().int()),
     ...answersOf(settings),
     fields: z.record(z.string(), z.string()).describe('Only the calling client’s own value, and only on the owner’s reads.'),
+    profileFields: ProfileFieldsAnswer,
     redacted: z.array(z.string()).describe('Fields withheld from this viewer by the system’s privacy settings (an addition to the origin API).'),
   })
   .meta({ id: 'Alter' });
@@ -311,4 +296,6 @@ export interface AlterRecord extends AlterFieldValues {
   tags: Array<{ id: number; public: number }>;
   /** Integration fields loaded for the request, keyed by client id. */
   fields: Record<string, string>;
+  /** Custom profile field values loaded for the request (for others, only those they may see), each with its field's privacy. */
+  profileFields: ProfileFieldValueRecord[];
 }

@@ -10,7 +10,8 @@
 // names the client that made the change (`self` is true when it was the receiver).
 import { z } from 'zod';
 import { Alter, type AlterRecord } from './alter.js';
-import { viewAlter, viewSystem, viewTag, type Viewer } from './privacy.js';
+import { viewAlter, viewProfileField, viewSystem, viewTag, type Viewer } from './privacy.js';
+import { ProfileField, type ProfileFieldRecord } from './profile-fields.js';
 import { Tag, type TagRecord } from './tag.js';
 import { ProxiedMessage } from './proxied-message.js';
 import type { Scope } from './scopes.js';
@@ -25,6 +26,10 @@ export const EVENT_TYPES = [
   'tag.created',
   'tag.updated',
   'tag.deleted',
+  'profile-field.created',
+  'profile-field.updated',
+  'profile-field.deleted',
+  'profile-fields.ordered',
   'switch.created',
   'switch.updated',
   'switch.deleted',
@@ -43,6 +48,11 @@ export const EVENT_SCOPES: Record<EventType, Scope> = {
   'tag.created': 'alters:read',
   'tag.updated': 'alters:read',
   'tag.deleted': 'alters:read',
+  // Profile fields are read with the alters scopes, as the alters' values are.
+  'profile-field.created': 'alters:read',
+  'profile-field.updated': 'alters:read',
+  'profile-field.deleted': 'alters:read',
+  'profile-fields.ordered': 'alters:read',
   'switch.created': 'system:read',
   'switch.updated': 'system:read',
   'switch.deleted': 'system:read',
@@ -61,6 +71,9 @@ export type EventSnapshot =
   | { type: 'system.updated'; system: SystemRecord; details: SystemDetails }
   | { type: 'tag.created' | 'tag.updated'; tag: TagRecord }
   | { type: 'tag.deleted'; tagId: number }
+  | { type: 'profile-field.created' | 'profile-field.updated'; field: ProfileFieldRecord }
+  | { type: 'profile-field.deleted'; fieldId: number }
+  | { type: 'profile-fields.ordered'; fieldIds: number[] }
   | { type: 'switch.created' | 'switch.updated'; switchId: number; alterIds: number[]; timestamp: string }
   | { type: 'switch.deleted'; switchId: number }
   | { type: 'message.proxied'; message: ProxiedMessage; alterId: number }
@@ -106,6 +119,16 @@ export const EventData = {
   'tag.created': z.strictObject({ ...common, tag: Tag }),
   'tag.updated': z.strictObject({ ...common, tag: Tag }),
   'tag.deleted': z.strictObject({ ...common, tagId: z.number().int() }),
+  'profile-field.created': z.strictObject({ ...common, field: ProfileField }),
+  'profile-field.updated': z.strictObject({
+    ...common,
+    field: ProfileField.describe('The field as edited. A change of kind drops the values not valid as the new kind, without an alter.updated event for each.'),
+  }),
+  'profile-field.deleted': z.strictObject({
+    ...common,
+    fieldId: z.number().int().describe('The deleted field; its values went with it, from every alter (no alter.updated event for each).'),
+  }),
+  'profile-fields.ordered': z.strictObject({ ...common, fieldIds: z.array(z.number().int()).describe('Every field of the system, in the new order.') }),
   'switch.created': z.strictObject({
     ...common,
     switchId: z.number().int(),
@@ -185,6 +208,16 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     }
     case 'tag.deleted':
       return envelope({ tagId: snapshot.tagId });
+    case 'profile-field.created':
+    case 'profile-field.updated': {
+      const field = viewProfileField(snapshot.field, system, viewer);
+      if (!field) throw new Error('the owner’s view of a profile field is never empty');
+      return envelope({ field });
+    }
+    case 'profile-field.deleted':
+      return envelope({ fieldId: snapshot.fieldId });
+    case 'profile-fields.ordered':
+      return envelope({ fieldIds: snapshot.fieldIds });
     case 'switch.created':
     case 'switch.updated':
       return envelope({ switchId: snapshot.switchId, alterIds: snapshot.alterIds, timestamp: snapshot.timestamp });

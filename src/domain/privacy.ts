@@ -15,6 +15,10 @@
 // - Integration fields are shown only to the client that wrote them, on the owner's reads.
 // - A tag exists for another viewer only when the system shows its tags (system bit 128) and the
 //   tag has its visible bit (1); its fields follow its own bits.
+// - A custom profile field's value follows its field's `privacy` (profile-fields.ts): the owner's
+//   alone, everyone who sees the alter, or an alter bit's (shown where the alter shows that). Others
+//   read only the values they may see (the query filters them) and never learn of the others; the
+//   definitions of fields only the owner sees are not listed to them either.
 // - That an alter is in a tag is shown to others only when both sides show it: the system shows
 //   its alters and its tags (64, 128), the alter is visible and shows its tags (1, 128), and the
 //   tag is visible and shows its members (1, 32). The alter's `tagIds` and the tag's `alterIds`
@@ -28,6 +32,7 @@ import type { MessageInfo, ProxiedMessageRecord, SystemSummary } from './proxied
 import { toProxiedMessage } from './proxied-message.js';
 import { SYSTEM_FIELDS, type System, type SystemDetails, type SystemRecord } from './system.js';
 import { TAG_FIELDS, type Tag, type TagRecord } from './tag.js';
+import { fieldShown, type ProfileField, type ProfileFieldPrivacy, type ProfileFieldRecord, type ProfileFieldValueRecord } from './profile-fields.js';
 
 /** Who is reading: the token's user (null for a client acting as itself) and client. */
 export interface Viewer {
@@ -94,6 +99,11 @@ export interface AlterLoadPolicy {
    * shown to the owner alone are not read, those behind an alter bit only where it is set).
    */
   allFields: boolean;
+  /**
+   * false: the custom profile field values are not read (the records' are empty), for reads whose
+   * answer holds no alter record (the proxy profile, an import's target). Default: read.
+   */
+  profileFields?: boolean;
 }
 
 /** What to load for reads of a system's alters, or undefined when the viewer may not see them. */
@@ -187,8 +197,57 @@ export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 
       : (redacted.push('tagIds'), []);
   viewStored(view, settings, alter, owner, redacted);
   view.fields = pick('fields', owner, ownValue === undefined ? {} : { [viewer.clientId]: ownValue }, {});
+  view.profileFields = viewProfileFieldValues(alter.profileFields, alter.public, owner);
   view.redacted = redacted;
   return view;
+}
+
+/** Whether a viewer sees the values of a field with this privacy on an alter with these bits. */
+export function profileFieldShown(privacy: ProfileFieldPrivacy, alterPublic: number, owner: boolean): boolean {
+  return shows(fieldShown(privacy), alterPublic, owner);
+}
+
+/**
+ * An alter's profile field values this viewer may see, keyed by field id. Hidden ones are left out
+ * without being named: a field's existence is the owner's to tell (the query did not load them for
+ * others anyway; this is the filter's own check).
+ */
+function viewProfileFieldValues(values: readonly ProfileFieldValueRecord[], alterPublic: number, owner: boolean): Record<string, string> {
+  const view: Record<string, string> = {};
+  for (const { fieldId, value, privacy } of values) {
+    if (owner || profileFieldShown(privacy, alterPublic, false)) view[fieldId] = value;
+  }
+  return view;
+}
+
+export interface ProfileFieldLoadPolicy {
+  /** Only fields whose values someone besides the owner may see: the query filters them. */
+  onlyShared: boolean;
+}
+
+/** What to load for reads of a system's profile field definitions, or undefined when the viewer may not see them (nor its alters). */
+export function profileFieldLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): ProfileFieldLoadPolicy | undefined {
+  if (isOwner(viewer, system.id)) return { onlyShared: false };
+  return has(system.public, SystemPrivacy.alters) ? { onlyShared: true } : undefined;
+}
+
+/**
+ * A field definition as this viewer may see it, or undefined: the owner sees every field, others
+ * those whose values anyone else may see, when the system shows its alters and the token reads
+ * alter records (the definitions name what the alters hold).
+ */
+export function viewProfileField(field: ProfileFieldRecord, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): ProfileField | undefined {
+  const policy = profileFieldLoadPolicy(system, viewer);
+  if (!readsAlters(viewer) || policy === undefined || (policy.onlyShared && field.privacy === 'owner')) return undefined;
+  return {
+    fieldId: field.id,
+    systemId: String(field.systemId),
+    name: field.name,
+    kind: field.kind,
+    privacy: field.privacy,
+    position: field.position,
+    created: new Date(field.createdAt).toISOString(),
+  };
 }
 
 /**

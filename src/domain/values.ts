@@ -84,3 +84,23 @@ export const IsoDateTime = z.iso
     const year = new Date(value).getUTCFullYear();
     return year >= 0 && year <= 9999;
   }, 'must be within the years 0000 to 9999 in UTC');
+
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
+/**
+ * A birthday as stored: `YYYY-MM-DD` (years 0001 to 9999), or `--MM-DD` without a year (ISO 8601's
+ * form for a day of any year). Only days that exist: `--02-29` is one (it exists in leap years),
+ * `2023-02-29` is not.
+ */
+export function isBirthday(value: string): boolean {
+  const match = /^(\d{4}|-)-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return false;
+  const year = match[1] === '-' ? null : Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  if (year === 0 || month < 1 || month > 12 || day < 1) return false;
+  const days = [31, year === null || isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] as number;
+  return day <= days;
+}

@@ -81,6 +81,7 @@ async function buildReference(app: FastifyInstance, config: Config, routes: read
         { name: 'System', description: 'The system: one Discord user’s profile record.' },
         { name: 'Alters', description: 'The members of a system.' },
         { name: 'Tags', description: 'Named sets of a system’s alters (PluralKit’s groups).' },
+        { name: 'Profile fields', description: 'A system’s own custom profile fields (a name, a kind, who may see it, an order); alters hold their values in `profileFields`.' },
         { name: 'Front', description: 'Who is fronting, as pushed by integrations.' },
         { name: 'Autoproxy', description: 'Which alter speaks for untagged messages, per scope.' },
         { name: 'Proxying', description: 'What the bot reads and records when it re-sends messages as alters; message info.' },

@@ -34,7 +34,7 @@ describe('the Discord bot', () => {
       type?: number;
       options?: Array<{ name: string; options?: Array<{ name: string; autocomplete?: boolean }> }>;
     }>;
-    expect(commands.map((c) => c.name).sort()).toEqual(['Delete proxied message', 'Edit proxied message', 'Message info', 'Reproxy message', 'View system', 'alter', 'autoproxy', 'export', 'front', 'help', 'import', 'link', 'proxy', 'reproxy', 'server', 'system', 'tag', 'unlink']);
+    expect(commands.map((c) => c.name).sort()).toEqual(['Delete proxied message', 'Edit proxied message', 'Message info', 'Reproxy message', 'View system', 'alter', 'autoproxy', 'export', 'field', 'front', 'help', 'import', 'link', 'proxy', 'reproxy', 'server', 'system', 'tag', 'unlink']);
     const alter = commands.find((c) => c.name === 'alter');
     expect(alter?.options?.map((o) => o.name)).toEqual(['create', 'edit', 'server', 'show', 'list', 'random', 'privacy', 'delete']);
     const alterOption = alter?.options?.find((o) => o.name === 'edit')?.options?.find((o) => o.name === 'alter');

@@ -158,7 +158,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     expect(embed?.title).toBe('Import preview: Simply Plural');
     expect(embed?.fields?.find((f) => f.name === 'Alters')?.value).toMatch(/^8 new/);
     expect(embed?.fields?.find((f) => f.name === 'Front history')?.value).toMatch(/^10 new switches/);
-    expect(embed?.fields?.find((f) => f.name === 'Not imported')?.value).toMatch(/customFields: 5/);
+    expect(embed?.fields?.find((f) => f.name === 'Not imported')?.value).toMatch(/comments: 2/);
     expect(await altersOf(KARL.id)).toEqual([]);
     const { handle: pressed } = await press(handle, 'confirm', KARL, (r) => r.kind === 'callback');
     await pressed.waitForResponse(titled('Imported from Simply Plural'), 20_000);

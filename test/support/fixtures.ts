@@ -16,9 +16,9 @@ export function aTargetAlter(overrides: Partial<TargetAlter> = {}): TargetAlter 
   return { id: 11, username: 'ash', displayName: 'Ash', ...ALTER_DEFAULTS, messageCount: 0, lastMessageAt: null, createdAt: 0, tagIds: [], ...overrides };
 }
 
-/** An alter as repositories return it: in system 7, no tags, no integration fields. */
+/** An alter as repositories return it: in system 7, no tags, no integration or profile fields. */
 export function anAlter(overrides: Partial<AlterRecord> = {}): AlterRecord {
-  return { ...aTargetAlter(), systemId: 7, tags: [], fields: {}, ...overrides };
+  return { ...aTargetAlter(), systemId: 7, tags: [], fields: {}, profileFields: [], ...overrides };
 }
 
 /** A tag of system 7 with no members and nothing but its name set. */

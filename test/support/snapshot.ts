@@ -16,6 +16,8 @@ export const TABLES = [
   'tags',
   'alter_tags',
   'alter_fields',
+  'profile_fields',
+  'profile_field_values',
   'autoproxy',
   'switches',
   'switch_members',

@@ -20,6 +20,7 @@ import * as switchAlterLists from './2026-11-27T20l-switch-alter-lists.js';
 import * as images from './2026-11-27T21-images.js';
 import * as profileFields from './2026-11-27T21k-profile-fields.js';
 import * as simplyPluralTagParents from './2026-11-28T00-simplyplural-tag-parents.js';
+import * as customProfileFields from './2026-11-28T00-fields-custom-profile-fields.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T21-images': images,
   '2026-11-27T21k-profile-fields': profileFields,
   '2026-11-28T00-simplyplural-tag-parents': simplyPluralTagParents,
+  '2026-11-28T00-fields-custom-profile-fields': customProfileFields,
 };

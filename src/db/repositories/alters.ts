@@ -10,7 +10,9 @@ import { usernameKey } from '../../domain/username-key.js';
 import { ALTER_FIELDS_IN_PROFILE } from '../../domain/proxy-profile.js';
 import { Problem } from '../../domain/problems.js';
 import { isSystemTooLarge, isUniqueViolation, violatedConstraint } from '../errors.js';
-import { alterVisibleCondition, hasBitsCondition } from '../privacy-conditions.js';
+import { alterVisibleCondition, hasBitsCondition, profileFieldShownCondition } from '../privacy-conditions.js';
+import type { ProfileFieldPrivacy, ProfileFieldValueRecord } from '../../domain/profile-fields.js';
+import { writeAlterProfileFields } from './profile-fields.js';
 import { prepareQuery } from '../prepared.js';
 import { ALTER_RECORD_COLUMNS, ALTER_RECORD_COLUMNS_FOR_OTHERS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
 import type { NewAlter, Schema } from '../tables.js';
@@ -31,12 +33,13 @@ type TagRef = AlterRecord['tags'][number];
  * have it) and the field from a correlated lookup by its primary key, so rows are never multiplied
  * by joins and a page's LIMIT counts alters.
  */
-function selectAlters(db: Executor, fieldsFor: string | null, allFields = true) {
+function selectAlters(db: Executor, fieldsFor: string | null, allFields = true, profileFields = true) {
   return db
     .selectFrom('alters')
     .select(allFields ? ALTER_RECORD_COLUMNS : ALTER_RECORD_COLUMNS_FOR_OTHERS)
     .select((eb) => [
       tagList(eb),
+      profileFields ? profileList(db, !allFields) : sql<string | null>`null`.as('profile_list'),
       fieldsFor === null
         ? sql<string | null>`null`.as('field_value')
         : eb
@@ -58,6 +61,31 @@ function tagList(eb: ExpressionBuilder<Schema, 'alters'>) {
 }
 
 /**
+ * The alter's profile field values with their fields' privacy, as a JSON array of `[field id,
+ * privacy, value]` (null or `[]` when it has none), from a correlated subquery (rows are never
+ * multiplied). With `shownOnly` (others' reads) only the values the viewer may see are read
+ * (profileFieldShownCondition: privacy.ts's rule in SQL). The dialects spell JSON differently.
+ */
+function profileList(db: Executor, shownOnly: boolean) {
+  const shown = shownOnly ? sql` and ${profileFieldShownCondition('d.privacy')}` : sql``;
+  return db.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<string | null>`(select cast(json_agg(json_build_array(v.field_id, d.privacy, v.value)) as text) from profile_field_values v inner join profile_fields d on d.id = v.field_id where v.alter_id = alters.id${shown})`.as('profile_list')
+    : sql<string | null>`(select json_group_array(json_array(v.field_id, d.privacy, v.value)) from profile_field_values v inner join profile_fields d on d.id = v.field_id where v.alter_id = alters.id${shown})`.as('profile_list');
+}
+
+function parseProfileList(list: string | null): ProfileFieldValueRecord[] {
+  if (list === null || list === '[]') return [];
+  const entries = JSON.parse(list) as Array<[number | string, ProfileFieldPrivacy, string]>;
+  return entries.map(([fieldId, privacy, value]) => ({ fieldId: Number(fieldId), privacy, value }));
+}
+
+/** One alter's profile field values (after a write, for its answer and event). */
+async function profileFieldsOf(db: Executor, alterId: number): Promise<ProfileFieldValueRecord[]> {
+  const row = await db.selectFrom('alters').select(profileList(db, false)).where('alters.id', '=', alterId).executeTakeFirst();
+  return parseProfileList(row?.profile_list ?? null);
+}
+
+/**
  * Every client's integration field of the alter as a JSON object (null or `{}` when it has none),
  * for an event, which carries them all. The one place the dialects need different SQL here.
  */
@@ -67,11 +95,12 @@ function fieldsJson(db: Executor) {
     : sql<string | null>`(select json_group_object(f.client_id, f.value) from alter_fields f where f.alter_id = alters.id)`.as('fields_json');
 }
 
-type LoadedAlterRow = AlterRecordRow & { tag_list: string | null; field_value: string | null };
+type LoadedAlterRow = AlterRecordRow & { tag_list: string | null; field_value: string | null; profile_list: string | null };
 
 function fromLoaded(row: LoadedAlterRow, fieldsFor: string | null): AlterRecord {
-  const { tag_list: tagList, field_value: fieldValue, ...alter } = row;
-  return alterRecord(alter, parseTagList(tagList), fieldsFor !== null && fieldValue !== null ? { [fieldsFor]: fieldValue } : {});
+  const { tag_list: tagList, field_value: fieldValue, profile_list: profileFields, ...alter } = row;
+  const fields = fieldsFor !== null && fieldValue !== null ? { [fieldsFor]: fieldValue } : {};
+  return alterRecord(alter, parseTagList(tagList), fields, parseProfileList(profileFields));
 }
 
 function parseTagList(list: string | null): TagRef[] {
@@ -83,12 +112,12 @@ function parseTagList(list: string | null): TagRef[] {
     .sort((a, b) => a.id - b.id);
 }
 
-type AlterRowForEvent = AlterRecordRow & { tag_list: string | null; fields_json: string | null };
+type AlterRowForEvent = AlterRecordRow & { tag_list: string | null; fields_json: string | null; profile_list: string | null };
 
 /** The alter with every client's field (what its event carries). */
 function forEvent(row: AlterRowForEvent): AlterRecord {
-  const { tag_list: tagList, fields_json: fieldsJson, ...alter } = row;
-  return alterRecord(alter, parseTagList(tagList), fieldsJson ? (JSON.parse(fieldsJson) as Record<string, string>) : {});
+  const { tag_list: tagList, fields_json: fieldsJson, profile_list: profileFields, ...alter } = row;
+  return alterRecord(alter, parseTagList(tagList), fieldsJson ? (JSON.parse(fieldsJson) as Record<string, string>) : {}, parseProfileList(profileFields));
 }
 
 /** The record as one client sees it: only its own integration field. */
@@ -101,7 +130,7 @@ const alterForEvent = prepareQuery((db, p: { systemId: number; alterId: number }
   db
     .selectFrom('alters')
     .select(ALTER_RECORD_COLUMNS)
-    .select((eb) => [tagList(eb), fieldsJson(db)])
+    .select((eb) => [tagList(eb), fieldsJson(db), profileList(db, false)])
     .where('alters.system_id', '=', p.systemId)
     .where('alters.id', '=', p.alterId),
 );
@@ -111,28 +140,29 @@ const alterForEvent = prepareQuery((db, p: { systemId: number; alterId: number }
  * loaded, whether one client's field is, and whether every field is, change the SQL; the ids and
  * paging are values.
  */
-function byPolicy<Q>(prepare: (onlyVisible: boolean, withField: boolean, allFields: boolean) => Q): (policy: AlterLoadPolicy) => Q {
+function byPolicy<Q>(prepare: (onlyVisible: boolean, withField: boolean, allFields: boolean, profileFields: boolean) => Q): (policy: AlterLoadPolicy) => Q {
   const shapes = new Map<string, Q>();
   return (policy) => {
-    const key = `${policy.onlyVisible}/${policy.fieldsFor !== null}/${policy.allFields}`;
+    const profileFields = policy.profileFields !== false;
+    const key = `${policy.onlyVisible}/${policy.fieldsFor !== null}/${policy.allFields}/${profileFields}`;
     let shape = shapes.get(key);
-    if (shape === undefined) shapes.set(key, (shape = prepare(policy.onlyVisible, policy.fieldsFor !== null, policy.allFields)));
+    if (shape === undefined) shapes.set(key, (shape = prepare(policy.onlyVisible, policy.fieldsFor !== null, policy.allFields, profileFields)));
     return shape;
   };
 }
 
-const alterById = byPolicy((visibleOnly, withField, allFields) =>
+const alterById = byPolicy((visibleOnly, withField, allFields, profileFields) =>
   prepareQuery((db, p: { systemId: number; alterId: number; fieldsFor: string | null }) =>
-    selectAlters(db, withField ? p.fieldsFor : null, allFields)
+    selectAlters(db, withField ? p.fieldsFor : null, allFields, profileFields)
       .where('alters.system_id', '=', p.systemId)
       .where('alters.id', '=', p.alterId)
       .$if(visibleOnly, (q) => q.where(onlyVisible)),
   ),
 );
 
-const alterPage = byPolicy((visibleOnly, withField, allFields) =>
+const alterPage = byPolicy((visibleOnly, withField, allFields, profileFields) =>
   prepareQuery((db, p: { systemId: number; max: number; skip: number; fieldsFor: string | null }) =>
-    selectAlters(db, withField ? p.fieldsFor : null, allFields)
+    selectAlters(db, withField ? p.fieldsFor : null, allFields, profileFields)
       .where('alters.system_id', '=', p.systemId)
       .$if(visibleOnly, (q) => q.where(onlyVisible))
       .orderBy('alters.id')
@@ -149,7 +179,7 @@ export async function findAlter(db: Executor, systemId: number, alterId: number,
 /** Several alters of one system by id (those the policy lets through), in one query. */
 export async function findAlters(db: Executor, systemId: number, alterIds: number[], policy: AlterLoadPolicy): Promise<AlterRecord[]> {
   if (alterIds.length === 0) return [];
-  const rows = await selectAlters(db, policy.fieldsFor, policy.allFields)
+  const rows = await selectAlters(db, policy.fieldsFor, policy.allFields, policy.profileFields !== false)
     .where('alters.system_id', '=', systemId)
     .where('alters.id', 'in', alterIds)
     .$if(policy.onlyVisible, (q) => q.where(onlyVisible))
@@ -251,7 +281,7 @@ function storedProxyTags(tags: NonNullable<EditAlterInput['proxyTags']>): AlterR
 }
 
 function conflictProblem(error: unknown): Problem | undefined {
-  if (isSystemTooLarge(error)) return systemTooLargeProblem();
+  if (isSystemTooLarge(error)) return systemTooLargeProblem(', profile field values included');
   if (!isUniqueViolation(error)) return undefined;
   const constraint = violatedConstraint(error) ?? '';
   if (constraint.includes('alter_fields')) {
@@ -321,9 +351,12 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
       const tagIds = input.tagIds ?? [];
       const tags = tagIds.length > 0 ? await replaceTags(trx, systemId, inserted.id, tagIds) : [];
       if (related.field !== undefined) await setField(trx, systemId, inserted.id, related.clientId, related.field);
-      // A new alter has exactly what this request gave it: no need to read it back.
+      if (input.profileFields !== undefined) await writeAlterProfileFields(trx, systemId, inserted.id, input.profileFields);
+      // A new alter has exactly what this request gave it: no need to read it back (but for the
+      // profile fields' privacy, which their definitions hold).
       const fields = typeof related.field === 'string' ? { [related.clientId]: related.field } : {};
-      const record = alterRecord(inserted, tags, fields);
+      const profileFields = input.profileFields === undefined ? [] : await profileFieldsOf(trx, inserted.id);
+      const record = alterRecord(inserted, tags, fields, profileFields);
       await appendEvent(trx, systemId, related.clientId, { type: 'alter.created', alter: record }, now, { numbered });
       return record;
     });
@@ -345,7 +378,7 @@ export async function editAlter(
     const edited = await db.transaction().execute(async (trx) => {
       const columns = alterColumns({ ...input, proxyTags: input.proxyTags && storedProxyTags(input.proxyTags) });
       const ownColumns = Object.keys(columns).length > 0;
-      const relatedChanges = input.tagIds !== undefined || related.field !== undefined;
+      const relatedChanges = input.tagIds !== undefined || related.field !== undefined || input.profileFields !== undefined;
       if (!ownColumns && !relatedChanges) {
         const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId, allFields: true });
         return record && { record, changed: false };
@@ -357,7 +390,10 @@ export async function editAlter(
       if (ownColumns) {
         const update = trx.updateTable('alters').set(columns).where('system_id', '=', systemId).where('id', '=', alterId);
         if (!relatedChanges) {
-          const row = await update.returning(ALTER_RECORD_COLUMNS).returning((eb) => [tagList(eb), fieldsJson(trx)]).executeTakeFirst();
+          const row = await update
+            .returning(ALTER_RECORD_COLUMNS)
+            .returning((eb) => [tagList(eb), fieldsJson(trx), profileList(trx, false)])
+            .executeTakeFirst();
           if (!row) return undefined;
           full = forEvent(row);
         } else if (Number((await update.executeTakeFirst()).numUpdatedRows) === 0) return undefined;
@@ -367,6 +403,7 @@ export async function editAlter(
       }
       if (input.tagIds !== undefined) await replaceTags(trx, systemId, alterId, input.tagIds);
       if (related.field !== undefined) await setField(trx, systemId, alterId, related.clientId, related.field);
+      if (input.profileFields !== undefined) await writeAlterProfileFields(trx, systemId, alterId, input.profileFields);
       full ??= await alterForEvent(trx, { systemId, alterId }).then(([row]) => row && forEvent(row));
       if (!full) throw new Error('the edited alter was not found');
       // The event keeps every client's field: each receiving client is shown its own. A change
@@ -398,6 +435,7 @@ export async function deleteAlter(db: Db, systemId: number, alterId: number, act
     await releaseAlter(trx, systemId, alterId);
     await trx.deleteFrom('alter_tags').where('alter_id', '=', alterId).execute();
     await trx.deleteFrom('alter_fields').where('alter_id', '=', alterId).execute();
+    await trx.deleteFrom('profile_field_values').where('alter_id', '=', alterId).execute();
     await trx.deleteFrom('alters').where('id', '=', alterId).execute();
     await appendEvent(trx, systemId, actorClientId, { type: 'alter.deleted', alterId });
     return true;

@@ -26,6 +26,7 @@ import { appendEvent } from './events/outbox.js';
 import { findTagsById } from './tags.js';
 import { findSystemById, loadSystemDetails } from './systems.js';
 import { touchSystem } from './system-revision.js';
+import { createProfileFieldsIn, listProfileFields, setProfileFieldValuesIn } from './profile-fields.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -43,7 +44,7 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
   const system = await findSystemById(db, systemId);
   if (!system) throw new Problem('no-system', 'the system no longer exists');
   const [alters, tags, alterLinks, tagLinks, switches] = await Promise.all([
-    listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true }),
+    listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true, profileFields: false }),
     db.selectFrom('tags').selectAll().where('system_id', '=', systemId).orderBy('id').execute(),
     db
       .selectFrom('import_alter_links')
@@ -61,6 +62,7 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
       .execute(),
     db.selectFrom('switches').select('switched_at').where('system_id', '=', systemId).execute(),
   ]);
+  const profileFields = await listProfileFields(db, systemId);
   const { alter_chars: alterChars } = await db.selectFrom('systems').select('alter_chars').where('id', '=', systemId).executeTakeFirstOrThrow();
   return {
     system,
@@ -73,6 +75,7 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
     alterLinks: new Map(alterLinks.map((link) => [link.source_entity_id, Number(link.alter_id)])),
     tagLinks: new Map(tagLinks.map((link) => [link.source_entity_id, Number(link.tag_id)])),
     switchTimes: new Set(switches.map((row) => Number(row.switched_at))),
+    profileFields,
   };
 }
 
@@ -196,6 +199,8 @@ export async function applyImportPlan(
       .onConflict((oc) => oc.columns(['alter_id', 'tag_id']).doNothing())
       .execute();
   }
+
+  await applyProfileFields(trx, systemId, plan.profileFields, alterIds, Date.now());
 
   // Links: every imported entity now points at its alter or tag (an add-mode copy takes it over).
   const links = (
@@ -374,9 +379,40 @@ async function appendImportEvents(
   }
 }
 
+/**
+ * The plan's custom profile fields: the new ones created after the system's (refused whole past the
+ * cap: the import with them), then each alter's values, through the same functions as the API.
+ */
+async function applyProfileFields(trx: Transaction<Schema>, systemId: number, plan: ImportPlan['profileFields'], alterIds: ReadonlyMap<string, number>, now: number): Promise<void> {
+  if (plan.creates.length === 0 && plan.values.size === 0) return;
+  const fieldIds = new Map(plan.matched);
+  const created = await createProfileFieldsIn(trx, systemId, plan.creates, now);
+  plan.creates.forEach((field, index) => {
+    const record = created[index];
+    if (record) fieldIds.set(field.id, record.id);
+  });
+  for (const [sourceAlterId, values] of plan.values) {
+    const alterId = alterIds.get(sourceAlterId);
+    if (alterId === undefined) continue;
+    const byField = new Map<number, string>();
+    for (const [sourceFieldId, value] of values) {
+      const fieldId = fieldIds.get(sourceFieldId);
+      if (fieldId !== undefined) byField.set(fieldId, value);
+    }
+    await setProfileFieldValuesIn(trx, systemId, alterId, byField);
+  }
+}
+
 /** Everything an export writes: the system, its alters and tags, its switches, its PluralKit ids. */
 export async function loadExportData(db: Db, systemId: number): Promise<ExportData> {
   const target = await loadImportTarget(db, systemId, 'pluralkit', '');
+  const valueRows = await db.selectFrom('profile_field_values').select(['alter_id', 'field_id', 'value']).where('system_id', '=', systemId).execute();
+  const profileValues = new Map<number, Record<string, string>>();
+  for (const row of valueRows) {
+    const values = profileValues.get(Number(row.alter_id)) ?? {};
+    values[String(row.field_id)] = row.value;
+    profileValues.set(Number(row.alter_id), values);
+  }
   const [tagRows, links, tagLinks, switchRows, memberRows, nestedLinks] = await Promise.all([
     db.selectFrom('tags').select(['id', 'created_at']).where('system_id', '=', systemId).execute(),
     db.selectFrom('import_alter_links').select(['source_system_id', 'source_entity_id', 'source_uuid', 'alter_id']).where('system_id', '=', systemId).where('source', '=', 'pluralkit').execute(),
@@ -431,6 +467,8 @@ export async function loadExportData(db: Db, systemId: number): Promise<ExportDa
     switches: switchRows.map((row) => ({ at: Number(row.switched_at), alterIds: members.get(Number(row.id)) ?? [] })),
     pluralKit: { systemId: pkSystem === '' ? null : pkSystem, alterHids, tagHids, uuids },
     tagParents,
+    profileFields: await listProfileFields(db, systemId),
+    profileValues,
     newUuid: randomUUID,
   };
 }

@@ -12,7 +12,7 @@ import { latestPushes } from './switches.js';
 
 export async function loadProxyProfile(db: Kysely<Schema>, system: SystemRecord, guildId: string): Promise<ProxyProfile> {
   const [alters, entries] = await Promise.all([
-    listAlters(db, system.id, { skip: 0, max: MAX_ALTERS_PER_SYSTEM }, { onlyVisible: false, fieldsFor: null, allFields: true }),
+    listAlters(db, system.id, { skip: 0, max: MAX_ALTERS_PER_SYSTEM }, { onlyVisible: false, fieldsFor: null, allFields: true, profileFields: false }),
     db
       .selectFrom('autoproxy')
       .select(['scope', 'mode', 'alter_id', 'last_latch_at', 'revision'])

@@ -60,6 +60,8 @@ export async function deleteSystem(db: Kysely<Schema>, deletion: SystemDeletion)
     await trx.deleteFrom('switches').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('alters').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('tags').where('system_id', '=', systemId).execute();
+    await trx.deleteFrom('profile_field_values').where('system_id', '=', systemId).execute();
+    await trx.deleteFrom('profile_fields').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('import_alter_links').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('import_tag_links').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('applied_imports').where('system_id', '=', systemId).execute();

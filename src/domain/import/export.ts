@@ -7,7 +7,8 @@ import { pickAlterFields } from '../alter.js';
 import { AlterPrivacy, SystemPrivacy } from '../privacy-bits.js';
 import { systemInputsOf, type SystemRecord } from '../system.js';
 import { pickTagFields } from '../tag.js';
-import { EXTENSION_KEY, EXTENSION_VERSION, MAX_IMPORT_SWITCHES, MAX_SWITCH_MEMBERS, TagPrivacy, type ExtensionAlter, type ExtensionSystem, type ExtensionTag } from './model.js';
+import { pickProfileFieldFields, type ProfileFieldRecord } from '../profile-fields.js';
+import { EXTENSION_KEY, EXTENSION_VERSION, MAX_IMPORT_SWITCHES, MAX_SWITCH_MEMBERS, TagPrivacy, type ExtensionAlter, type ExtensionProfileField, type ExtensionSystem, type ExtensionTag } from './model.js';
 import { clampGraphemes } from '../proxy/text.js';
 import { plural, pluralKitBirthday } from './normalise.js';
 import type { TargetAlter, TargetTag } from './plan.js';
@@ -18,6 +19,34 @@ const PK_URL_MAX = 256;
 const PK_TAG_MAX = 79;
 const PK_MEMBER_LIMIT = 1000;
 const PK_GROUP_LIMIT = 250;
+/** PluralKit's longest member description. */
+const PK_DESCRIPTION_MAX = 1000;
+
+export interface ExportOptions {
+  /**
+   * Appends each alter's custom profile fields to its PluralKit description (`**Name:** value`, in
+   * the system's order), for PluralKit, which has no such fields; our own key keeps them either way.
+   * Only fields whose values are shown wherever the description is (privacy `everyone` or
+   * `description`), or all of them when the alter's description is private.
+   */
+  profileFieldsInDescription?: boolean;
+}
+
+/** The description with the alter's profile fields appended (ExportOptions), within PluralKit's limit; null when it had none and gains none. */
+function withProfileFields(alter: TargetAlter, data: ExportData, cut: () => void): string | null {
+  const values = data.profileValues.get(alter.id);
+  const descriptionPrivate = (alter.public & AlterPrivacy.description) === 0;
+  const lines = values === undefined ? [] : data.profileFields.flatMap((field) => {
+    const value = values[String(field.id)];
+    const fits = descriptionPrivate || field.privacy === 'everyone' || field.privacy === 'description';
+    return value === undefined || !fits ? [] : [`**${field.name}:** ${value}`];
+  });
+  if (lines.length === 0) return alter.description;
+  const text = [alter.description, lines.join('\n')].filter((part) => part !== null && part !== '').join('\n\n');
+  if (text.length <= PK_DESCRIPTION_MAX) return text;
+  cut();
+  return clampGraphemes(text, PK_DESCRIPTION_MAX);
+}
 
 export interface ExportData {
   system: SystemRecord;
@@ -29,6 +58,9 @@ export interface ExportData {
   pluralKit: { systemId: string | null; alterHids: ReadonlyMap<number, string>; tagHids: ReadonlyMap<number, string>; uuids: ReadonlyMap<string, string> };
   /** Tag id → the tag it was nested under in the file it came from (Simply Plural groups); absent: top level. */
   tagParents?: ReadonlyMap<number, number>;
+  /** The system's custom profile fields in its order, and each alter's values (alter id → field id → value). */
+  profileFields: ProfileFieldRecord[];
+  profileValues: ReadonlyMap<number, Record<string, string>>;
   newUuid: () => string;
 }
 
@@ -69,7 +101,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const privacy = (mask: number, bit: number) => ((mask & bit) === bit ? 'public' : 'private');
 const pkColor = (color: string | null) => (color === null ? null : color.replace(/^#/, '').toLowerCase());
 
-export function buildExport(data: ExportData): { file: Record<string, unknown>; warnings: string[] } {
+export function buildExport(data: ExportData, options: ExportOptions = {}): { file: Record<string, unknown>; warnings: string[] } {
   const warnings: string[] = [];
   const dropped = new Map<string, string[]>();
   const drop = (what: string, name: string) => {
@@ -91,6 +123,8 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
   const keepProxy = (system.flags & 1) === 1;
   const uuidOf = (hid: string) => data.pluralKit.uuids.get(hid) ?? data.newUuid();
 
+  /** Alters whose description with their profile fields was cut to PluralKit's limit. */
+  const shortened: string[] = [];
   const members = data.alters.map((alter) => {
     const name = alter.username;
     let longTags = 0;
@@ -114,7 +148,7 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
       avatar_url: pkUrl(alter.avatarUrl, 'avatar', name),
       webhook_avatar_url: pkUrl(alter.webhookAvatarUrl, 'proxy avatar', name),
       banner: pkUrl(alter.banner, 'banner', name),
-      description: alter.description,
+      description: options.profileFieldsInDescription ? withProfileFields(alter, data, () => shortened.push(name)) : alter.description,
       created: iso(alter.createdAt),
       keep_proxy: keepProxy,
       tts: false,
@@ -220,15 +254,20 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
   for (const [what, names] of dropped) {
     warnings.push(`${plural(names.length, what)} could not go in PluralKit's fields (PluralKit takes https links of at most ${PK_URL_MAX} characters and proxy tags of at most 100 with the text) and ${names.length === 1 ? 'is' : 'are'} only in our own key (${names.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')}${names.length > 5 ? ', …' : ''})`);
   }
+  if (shortened.length > 0) {
+    warnings.push(`${plural(shortened.length, 'description')} with ${shortened.length === 1 ? 'its' : 'their'} profile fields appended ${shortened.length === 1 ? 'was' : 'were'} cut to PluralKit's ${PK_DESCRIPTION_MAX} characters (our own key keeps everything): ${shortened.slice(0, 5).map((n) => JSON.stringify(n)).join(', ')}${shortened.length > 5 ? ', …' : ''}`);
+  }
   if (data.alters.length > PK_MEMBER_LIMIT) warnings.push(`PluralKit imports at most ${PK_MEMBER_LIMIT} members; this file has ${data.alters.length}`);
   if (data.tags.length > PK_GROUP_LIMIT) warnings.push(`PluralKit imports at most ${PK_GROUP_LIMIT} groups; this file has ${data.tags.length}`);
 
   const ownSystem: ExtensionSystem = systemInputsOf(system);
   const ownAlters: Record<string, ExtensionAlter> = {};
   for (const alter of data.alters) {
+    const profileFields = data.profileValues.get(alter.id);
     ownAlters[alterHids.get(alter.id) as string] = {
       ...pickAlterFields(alter),
       proxyTags: alter.proxyTags.map((tag) => ({ prefix: tag.prefix, suffix: tag.suffix })),
+      ...(profileFields === undefined ? {} : { profileFields }),
     };
   }
   const ownTags: Record<string, ExtensionTag> = {};
@@ -237,7 +276,8 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
     const parentHid = parent === undefined ? undefined : tagHids.get(parent);
     ownTags[tagHids.get(tag.id) as string] = { ...pickTagFields(tag), ...(parentHid === undefined ? {} : { parent: parentHid }) };
   }
-  file[EXTENSION_KEY] = { version: EXTENSION_VERSION, system: ownSystem, alters: ownAlters, tags: ownTags, warnings };
+  const ownProfileFields: ExtensionProfileField[] = data.profileFields.map((field) => ({ id: String(field.id), ...pickProfileFieldFields(field) }));
+  file[EXTENSION_KEY] = { version: EXTENSION_VERSION, system: ownSystem, alters: ownAlters, tags: ownTags, profileFields: ownProfileFields, warnings };
   return { file, warnings };
 }
 

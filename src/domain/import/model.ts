@@ -7,6 +7,7 @@ import { createShapeOf } from '../fields.js';
 import { SYSTEM_FIELD_INPUTS, type SystemFieldValues } from '../system.js';
 import { TAG_FIELDS, type TagFieldValues } from '../tag.js';
 import type { ProxyTagPair } from './normalise.js';
+import { PROFILE_FIELD_INPUTS, type ProfileFieldKind, type ProfileFieldPrivacy } from '../profile-fields.js';
 
 export const IMPORT_FORMATS = ['pluralkit', 'pluralkit-legacy', 'tupperbox', 'simplyplural'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -64,7 +65,7 @@ export const ImportReport = z
     warnings: z.array(z.string()).describe('Fields dropped or clamped, grouped.'),
     notImported: z
       .record(z.string(), z.number().int())
-      .describe('What the file holds that was left out, by kind, with how many (empty when nothing was): for a Simply Plural file `comments`, `notes`, `boardMessages`, `polls`, `reminders`, `chatMessages`, `friends`, `customStatuses`, `customFronts` (with `customFronts=skip`), `avatarsOnSimplyPluralHost` (uploaded avatars, whose host is gone; nothing is fetched), `frontHistoryIntervals` (intervals left out of the front history, each reason in `warnings`), and `customFields` / `customFieldValues` (custom fields, not imported yet: this version has no profile fields).'),
+      .describe('What the file holds that was left out, by kind, with how many (empty when nothing was): for a Simply Plural file `comments`, `notes`, `boardMessages`, `polls`, `reminders`, `chatMessages`, `friends`, `customStatuses`, `customFronts` (with `customFronts=skip`), `avatarsOnSimplyPluralHost` (uploaded avatars, whose host is gone; nothing is fetched), and `frontHistoryIntervals` (intervals left out of the front history, each reason in `warnings`).'),
   })
   .meta({ id: 'ImportReport' });
 export type ImportReport = z.infer<typeof ImportReport>;
@@ -93,6 +94,21 @@ export interface SourceAlter extends Partial<Omit<AlterFieldValues, 'proxyTags' 
   proxyTags: ProxyTagPair[];
   /** keep_proxy / show_brackets; null when the file does not say. */
   keepProxy: boolean | null;
+  /** Custom profile field values: the file's field id (ImportSource.profileFields) → value. */
+  profileFields?: Record<string, string>;
+}
+
+/**
+ * A custom profile field as the file defines it: matched to the system's field of the same name
+ * (names compared as tag names), created otherwise. A format with fields of kinds we have no
+ * counterpart for reads them as `text`.
+ */
+export interface SourceProfileField {
+  /** The file's id of the field, as alters' `profileFields` name it. */
+  id: string;
+  name: string;
+  kind: ProfileFieldKind;
+  privacy: ProfileFieldPrivacy;
 }
 
 /** A tag as the file describes it: the record's stored fields, undefined where the format has no such field (Tupperbox groups), so a merge leaves them. */
@@ -138,47 +154,12 @@ export interface ImportSource {
   alters: SourceAlter[];
   tags: SourceTag[];
   switches: SourceSwitch[];
+  /** Custom profile field definitions, in the file's order (none when the format has none). */
+  profileFields?: SourceProfileField[];
   skipped: SkippedEntity[];
   warnings: string[];
   /** What the file holds that is left out, by kind (the report's `notImported`); absent: nothing. */
   notImported?: Record<string, number>;
-  /**
-   * Custom profile fields the file defines (Simply Plural's custom fields) and each alter's values,
-   * for the apply step to write once the system can hold profile fields; until then the plan
-   * counts them in the report's `notImported`.
-   */
-  profileFields?: SourceProfileFields;
-}
-
-/** The kinds of a profile field (issue 30). */
-export const PROFILE_FIELD_KINDS = ['text', 'markdown', 'date', 'monthDay', 'color', 'link'] as const;
-export type ProfileFieldKind = (typeof PROFILE_FIELD_KINDS)[number];
-
-export interface SourceProfileField {
-  /** The field's id in the file (Simply Plural: the customFields `_id`, or the legacy key). */
-  id: string;
-  name: string;
-  kind: ProfileFieldKind;
-  /** The file's own kind when it had no counterpart (e.g. "sp:6 timestamp"), else null. */
-  sourceKind: string | null;
-  /** Position in the system's order, from 0. */
-  order: number;
-  /** Whether the values may be shown to others (false: the owner's alone). */
-  public: boolean;
-}
-
-export interface SourceProfileFieldValue {
-  /** A file alter id (SourceAlter.id). */
-  alterId: string;
-  /** A SourceProfileField id. */
-  fieldId: string;
-  /** The value in the field's kind (a date as YYYY-MM-DD, a month and day as --MM-DD, a colour as #RRGGBB), mentions rewritten to names. */
-  value: string;
-}
-
-export interface SourceProfileFields {
-  definitions: SourceProfileField[];
-  values: SourceProfileFieldValue[];
 }
 
 /** Choices that change how a file is read (Simply Plural's; other formats ignore them). */
@@ -203,7 +184,20 @@ export const EXTENSION_VERSION = 1;
  * Every stored field of an alter, as its owner would send it (the API's schemas); those with a
  * default may be missing, so a file written before a field existed stays valid.
  */
-export const ExtensionAlter = z.strictObject(createShapeOf(ALTER_FIELD_ROWS));
+export const ExtensionAlter = z.strictObject({
+  ...createShapeOf(ALTER_FIELD_ROWS),
+  /** Custom profile field values by the file's field id (the extension's `profileFields`). */
+  profileFields: z.record(z.string(), z.string()).optional(),
+});
+
+/** A custom profile field definition with the id its alters' values name it by, as its owner would send it. */
+export const ExtensionProfileField = z.strictObject({
+  id: z.string().min(1).max(32),
+  name: PROFILE_FIELD_INPUTS.name,
+  kind: PROFILE_FIELD_INPUTS.kind.optional(),
+  privacy: PROFILE_FIELD_INPUTS.privacy.optional(),
+});
+export type ExtensionProfileField = z.infer<typeof ExtensionProfileField>;
 
 /**
  * Every stored field of a tag, the same way: its name is a TagName, as the API's; and `parent`,
@@ -221,6 +215,8 @@ export const Extension = z.object({
   system: z.unknown().optional(),
   alters: z.record(z.string(), z.unknown()).optional(),
   tags: z.record(z.string(), z.unknown()).optional(),
+  /** The system's custom profile fields, in its order. */
+  profileFields: z.array(z.unknown()).optional(),
 });
 export type ExtensionAlter = z.infer<typeof ExtensionAlter>;
 export type ExtensionTag = z.infer<typeof ExtensionTag>;

@@ -17,6 +17,7 @@ import { pickFields } from '../fields.js';
 import { SYSTEM_FIELD_NAMES, type SystemFieldName, type SystemRecord } from '../system.js';
 import { TAG_DEFAULTS, pickTagFields, type TagFieldName, type TagRecord } from '../tag.js';
 import { usernameKey } from '../username-key.js';
+import { parseProfileFieldValue, type ProfileFieldKind, type ProfileFieldRecord } from '../profile-fields.js';
 import {
   MAX_TAGS_PER_SYSTEM,
   type ImportMode,
@@ -24,6 +25,7 @@ import {
   type ImportSource,
   type ImportSourceKind,
   type SourceAlter,
+  type SourceProfileField,
   type SourceTag,
 } from './model.js';
 import { NameAllocator, Notes, plural } from './normalise.js';
@@ -32,7 +34,7 @@ import type { AlterRecord } from '../alter.js';
 
 /** An alter as stored, as far as an import reads and writes it. */
 /** An existing alter as the planner sees it: the stored record, without what an import never reads. */
-export type TargetAlter = Omit<AlterRecord, 'systemId' | 'tags' | 'fields'>;
+export type TargetAlter = Omit<AlterRecord, 'systemId' | 'tags' | 'fields' | 'profileFields'>;
 
 /** An existing tag as the planner sees it: the stored record's fields. */
 export type TargetTag = Pick<TagRecord, 'id' | TagFieldName>;
@@ -49,6 +51,8 @@ export interface ImportTarget {
   tagLinks: ReadonlyMap<string, number>;
   /** Times (ms) of the system's switches. */
   switchTimes: ReadonlySet<number>;
+  /** The system's custom profile fields (none: a target read before they existed, or a test's). */
+  profileFields?: ReadonlyArray<Pick<ProfileFieldRecord, 'id' | 'name' | 'kind'>>;
 }
 
 export interface ImportOptions {
@@ -65,6 +69,15 @@ export type TagValues = Omit<TargetTag, 'id'>;
 
 /** The system fields an import writes (the record's; the creation time too, into a fresh system). */
 export type SystemChanges = Partial<Pick<SystemRecord, SystemFieldName | 'createdAt'>>;
+
+export interface ProfileFieldPlan {
+  /** File fields the system has no field of that name for, in the file's order. */
+  creates: SourceProfileField[];
+  /** File field id → the system's field of the same name. */
+  matched: Map<string, number>;
+  /** File alter id → (file field id → value, valid for the field's kind). */
+  values: Map<string, Map<string, string>>;
+}
 
 export interface ImportPlan {
   report: ImportReport;
@@ -94,6 +107,8 @@ export interface ImportPlan {
   /** File alter id → existing alter id, for matched alters. */
   matchedAlters: Map<string, number>;
   matchedTags: Map<string, number>;
+  /** Custom profile fields: those to create, those matched by name, and each alter's values (file ids). */
+  profileFields: ProfileFieldPlan;
 }
 
 const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
@@ -369,15 +384,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
   if (mode === 'add' && Object.keys(source.system).length > 0) notes.once('the system profile was left as it is (add mode imports alters and tags only)');
 
   const notImported = { ...source.notImported };
-  const fields = source.profileFields;
-  if (fields && fields.definitions.length > 0) {
-    // Kept in the source model for the day systems hold profile fields; until then said plainly.
-    notImported.customFields = fields.definitions.length;
-    notImported.customFieldValues = fields.values.length;
-    notes.once(
-      `${plural(fields.definitions.length, 'custom field')} with ${plural(fields.values.length, 'value')} ${fields.definitions.length === 1 ? 'was' : 'were'} not imported: this version has no profile fields yet. Import the file again once it does; a merge re-import adds them and duplicates nothing`,
-    );
-  }
+  const profileFields = planProfileFields(source, target, notes);
 
   const report: ImportReport = {
     format: source.format,
@@ -407,7 +414,46 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     switchDeletes,
     matchedAlters: alterMatches,
     matchedTags: tagMatches,
+    profileFields,
   };
+}
+
+/**
+ * The file's custom profile fields matched to the system's by name (as tag names: usernameKey), the
+ * others created; each alter's values checked against its field's kind (the system's kind for a
+ * matched field), a value that is not one left out and counted. The cap is the repository's.
+ */
+function planProfileFields(source: ImportSource, target: ImportTarget, notes: Notes): ProfileFieldPlan {
+  const plan: ProfileFieldPlan = { creates: [], matched: new Map(), values: new Map() };
+  const fileFields = source.profileFields ?? [];
+  if (fileFields.length === 0) return plan;
+  const existing = new Map((target.profileFields ?? []).map((field) => [usernameKey(field.name), field]));
+  const kinds = new Map<string, ProfileFieldKind>();
+  const seen = new Set<string>();
+  for (const field of fileFields) {
+    const key = usernameKey(field.name);
+    const match = existing.get(key);
+    if (match) {
+      plan.matched.set(field.id, match.id);
+      kinds.set(field.id, match.kind);
+    } else if (!seen.has(key)) {
+      plan.creates.push(field);
+      kinds.set(field.id, field.kind);
+    }
+    seen.add(key);
+  }
+  if (plan.creates.length > 0) notes.once(`${plural(plan.creates.length, 'custom profile field')} will be created: ${plan.creates.slice(0, 5).map((field) => JSON.stringify(field.name)).join(', ')}${plan.creates.length > 5 ? ', …' : ''}`);
+  for (const alter of source.alters) {
+    const values = new Map<string, string>();
+    for (const [fieldId, value] of Object.entries(alter.profileFields ?? {})) {
+      const kind = kinds.get(fieldId);
+      const parsed = kind === undefined ? undefined : parseProfileFieldValue(kind, value);
+      if (parsed?.ok) values.set(fieldId, parsed.value);
+      else notes.add('profile-value', alter.name, (n, names) => `${plural(n, 'custom profile field value')} did not fit ${n === 1 ? 'its' : 'their'} field and ${n === 1 ? 'was' : 'were'} left out${names}`);
+    }
+    if (values.size > 0) plan.values.set(alter.id, values);
+  }
+  return plan;
 }
 
 /** The system fields the file sets (merge and replace), and the keep-proxy flag from the alters. */

@@ -4,11 +4,13 @@
 import { MAX_PROXY_TAGS, Username } from '../alter.js';
 import { AlterPrivacy, SystemPrivacy } from '../privacy-bits.js';
 import { DESCRIPTION_MAX, NAME_MAX } from '../values.js';
+import { PROFILE_FIELD_DEFAULTS } from '../profile-fields.js';
 import { DEFAULT_LATCH_EXPIRATION_MS, MAX_LATCH_EXPIRATION_MS, isTimeZone, systemValuesOf } from '../system.js';
 import {
   EXTENSION_KEY,
   Extension,
   ExtensionAlter,
+  ExtensionProfileField,
   ExtensionSystem,
   ExtensionTag,
   MAX_SWITCH_MEMBERS,
@@ -17,6 +19,7 @@ import {
   type ImportSource,
   type SkippedEntity,
   type SourceAlter,
+  type SourceProfileField,
   type SourceSwitch,
   type SourceSystem,
   type SourceTag,
@@ -193,6 +196,8 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
     Object.assign(system, systemValuesOf(ownSystem.data));
   }
 
+  const profileFields = readProfileFields(extension?.profileFields, notes);
+
   // Members
   const alters: SourceAlter[] = [];
   const memberIds = new Set<string>();
@@ -278,7 +283,34 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
   }
   if (unknownMembers > 0) notes.once(`${plural(unknownMembers, 'group membership')} named members not in the file (or skipped) and ${unknownMembers === 1 ? 'was' : 'were'} left out`);
 
-  return { format, source: 'pluralkit', sourceSystemId, system, alters, tags, switches: readSwitches(file.switches, memberIds, notes), skipped, warnings: notes.list() };
+  return {
+    format,
+    source: 'pluralkit',
+    sourceSystemId,
+    system,
+    alters,
+    tags,
+    switches: readSwitches(file.switches, memberIds, notes),
+    profileFields,
+    skipped,
+    warnings: notes.list(),
+  };
+}
+
+/** Our own key's custom profile fields (each checked on its own; a repeated id keeps the first). */
+function readProfileFields(entries: unknown[] | undefined, notes: Notes): SourceProfileField[] {
+  const fields: SourceProfileField[] = [];
+  const ids = new Set<string>();
+  for (const entry of entries ?? []) {
+    const parsed = ExtensionProfileField.safeParse(entry);
+    if (!parsed.success || ids.has(parsed.data.id)) {
+      notes.add('extension:profile-field', null, (n) => `${plural(n, 'custom profile field')} in our own data (the "${EXTENSION_KEY}" key) ${n === 1 ? 'was' : 'were'} invalid and left out`);
+      continue;
+    }
+    ids.add(parsed.data.id);
+    fields.push({ ...PROFILE_FIELD_DEFAULTS, ...parsed.data });
+  }
+  return fields;
 }
 
 /** `pk-<id>` / `tb-<id>` when a name leaves no username (all spaces or symbols). */

@@ -10,6 +10,7 @@ import { Problem } from '../problems.js';
 import { isTimeZone } from '../system.js';
 import { TagName } from '../tag.js';
 import { DESCRIPTION_MAX, NAME_MAX } from '../values.js';
+import type { ProfileFieldKind } from '../profile-fields.js';
 import { clampGraphemes } from '../proxy/text.js';
 import { Username } from '../alter.js';
 import {
@@ -19,11 +20,9 @@ import {
   TagPrivacy,
   type ImportReadOptions,
   type ImportSource,
-  type ProfileFieldKind,
   type SkippedEntity,
   type SourceAlter,
   type SourceProfileField,
-  type SourceProfileFieldValue,
   type SourceSwitch,
   type SourceSystem,
   type SourceTag,
@@ -242,11 +241,11 @@ function fieldKind(type: unknown, markdown: boolean): { kind: ProfileFieldKind; 
     case 0:
       return { kind: markdown ? 'markdown' : 'text', sourceKind: null };
     case 1:
-      return { kind: 'color', sourceKind: null };
+      return { kind: 'colour', sourceKind: null };
     case 2:
       return { kind: 'date', sourceKind: null };
     case 7:
-      return { kind: 'monthDay', sourceKind: null };
+      return { kind: 'month-day', sourceKind: null };
     case 3:
       return { kind: 'text', sourceKind: 'month' };
     case 4:
@@ -266,9 +265,9 @@ export function fieldValue(kind: ProfileFieldKind, raw: string, notes: Notes): s
   switch (kind) {
     case 'date':
       return date ? `${date[1]}-${date[2]}-${date[3]}` : null;
-    case 'monthDay':
+    case 'month-day':
       return date ? `--${date[2]}-${date[3]}` : /^--\d{2}-\d{2}$/.test(raw) ? raw : null;
-    case 'color':
+    case 'colour':
       return spColor(raw, notes, 'custom field colour', null);
     default:
       return raw;
@@ -452,6 +451,12 @@ export function readSimplyPlural(file: unknown, options: ImportReadOptions): Imp
   }
 
   const profileFields = readCustomFields(collections, user, members, names, mentions, privacy, notes);
+  // Each member's values on its alter, keyed by the file's field id (the planner matches fields by name).
+  const alterById = new Map(alters.map((alter) => [alter.id, alter]));
+  for (const { alterId, fieldId, value } of profileFields.values) {
+    const alter = alterById.get(alterId);
+    if (alter) (alter.profileFields ??= {})[fieldId] = value;
+  }
 
   // Front history
   const history = readFrontHistory(collections, alterIds, customIds, options, notes);
@@ -494,7 +499,7 @@ export function readSimplyPlural(file: unknown, options: ImportReadOptions): Imp
     skipped,
     warnings: notes.list(),
     notImported,
-    profileFields,
+    profileFields: profileFields.definitions.map((field): SourceProfileField => ({ id: field.id, name: field.name, kind: field.kind, privacy: field.public ? 'everyone' : 'owner' })),
   };
 }
 
@@ -534,6 +539,25 @@ export function resolveParents(parents: ReadonlyMap<string, string | null>, note
   return settled;
 }
 
+/** A custom field as read, before it becomes the source model's (which says privacy in our levels). */
+interface SpField {
+  id: string;
+  name: string;
+  kind: ProfileFieldKind;
+  /** The file's own kind when it had no counterpart (e.g. "timestamp"), else null. */
+  sourceKind: string | null;
+  order: number;
+  /** Whether others may see the values (friends could, and friendsArePublic=true). */
+  public: boolean;
+}
+
+/** A member's value of a custom field, in the field's kind, mentions rewritten to names. */
+interface SpFieldValue {
+  alterId: string;
+  fieldId: string;
+  value: string;
+}
+
 function readCustomFields(
   collections: Json,
   user: Json,
@@ -542,7 +566,7 @@ function readCustomFields(
   mentions: { unknown: number },
   privacy: PrivacyRule,
   notes: Notes,
-): { definitions: SourceProfileField[]; values: SourceProfileFieldValue[] } {
+): { definitions: SpField[]; values: SpFieldValue[] } {
   // The current generation when there is one (§4.6); else the legacy map on the user.
   const current = listOf(collections, 'customFields');
   const raw: Array<{ id: string; doc: Json }> = [];
@@ -556,7 +580,7 @@ function readCustomFields(
   }
   const orderKey = (doc: Json) => (typeof doc.order === 'number' ? doc.order.toString().padStart(20, '0') : typeof doc.order === 'string' ? doc.order : '');
   raw.sort((a, b) => (orderKey(a.doc) < orderKey(b.doc) ? -1 : orderKey(a.doc) > orderKey(b.doc) ? 1 : 0));
-  const definitions: SourceProfileField[] = [];
+  const definitions: SpField[] = [];
   const seen = new Set<string>();
   const usedNames = new Set<string>();
   let converted = 0;
@@ -587,7 +611,7 @@ function readCustomFields(
   }
   if (converted > 0) notes.once(`${plural(converted, 'custom field')} of a kind with no counterpart here (month, year, month and year, timestamp) will be text fields`);
   const byId = new Map(definitions.map((definition) => [definition.id, definition]));
-  const values: SourceProfileFieldValue[] = [];
+  const values: SpFieldValue[] = [];
   let orphans = 0;
   let unreadable = 0;
   for (const { doc, id: alterId } of members) {

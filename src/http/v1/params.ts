@@ -16,6 +16,7 @@ export const UserRef = z
 export const UserParams = z.strictObject({ user: UserRef });
 export const AlterParams = z.strictObject({ user: UserRef, alter: EntityIdString.describe('The alter id.') });
 export const TagParams = z.strictObject({ user: UserRef, tag: EntityIdString.describe('The tag id.') });
+export const ProfileFieldParams = z.strictObject({ user: UserRef, field: EntityIdString.describe('The profile field id.') });
 export const FieldParams = z.strictObject({
   user: UserRef,
   id: text(MAX_FIELD_LENGTH, 1).describe('The value of the calling client’s integration field.'),

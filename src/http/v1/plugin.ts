@@ -21,6 +21,7 @@ import { frontRoutes } from './routes/front.js';
 import { importExportRoutes } from './routes/import-export.js';
 import { systemRoutes } from './routes/system.js';
 import { tagRoutes } from './routes/tags.js';
+import { profileFieldRoutes } from './routes/profile-fields.js';
 import { eventRoutes, type EventRoutesOptions } from './routes/events.js';
 import { guildRoutes } from './routes/guilds.js';
 import { imageRoutes } from './routes/images.js';
@@ -87,6 +88,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, sys
       await users.register(messageRecordRoutes, { db });
       await users.register(messageReproxyRoutes, { db });
       await users.register(tagRoutes, { db });
+      await users.register(profileFieldRoutes, { db });
       await users.register(importExportRoutes, { db });
       await users.register(imageRoutes, { db, crypto, publicUrl });
     },

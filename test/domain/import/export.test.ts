@@ -27,6 +27,8 @@ const data = (extra: Partial<ExportData> = {}): ExportData => ({
   tags: [{ id: 5, name: 'Night', displayName: null, description: null, color: '#2B2D42', icon: null, public: 1 | 2 | 16, createdAt: Date.UTC(2024, 1, 1) }],
   switches: [{ at: Date.UTC(2025, 0, 1), alterIds: [1] }, { at: Date.UTC(2025, 0, 2), alterIds: [] }],
   pluralKit: { systemId: null, alterHids: new Map([[1, 'fobnap']]), tagHids: new Map(), uuids: new Map([['m:fobnap', 'kept-uuid']]) },
+  profileFields: [],
+  profileValues: new Map(),
   newUuid: () => `uuid-${++uuid}`,
   ...extra,
 });

@@ -32,6 +32,9 @@ const sample = () => JSON.parse(sampleText) as Record<string, Array<Record<strin
 type Doc = Record<string, unknown>;
 const member = (id: string, extra: Doc = {}): Doc => ({ _id: id, uid: UID, name: id.toUpperCase(), ...extra });
 const read = (file: unknown, options: Partial<ImportReadOptions> = {}): ImportSource => readImportFile(file, { now: NOW, ...options });
+/** Every alter's custom field values, in the file's member order: what the reader put on each alter. */
+const fieldValues = (source: ImportSource) =>
+  source.alters.flatMap((alter) => Object.entries(alter.profileFields ?? {}).map(([fieldId, value]) => ({ alterId: alter.id, fieldId, value })));
 /** A minimal export: the user and these collections. */
 const exportOf = (collections: Record<string, unknown>) => ({ users: [{ _id: UID, uid: UID, username: 'sys' }], ...collections });
 
@@ -294,24 +297,26 @@ describe('custom fields, kept for profile fields', () => {
   it.each<[string, unknown, boolean, string, string | null]>([
     ['text', 0, false, 'text', null],
     ['text with Markdown', 0, true, 'markdown', null],
-    ['colour', 1, false, 'color', null],
+    ['colour', 1, false, 'colour', null],
     ['date', 2, false, 'date', null],
     ['month: no counterpart, text', 3, false, 'text', 'month'],
     ['year: text', 4, false, 'text', 'year'],
     ['month and year: text', 5, false, 'text', 'month and year'],
     ['timestamp: text', 6, false, 'text', 'timestamp'],
-    ['month and day', 7, false, 'monthDay', null],
+    ['month and day', 7, false, 'month-day', null],
     ['a type as a string of digits', '2', false, 'date', null],
     ['an unknown type: text', 42, false, 'text', 'type 42'],
   ])('kind of %s', (_name, type, supportMarkdown, kind, sourceKind) => {
     const source = read(exportOf({ members: [member('a')], customFields: [{ _id: 'f', uid: UID, name: 'F', type, order: '0|a:', supportMarkdown }] }));
-    expect(source.profileFields?.definitions).toEqual([{ id: 'f', name: 'F', kind, sourceKind, order: 0, public: false }]);
+    expect(source.profileFields).toEqual([{ id: 'f', name: 'F', kind, privacy: 'owner' }]);
+    // A kind with no counterpart is read as text, and the report says so.
+    expect(source.warnings.some((warning) => /of a kind with no counterpart here/.test(warning))).toBe(sourceKind !== null);
   });
 
-  it.each<[string, 'date' | 'monthDay' | 'color' | 'text', string, string | null]>([
+  it.each<[string, 'date' | 'month-day' | 'colour' | 'text', string, string | null]>([
     ['a date from a zone-less timestamp', 'date', '2019-09-02T00:00:00.000', '2019-09-02'],
-    ['a month and day drops the meaningless year', 'monthDay', '0004-03-14T00:00:00.000', '--03-14'],
-    ['a colour in the 8-digit form', 'color', '#FF2E8B57', '#2E8B57'],
+    ['a month and day drops the meaningless year', 'month-day', '0004-03-14T00:00:00.000', '--03-14'],
+    ['a colour in the 8-digit form', 'colour', '#FF2E8B57', '#2E8B57'],
     ['text as it is', 'text', 'anything', 'anything'],
     ['a date that is not one', 'date', 'soon', null],
   ])('value: %s', (_name, kind, raw, expected) => {
@@ -327,8 +332,8 @@ describe('custom fields, kept for profile fields', () => {
         { _id: 'f3', uid: UID, name: 'Age', type: 0, order: '0|mmm:' },
       ],
     }));
-    expect(source.profileFields?.definitions.map((field) => field.name)).toEqual(['Birthday', 'Age', 'Role']);
-    expect(source.profileFields?.values).toEqual([
+    expect(source.profileFields?.map((field) => field.name)).toEqual(['Birthday', 'Age', 'Role']);
+    expect(fieldValues(source)).toEqual([
       { alterId: 'a', fieldId: 'f2', value: 'see @B' },
       { alterId: 'a', fieldId: 'f3', value: '12' },
     ]);
@@ -338,9 +343,9 @@ describe('custom fields, kept for profile fields', () => {
   it('at most 100 fields, the first by rank; repeated names told apart', () => {
     const customFields = Array.from({ length: 150 }, (_, i) => ({ _id: `f${i}`, uid: UID, name: 'Same', type: 0, order: `0|${String(i).padStart(4, '0')}:` }));
     const source = read(exportOf({ members: [member('a', { info: { f0: 'kept', f120: 'dropped' } })], customFields }));
-    expect(source.profileFields?.definitions).toHaveLength(100);
-    expect(source.profileFields?.definitions.slice(0, 3).map((field) => field.name)).toEqual(['Same', 'Same 2', 'Same 3']);
-    expect(source.profileFields?.values).toEqual([{ alterId: 'a', fieldId: 'f0', value: 'kept' }]);
+    expect(source.profileFields).toHaveLength(100);
+    expect(source.profileFields?.slice(0, 3).map((field) => field.name)).toEqual(['Same', 'Same 2', 'Same 3']);
+    expect(fieldValues(source)).toEqual([{ alterId: 'a', fieldId: 'f0', value: 'kept' }]);
     expect(source.warnings.join('\n')).toMatch(/50 custom fields past the first 100/);
     expect(source.warnings.join('\n')).not.toMatch(/named a field not in the file/);
   });
@@ -351,9 +356,9 @@ describe('custom fields, kept for profile fields', () => {
       exportOf({ users: [{ _id: UID, uid: UID, ...legacy }], members: [member('a', { info: { k0: 'tea' } })] }),
       exportOf({ users: [{ _id: UID, uid: UID, ...legacy }], members: [member('a')], customFields: [{ _id: 'n', uid: UID, name: 'New', type: 0, order: '0|a:' }] }),
     ];
-    expect(read(files[0]).profileFields?.definitions.map((field) => field.name)).toEqual(['Age', 'Likes']);
-    expect(read(files[0]).profileFields?.values).toEqual([{ alterId: 'a', fieldId: 'k0', value: 'tea' }]);
-    expect(read(files[1]).profileFields?.definitions.map((field) => field.name)).toEqual(['New']);
+    expect(read(files[0]).profileFields?.map((field) => field.name)).toEqual(['Age', 'Likes']);
+    expect(fieldValues(read(files[0]))).toEqual([{ alterId: 'a', fieldId: 'k0', value: 'tea' }]);
+    expect(read(files[1]).profileFields?.map((field) => field.name)).toEqual(['New']);
   });
 });
 
@@ -471,11 +476,11 @@ describe('the sample file', () => {
   });
 
   it('carries the custom fields and their values for profile fields', () => {
-    expect(source.profileFields?.definitions.map((field) => [field.name, field.kind, field.sourceKind])).toEqual([
-      ['Birthday', 'monthDay', null], ['Favourite colour', 'color', null], ['Role', 'markdown', null], ['First noticed', 'date', null], ['Last checkup', 'text', 'timestamp'],
+    expect(source.profileFields?.map((field) => [field.name, field.kind])).toEqual([
+      ['Birthday', 'month-day'], ['Favourite colour', 'colour'], ['Role', 'markdown'], ['First noticed', 'date'], ['Last checkup', 'text'],
     ]);
-    expect(source.profileFields?.values).toHaveLength(8);
-    expect(source.profileFields?.values).toContainEqual({ alterId: '64a0000000000000000000b2', fieldId: '66d00000000000000000aa03', value: 'Protector, see @Ash' });
+    expect(fieldValues(source)).toHaveLength(8);
+    expect(fieldValues(source)).toContainEqual({ alterId: '64a0000000000000000000b2', fieldId: '66d00000000000000000aa03', value: 'Protector, see @Ash' });
   });
 
   it('counts what it leaves out, by kind', () => {

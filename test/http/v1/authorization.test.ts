@@ -46,6 +46,11 @@ interface Fixture {
   doomedTagId: number;
   /** The owner's newest switch, which the switch edit and delete cases act on (`prepare` makes a fresh one). */
   switchId: number;
+  /** The owner's profile field, and the one the delete cases delete next (`prepare` makes a fresh one). */
+  profileFieldId: number;
+  doomedProfileFieldId: number;
+  /** The order the reorder cases send (`prepare` makes one that moves the fixture's field). */
+  profileFieldOrder: number[];
 }
 
 interface Endpoint {
@@ -161,6 +166,27 @@ const ENDPOINTS: Endpoint[] = [
       fixture.doomedTagId = await freshTag(owner);
     },
   },
+  { method: 'POST', path: '/v1/users/{user}/system/create-profile-field', scope: 'alters:write', writes: true, ok: 201, body: () => ({ name: `probe ${next()}` }) },
+  { method: 'GET', path: '/v1/users/{user}/system/list-profile-fields', scope: 'alters:read', writes: false, ok: 200 },
+  { method: 'GET', path: '/v1/users/{user}/profile-fields/{field}', scope: 'alters:read', writes: false, ok: 200 },
+  { method: 'POST', path: '/v1/users/{user}/profile-fields/{field}/edit', scope: 'alters:write', writes: true, ok: 200, body: () => ({ name: `edited ${next()}` }) },
+  {
+    method: 'POST', path: '/v1/users/{user}/system/order-profile-fields', scope: 'alters:write', writes: true, ok: 200,
+    // The fixture's field moves to the other end each time.
+    body: (fixture) => ({ fieldIds: fixture.profileFieldOrder }),
+    prepare: async (owner, fixture) => {
+      const listed = await owner.call<Array<{ fieldId: number }>>('GET', '/v1/users/@me/system/list-profile-fields');
+      const ids = listed.body.map((field) => field.fieldId);
+      const rest = ids.filter((id) => id !== fixture.profileFieldId);
+      fixture.profileFieldOrder = ids[0] === fixture.profileFieldId ? [...rest, fixture.profileFieldId] : [fixture.profileFieldId, ...rest];
+    },
+  },
+  {
+    method: 'POST', path: '/v1/users/{user}/profile-fields/{field}/delete', scope: 'alters:write', writes: true, ok: 200,
+    prepare: async (owner, fixture) => {
+      fixture.doomedProfileFieldId = await freshProfileField(owner);
+    },
+  },
   // Endpoints needing two scopes list both, space-separated (as the API reference does).
   {
     method: 'POST', path: '/v1/users/{user}/system/import', scope: 'alters:write system:write', writes: true, ok: 200,
@@ -187,6 +213,13 @@ async function freshSwitch(owner: ApiUser, fixture: Fixture): Promise<number> {
   return pushed.body.data.switchId;
 }
 
+/** A new profile field of `owner`, for a case that deletes one. */
+async function freshProfileField(owner: ApiUser): Promise<number> {
+  const created = await owner.call<{ fieldId: number }>('POST', '/v1/users/@me/system/create-profile-field', { name: `doomed ${next()}` });
+  expect(created.status).toBe(201);
+  return created.body.fieldId;
+}
+
 /** A new tag of `owner`, for a case that deletes one. */
 async function freshTag(owner: ApiUser): Promise<number> {
   const created = await owner.call<Tag>('POST', '/v1/users/@me/system/create-tag', { name: `doomed ${next()}` });
@@ -207,6 +240,8 @@ function pathOf(endpoint: Endpoint, user: string, fixture: Fixture): string {
     .replace('{alter}/delete', `${fixture.doomedAlterId}/delete`)
     .replace('{tag}/delete', `${fixture.doomedTagId}/delete`)
     .replace('{tag}', String(fixture.tagId))
+    .replace('{field}/delete', `${fixture.doomedProfileFieldId}/delete`)
+    .replace('{field}', String(fixture.profileFieldId))
     .replace('{switch}', String(fixture.switchId))
     .replace('{alter}', String(fixture.alterId))
     .replace('{id}', encodeURIComponent(fixture.fieldValue))
@@ -311,6 +346,10 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       '/v1/users/{user}/tags/{tag}/edit': [`/v1/users/@me/tags/${fixture.tagId}`],
       '/v1/users/{user}/tags/{tag}/alters': [`/v1/users/@me/tags/${fixture.tagId}`, `/v1/users/@me/alters/${fixture.secondAlterId}`],
       '/v1/users/{user}/tags/{tag}/delete': ['/v1/users/@me/system/list-tags'],
+      '/v1/users/{user}/system/create-profile-field': ['/v1/users/@me/system/list-profile-fields'],
+      '/v1/users/{user}/profile-fields/{field}/edit': ['/v1/users/@me/system/list-profile-fields'],
+      '/v1/users/{user}/system/order-profile-fields': ['/v1/users/@me/system/list-profile-fields'],
+      '/v1/users/{user}/profile-fields/{field}/delete': ['/v1/users/@me/system/list-profile-fields'],
     }[endpoint.path];
     if (!paths) throw new Error(`no snapshot for ${endpoint.path}`);
     const bodies: unknown[] = [];
@@ -354,6 +393,7 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
     fixture = {
       alterId, secondAlterId: second.body.alterId, fieldValue, latchRevision: latch.body.data.revision, messageId: message.messageId, reproxy,
       tagId: tag.body.tagId, doomedAlterId: await freshAlter(owner), doomedTagId: await freshTag(owner), switchId: 0,
+      profileFieldId: await freshProfileField(owner), doomedProfileFieldId: await freshProfileField(owner), profileFieldOrder: [],
     };
     fixture.switchId = await freshSwitch(owner, fixture);
   });
@@ -504,6 +544,8 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       { path: '/v1/messages/{message}', status: 200 },
       { path: '/v1/users/{user}/tags/{tag}', status: 404, type: 'unknown-tag' },
       { path: '/v1/users/{user}/system/list-tags', status: 403, type: 'tags-private' },
+      { path: '/v1/users/{user}/system/list-profile-fields', status: 403, type: 'alters-private' },
+      { path: '/v1/users/{user}/profile-fields/{field}', status: 404, type: 'unknown-profile-field' },
     ];
     it('covers every read endpoint', () => {
       expect(reads.map((read) => read.path).sort()).toEqual(READS.map((endpoint) => endpoint.path).sort());
@@ -558,6 +600,15 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
     } else if (endpoint.path.endsWith('/tags/{tag}/delete')) {
       expect(response.body).toEqual({ deleted: true });
       expect((after as Tag[]).map((tag) => tag.tagId)).not.toContain(fixture.doomedTagId);
+    } else if (endpoint.path.endsWith('/create-profile-field')) {
+      expect((after as Array<{ name: string }>).map((field) => field.name)).toContain(sent.name);
+    } else if (endpoint.path.endsWith('/profile-fields/{field}/edit')) {
+      expect((after as Array<{ fieldId: number; name: string }>).find((field) => field.fieldId === fixture.profileFieldId)?.name).toBe(sent.name);
+    } else if (endpoint.path.endsWith('/order-profile-fields')) {
+      expect((after as Array<{ fieldId: number }>).map((field) => field.fieldId)).toEqual(sent.fieldIds);
+    } else if (endpoint.path.endsWith('/profile-fields/{field}/delete')) {
+      expect(response.body).toEqual({ deleted: true });
+      expect((after as Array<{ fieldId: number }>).map((field) => field.fieldId)).not.toContain(fixture.doomedProfileFieldId);
     } else if (endpoint.path.endsWith('/create-alter')) {
       expect((after as Alter[]).map((alter) => alter.username)).toContain(sent.username);
     } else if (endpoint.path.endsWith('/alters/{alter}/edit')) {

@@ -68,6 +68,12 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/users/{user}/tags/{tag}/edit', scope: 'alters:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/tags/{tag}/alters', scope: 'alters:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/tags/{tag}/delete', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/create-profile-field', scope: 'alters:write', success: 201 },
+  { method: 'GET', path: '/v1/users/{user}/system/list-profile-fields', scope: 'alters:read', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/profile-fields/{field}', scope: 'alters:read', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/profile-fields/{field}/edit', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/order-profile-fields', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/profile-fields/{field}/delete', scope: 'alters:write', success: 200 },
   // Two scopes, both needed: space-separated.
   { method: 'POST', path: '/v1/users/{user}/system/import', scope: 'alters:write system:write', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/system/export', scope: 'system:read alters:read', success: 200 },
@@ -333,6 +339,29 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     }
     expect(schemaOf('get', '/v1/messages/{message}', 200)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/MessageInfo' } } });
     expect(schemaOf('post', '/v1/users/{user}/messages/{message}/reproxy', 200)).toMatchObject({ properties: { data: { $ref: '#/components/schemas/ProxiedMessage' } } });
+  });
+
+  // Before the owner's big case, which checks that every operation answered its success status.
+  it('holds for the profile field operations’ success responses to the owner', async () => {
+    const me = { user: '@me' };
+    const token = owner.token;
+    const alterId = await createAlter(owner, { username: 'fielded', displayName: 'Fielded' });
+    const fieldOf = async (body: Record<string, unknown>) => {
+      const created = await call('POST', '/v1/users/{user}/system/create-profile-field', me, { token, body });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return (created.body as { fieldId: number }).fieldId;
+    };
+    const likes = await fieldOf({ name: 'Likes', kind: 'markdown', privacy: 'everyone' });
+    const met = await fieldOf({ name: 'Met' });
+    expect((await call('GET', '/v1/users/{user}/system/list-profile-fields', me, { token })).body).toMatchObject([{ fieldId: likes, position: 0 }, { fieldId: met, kind: 'text', privacy: 'owner' }]);
+    expect((await call('GET', '/v1/users/{user}/profile-fields/{field}', { user: '@me', field: likes }, { token })).body).toMatchObject({ isSelf: true, data: { name: 'Likes' } });
+    expect((await call('POST', '/v1/users/{user}/profile-fields/{field}/edit', { user: '@me', field: met }, { token, body: { kind: 'date', privacy: 'birthday' } })).body).toMatchObject({ kind: 'date' });
+    expect((await call('POST', '/v1/users/{user}/system/order-profile-fields', me, { token, body: { fieldIds: [met, likes] } })).body).toMatchObject([{ fieldId: met, position: 0 }, { fieldId: likes, position: 1 }]);
+    const valued = await call('POST', '/v1/users/{user}/alters/{alter}/edit', { user: '@me', alter: alterId }, { token, body: { profileFields: { [likes]: '*tea*', [met]: '2020-02-29' } } });
+    expect(valued.body).toMatchObject({ profileFields: { [likes]: '*tea*', [met]: '2020-02-29' } });
+    expect((await call('POST', '/v1/users/{user}/profile-fields/{field}/delete', { user: '@me', field: met }, { token })).body).toEqual({ deleted: true });
+    // The owner's case below counts the system's alters from none.
+    expect((await call('POST', '/v1/users/{user}/alters/{alter}/delete', { user: '@me', alter: alterId }, { token })).status).toBe(200);
   });
 
   it('holds for every operation’s success response to the owner', async () => {
@@ -668,7 +697,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 401s: no token, a malformed header, an unknown token', async () => {
     for (const { method, path } of OPERATIONS) {
-      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
+      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
       const none = await call(method, path, params, method === 'POST' ? { body: {} } : {});
       expect(none.status, `${method} ${path}`).toBe(401);
       expect(errorTypes(none)).toEqual(['no-access-token']);
@@ -851,7 +880,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 413 and 415 on every write', async () => {
     const writes = OPERATIONS.filter(({ method }) => method === 'POST');
-    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
+    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
     // The import takes files up to 32 MiB.

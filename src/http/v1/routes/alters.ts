@@ -45,7 +45,8 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       schema: {
         tags: ['Alters'],
         summary: 'Create an alter',
-        description: '`username` and `displayName` are required; any other editable field may be given. Usernames are unique per system, ignoring case.',
+        description:
+          '`username` and `displayName` are required; any other editable field may be given. Usernames are unique per system, ignoring case. `profileFields` sets custom profile field values (field id → value, checked against the field’s kind; 404 `unknown-profile-field` for an id the system has no field of), in the same transaction.',
         security: security('alters:write'),
         params: UserParams,
         querystring: NoQuery,
@@ -68,7 +69,8 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       schema: {
         tags: ['Alters'],
         summary: 'Edit an alter',
-        description: 'A partial update: omitted keys are unchanged, `null` clears a nullable field, unknown and read-only keys are refused. `{}` changes nothing.',
+        description:
+          'A partial update: omitted keys are unchanged, `null` clears a nullable field, unknown and read-only keys are refused. `{}` changes nothing. In `profileFields`, the fields named change (`null` removes a value) and the others keep theirs.',
         security: security('alters:write'),
         params: AlterParams,
         querystring: NoQuery,
@@ -93,7 +95,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         tags: ['Alters'],
         summary: 'Delete an alter',
         description:
-          'Deletes the alter for good, in one transaction with everything that names it: its tag memberships, integration fields and place in the front history (a switch keeps its other alters), and its autoproxy entries (an entry in `alter` mode for it turns `off`, so the bot never starts speaking as someone else there; a latch on it is cleared). Its proxied messages keep their records: message info still names the system, and tells the owner the alter was deleted (`alterDeleted`). The id is never reused. A POST, like every write of this API.',
+          'Deletes the alter for good, in one transaction with everything that names it: its tag memberships, integration fields, profile field values and place in the front history (a switch keeps its other alters), and its autoproxy entries (an entry in `alter` mode for it turns `off`, so the bot never starts speaking as someone else there; a latch on it is cleared). Its proxied messages keep their records: message info still names the system, and tells the owner the alter was deleted (`alterDeleted`). The id is never reused. A POST, like every write of this API.',
         security: security('alters:write'),
         params: AlterParams,
         querystring: NoQuery,

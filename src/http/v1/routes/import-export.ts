@@ -14,7 +14,7 @@ import { buildExport, exportJson } from '../../../domain/import/export.js';
 import { IMPORT_MODES, ImportReport, MAX_IMPORT_BYTES } from '../../../domain/import/model.js';
 import { isOwner } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
-import { NoQuery, UserParams } from '../params.js';
+import { UserParams } from '../params.js';
 import { sendProblem, v1ErrorHandler } from '../problem-responses.js';
 import { errorResponses, security } from '../route-schema.js';
 import { importThread } from '../../../workers/import-thread.js';
@@ -86,6 +86,15 @@ function* inChunks(pieces: Iterable<string>): Generator<string> {
   if (pending.length > 0) yield pending.join('');
 }
 
+const ExportQuery = z.strictObject({
+  profileFieldsInDescription: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      '`true`: each alter’s custom profile fields are appended to its PluralKit description (`**Name:** value`, in the system’s order; only fields shown wherever the description is, or all when the description is private; cut to PluralKit’s 1,000 characters with a warning). Our own key keeps them either way. Default false.',
+    ),
+});
+
 export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
   // The import has its own body parser: a larger cap, any JSON media type, exact big integers.
   await app.register(async (imports) => {
@@ -113,7 +122,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
             '- **Re-importing** the same file creates nothing new: alters and tags match, switches are skipped by their exact time, message counts only grow.',
             '- **Mapping**: PluralKit privacy maps to the privacy bits, groups to tags, per-member keep_proxy to the system flag when all members agree. Birthdays, `tts`, `autoproxy_enabled`, colours of systems, `config` other than the latch timeout, Tupperbox group tags and differing per-tupper tags are not imported (a warning says so). `accounts` and `webhook_url` are never read. A file we exported carries our own fields under `switchboard` and imports losslessly.',
             '- **Switches** are recorded as made by the calling client.',
-            '- **Simply Plural** (`export.json` from its export email, including the flat-array files of mid-2022, whose documents are told apart by shape with a warning): members become alters; custom fronts alters in a tag named "Custom fronts" (`customFronts=skip` leaves them out); groups tags (nesting flattened, the emoji put before the display name, loops broken with a warning); front history (with `history=true`) switches, each interval rule (open, overlapping, swapped or missing ends, times as text, deleted members) counted in `warnings`. Avatars: external https links kept, uploads to Simply Plural\'s own host (gone) dropped and counted, nothing fetched. Everything is private unless `friendsArePublic=true`. Comments, notes, board messages, polls, reminders, chat and friends are not imported and are counted in `notImported`, as custom fields are for now (no profile fields yet). API tokens, push tokens, IP addresses and friends\' ids in the file are never read, stored or logged. A file without a usable member is refused (422 `invalid-import`, naming why).',
+            '- **Simply Plural** (`export.json` from its export email, including the flat-array files of mid-2022, whose documents are told apart by shape with a warning): members become alters; custom fronts alters in a tag named "Custom fronts" (`customFronts=skip` leaves them out); groups tags (nesting flattened, the emoji put before the display name, loops broken with a warning); front history (with `history=true`) switches, each interval rule (open, overlapping, swapped or missing ends, times as text, deleted members) counted in `warnings`. Avatars: external https links kept, uploads to Simply Plural\'s own host (gone) dropped and counted, nothing fetched. Everything is private unless `friendsArePublic=true`. Comments, notes, board messages, polls, reminders, chat and friends are not imported and are counted in `notImported`; custom fields become profile fields with the members' values. API tokens, push tokens, IP addresses and friends\' ids in the file are never read, stored or logged. A file without a usable member is refused (422 `invalid-import`, naming why).',
           ].join('\n'),
           security: security('alters:write', 'system:write'),
           params: UserParams,
@@ -156,14 +165,14 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
         ].join('\n'),
         security: security('system:read', 'alters:read'),
         params: UserParams,
-        querystring: NoQuery,
+        querystring: ExportQuery,
         response: { 200: z.record(z.string(), z.unknown()).describe('A PluralKit v2 export with a `switchboard` key.'), ...errorResponses(404) },
       },
     },
     async (request, reply) => {
       const { viewer, system } = targetOf(request);
       if (!isOwner(viewer, system.id)) throw new Problem('not-matching-oauth', 'only the owner can export a system; use @me');
-      const { file } = buildExport(await loadExportData(db, system.id));
+      const { file } = buildExport(await loadExportData(db, system.id), { profileFieldsInDescription: request.query.profileFieldsInDescription === 'true' });
       // Streamed (chunked), with the socket's back-pressure: the file is never one string.
       reply.header('content-disposition', 'attachment; filename="system.json"').type('application/json; charset=utf-8');
       const stream = Readable.from(inChunks(exportJson(file)), { objectMode: false });
