@@ -9,7 +9,7 @@
 // `front-stats` (rows 11c, 11d).
 import { pathToFileURL } from 'node:url';
 import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
-import { switchesForStats } from '../src/db/repositories/switches.js';
+import { switchesForStats } from '../src/db/repositories/front-days.js';
 import { frontStats } from '../src/domain/front-stats.js';
 import { usernameKey } from '../src/domain/username-key.js';
 import { createTestDatabase } from '../test/support/dialects.js';
