@@ -143,11 +143,13 @@ export interface SwitchesTable {
 
 /**
  * The per-day (UTC) summary of a system's front, for front statistics (domain/front-days.ts):
- * per day and list of alters (`alter_list`'s form), the closed time it fronted and the last
- * instant it did. Written only by settleFrontDays (repositories/switches.ts).
+ * per run of days and list of alters (`alter_list`'s form), the closed time it fronted and the
+ * last instant it did. Written only by settleFrontDays (repositories/front-days.ts).
  */
 export interface FrontDaysTable {
   system_id: number;
+  /** How many days the row sums (FRONT_DAY_SPANS: 1, 8, 64 or 512), from `day`, a multiple of it. */
+  span: number;
   /** Days since 1970-01-01 (UTC). */
   day: number;
   alter_list: string;
@@ -155,9 +157,10 @@ export interface FrontDaysTable {
   last_at: number;
 }
 
-/** Per day and alter: the switches that brought it into the front, and into the primary place. */
+/** Per run of days and alter: the switches that brought it into the front, and into the primary place. */
 export interface FrontDayEntriesTable {
   system_id: number;
+  span: number;
   day: number;
   alter_id: number;
   entries: number;

@@ -14,12 +14,54 @@
 //   before, so these counts hold under any tag and viewer.
 // Only closed time is summed: the newest switch still fronts, so its time, which grows with the
 // clock, is added when read.
+//
+// Days are also summed in aligned runs of 8, 64 and 512 (FRONT_DAY_SPANS), so that a long period
+// reads at most 7 rows of each size at either end and a few of the largest (frontDaySpans): some
+// 40 runs for five years, whatever the number of switches, where single days would be 1,826.
 import { addSwitches, emptyTotals, type StatsSwitch } from './front-stats.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The UTC day of an instant, as days since 1970-01-01. */
 export const dayOf = (at: number): number => Math.floor(at / DAY_MS);
+
+/** The runs of days the summary keeps, each 8 times the one before; a run of `span` days starts at a multiple of it. */
+export const FRONT_DAY_SPANS = [1, 8, 64, 512] as const;
+
+/** `day` rounded down to a multiple of `span` (days before 1970 included). */
+export const spanStart = (day: number, span: number): number => Math.floor(day / span) * span;
+
+/** Summary rows of one size: `span`, starting at days in [from, to). */
+export interface DaySpanRange {
+  span: number;
+  from: number;
+  to: number;
+}
+
+/**
+ * The days [firstDay, endDay) as the fewest summary rows: the runs of each size up to the first
+ * and from the last multiple of the next size, then the largest in between.
+ */
+export function frontDaySpans(firstDay: number, endDay: number): DaySpanRange[] {
+  const ranges: DaySpanRange[] = [];
+  let low = firstDay;
+  let high = endDay;
+  for (let level = 0; level < FRONT_DAY_SPANS.length && low < high; level += 1) {
+    const span = FRONT_DAY_SPANS[level] as number;
+    const larger = FRONT_DAY_SPANS[level + 1];
+    const lowAligned = larger === undefined ? high : -spanStart(-low, larger);
+    const highAligned = larger === undefined ? high : spanStart(high, larger);
+    if (lowAligned >= highAligned) {
+      ranges.push({ span, from: low, to: high });
+      break;
+    }
+    if (low < lowAligned) ranges.push({ span, from: low, to: lowAligned });
+    if (highAligned < high) ranges.push({ span, from: highAligned, to: high });
+    low = lowAligned;
+    high = highAligned;
+  }
+  return ranges;
+}
 
 /** A switch's alters as the summary keys them: ids in position order, comma-separated ('' for a switch-out). */
 export const alterListOf = (alterIds: readonly number[]): string => alterIds.join(',');

@@ -1,7 +1,8 @@
 // Frozen. The per-day summary of each system's front (domain/front-days.ts) for front statistics
-// (issue 27: a year of 100,000 switches, any period, p99 under 50 ms): `front_days` (per day and
-// list of alters: closed time and the last instant), `front_day_entries` (per day and alter:
-// entries into the front, and into the primary place), and `front_days_stale`, the span of switch
+// (issue 27: a year of 100,000 switches, any period, p99 under 50 ms): `front_days` (per span of
+// days and list of alters: closed time and the last instant), `front_day_entries` (per span of days
+// and alter: entries into the front, and into the primary place), each for single days and for
+// aligned runs of 8, 64 and 512 of them (`span`), and `front_days_stale`, the span of switch
 // times each system's summary is behind, marked by triggers on `switches` and `switch_members` so
 // that every writer (the API, imports, alter deletes cascading, anything later) marks it without
 // knowing of it. The writers that know bring the summary up to date in their own transaction
@@ -17,20 +18,22 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('front_days')
     .addColumn('system_id', idType, (c) => c.notNull())
+    .addColumn('span', 'integer', (c) => c.notNull())
     .addColumn('day', 'integer', (c) => c.notNull())
     .addColumn('alter_list', 'text', (c) => c.notNull())
     .addColumn('ms', 'bigint', (c) => c.notNull())
     .addColumn('last_at', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('front_days_pk', ['system_id', 'day', 'alter_list'])
+    .addPrimaryKeyConstraint('front_days_pk', ['system_id', 'span', 'day', 'alter_list'])
     .execute();
   await db.schema
     .createTable('front_day_entries')
     .addColumn('system_id', idType, (c) => c.notNull())
+    .addColumn('span', 'integer', (c) => c.notNull())
     .addColumn('day', 'integer', (c) => c.notNull())
     .addColumn('alter_id', idType, (c) => c.notNull())
     .addColumn('entries', 'integer', (c) => c.notNull())
     .addColumn('primary_entries', 'integer', (c) => c.notNull())
-    .addPrimaryKeyConstraint('front_day_entries_pk', ['system_id', 'day', 'alter_id'])
+    .addPrimaryKeyConstraint('front_day_entries_pk', ['system_id', 'span', 'day', 'alter_id'])
     .execute();
   await db.schema
     .createTable('front_days_stale')

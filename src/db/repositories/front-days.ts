@@ -3,7 +3,7 @@
 // with the period's partial edge days read from the switches themselves (frontStatsOf). The
 // answer is the one frontStats gives over every switch of the period, to the millisecond.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { alterIdsOfList, DAY_MS, dayOf, summarizeDays } from '../../domain/front-days.js';
+import { alterIdsOfList, DAY_MS, dayOf, FRONT_DAY_SPANS, frontDaySpans, spanStart, summarizeDays } from '../../domain/front-days.js';
 import {
   addEntries,
   addFrontTime,
@@ -149,15 +149,15 @@ export async function settleFrontDays(db: Executor, systemId: number): Promise<v
   if (closing) switches.push({ at: Number(closing.switched_at), alterIds: alterIdsOfList(closing.alter_list) });
   const summary = summarizeDays(switches, firstDay, lastDay);
 
-  await db.deleteFrom('front_days').where('system_id', '=', systemId).where('day', '>=', firstDay).where('day', '<=', lastDay).execute();
-  await db.deleteFrom('front_day_entries').where('system_id', '=', systemId).where('day', '>=', firstDay).where('day', '<=', lastDay).execute();
+  await db.deleteFrom('front_days').where('system_id', '=', systemId).where('span', '=', 1).where('day', '>=', firstDay).where('day', '<=', lastDay).execute();
+  await db.deleteFrom('front_day_entries').where('system_id', '=', systemId).where('span', '=', 1).where('day', '>=', firstDay).where('day', '<=', lastDay).execute();
   for (let start = 0; start < summary.times.length; start += INSERT_BATCH) {
     await db
       .insertInto('front_days')
       .values(
         summary.times
           .slice(start, start + INSERT_BATCH)
-          .map((row) => ({ system_id: systemId, day: row.day, alter_list: row.alterList, ms: row.ms, last_at: row.last })),
+          .map((row) => ({ system_id: systemId, span: 1, day: row.day, alter_list: row.alterList, ms: row.ms, last_at: row.last })),
       )
       .execute();
   }
@@ -167,9 +167,30 @@ export async function settleFrontDays(db: Executor, systemId: number): Promise<v
       .values(
         summary.entries
           .slice(start, start + INSERT_BATCH)
-          .map((row) => ({ system_id: systemId, day: row.day, alter_id: row.alterId, entries: row.entries, primary_entries: row.primaryEntries })),
+          .map((row) => ({ system_id: systemId, span: 1, day: row.day, alter_id: row.alterId, entries: row.entries, primary_entries: row.primaryEntries })),
       )
       .execute();
+  }
+  // The longer runs holding those days, each summed from the 8 runs of the size below it. A run
+  // starts at a multiple of its span: `day - mod(day, span)`, with a modulo that is never negative
+  // (SQL's % keeps the dividend's sign, and days before 1970 are negative).
+  for (let level = 1; level < FRONT_DAY_SPANS.length; level += 1) {
+    const span = FRONT_DAY_SPANS[level] as number;
+    const below = FRONT_DAY_SPANS[level - 1] as number;
+    const low = spanStart(firstDay, span);
+    const high = spanStart(lastDay, span) + span;
+    const runStart = sql<number>`day - ((day % ${sql.lit(span)}) + ${sql.lit(span)}) % ${sql.lit(span)}`;
+    for (const table of ['front_days', 'front_day_entries'] as const) {
+      await db.deleteFrom(table).where('system_id', '=', systemId).where('span', '=', span).where('day', '>=', low).where('day', '<', high).execute();
+    }
+    await sql`insert into front_days (system_id, span, day, alter_list, ms, last_at)
+      select system_id, ${sql.lit(span)}, ${runStart}, alter_list, sum(ms), max(last_at) from front_days
+      where system_id = ${systemId} and span = ${sql.lit(below)} and day >= ${low} and day < ${high}
+      group by system_id, ${runStart}, alter_list`.execute(db);
+    await sql`insert into front_day_entries (system_id, span, day, alter_id, entries, primary_entries)
+      select system_id, ${sql.lit(span)}, ${runStart}, alter_id, sum(entries), sum(primary_entries) from front_day_entries
+      where system_id = ${systemId} and span = ${sql.lit(below)} and day >= ${low} and day < ${high}
+      group by system_id, ${runStart}, alter_id`.execute(db);
   }
   await db.deleteFrom('front_days_stale').where('system_id', '=', systemId).execute();
 }
@@ -204,6 +225,11 @@ export async function frontStatsOf(db: Executor, systemId: number, from: number,
   if (endDay - firstDay < MIN_SUMMARY_DAYS) return frontStatsFromSwitches(db, systemId, from, to, filter);
   const middleStart = firstDay * DAY_MS;
   const middleEnd = endDay * DAY_MS;
+  // The whole days as the fewest summary rows (a few dozen runs of days for five years).
+  const runs = sql.join(
+    frontDaySpans(firstDay, endDay).map((range) => sql`(system_id = ${systemId} and span = ${range.span} and day >= ${range.from} and day < ${range.to})`),
+    sql` or `,
+  );
   // Each part is tagged by `kind`; `at`, `list`, `a` and `b` mean what the part needs (see below).
   const edge = (kind: number, start: number, end: number) => sql`
     select ${sql.lit(kind)} as kind, e.switched_at as at, e.alter_list as list, cast(e.id as bigint) as a, cast(null as bigint) as b
@@ -219,10 +245,10 @@ export async function frontStatsOf(db: Executor, systemId: number, from: number,
     from (select switched_at, alter_list from switches where system_id = ${systemId} order by switched_at desc, id desc limit 1) n
     union all
     select ${sql.lit(TIMES)}, cast(max(last_at) as bigint), alter_list, cast(sum(ms) as bigint), cast(null as bigint)
-    from front_days where system_id = ${systemId} and day >= ${firstDay} and day < ${endDay} group by alter_list
+    from front_days where ${runs} group by alter_list
     union all
     select ${sql.lit(ENTRIES)}, cast(alter_id as bigint), cast(null as text), cast(sum(entries) as bigint), cast(sum(primary_entries) as bigint)
-    from front_day_entries where system_id = ${systemId} and day >= ${firstDay} and day < ${endDay} group by alter_id
+    from front_day_entries where ${runs} group by alter_id
     union all
     ${edge(HEAD, from, middleStart)}
     union all
