@@ -49,7 +49,7 @@ export function frontDaySpans(firstDay: number, endDay: number): DaySpanRange[] 
   for (let level = 0; level < FRONT_DAY_SPANS.length && low < high; level += 1) {
     const span = FRONT_DAY_SPANS[level] as number;
     const larger = FRONT_DAY_SPANS[level + 1];
-    const lowAligned = larger === undefined ? high : -spanStart(-low, larger);
+    const lowAligned = larger === undefined ? high : Math.ceil(low / larger) * larger + 0; // + 0: never -0
     const highAligned = larger === undefined ? high : spanStart(high, larger);
     if (lowAligned >= highAligned) {
       ranges.push({ span, from: low, to: high });
