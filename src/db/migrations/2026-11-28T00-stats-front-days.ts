@@ -7,7 +7,9 @@
 // that every writer (the API, imports, alter deletes cascading, anything later) marks it without
 // knowing of it. The writers that know bring the summary up to date in their own transaction
 // (settleFrontDays); statistics of a system still marked are read from its switches alone, so the
-// summary is exact or unused, never wrong. Existing switches are summed here.
+// summary is exact or unused, never wrong. Existing switches are summed here, by the service's own
+// settleFrontDays (the summary means what that code sums; a later change of its form comes with a
+// migration of its own that rebuilds it).
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { settleFrontDays } from '../repositories/front-days.js';
