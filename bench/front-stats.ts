@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
 import { frontStatsOf, settleFrontDays, switchesForStats } from '../src/db/repositories/front-days.js';
 import { frontStats } from '../src/domain/front-stats.js';
+import { recordSwitch } from '../src/db/repositories/switches.js';
 import { usernameKey } from '../src/domain/username-key.js';
 import { createTestDatabase } from '../test/support/dialects.js';
 
@@ -43,6 +44,10 @@ export interface FrontStatsBenchResult {
   /** Baseline, same run: the first quarter of the same random periods and of the year's reads, folded from every switch (before the summary). */
   foldRandom: Timing & { runs: number };
   foldYear: Timing & { runs: number };
+  /** A switch recorded at the end of the history (recordSwitch, the summary settled in its transaction). */
+  write: Timing & { runs: number };
+  /** settleFrontDays alone for such a switch, inside its transaction (the write's added work). */
+  settle: Timing & { runs: number };
 }
 
 const YEAR = 365 * 24 * 3_600_000;
@@ -164,6 +169,26 @@ export async function benchFrontStats(opts: FrontStatsBenchOptions): Promise<Fro
       await db.selectFrom('switches').select(['switched_at', 'alter_list']).where('system_id', '=', systemId).where('switched_at', '>=', now - YEAR - 1).where('switched_at', '<', now).execute();
       plainTimes.push(performance.now() - started);
     }
+    // The write's side: a switch recorded at the end of the history (as POST /front records one),
+    // which now also brings the summary up to date in its transaction.
+    const writeTimes: number[] = [];
+    const alterIds = (await db.selectFrom('alters').select('id').where('system_id', '=', systemId).orderBy('id').execute()).map((row) => Number(row.id));
+    for (let i = 0; i < 50; i++) {
+      const started = performance.now();
+      await recordSwitch(db, systemId, { clientId: 'bot', alterIds: [alterIds[i % 2] as number], switchedAt: now + i * 60_000 }, (index) => `alters.${index}`);
+      writeTimes.push(performance.now() - started);
+    }
+    // Its share: the summary settled for such a switch alone (marked as the triggers mark it).
+    const settleTimes: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const at = now + (50 + i) * 60_000;
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('switches').values({ system_id: systemId, client_id: 'bot', switched_at: at }).execute();
+        const started = performance.now();
+        await settleFrontDays(trx, systemId);
+        settleTimes.push(performance.now() - started);
+      });
+    }
     return {
       switches,
       seedSeconds,
@@ -174,6 +199,8 @@ export async function benchFrontStats(opts: FrontStatsBenchOptions): Promise<Fro
       plainYear: { ...timing(plainTimes), runs: plainTimes.length },
       foldRandom: folded.random,
       foldYear: folded.year,
+      write: { ...timing(writeTimes), runs: writeTimes.length },
+      settle: { ...timing(settleTimes), runs: settleTimes.length },
     };
   } finally {
     await database.close();
@@ -190,4 +217,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`random periods (${result.random.runs}): ${ms(result.random)}  (before the summary: ${ms(result.foldRandom)})`);
   console.log(`the whole year (${result.year.runs}): ${ms(result.year)}  (before the summary: ${ms(result.foldYear)})`);
   console.log(`baseline, the year's rows read plainly: ${ms(result.plainYear)}`);
+  console.log(`a switch recorded at the end (${result.write.runs}, durable commit): ${ms(result.write)}; of which the summary's settling: ${ms(result.settle)}`);
 }
