@@ -120,18 +120,18 @@ export function parseStatsList(list: string): { entries: Array<StatsSwitch & { i
  * summed again from the switches, and the mark goes.
  */
 export async function settleFrontDays(db: Executor, systemId: number): Promise<void> {
-  const stale = await db.selectFrom('front_days_stale').select(['lo', 'hi']).where('system_id', '=', systemId).executeTakeFirst();
+  // The mark, with the switches just outside it, in one round trip (a settle runs in every switch write).
+  const marked = await sql<{ lo: number | string; hi: number | string; before: number | string | null; after: number | string | null }>`
+    select m.lo, m.hi,
+      (select max(switched_at) from switches where system_id = ${systemId} and switched_at < m.lo) as before,
+      (select min(switched_at) from switches where system_id = ${systemId} and switched_at > m.hi) as after
+    from front_days_stale m where m.system_id = ${systemId}`.execute(db);
+  const stale = marked.rows[0];
   if (!stale) return;
   const lo = Number(stale.lo);
   const hi = Number(stale.hi);
-  const bounds = await db
-    .selectNoFrom((eb) => [
-      eb.selectFrom('switches').select((s) => s.fn.max('switched_at').as('at')).where('system_id', '=', systemId).where('switched_at', '<', lo).as('before'),
-      eb.selectFrom('switches').select((s) => s.fn.min('switched_at').as('at')).where('system_id', '=', systemId).where('switched_at', '>', hi).as('after'),
-    ])
-    .executeTakeFirstOrThrow();
-  const firstDay = dayOf(bounds.before === null ? lo : Number(bounds.before));
-  const lastDay = dayOf(bounds.after === null ? hi : Number(bounds.after));
+  const firstDay = dayOf(stale.before === null ? lo : Number(stale.before));
+  const lastDay = dayOf(stale.after === null ? hi : Number(stale.after));
   const rangeStart = firstDay * DAY_MS;
   const rangeEnd = (lastDay + 1) * DAY_MS;
   const [switches, closing] = await Promise.all([
@@ -149,8 +149,14 @@ export async function settleFrontDays(db: Executor, systemId: number): Promise<v
   if (closing) switches.push({ at: Number(closing.switched_at), alterIds: alterIdsOfList(closing.alter_list) });
   const summary = summarizeDays(switches, firstDay, lastDay);
 
-  await db.deleteFrom('front_days').where('system_id', '=', systemId).where('span', '=', 1).where('day', '>=', firstDay).where('day', '<=', lastDay).execute();
-  await db.deleteFrom('front_day_entries').where('system_id', '=', systemId).where('span', '=', 1).where('day', '>=', firstDay).where('day', '<=', lastDay).execute();
+  // Every row holding those days, of each span, goes; then the days, then each longer span in turn.
+  const runsOf = (span: number) => ({ span, low: spanStart(firstDay, span), high: spanStart(lastDay, span) + span });
+  const held = sql.join(
+    FRONT_DAY_SPANS.map(runsOf).map(({ span, low, high }) => sql`(span = ${sql.lit(span)} and day >= ${low} and day < ${high})`),
+    sql` or `,
+  );
+  await sql`delete from front_days where system_id = ${systemId} and (${held})`.execute(db);
+  await sql`delete from front_day_entries where system_id = ${systemId} and (${held})`.execute(db);
   for (let start = 0; start < summary.times.length; start += INSERT_BATCH) {
     await db
       .insertInto('front_days')
@@ -177,12 +183,8 @@ export async function settleFrontDays(db: Executor, systemId: number): Promise<v
   for (let level = 1; level < FRONT_DAY_SPANS.length; level += 1) {
     const span = FRONT_DAY_SPANS[level] as number;
     const below = FRONT_DAY_SPANS[level - 1] as number;
-    const low = spanStart(firstDay, span);
-    const high = spanStart(lastDay, span) + span;
+    const { low, high } = runsOf(span);
     const runStart = sql<number>`day - ((day % ${sql.lit(span)}) + ${sql.lit(span)}) % ${sql.lit(span)}`;
-    for (const table of ['front_days', 'front_day_entries'] as const) {
-      await db.deleteFrom(table).where('system_id', '=', systemId).where('span', '=', span).where('day', '>=', low).where('day', '<', high).execute();
-    }
     await sql`insert into front_days (system_id, span, day, alter_list, ms, last_at)
       select system_id, ${sql.lit(span)}, ${runStart}, alter_list, sum(ms), max(last_at) from front_days
       where system_id = ${systemId} and span = ${sql.lit(below)} and day >= ${low} and day < ${high}
