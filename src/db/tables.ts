@@ -148,7 +148,7 @@ export interface SwitchesTable {
  */
 export interface FrontDaysTable {
   system_id: number;
-  /** How many days the row sums (FRONT_DAY_SPANS: 1, 8, 64 or 512), from `day`, a multiple of it. */
+  /** How many days the row sums (FRONT_DAY_SPANS: 1, 4, 16, 64, 256 or 1024), from `day`, a multiple of it. */
   span: number;
   /** Days since 1970-01-01 (UTC). */
   day: number;

@@ -15,9 +15,10 @@
 // Only closed time is summed: the newest switch still fronts, so its time, which grows with the
 // clock, is added when read.
 //
-// Days are also summed in aligned runs of 8, 64 and 512 (FRONT_DAY_SPANS), so that a long period
-// reads at most 7 rows of each size at either end and a few of the largest (frontDaySpans): some
-// 40 runs for five years, whatever the number of switches, where single days would be 1,826.
+// Days are also summed in aligned runs of 4, 16, 64, 256 and 1024 (FRONT_DAY_SPANS), so that a
+// long period reads at most 3 runs of each size at either end and one or two of the largest
+// (frontDaySpans): at most some 30 runs for five years, whatever the number of switches, where
+// single days would be 1,826.
 import { addSwitches, emptyTotals, type StatsSwitch } from './front-stats.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -25,8 +26,12 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 /** The UTC day of an instant, as days since 1970-01-01. */
 export const dayOf = (at: number): number => Math.floor(at / DAY_MS);
 
-/** The runs of days the summary keeps, each 8 times the one before; a run of `span` days starts at a multiple of it. */
-export const FRONT_DAY_SPANS = [1, 8, 64, 512] as const;
+/**
+ * The runs of days the summary keeps, each 4 times the one before; a run of `span` days starts at
+ * a multiple of it. Four: at most 3 runs of a size at either end of a period (8 would read up to 7
+ * and half as many rows again on average), for two more sizes to keep on each write.
+ */
+export const FRONT_DAY_SPANS = [1, 4, 16, 64, 256, 1024] as const;
 
 /** `day` rounded down to a multiple of `span` (days before 1970 included). */
 export const spanStart = (day: number, span: number): number => Math.floor(day / span) * span;

@@ -76,17 +76,25 @@ describe('frontDaySpans', () => {
   it.each([
     [0, 0, []],
     [3, 5, [{ span: 1, from: 3, to: 5 }]],
-    [5, 20, [{ span: 1, from: 5, to: 8 }, { span: 1, from: 16, to: 20 }, { span: 8, from: 8, to: 16 }]],
-    [-3, 70, [{ span: 1, from: -3, to: 0 }, { span: 1, from: 64, to: 70 }, { span: 64, from: 0, to: 64 }]],
+    [5, 20, [{ span: 1, from: 5, to: 8 }, { span: 4, from: 8, to: 20 }]],
+    [
+      -3,
+      70,
+      [
+        { span: 1, from: -3, to: 0 },
+        { span: 1, from: 68, to: 70 },
+        { span: 4, from: 64, to: 68 },
+        { span: 64, from: 0, to: 64 },
+      ],
+    ],
     [
       -3,
       1100,
       [
         { span: 1, from: -3, to: 0 },
-        { span: 1, from: 1096, to: 1100 },
-        { span: 8, from: 1088, to: 1096 },
+        { span: 4, from: 1088, to: 1100 },
         { span: 64, from: 1024, to: 1088 },
-        { span: 512, from: 0, to: 1024 },
+        { span: 1024, from: 0, to: 1024 },
       ],
     ],
   ])('%i to %i', (first, end, ranges) => {

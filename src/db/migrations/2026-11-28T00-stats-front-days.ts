@@ -2,7 +2,7 @@
 // (issue 27: a year of 100,000 switches, any period, p99 under 50 ms): `front_days` (per span of
 // days and list of alters: closed time and the last instant), `front_day_entries` (per span of days
 // and alter: entries into the front, and into the primary place), each for single days and for
-// aligned runs of 8, 64 and 512 of them (`span`), and `front_days_stale`, the span of switch
+// aligned runs of 4, 16, 64, 256 and 1024 of them (`span`), and `front_days_stale`, the span of switch
 // times each system's summary is behind, marked by triggers on `switches` and `switch_members` so
 // that every writer (the API, imports, alter deletes cascading, anything later) marks it without
 // knowing of it. The writers that know bring the summary up to date in their own transaction

@@ -177,7 +177,7 @@ export async function settleFrontDays(db: Executor, systemId: number): Promise<v
       )
       .execute();
   }
-  // The longer runs holding those days, each summed from the 8 runs of the size below it. A run
+  // The longer runs holding those days, each summed from the 4 runs of the size below it. A run
   // starts at a multiple of its span: `day - mod(day, span)`, with a modulo that is never negative
   // (SQL's % keeps the dividend's sign, and days before 1970 are negative).
   for (let level = 1; level < FRONT_DAY_SPANS.length; level += 1) {
