@@ -150,13 +150,15 @@ export async function settleFrontDays(db: Executor, systemId: number): Promise<v
   const summary = summarizeDays(switches, firstDay, lastDay);
 
   // Every row holding those days, of each span, goes; then the days, then each longer span in turn.
-  const runsOf = (span: number) => ({ span, low: spanStart(firstDay, span), high: spanStart(lastDay, span) + span });
-  const held = sql.join(
-    FRONT_DAY_SPANS.map(runsOf).map(({ span, low, high }) => sql`(span = ${sql.lit(span)} and day >= ${low} and day < ${high})`),
-    sql` or `,
-  );
-  await sql`delete from front_days where system_id = ${systemId} and (${held})`.execute(db);
-  await sql`delete from front_day_entries where system_id = ${systemId} and (${held})`.execute(db);
+  // One delete per span and table: SQLite without statistics plans a delete of several ranges
+  // joined by OR as a scan of the system's whole summary.
+  const runsOf = (span: number) => ({ low: spanStart(firstDay, span), high: spanStart(lastDay, span) + span });
+  for (const span of FRONT_DAY_SPANS) {
+    const { low, high } = runsOf(span);
+    for (const table of ['front_days', 'front_day_entries'] as const) {
+      await db.deleteFrom(table).where('system_id', '=', systemId).where('span', '=', span).where('day', '>=', low).where('day', '<', high).execute();
+    }
+  }
   for (let start = 0; start < summary.times.length; start += INSERT_BATCH) {
     await db
       .insertInto('front_days')
