@@ -17,8 +17,8 @@
 //
 // Days are also summed in aligned runs of 4, 16, 64, 256 and 1024 (FRONT_DAY_SPANS), so that a
 // long period reads at most 3 runs of each size at either end and one or two of the largest
-// (frontDaySpans): at most some 30 runs for five years, whatever the number of switches, where
-// single days would be 1,826.
+// (frontDaySpans): at most 23 runs for five years (20 for one), whatever the number of switches,
+// where single days would be 1,826.
 import { addSwitches, emptyTotals, type StatsSwitch } from './front-stats.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
