@@ -6,7 +6,12 @@
 // transaction, with nothing read, checked or planned. Then the same file again (everything
 // matches: nothing but reads and the plan).
 //
-// Run alone: node --import tsx bench/import.ts [--quick] [--postgres]
+// With --simplyplural (issue 30), a Simply Plural export of 2,000 members, 100 custom fields and
+// 50,000 front-history intervals (about 12.8 MiB; 200 members and 5,000 intervals with --quick),
+// the same way; and reading plus planning (a preview) of it against a file near the 32 MiB cap
+// (every member with all 100 values, 1.6 times the history), to show they stay linear.
+//
+// Run alone: node --import tsx bench/import.ts [--quick] [--postgres] [--simplyplural]
 // (--postgres uses BENCH_DATABASE_URL or TEST_DATABASE_URL). bench/run.ts runs it too.
 import { pathToFileURL } from 'node:url';
 import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
@@ -16,6 +21,8 @@ import { importFileHere } from '../src/domain/import/import-file.js';
 import { readImportFile } from '../src/domain/import/detect.js';
 import { parseImportJson } from '../src/domain/import/json.js';
 import { readImportBytes } from '../src/domain/import/read-bytes.js';
+import { planImport, type ImportTarget } from '../src/domain/import/plan.js';
+import { SYSTEM_DEFAULTS, type SystemRecord } from '../src/domain/system.js';
 import { usernameKey } from '../src/domain/username-key.js';
 import { createTestDatabase } from '../test/support/dialects.js';
 
@@ -23,6 +30,8 @@ export interface ImportBenchOptions {
   quick: boolean;
   dialect: 'sqlite' | 'postgres';
   postgresUrl?: string;
+  /** The file: a PluralKit export (default) or a Simply Plural one. */
+  format?: 'pluralkit' | 'simplyplural';
 }
 
 export interface ImportBenchResult {
@@ -38,6 +47,11 @@ export interface ImportBenchResult {
   /** Median seconds of importing the same file again (nothing changes). */
   reimportSeconds: number;
   rounds: number;
+  /** Simply Plural: its custom fields and front-history intervals. */
+  fields?: number;
+  intervals?: number;
+  /** Simply Plural: reading and planning (a preview) of this file and of one with `scale` times its history, with their sizes. */
+  linearity?: { smallBytes: number; smallSeconds: number; largeBytes: number; largeSeconds: number };
 }
 
 const ALPHABET = 'abcefghjknoprstuvwxyz';
@@ -89,6 +103,59 @@ export function largePluralKitFile(members: number, switches: number, groups = 5
     config: { timezone: 'UTC', latch_timeout: null }, accounts: ['ACCOUNT'], members: memberList, groups: groupList, switches: switchList,
     // A Discord id above 2^53, bare, as PluralKit writes it.
   }).replace('"ACCOUNT"', '412345678901234567');
+}
+
+const hex24 = (prefix: string, n: number) => `${prefix}${n.toString(16).padStart(24 - prefix.length, '0')}`;
+
+/**
+ * A Simply Plural export as its server wrote it (one line, every document with
+ * `_id` and `uid`): `members` members with values for `valuesPerMember` of `fields` custom fields each, and
+ * `intervals` front-history rows, one after another, every fifth with a co-fronter, the last two
+ * live. Plus the collections an export holds that are never imported.
+ */
+export function largeSimplyPluralFile(members: number, fields: number, intervals: number, valuesPerMember = 30): string {
+  const uid = 'BenchUid0000000000000000000A';
+  const base = Date.UTC(2021, 0, 1);
+  const friends = hex24('b0', 1);
+  const fieldList = Array.from({ length: fields }, (_, f) => ({
+    _id: hex24('f0', f), uid, name: `Field ${f}`, order: `0|${String(f).padStart(6, '0')}:`, type: f % 8, supportMarkdown: f % 3 === 0, buckets: [friends], lastOperationTime: base,
+  }));
+  const memberList = Array.from({ length: members }, (_, i) => {
+    const info: Record<string, string> = {};
+    for (let k = 0; k < Math.min(valuesPerMember, fields); k++) {
+      const field = fieldList[(i + k * 3) % fields];
+      if (field) info[field._id] = field.type === 1 ? '#FF2E8B57' : field.type === 0 ? `value ${k} of member ${i}` : '2001-03-14T00:00:00.000';
+    }
+    return {
+      _id: hex24('a0', i), uid, name: `Member ${i} of the house`, desc: `Member number ${i}. Ask <###@${hex24('a0', (i + 1) % members)}###>.`, pronouns: i % 2 ? 'she/her' : 'they/them',
+      color: (0x100000 + i * 97).toString(16).slice(-6), avatarUuid: i % 2 ? '' : `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, avatarUrl: i % 2 ? `https://cdn.example.invalid/av/${i}.png` : '',
+      pkId: '', private: false, preventTrusted: false, preventsFrontNotifs: false, supportDescMarkdown: true, archived: false, frame: {}, buckets: [friends], info, lastOperationTime: base,
+    };
+  });
+  const history = Array.from({ length: intervals }, (_, k) => {
+    const start = base + k * 1_800_000;
+    const coFront = k % 5 === 4;
+    const live = k >= intervals - 2;
+    return {
+      _id: hex24('c0', k), uid, member: memberList[coFront ? (k * 13) % members : (k * 7) % members]?._id, custom: false, live,
+      startTime: coFront ? start - 600_000 : start, ...(live ? { endTime: null } : { endTime: start + 1_800_000 }),
+    };
+  });
+  return JSON.stringify({
+    users: [{ _id: uid, uid, username: 'bench-house', desc: 'The bench system.', color: '#1ABC9C', avatarUuid: '', avatarUrl: '', isAsystem: true }],
+    private: [{ _id: uid, uid, location: 'Europe/Berlin', latestVersion: 300, notificationToken: ['push-token'] }],
+    members: memberList,
+    // No custom fronts: they would be alters beyond the 2,000 members, past the system's cap.
+    frontStatuses: [],
+    groups: Array.from({ length: 50 }, (_, g) => ({
+      _id: hex24('e0', g), uid, name: `Group ${g}`, desc: `Group number ${g}`, emoji: '🛡️', color: '#2b2d42', parent: g % 5 === 0 ? 'root' : hex24('e0', g - (g % 5)),
+      members: memberList.filter((_, i) => i % 50 === g).map((member) => member._id), buckets: [friends],
+    })),
+    customFields: fieldList,
+    frontHistory: history,
+    privacyBuckets: [{ _id: friends, uid, name: 'Friends', icon: '🔓', rank: '0|aaaaaa:', desc: '', color: '#C99524' }],
+    comments: [], notes: [], polls: [], friends: [], tokens: [{ _id: hex24('f1', 1), uid, token: 'bench-token', permission: 1 }],
+  });
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -153,11 +220,20 @@ async function bareInsert(database: Database, systemId: number, text: string): P
 }
 
 export async function benchImport(opts: ImportBenchOptions): Promise<ImportBenchResult> {
+  const simplyPlural = opts.format === 'simplyplural';
   const members = opts.quick ? 200 : 2000;
-  const switchCount = opts.quick ? 1000 : 10_000;
+  const fields = 100;
+  const intervals = opts.quick ? 5000 : 50_000;
   const rounds = opts.quick ? 1 : 3;
-  const text = largePluralKitFile(members, switchCount);
+  const text = simplyPlural ? largeSimplyPluralFile(members, fields, intervals) : largePluralKitFile(members, opts.quick ? 1000 : 10_000);
   const bytes = new TextEncoder().encode(text);
+  // The switches the file makes (Simply Plural: the sweep's).
+  const read = readImportBytes(bytes);
+  const switchCount = read.switches.length;
+  const alterCount = read.alters.length;
+  // Near the cap: every member with a value for every field, and 1.6 times the history (more
+  // would make over 100,000 switches, which an import refuses).
+  const linearity = simplyPlural && opts.dialect === 'sqlite' ? measureLinearity(bytes, largeSimplyPluralFile(members, fields, Math.round(intervals * 1.6), fields)) : undefined;
   const target = await createTestDatabase(opts.dialect, opts.postgresUrl ?? process.env.TEST_DATABASE_URL);
   const database = openDatabase(target.url);
   try {
@@ -178,16 +254,17 @@ export async function benchImport(opts: ImportBenchOptions): Promise<ImportBench
       reads.push(seconds(started));
       const { report } = await importSystem(importStore(database.db, systemId), { file: importFileHere(source, newProxyTagId), options: { mode: 'merge', dryRun: false, history: true }, clientId: 'bench', now: Date.now() });
       imports.push(seconds(started));
-      if (report.counts.alters.created !== members || report.counts.switches.created !== switchCount) throw new Error(`the import created ${JSON.stringify(report.counts)}`);
+      if (report.counts.alters.created !== alterCount || report.counts.switches.created !== switchCount) throw new Error(`the import created ${JSON.stringify(report.counts)}`);
 
       const second = performance.now();
       const repeated = await importSystem(importStore(database.db, systemId), { file: importFileHere(readImportBytes(bytes), newProxyTagId), options: { mode: 'merge', dryRun: false, history: true }, clientId: 'bench', now: Date.now() });
       again.push(seconds(second));
-      if (repeated.report.counts.alters.unchanged !== members || repeated.report.counts.switches.unchanged !== switchCount) throw new Error(`the re-import changed ${JSON.stringify(repeated.report.counts)}`);
+      if (repeated.report.counts.alters.unchanged !== alterCount || repeated.report.counts.switches.unchanged !== switchCount) throw new Error(`the re-import changed ${JSON.stringify(repeated.report.counts)}`);
     }
     return {
-      alters: members,
+      alters: alterCount,
       switches: switchCount,
+      ...(simplyPlural ? { fields, intervals, ...(linearity ? { linearity } : {}) } : {}),
       fileBytes: bytes.length,
       importSeconds: median(imports),
       readSeconds: median(reads),
@@ -201,6 +278,31 @@ export async function benchImport(opts: ImportBenchOptions): Promise<ImportBench
   }
 }
 
+/** Reading and planning (a preview against an empty system) of two files, median of three each. */
+function measureLinearity(small: Uint8Array, largeText: string): NonNullable<ImportBenchResult['linearity']> {
+  const large = new TextEncoder().encode(largeText);
+  const time = (bytes: Uint8Array) => {
+    const runs: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      const source = readImportBytes(bytes);
+      planImport(source, EMPTY_TARGET, { mode: 'merge', dryRun: true, history: true, now: Date.now(), newProxyTagId });
+      runs.push(seconds(started));
+    }
+    return median(runs);
+  };
+  return { smallBytes: small.length, smallSeconds: time(small), largeBytes: large.length, largeSeconds: time(large) };
+}
+
+const EMPTY_TARGET: ImportTarget = {
+  system: { ...SYSTEM_DEFAULTS, id: 1, userId: '1', createdAt: 0 } as unknown as SystemRecord,
+  alters: [],
+  tags: [],
+  alterLinks: new Map(),
+  tagLinks: new Map(),
+  switchTimes: new Set(),
+};
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
@@ -210,10 +312,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     console.error('--postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
     process.exit(2);
   }
-  benchImport({ quick, dialect, ...(postgresUrl ? { postgresUrl } : {}) }).then(
+  const format = args.includes('--simplyplural') ? 'simplyplural' : 'pluralkit';
+  benchImport({ quick, dialect, format, ...(postgresUrl ? { postgresUrl } : {}) }).then(
     (r) => {
       const f = (n: number, digits = 2) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-      console.log(`${dialect}: ${r.alters} alters, ${r.switches} switches, ${f(r.fileBytes / 2 ** 20)} MiB, median of ${r.rounds}`);
+      console.log(`${dialect}, ${format}: ${r.alters} alters, ${r.switches} switches${r.intervals ? ` (from ${r.intervals} intervals, ${r.fields} custom fields)` : ''}, ${f(r.fileBytes / 2 ** 20)} MiB, median of ${r.rounds}`);
+      if (r.linearity) {
+        const l = r.linearity;
+        console.log(`  read+plan: ${f(l.smallSeconds)} s at ${f(l.smallBytes / 2 ** 20)} MiB, ${f(l.largeSeconds)} s at ${f(l.largeBytes / 2 ** 20)} MiB (${f(l.largeSeconds / l.smallSeconds)}x the time for ${f(l.largeBytes / l.smallBytes)}x the bytes)`);
+      }
       console.log(`  import:    ${f(r.importSeconds)} s (reading the file ${f(r.readSeconds)} s)`);
       console.log(`  bare:      ${f(r.bareSeconds)} s (the same rows, bulk INSERTs in one transaction)`);
       console.log(`  re-import: ${f(r.reimportSeconds)} s (nothing changes)`);

@@ -32,11 +32,12 @@ import { benchEvents } from './events.js';
 import { benchProxyEngine } from './proxy-engine.js';
 import { benchReadAmplification } from './read-amplification.js';
 import { benchImages } from './images.js';
+import { benchCapacity } from './capacity.js';
 
 const quick = process.argv.includes('--quick');
 /** `--only=reads,writes,startup`: run just these groups (no RESULTS.md is written then). */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'front-stats', 'import', 'events', 'amplification', 'images'] as const;
+const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'front-stats', 'import', 'events', 'amplification', 'images', 'capacity'] as const;
 type Group = (typeof GROUPS)[number];
 for (const name of only ?? []) if (!(GROUPS as readonly string[]).includes(name)) throw new Error(`--only: no group ${name} (groups: ${GROUPS.join(', ')})`);
 const runs = (group: Group) => !only || only.includes(group);
@@ -453,6 +454,39 @@ async function importBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: str
   });
 }
 
+/**
+ * 12d/12e. A Simply Plural export (2,000 members, 100 custom fields, 50,000 front-history
+ * intervals, about 12.8 MiB) imported with its history next to a bare bulk insert of its rows, per
+ * dialect, and (SQLite) reading plus planning it against a file near the 32 MiB cap (bench/import.ts).
+ */
+async function simplyPluralImportBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: string) {
+  const label = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const r = await benchImport({ quick, dialect, format: 'simplyplural', ...(postgresUrl ? { postgresUrl } : {}) });
+  rows.push({
+    id: dialect === 'sqlite' ? '12d' : '12e',
+    name: `Import (${label}): Simply Plural file of ${fmt(r.alters)} alters, ${fmt(r.fields ?? 0)} custom fields, ${fmt(r.intervals ?? 0)} front-history intervals → ${fmt(r.switches)} switches (${fmt(r.fileBytes / 2 ** 20, 1)} MiB), history included, one transaction; median of ${r.rounds}`,
+    measured: `${fmt(r.importSeconds, 2)} s (reading the file ${fmt(r.readSeconds, 2)} s); again, nothing changing: ${fmt(r.reimportSeconds, 2)} s`,
+    baseline: `${fmt(r.bareSeconds, 2)} s (bare bulk insert of the same rows)`,
+    ratio: fmt(r.importSeconds / r.bareSeconds, 1),
+    target: '< 5 s',
+    met: r.importSeconds < 5,
+  });
+  if (r.linearity) {
+    const l = r.linearity;
+    const timeRatio = l.largeSeconds / l.smallSeconds;
+    const byteRatio = l.largeBytes / l.smallBytes;
+    rows.push({
+      id: '12f',
+      name: `Import read + plan (a preview), Simply Plural: ${fmt(l.largeBytes / 2 ** 20, 1)} MiB against ${fmt(l.smallBytes / 2 ** 20, 1)} MiB (${fmt(byteRatio, 2)}x the bytes); median of 3`,
+      measured: `${fmt(l.largeSeconds, 2)} s`,
+      baseline: `${fmt(l.smallSeconds, 2)} s`,
+      ratio: fmt(timeRatio, 2),
+      target: 'time ratio ≤ 1.25 × byte ratio (linear)',
+      met: timeRatio <= 1.25 * byteRatio,
+    });
+  }
+}
+
 /** 12c. Import's worst shapes, previewed, against JSON.parse of the same bytes (bench/import-worst.ts). */
 async function importWorstShapesBenchmark() {
   const r = await benchImportWorstShapes({ quick });
@@ -616,6 +650,32 @@ async function readAmplificationBenchmark() {
   });
 }
 
+/** 16. What one bot process and one service process hold, each in a process of its own, with CPU per unit of work (bench/capacity.ts). */
+async function capacityBenchmark(postgresUrl: string | undefined) {
+  const r = await benchCapacity({ quick, ...(postgresUrl ? { postgresUrl } : {}) });
+  const label = r.dialect === 'postgres' ? 'PostgreSQL' : 'SQLite';
+  const micros = (value: number | undefined) => (value === undefined ? 'not measured' : `${fmt(value)} µs`);
+  const { bot: b, events: e } = r;
+  rows.push({
+    id: '16a',
+    name: `One bot process (\`switchboard bot\`, its own process; service and store on ${label}): ${fmt(b.messages)} tagged messages at once over ${b.channels} channels from ${b.systems} systems (${fmt(b.alters)} alters), Discord's global budget lifted (\`DISCORD_GLOBAL_RATE_LIMIT\`)`,
+    measured: `${fmt(b.perSecond)} proxied/s (sent, original deleted; records stored ${fmt(b.recordedPerSecond)}/s); CPU per message: bot ${micros(b.botCpuMicros)}, service ${micros(b.serviceCpuMicros)}, PostgreSQL ${micros(b.postgresCpuMicros)}${b.rowsPerMessage === undefined ? '' : `; ${fmt(b.rowsPerMessage, 1)} rows written per message`}`,
+    baseline: `one core's worth of the bot's CPU per message: ${fmt(1e6 / b.botCpuMicros)} messages/s`,
+    ratio: fmt(b.perSecond / (1e6 / b.botCpuMicros), 2),
+    target: 'reported',
+    met: undefined,
+  });
+  rows.push({
+    id: '16b',
+    name: `Events through one service process (${label}): alter edits of ${e.systems} systems (${e.connections} connections, ${e.seconds} s), an endpoint receiving every event`,
+    measured: `${fmt(e.withEndpoint.requestsPerSecond)} events/s created, ${fmt(e.deliveredPerSecond)}/s delivered (${fmt(e.events)} events, the last ${fmt(e.drainSeconds, 1)} s after the load); CPU per event (edit and delivery): service ${micros(e.serviceCpuMicros)}, PostgreSQL ${micros(e.postgresCpuMicros)}`,
+    baseline: `${load(e.bare)} (the same edits, no endpoint); CPU per edit: service ${micros(e.bareServiceCpuMicros)}, PostgreSQL ${micros(e.barePostgresCpuMicros)}`,
+    ratio: fmt(e.withEndpoint.requestsPerSecond / Math.max(e.bare.requestsPerSecond, 1), 2),
+    target: 'reported',
+    met: undefined,
+  });
+}
+
 function table(): string {
   const lines = ['| # | Benchmark | switchboard | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.id} | ${row.name} | ${row.measured} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.met === undefined ? '–' : row.met ? 'yes' : '**no**'} |`);
@@ -666,10 +726,13 @@ async function main() {
       if (postgresUrl) await importBenchmark('postgres', postgresUrl);
       else rows.push({ id: '12b', name: 'Import, PostgreSQL', measured: 'skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL', baseline: '–', ratio: '–', target: '< 5 s', met: undefined });
       await importWorstShapesBenchmark();
+      await simplyPluralImportBenchmark('sqlite');
+      if (postgresUrl) await simplyPluralImportBenchmark('postgres', postgresUrl);
     }
     if (runs('events')) await eventsBenchmark();
     if (runs('amplification')) await readAmplificationBenchmark();
     if (runs('images')) await imagesBenchmark();
+    if (runs('capacity')) await capacityBenchmark(postgresUrl);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });

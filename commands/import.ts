@@ -1,4 +1,5 @@
-// /import file|link [mode] [history]: bring a system from PluralKit or Tupperbox. The file is
+// /import file|link [mode] [history] [custom-fronts] [friends-public]: bring a system from
+// PluralKit, Tupperbox or Simply Plural (the last two options are Simply Plural's). The file is
 // downloaded from Discord's CDN, checked by the service (a dry run), and shown as a private
 // preview with Confirm and Cancel. Confirm sends the same bytes again with the preview's one-time
 // Idempotency-Key, so a double click or a retried press imports once.
@@ -64,7 +65,12 @@ async function execute(interaction: ChatInputCommandInteraction, { api, accounts
     await reply.send({ content: 'Give the export file either as `file` (attach it) or as `link` (paste the link of a file uploaded to Discord), one of the two.' });
     return;
   }
-  const choice = { mode: (interaction.options.getString('mode') ?? 'merge') as ImportMode, history: interaction.options.getBoolean('history') ?? false };
+  const choice = {
+    mode: (interaction.options.getString('mode') ?? 'merge') as ImportMode,
+    history: interaction.options.getBoolean('history') ?? false,
+    customFronts: interaction.options.getString('custom-fronts') === 'skip' ? ('skip' as const) : ('import' as const),
+    friendsArePublic: interaction.options.getBoolean('friends-public') ?? false,
+  };
   const userId = interaction.user.id;
   // Before any download: nothing is fetched for someone who cannot import.
   if (!(await accounts.isLinked(userId))) throw new NotLinkedError('never');
@@ -101,7 +107,7 @@ async function execute(interaction: ChatInputCommandInteraction, { api, accounts
     }
     throw error;
   }
-  const preview = imports.open(userId, file, choice);
+  const preview = await imports.open(userId, file, choice);
   await reply.send({
     content: `Nothing is imported until you press **Confirm**. This preview expires <t:${Math.floor(preview.expiresAt / 1000)}:R>.`,
     embeds: [importReportEmbed(report, 'preview')],
@@ -110,11 +116,11 @@ async function execute(interaction: ChatInputCommandInteraction, { api, accounts
 }
 
 const privately = (interaction: ButtonInteraction, content: string) => interaction.reply({ content, flags: MessageFlags.Ephemeral });
-const EXPIRED = { content: 'This import preview has expired (or the bot restarted). Run `/import` again.', embeds: [], components: [] };
+const EXPIRED = { content: 'This import preview has expired. Run `/import` again.', embeds: [], components: [] };
 const alreadyDone = (report: ImportReport) => ({ content: 'Already imported: this is what the import did.', embeds: fitEmbeds([importReportEmbed(report, 'result')]), components: [] });
 
 async function confirm(interaction: ButtonInteraction, { api, accounts, imports }: BotContext, previewId: string) {
-  const claim = imports.claim(previewId, interaction.user.id);
+  const claim = await imports.claim(previewId, interaction.user.id);
   if (claim.status === 'not-yours') return void (await privately(interaction, 'Only the person who ran `/import` can confirm it.'));
   if (claim.status === 'running') return void (await privately(interaction, 'This import is already running.'));
   if (claim.status === 'expired') return void (await interaction.update(EXPIRED));
@@ -132,13 +138,13 @@ async function confirm(interaction: ButtonInteraction, { api, accounts, imports 
           api.importSystem(token, claim.file, { ...claim.choice, dryRun: false, idempotencyKey: claim.idempotencyKey }),
         ),
     );
-    imports.complete(previewId, report);
+    await imports.complete(previewId, claim.attempt, report);
     await interaction.editReply({ content: 'Done.', embeds: fitEmbeds([importReportEmbed(report, 'result')]), components: [] });
   } catch (error) {
     // A refusal of the file stands; anything else (the service away or slow, the link expired) may
     // be retried with the same key: an import that did land meanwhile is not applied again.
     const final = error instanceof ApiError && error.kind === 'problem' && !insufficientScope(error);
-    imports.fail(previewId, !final);
+    await imports.fail(previewId, claim.attempt, !final);
     if (final) {
       await interaction.editReply({ content: `The import was refused, and nothing was changed: ${error.message}`, components: [] });
       return;
@@ -151,7 +157,7 @@ async function confirm(interaction: ButtonInteraction, { api, accounts, imports 
 }
 
 async function cancel(interaction: ButtonInteraction, { imports }: BotContext, previewId: string) {
-  const result = imports.cancel(previewId, interaction.user.id);
+  const result = await imports.cancel(previewId, interaction.user.id);
   if (result.status === 'not-yours') return void (await privately(interaction, 'Only the person who ran `/import` can cancel it.'));
   if (result.status === 'running') return void (await privately(interaction, 'The import is already running and can no longer be cancelled.'));
   if (result.status === 'expired') return void (await interaction.update(EXPIRED));
@@ -162,7 +168,7 @@ async function cancel(interaction: ButtonInteraction, { imports }: BotContext, p
 export const importCommand = {
   data: new SlashCommandBuilder()
     .setName('import')
-    .setDescription('Import a system from a PluralKit or Tupperbox export file (a preview first)')
+    .setDescription('Import a system from a PluralKit, Tupperbox or Simply Plural export file (a preview first)')
     .addAttachmentOption((o) => o.setName('file').setDescription('The export file (.json)'))
     .addStringOption((o) => o.setName('link').setDescription('Or: the link of the file uploaded to Discord').setMaxLength(2000))
     .addStringOption((o) =>
@@ -175,7 +181,17 @@ export const importCommand = {
           { name: 'replace: delete what is not in the file', value: 'replace' },
         ),
     )
-    .addBooleanOption((o) => o.setName('history').setDescription('Also import front history (switches); default: no')),
+    .addBooleanOption((o) => o.setName('history').setDescription('Also import front history (switches); default: no'))
+    .addStringOption((o) =>
+      o
+        .setName('custom-fronts')
+        .setDescription('Simply Plural custom fronts (default: import them as alters)')
+        .addChoices(
+          { name: 'import: as alters in a "Custom fronts" tag', value: 'import' },
+          { name: 'skip: leave them out (their front history leaves gaps)', value: 'skip' },
+        ),
+    )
+    .addBooleanOption((o) => o.setName('friends-public').setDescription('Simply Plural: make public what friends could see; default: no, all private')),
   ephemeral: true,
   execute,
   buttons: [

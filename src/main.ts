@@ -11,7 +11,7 @@ async function main() {
   loadDotEnv();
   const config = loadConfig();
   const server = await startServer(config);
-  server.app.log.info({ address: server.address, publicUrl: config.publicUrl, database: config.databaseUrl.split(':')[0] }, 'switchboard is ready');
+  server.app.log.info({ address: server.address, publicUrl: config.publicUrl, database: config.databaseUrl.split(':')[0], migrationsApplied: server.migrationsApplied }, 'switchboard is ready');
 
   let bot: RunningBot | undefined;
   if (config.bot.token) {

@@ -30,6 +30,7 @@ export interface FeedEvent {
     alter?: Alter;
     alterId?: number;
     alterIds?: number[];
+    switchId?: number;
   };
 }
 
@@ -82,6 +83,10 @@ export interface ImportOptions {
   dryRun: boolean;
   /** Import switches into the front history too. */
   history: boolean;
+  /** Simply Plural: custom fronts imported (default) or left out. */
+  customFronts?: 'import' | 'skip';
+  /** Simply Plural: what friends could see becomes public (default: everything private). */
+  friendsArePublic?: boolean;
   /** One key per confirmed preview: the service applies a key's import once, then repeats its report. */
   idempotencyKey?: string;
 }
@@ -291,6 +296,9 @@ export function createApiClient(options: ApiClientOptions) {
     /** Imports an export file (its bytes as they were uploaded); a dry run only reports. */
     importSystem(token: string, file: Buffer, choice: ImportOptions): Promise<ImportReport> {
       const query = new URLSearchParams({ mode: choice.mode, dryRun: String(choice.dryRun), history: String(choice.history) });
+      // Only when not the default: the service's request hash (Idempotency-Key) counts them only then too.
+      if (choice.customFronts === 'skip') query.set('customFronts', 'skip');
+      if (choice.friendsArePublic === true) query.set('friendsArePublic', 'true');
       const headers: Record<string, string> = choice.idempotencyKey ? { 'idempotency-key': choice.idempotencyKey } : {};
       return api<{ data: ImportReport }>('POST', `${userPath('@me')}/system/import?${query.toString()}`, {
         token,

@@ -19,6 +19,7 @@ import { createProxying } from './proxy/index.js';
 import { createTagDirectory } from './lists/tag-directory.js';
 import type { ShardPlan } from '../config/shards.js';
 import { DEFAULT_LEASE_MS, openBotShared } from './processes/bot-shared.js';
+import { createSessionHandoff } from './processes/session-handoff.js';
 
 /** discord.js's options for a shard plan: the listed shards of the count, or all of them. */
 function shardingOptions(plan: ShardPlan): Pick<ClientOptions, 'shards' | 'shardCount'> {
@@ -44,6 +45,8 @@ export interface BotOptions {
   shards?: ShardPlan;
   /** BOT_LEASE_TIMEOUT: how long leases in the shared store last unless renewed. */
   leaseMs?: number;
+  /** DISCORD_GLOBAL_RATE_LIMIT: requests per second of the bot's own (50 unless Discord granted more). */
+  globalRequestsPerSecond?: number;
 }
 
 export interface RunningBot {
@@ -68,6 +71,8 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     throw error;
   });
   const accounts = createLinkedAccounts(store, api, log, shared.store);
+  // A stop leaves the shards' gateway sessions for the next process to resume (session-handoff.ts).
+  const handoff = createSessionHandoff({ store: shared.store, sealer: shared.sealer, log });
 
   const client = new Client({
     // MessageContent is privileged: the server admin enables it in the developer portal (README).
@@ -81,7 +86,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     // Reactions on messages sent before this process started arrive as partials.
     partials: [Partials.Message, Partials.Reaction, Partials.User],
     ...discordCaches(),
-    rest: { api: options.discordApiBase },
+    rest: { api: options.discordApiBase, ...(options.globalRequestsPerSecond ? { globalRequestsPerSecond: options.globalRequestsPerSecond } : {}) },
     ...shardingOptions(options.shards ?? { count: 1, ids: undefined }),
     // Identifies take turns per max_concurrency bucket across every process sharing the store.
     ws: {
@@ -89,6 +94,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
         const maxConcurrency = (await manager.fetchGatewayInformation()).session_start_limit.max_concurrency;
         return { waitForIdentify: (shardId, signal) => shared.coordination.waitForIdentify(shardId, maxConcurrency, signal) };
       },
+      buildStrategy: (manager) => handoff.buildStrategy(manager),
     },
   });
   const proxying = createProxying(client, api, accounts, log, shared);
@@ -99,7 +105,7 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     tags: createTagDirectory(api, accounts),
     linkFlow: createLinkFlow(api, accounts),
     proxying,
-    imports: createImportSessions(),
+    imports: createImportSessions(shared),
     attachmentOrigins: attachmentOrigins(options.discordApiBase),
   };
   const handle = createInteractionHandler(options.commands, context, log);
@@ -157,7 +163,8 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
         context.linkFlow.stop();
         context.imports.stop();
         await notices.stop();
-        // The gateway closes (no more events); the messages already received finish with the
+        handoff.handOff();
+        // The gateway closes (no more events; its sessions saved for the next process); the messages already received finish with the
         // bot's token, which destroy() took away: given back for them (the client is done).
         await client.destroy();
         client.rest.setToken(options.token);

@@ -41,5 +41,6 @@ export async function launchBot(config: Config, log: BotLog, launch: BotLaunch):
     log,
     shards: config.bot.shards,
     leaseMs: config.bot.leaseMs,
+    globalRequestsPerSecond: config.bot.globalRequestsPerSecond,
   });
 }

@@ -35,6 +35,8 @@ interface ImportOptions {
   mode: string;
   dryRun?: boolean;
   history?: boolean;
+  customFronts: string;
+  friendsArePublic?: boolean;
   json?: boolean;
   progress?: boolean;
 }
@@ -71,6 +73,7 @@ export function describeReport(report: ImportReport): string[] {
   for (const rename of report.renames) lines.push(`renamed: ${JSON.stringify(rename.name)} (${rename.source} ${rename.id}) → ${rename.to}`);
   for (const skip of report.skipped) lines.push(`skipped: ${skip.id || '(no id)'}${skip.name ? ` ${JSON.stringify(skip.name)}` : ''}: ${skip.reason}`);
   for (const warning of report.warnings) lines.push(`warning: ${warning}`);
+  for (const [kind, count] of Object.entries(report.notImported ?? {})) lines.push(`not imported: ${kind}: ${count}`);
   return lines;
 }
 
@@ -79,18 +82,21 @@ export function registerImportExport(program: Command, context: CliContext): voi
 
   program
     .command('import')
-    .description('import a PluralKit or Tupperbox export file into a user\'s system (created if the user never signed in)')
+    .description('import a PluralKit, Tupperbox or Simply Plural export file into a user\'s system (created if the user never signed in)')
     .requiredOption('--user <discord id>', 'the Discord user whose system receives the file')
     .option('--mode <mode>', `${IMPORT_MODES.join(', ')} (see the API reference)`, 'merge')
     .option('--dry-run', 'only print what would change')
-    .option('--history', 'also import front history (PluralKit switches)')
+    .option('--history', 'also import front history (PluralKit switches, Simply Plural front history)')
+    .option('--custom-fronts <choice>', 'Simply Plural custom fronts: import (alters in a "Custom fronts" tag) or skip', 'import')
+    .option('--friends-are-public', 'Simply Plural: make public what friends could see (by default everything is private)')
     .option('--json', 'print the report as JSON')
     .option('--progress', 'draw the progress bar even when standard error is not a terminal')
     .option('--no-progress', 'no progress bar (by default it is drawn on a terminal)')
-    .argument('<file>', 'the export file (pk;export or tul!export)')
+    .argument('<file>', 'the export file (pk;export, tul!export or Simply Plural\'s export.json)')
     .action((file: string, options: ImportOptions) => {
       const userId = userOption(options.user, fail);
       if (!(IMPORT_MODES as readonly string[]).includes(options.mode)) throw fail(`--mode must be one of ${IMPORT_MODES.join(', ')}`, 2);
+      if (options.customFronts !== 'import' && options.customFronts !== 'skip') throw fail('--custom-fronts must be import or skip', 2);
       let size: number;
       try {
         size = statSync(file).size;
@@ -100,7 +106,7 @@ export function registerImportExport(program: Command, context: CliContext): voi
       if (size > MAX_CLI_IMPORT_BYTES) throw fail(`${file} is larger than ${MAX_CLI_IMPORT_BYTES / 1024 / 1024} MiB, the most an import takes`, 2);
       let source;
       try {
-        source = readImportBytes(readFileSync(file));
+        source = readImportBytes(readFileSync(file), { customFronts: options.customFronts, friendsArePublic: options.friendsArePublic === true });
       } catch (error) {
         throw error instanceof Problem ? fail(`${file}: ${error.message}`, 2) : error;
       }

@@ -215,6 +215,14 @@ const SETTINGS = {
      * alive" move to another process at most this long (and a quarter more) after a holder dies.
      */
     leaseMs: setting('BOT_LEASE_TIMEOUT', milliseconds(15_000, 200, 300_000)),
+    /**
+     * Requests per second this process's own Discord requests may make. Discord's global rate limit
+     * is per bot (50, more for a large bot that Discord has granted more), so several processes
+     * each take a share. Webhook executions go in a queue of their own with a budget of the same
+     * size (Discord limits them per webhook, not per bot). A message proxied costs one of each (the
+     * original's deletion, the execute), so this caps a process's proxied messages per second.
+     */
+    globalRequestsPerSecond: setting('DISCORD_GLOBAL_RATE_LIMIT', count(50)),
   },
   ttl: {
     accessToken: setting('ACCESS_TOKEN_TTL', seconds(3600)),

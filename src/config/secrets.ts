@@ -3,7 +3,7 @@
 // otherwise it is generated once into DATA_DIR/keys (mode 0600) so a restart keeps every session
 // and token valid. Nothing here is ever logged.
 import { createHash, generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type Config } from './config.js';
 
@@ -42,18 +42,34 @@ function fromEnvOrFile<T>(
   let source = variable;
   if (raw === undefined) {
     source = `${variable} (from ${file})`;
-    if (existsSync(file)) {
-      raw = readFileSync(file, 'utf8').trim();
-    } else {
-      raw = generate();
-      mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
-      writeFileSync(file, `${raw}\n`, { mode: 0o600, flag: 'wx' });
-      chmodSync(file, 0o600);
-    }
+    raw = existsSync(file) ? readFileSync(file, 'utf8').trim() : generateOnce(file, generate);
   }
   const result = parse(raw);
   if (typeof result === 'string') throw new ConfigError([`${source}: ${result}`]);
   return result;
+}
+
+/**
+ * Writes a generated key to `file` unless another process got there first, and answers the key
+ * the file holds. Processes of one installation starting at once (a load balancer's pool, a
+ * restart overlapping the old process) would otherwise each generate a key, the second failing to
+ * create the file or, worse, reading it half written: the key is written whole to a file of this
+ * process's own, then linked to its name, which fails if the name exists and never shows a
+ * partial file.
+ */
+function generateOnce(file: string, generate: () => string): string {
+  mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+  const own = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(own, `${generate()}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    chmodSync(own, 0o600);
+    linkSync(own, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(own);
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 function parseSigningKeys(raw: string): SigningJwk[] | string {

@@ -198,7 +198,7 @@ export interface ImportAlterLinksTable {
   alter_id: number;
 }
 
-/** Where an imported tag came from: a PluralKit group or a Tupperbox group. */
+/** Where an imported tag came from: a PluralKit, Tupperbox or Simply Plural group. */
 export interface ImportTagLinksTable {
   system_id: number;
   source: string;
@@ -206,6 +206,8 @@ export interface ImportTagLinksTable {
   source_entity_id: string;
   source_uuid: string | null;
   tag_id: number;
+  /** The source id of the group this one was nested in (Simply Plural; null at the top or where the source is flat). */
+  source_parent_id: string | null;
 }
 
 /** The report of an applied import sent with an Idempotency-Key: a retry answers it again. */

@@ -14,7 +14,7 @@
 // own holding the two plugins and those routes (schemas only), and /docs requests are answered
 // by it: same status, headers and body as when the plugins were registered on the service (but
 // for paths with `..` segments: see forwardTo).
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { DOCS_CLIENT_ID, ensureDocsClient } from '../auth/clients.js';
 import { escapeHtml } from '../auth/pages/html.js';
@@ -67,7 +67,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
 /** The document and Swagger UI, on an instance of their own, with the service's routes. */
 async function buildReference(app: FastifyInstance, config: Config, routes: readonly RouteOptions[]): Promise<FastifyInstance> {
   const [{ default: swagger }, { default: swaggerUi }] = await Promise.all([import('@fastify/swagger'), import('@fastify/swagger-ui')]);
-  const reference = Fastify({ loggerInstance: app.log.child({ component: 'docs' }), disableRequestLogging: true });
+  const reference = Fastify({ loggerInstance: app.log.child({ component: 'docs' }), logController: new LogController({ disableRequestLogging: true }) });
   // The routes are there to be described, never called: their schemas need no compiling.
   reference.setValidatorCompiler(() => () => true);
   reference.setSerializerCompiler(() => (data) => JSON.stringify(data));

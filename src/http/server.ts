@@ -21,6 +21,8 @@ import { buildApp } from './app.js';
 export interface RunningServer {
   app: FastifyInstance;
   database: Database;
+  /** Migrations this start applied: 0 when another process (or an earlier start) had applied them. */
+  migrationsApplied: number;
   /** The address the server listens on, e.g. http://127.0.0.1:3000. */
   address: string;
   close(): Promise<void>;
@@ -32,6 +34,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   ensureDataDir(config.dataDir);
   const secrets = loadSecrets(config);
   let database: Database;
+  let migrationsApplied = 0;
   try {
     database = openDatabase(config.databaseUrl);
   } catch (error) {
@@ -41,7 +44,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     // A first query that cannot hang: a PostgreSQL host that drops packets would otherwise stall
     // start-up for minutes without a word.
     await withConnectTimeout(database.ping());
-    await migrateToLatest(database.db);
+    const migrated = await migrateToLatest(database.db);
+    migrationsApplied = (migrated.results ?? []).filter((result) => result.status === 'Success').length;
   } catch (error) {
     await database.close().catch(() => undefined);
     throw databaseFailure(error, config.databaseUrl);
@@ -89,6 +93,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   return {
     app,
     database,
+    migrationsApplied,
     address,
     close() {
       closing ??= (async () => {

@@ -2,7 +2,7 @@
 // Everything crosses by structured clone (Maps and Sets included), so what crosses is kept small:
 // a file read stays in the worker under a handle, and a preview brings back only its report. A
 // Problem crosses as its detail, since an Error subclass arrives as a plain Error.
-import type { ImportReport, ImportSourceKind } from '../domain/import/model.js';
+import type { ImportReadOptions, ImportReport, ImportSourceKind } from '../domain/import/model.js';
 import type { ImportOptions, ImportPlan, ImportTarget } from '../domain/import/plan.js';
 import type { ProblemDetail } from '../domain/problems.js';
 
@@ -17,7 +17,7 @@ export interface ReadSummary {
 }
 
 export type ImportJob =
-  | { id: number; op: 'read'; bytes: Uint8Array }
+  | { id: number; op: 'read'; bytes: Uint8Array; options?: Partial<ImportReadOptions> }
   | { id: number; op: 'plan'; handle: number; target: ImportTarget; options: PlanOptions; reportOnly: boolean }
   | { id: number; op: 'release'; handle: number };
 

@@ -3,13 +3,13 @@
 // run one at a time, so imports never take more than one core from the requests and each other.
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { ImportFile } from '../domain/import/import-file.js';
-import type { ImportReport } from '../domain/import/model.js';
+import type { ImportReadOptions, ImportReport } from '../domain/import/model.js';
 import type { ImportPlan, ImportTarget } from '../domain/import/plan.js';
 import { Problem } from '../domain/problems.js';
 import type { ImportJob, ImportJobResult, PlanOptions, ReadSummary } from './import-protocol.js';
 
 const IDLE_MS = 60_000;
-/** Far above what an 8 MiB file needs (about 100 MB); a limit keeps a bad day off the service's heap. */
+/** Above what a 32 MiB file (the cap) needs (about 400 MB: bench/import.ts); a limit keeps a bad day off the service's heap. */
 const HEAP_LIMIT_MB = 768;
 
 /**
@@ -38,8 +38,8 @@ export class ImportThread {
    * Reads an export file's bytes (readImportBytes) into the worker; the file stays there until
    * released, planned as often as asked.
    */
-  async read(bytes: Uint8Array): Promise<ImportFile & { release(): Promise<void> }> {
-    const summary = (await this.run({ op: 'read', bytes })) as ReadSummary;
+  async read(bytes: Uint8Array, options?: Partial<ImportReadOptions>): Promise<ImportFile & { release(): Promise<void> }> {
+    const summary = (await this.run({ op: 'read', bytes, ...(options ? { options } : {}) })) as ReadSummary;
     const plan = (target: ImportTarget, options: PlanOptions, reportOnly: boolean) => this.run({ op: 'plan', handle: summary.handle, target, options, reportOnly });
     return {
       source: summary.source,

@@ -1,6 +1,6 @@
 // The import worker's thread: reads export files and plans imports, the CPU-bound part of an
 // import, away from the thread that answers requests. Parsing an 8 MiB file alone holds a thread
-// for over 100 ms; on the service's own thread every other request would wait that long.
+// for over 100 ms (a 32 MiB one, the cap, about four times that); on the service's own thread every other request would wait that long.
 import { randomBytes } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import type { ImportSource } from '../domain/import/model.js';
@@ -17,7 +17,7 @@ let nextHandle = 1;
 function value(job: ImportJob): ImportJobResult & { ok: true } {
   switch (job.op) {
     case 'read': {
-      const source = readImportBytes(job.bytes);
+      const source = readImportBytes(job.bytes, job.options);
       const handle = nextHandle++;
       files.set(handle, source);
       return { id: job.id, ok: true, value: { handle, source: source.source, sourceSystemId: source.sourceSystemId } };

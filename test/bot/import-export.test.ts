@@ -26,6 +26,8 @@ const GRACE = user('420000000000000007', 'grace');
 const HEIDI = user('420000000000000008', 'heidi');
 const IVAN = user('420000000000000009', 'ivan');
 const JUDY = user('420000000000000010', 'judy');
+const KARL = user('420000000000000011', 'karl');
+const LEO = user('420000000000000012', 'leo');
 
 /** The shared sample exports (import-formats.md, section 5), as the service's own tests read them. */
 
@@ -70,7 +72,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
 
   beforeAll(async () => {
     h = await startBotHarness({ dialect });
-    for (const who of [ALICE, BOB, CAROL, DAVE, ERIN, GRACE, HEIDI, JUDY]) await h.link(who.id);
+    for (const who of [ALICE, BOB, CAROL, DAVE, ERIN, GRACE, HEIDI, JUDY, KARL, LEO]) await h.link(who.id);
   });
   afterAll(async () => h?.stop());
 
@@ -147,6 +149,32 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
     const { handle: tbPressed } = await press(tbHandle, 'confirm', HEIDI, (r) => r.kind === 'callback');
     await tbPressed.waitForResponse(titled('Imported from Tupperbox'), 20_000);
     expect(await altersOf(HEIDI.id)).toHaveLength(6);
+  });
+
+  it('imports a Simply Plural export with its front history: the preview names the format and what is not imported', async () => {
+    const sp = readFileSync(`${SAMPLES}/simply-plural.json`);
+    const { handle, response: preview } = await importFile(KARL, sp, titled('Import preview'), [{ type: 5, name: 'history', value: true }]);
+    const embed = embedsOf(preview)[0];
+    expect(embed?.title).toBe('Import preview: Simply Plural');
+    expect(embed?.fields?.find((f) => f.name === 'Alters')?.value).toMatch(/^8 new/);
+    expect(embed?.fields?.find((f) => f.name === 'Front history')?.value).toMatch(/^10 new switches/);
+    expect(embed?.fields?.find((f) => f.name === 'Not imported')?.value).toMatch(/customFields: 5/);
+    expect(await altersOf(KARL.id)).toEqual([]);
+    const { handle: pressed } = await press(handle, 'confirm', KARL, (r) => r.kind === 'callback');
+    await pressed.waitForResponse(titled('Imported from Simply Plural'), 20_000);
+    expect((await altersOf(KARL.id)).map((alter) => alter.displayName)).toEqual(['Ash', 'Bea', 'Cy Brightwater', 'Dee ✨', 'Eli', 'Fox', 'Foggy', 'Resting']);
+  });
+
+  it('passes the Simply Plural choices: custom fronts left out, what friends saw public', async () => {
+    const sp = readFileSync(`${SAMPLES}/simply-plural.json`);
+    const options = [{ type: 3, name: 'custom-fronts', value: 'skip' }, { type: 5, name: 'friends-public', value: true }];
+    const { handle, response: preview } = await importFile(LEO, sp, titled('Import preview'), options);
+    expect(embedsOf(preview)[0]?.fields?.find((f) => f.name === 'Alters')?.value).toMatch(/^6 new/);
+    expect(embedsOf(preview)[0]?.fields?.find((f) => f.name === 'Not imported')?.value).toMatch(/customFronts: 2/);
+    const { handle: pressed } = await press(handle, 'confirm', LEO, (r) => r.kind === 'callback');
+    await pressed.waitForResponse(titled('Imported from Simply Plural'), 20_000);
+    const alters = await altersOf(LEO.id);
+    expect(alters.filter((alter) => alter.public !== 0).map((alter) => alter.displayName)).toEqual(['Ash', 'Cy Brightwater', 'Eli', 'Fox']);
   });
 
   it('imports once when Confirm is pressed twice at the same time (mode add, where a second import would duplicate)', async () => {
@@ -261,7 +289,7 @@ describe.each(DIALECTS)('/import and /export through the bot (%s)', (dialect) =>
       const downloads = () => h.fake.requests.filter((r) => r.path.includes(`/${String(attachment.id)}/`)).length;
       const viaFile = h.fake.slashCommand({ name: 'import', user: ERIN, options: [{ type: 11, name: 'file', value: attachment.id }], resolved: resolvedAttachments([attachment]) });
       const { response } = await h.run(viaFile, contentMatches(/./));
-      expect(String(response.body.content)).toMatch(/too big to import: at most 8 MiB/);
+      expect(String(response.body.content)).toMatch(/too big to import: at most 32 MiB/);
       expect(downloads()).toBe(0);
       const { response: viaLink } = await importLink(ERIN, String(attachment.url), contentMatches(/too big/));
       expect(String(viaLink.body.content)).toMatch(/too big to import/);

@@ -7,8 +7,11 @@
 // - kill -9 of the process holding both records that the service did not take yet and the
 //   operation messages: the records are delivered by another process, once; a change made while
 //   the role moves is told once;
-// - a rolling restart (each process stopped, then started again) while a member keeps talking:
-//   every message Discord delivered to a running process is proxied once and recorded once.
+// - an import previewed in one process is confirmed in another (two presses at once, in two
+//   processes: applied once) and after the process that showed it restarted;
+// - a rolling restart (each process stopped, then started again) while a member keeps talking,
+//   some messages sent while no process holds their shard: each stopped process saves its gateway
+//   sessions, the next resumes them, and every message is proxied once and recorded once.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,7 +31,7 @@ import { request, signIn, type ApiUser } from '../support/api.js';
 import { approveWithLoginLink, linkThroughDeviceFlow } from '../support/bot.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';
-import { startFakeDiscord, user, type FakeDiscord } from '../support/fake-discord.js';
+import { resolvedAttachments, startFakeDiscord, user, type FakeDiscord, type ApiMessage, type InteractionHandle, type InteractionPayload, type RecordedResponse } from '../support/fake-discord.js';
 import { createTestClient } from '../support/oauth.js';
 import { startScriptedProxy, type ScriptedProxy } from '../support/scripted-proxy.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -235,8 +238,93 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     expect(spoken.id).toBeTruthy();
   }, 60_000);
 
-  it('a rolling restart loses no message Discord delivered to a running process', async () => {
-    const startedAt = fake.deliveredMessages().length;
+  describe('an import preview', () => {
+    const file = (names: string[]) =>
+      Buffer.from(
+        JSON.stringify({
+          version: 2,
+          id: 'sysimp',
+          name: 'Imported',
+          description: null,
+          tag: null,
+          switches: [],
+          groups: [],
+          members: names.map((name, i) => ({
+            id: `mimp${'abcefghj'[i]}a`,
+            name,
+            display_name: null,
+            description: null,
+            proxy_tags: [{ prefix: `${name.toLowerCase()}:`, suffix: null }],
+            keep_proxy: false,
+            created: '2024-01-02T03:04:05Z',
+          })),
+        }),
+      );
+    const embedTitle = (response: RecordedResponse) => ((response.body.embeds ?? []) as Array<{ title?: string }>)[0]?.title ?? '';
+    const alterNames = async () => (await api.listAlters(bob.token, '@me', { skip: 0, max: 250 })).map((alter) => alter.displayName);
+    /** /import in the proxying guild (shard 3: P3); the preview message once it shows. */
+    async function preview(names: string[]): Promise<ApiMessage> {
+      const attachment = fake.uploadAttachment({ filename: 'system.json', data: file(names) });
+      const handle = fake.dispatchInteraction(
+        fake.slashCommand({ name: 'import', user: BOB, options: [{ type: 11, name: 'file', value: attachment.id }], resolved: resolvedAttachments([attachment]) }),
+      );
+      await handle.waitForResponse((response) => embedTitle(response).startsWith('Import preview'), 30_000);
+      const message = handle.latestMessage();
+      if (!message) throw new Error('no preview message');
+      return message;
+    }
+    /** Confirm on the preview, pressed in `guild` (the other guild is on shard 1: P1; none: a direct
+     * message, shard 0: P1). */
+    function confirm(message: ApiMessage, guild: string | undefined): InteractionHandle {
+      const button = ((message?.components ?? []) as Array<{ components: Array<{ custom_id?: string }> }>)
+        .flatMap((row) => row.components)
+        .find((component) => String(component.custom_id).startsWith('import:confirm:'));
+      if (!button) throw new Error('no Confirm on the preview');
+      const press: InteractionPayload = { ...fake.button({ customId: String(button.custom_id), user: BOB, message }) };
+      if (guild === undefined) {
+        press.user = (press.member as { user: unknown }).user;
+        press.context = 1;
+        delete press.guild_id;
+        delete press.guild;
+        delete press.member;
+      } else {
+        press.guild_id = guild;
+        press.guild = { id: guild, locale: 'en-US', features: [] };
+      }
+      return fake.dispatchInteraction(press);
+    }
+    const done = (response: RecordedResponse) => embedTitle(response).startsWith('Imported from');
+
+    it('is confirmed in another process; two presses at once, in two processes, apply it once', async () => {
+      const shown = await preview(['Quill', 'Sable']);
+      expect(await alterNames()).not.toContain('Quill');
+      const elsewhere = confirm(shown, otherGuild);
+      const here = confirm(shown, fake.guild.id);
+      const answers = await Promise.race([
+        Promise.all([elsewhere.waitForResponse(done, 30_000), here.waitForResponse((response) => /already running|Already imported/.test(String(response.body.content)), 30_000)]),
+        Promise.all([here.waitForResponse(done, 30_000), elsewhere.waitForResponse((response) => /already running|Already imported/.test(String(response.body.content)), 30_000)]),
+      ]);
+      expect(answers).toHaveLength(2);
+      const names = await alterNames();
+      expect(names.filter((name) => name === 'Quill')).toHaveLength(1);
+      expect(names.filter((name) => name === 'Sable')).toHaveLength(1);
+      // A later press, in any process (here a direct message's), is told what the import did.
+      const late = confirm(shown, undefined);
+      expect(String((await late.waitForResponse(() => true, 20_000)).body.content)).toMatch(/Already imported/);
+    }, 120_000);
+
+    it('is confirmed after the process that showed it restarted', async () => {
+      const shown = await preview(['Tern']);
+      await stop('P3', 'SIGTERM');
+      await start('P3');
+      await fake.waitForReady(20_000);
+      await confirm(shown, fake.guild.id).waitForResponse(done, 30_000);
+      expect((await alterNames()).filter((name) => name === 'Tern')).toHaveLength(1);
+    }, 180_000);
+  });
+
+  it('a rolling restart loses no message: what Discord sent while no process held a shard is resumed by the next', async () => {
+    const resumesBefore = fake.resumeCount();
     const sent: string[] = [];
     let talking = true;
     const bobTalks = (async () => {
@@ -245,14 +333,15 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
         await sleep(300);
       }
     })();
-    // Messages Discord sends the proxying guild's process after it began to stop and before its
-    // gateway closed: discord.js stops reading before it closes, so those are not "delivered to a
-    // running process" (README: resuming the session in the next process is not built).
-    const whileStopping = new Set<string>();
     for (const name of ['P1', 'P2', 'P3']) {
-      const before = fake.deliveredMessages().length;
       await stop(name, 'SIGTERM');
-      if (name === 'P3') for (const id of fake.deliveredMessages().slice(before)) whileStopping.add(id);
+      if (name === 'P3') {
+        // No process holds shard 3: Discord keeps what it sends for the stopped process's session.
+        const first = sent.length;
+        await until('messages while no process holds shard 3', () => sent.length >= first + 3);
+        const delivered = new Set(fake.deliveredMessages());
+        expect(sent.slice(first).some((id) => delivered.has(id))).toBe(false);
+      }
       await start(name);
     }
     await fake.waitForReady(20_000);
@@ -262,16 +351,19 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     talking = false;
     await bobTalks;
 
-    const delivered = new Set(fake.deliveredMessages().slice(startedAt));
-    const expected = sent.map((id, n) => (delivered.has(id) && !whileStopping.has(id) ? `rolling ${n}` : undefined)).filter((content) => content !== undefined);
+    // Every message, those sent while no process held shard 3 included.
+    const expected = sent.map((_id, n) => `rolling ${n}`);
     expect(expected.length).toBeGreaterThan(10);
     const copies = () => executions().filter((execution) => String(execution.body.content).startsWith('rolling '));
     const proxied = () => new Set(copies().map((execution) => String(execution.body.content)));
-    await until('every message delivered to a running process proxied', () => expected.every((content) => proxied().has(content)), 30_000).catch((error: unknown) => {
+    await until('every message proxied', () => expected.every((content) => proxied().has(content)), 30_000).catch((error: unknown) => {
       throw new Error(`${String(error)}; not proxied: ${expected.filter((content) => !proxied().has(content)).join(', ')}`);
     });
     expect(copies().length, 'no message proxied twice').toBe(proxied().size);
     for (const execution of copies()) await until(`the record of ${execution.messageId}`, () => recorded(execution.messageId));
+    // Each stopped process's sessions were resumed (P1's two, P2's, P3's), none refused.
+    expect(fake.resumeCount() - resumesBefore).toBeGreaterThanOrEqual(4);
+    expect(fake.refusedResumes).toEqual([]);
   }, 300_000);
 
   it('kill -9 of the process with records pending and the operation messages: none lost, none doubled, told once', async () => {

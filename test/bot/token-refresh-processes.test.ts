@@ -2,9 +2,8 @@
 // same user's expiring link at the same moment, or one unlinks while the other refreshes. The
 // token endpoint's answers are held back (token-proxy.ts) so the two overlap every time: the
 // service has rotated the refresh token before the refreshing process learns the new one. Each
-// process is a child
-// running refresh-worker.ts; the store is SQLite (a file), Redis, and PostgreSQL when
-// TEST_DATABASE_URL is set.
+// process is a child running refresh-worker.ts (bundled once, test/support/test-bundle.ts); the
+// store is SQLite (a file), Redis, and PostgreSQL when TEST_DATABASE_URL is set.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +19,7 @@ import { linkThroughDeviceFlow } from '../support/bot.js';
 import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { testScriptBundle } from '../support/test-bundle.js';
 import { startTokenProxy, TOKEN_PATH, type TokenProxy } from './token-proxy.js';
 
 const WORKER = fileURLToPath(new URL('./refresh-worker.ts', import.meta.url));
@@ -69,7 +69,7 @@ interface Worker {
 
 /** Starts refresh-worker.ts and resolves once it is ready for "go". */
 async function startWorker(env: Record<string, string>): Promise<Worker> {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [testScriptBundle(WORKER)], {
     env: { ...process.env, SB_API_URL: proxy.url, SB_CLIENT_ID: clientId, SB_CLIENT_SECRET: SECRET, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

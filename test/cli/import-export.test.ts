@@ -14,8 +14,10 @@ import { SAMPLES } from '../support/samples.js';
 
 const PK = join(SAMPLES, 'pluralkit-v2.json');
 const TB = join(SAMPLES, 'tupperbox.json');
+const SP = join(SAMPLES, 'simply-plural.json');
 const USER = '300000000000000071';
 const OTHER = '300000000000000072';
+const SP_USER = '300000000000000073';
 
 describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
   let database: TestDatabase;
@@ -75,6 +77,26 @@ describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
       switches: { created: 0, unchanged: 4, deleted: 0 },
     });
     expect(result.stderr).toBe('');
+  });
+
+  it('imports a Simply Plural file with its options, printing what it left out', async () => {
+    const refused = await run('import', '--user', SP_USER, '--custom-fronts', 'maybe', SP);
+    expect({ code: refused.code, stderr: refused.stderr }).toMatchObject({ code: 2, stderr: expect.stringMatching(/--custom-fronts must be import or skip/) });
+    const result = await run('import', '--user', SP_USER, '--history', '--custom-fronts', 'skip', '--friends-are-public', SP);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n').slice(1, 5)).toEqual([
+      'imported (simplyplural, mode merge, with front history)',
+      '  alters:   6 created, 0 updated, 0 unchanged',
+      '  tags:     2 created, 0 updated, 0 unchanged',
+      '  switches: 9 created, 0 already there',
+    ]);
+    expect(result.stdout).toContain('not imported: customFronts: 2');
+    expect(result.stdout).toContain('not imported: customFields: 5');
+    const publicAlters = await withDb(async (db) => {
+      const system = await db.selectFrom('systems').select('id').where('user_id', '=', SP_USER).executeTakeFirstOrThrow();
+      return (await db.selectFrom('alters').select(['username', 'public']).where('system_id', '=', system.id).orderBy('id').execute()).filter((alter) => alter.public !== 0).map((alter) => alter.username);
+    });
+    expect(publicAlters).toEqual(['Ash', 'CyBrightwater', 'Eli', 'Fox']);
   });
 
   it('a dry run prints the preview and writes nothing', async () => {

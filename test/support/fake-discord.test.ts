@@ -32,6 +32,7 @@ import { DEFAULT_BOT_PERMISSIONS, Permission, rateLimited, resolvedAttachments, 
 import { HttpError } from './fake-discord/refusals.js';
 import { checkBody } from './fake-discord/request-checks.js';
 import { REQUEST_TABLE, rowFor } from './fake-discord/request-table.js';
+import { testScriptBundle } from './test-bundle.js';
 import type { Json } from './fake-discord/types.js';
 
 const ALICE = user('400000000000000004', 'alice');
@@ -667,20 +668,10 @@ describe('fake Discord: the message path with discord.js', () => {
 
 describe('fake Discord teardown', () => {
   it('leaves nothing that keeps the process alive after client.destroy() and close()', async () => {
-    // Run in a fresh process: if a socket, heartbeat or timer survived, it would not exit.
-    const script = `
-      import { Client, Events, GatewayIntentBits } from 'discord.js';
-      import { startFakeDiscord } from ${JSON.stringify(fileURLToPath(new URL('./fake-discord.ts', import.meta.url)))};
-      const fake = await startFakeDiscord();
-      const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: fake.apiBase } });
-      const ready = new Promise((resolve) => client.once(Events.ClientReady, resolve));
-      await client.login(fake.botToken);
-      await ready;
-      await client.destroy();
-      await fake.close();
-      process.stdout.write(String(process.hrtime.bigint()));
-    `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    // Run in a fresh process (fake-discord/teardown-probe.ts): if a socket, heartbeat or timer
+    // survived, it would not exit.
+    const probe = testScriptBundle(fileURLToPath(new URL('./fake-discord/teardown-probe.ts', import.meta.url)));
+    const child = spawn(process.execPath, [probe], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -1,5 +1,5 @@
-// The project's own sample exports (test/fixtures/samples/): a PluralKit v2 file and a Tupperbox
-// file of invented members, covering the cases docs/import-formats.md describes.
+// The project's own sample exports (test/fixtures/samples/): a PluralKit v2 file, a Tupperbox file and a Simply Plural export
+// of invented members, covering the cases docs/import-formats.md describes.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 

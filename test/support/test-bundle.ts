@@ -51,6 +51,25 @@ export function testBundle(): string {
   return folder;
 }
 
+const scripts = new Map<string, string>();
+
+/**
+ * A test's own process script (e.g. test/bot/refresh-worker.ts) bundled with the sources it
+ * imports, for tests that start it as a child process more than once: through tsx each start
+ * compiles its modules again. Built once per test file's run, into a folder of this process
+ * (test scripts are not part of the build's input hash, so a shared cache would go stale).
+ */
+export function testScriptBundle(entry: string): string {
+  const done = scripts.get(entry);
+  if (done) return done;
+  const options = bundleScript.bundleOptions(ARTIFACTS, { withCli: false });
+  const outfile = join(ARTIFACTS, `.scripts-${process.pid}`, `${scripts.size}.mjs`);
+  buildSync({ ...options, entryPoints: [entry], outdir: undefined, outfile, splitting: false, minify: false, sourcemap: 'inline' });
+  process.once('exit', () => rmSync(join(ARTIFACTS, `.scripts-${process.pid}`), { recursive: true, force: true }));
+  scripts.set(entry, outfile);
+  return outfile;
+}
+
 function removeStale(current: string): void {
   for (const name of readdirSync(ARTIFACTS)) {
     const path = join(ARTIFACTS, name);

@@ -14,6 +14,7 @@ const FORMATS: Record<string, string> = {
   pluralkit: 'PluralKit',
   'pluralkit-legacy': 'PluralKit (an older file)',
   tupperbox: 'Tupperbox',
+  simplyplural: 'Simply Plural',
 };
 
 export const MODES: Record<ImportMode, string> = {
@@ -92,6 +93,10 @@ export function importReportEmbed(report: ImportReport, stage: ReportStage): Emb
   if (report.skipped.length > 0) {
     const line = (entry: ImportReport['skipped'][number]) => `• “${plain(entry.name)}” (${entry.source} ${plain(entry.id)}): ${plain(entry.reason)}`;
     embed.addFields({ name: `Skipped (${number(report.skipped.length)})`, value: listWithin(report.skipped, line) });
+  }
+  const left = Object.entries(report.notImported ?? {}).filter(([, n]) => n > 0);
+  if (left.length > 0) {
+    embed.addFields({ name: 'Not imported', value: listWithin(left, ([kind, n]) => `• ${plain(kind)}: ${number(n)}`) });
   }
   const warnings = groupWarnings(report.warnings);
   if (warnings.length > 0) {

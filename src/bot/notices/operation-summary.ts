@@ -8,6 +8,8 @@ const MAX_NAMES = 3;
 interface AppChanges {
   appName: string;
   switches: number[][];
+  /** Past switches: distinct ids edited, and how many were deleted. */
+  history: { edited: Set<number>; deleted: number };
   created: string[];
   edited: Map<number, string>;
   deleted: number;
@@ -22,7 +24,7 @@ function names(list: readonly string[], noun: string, verb: string): string {
   return `${verb} ${list.length} ${noun}`;
 }
 
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : noun.endsWith('h') ? 'es' : 's'}`;
 
 /** The name the owner knows an alter by (the event carries the owner's view). */
 function alterLabel(alter: { alterId: number; displayName: string | null; username: string | null }): string {
@@ -44,6 +46,7 @@ export function describeOperations(events: readonly FeedEvent[], alterName: (alt
       changes = {
         appName: actor.clientName ?? actor.clientId,
         switches: [],
+        history: { edited: new Set(), deleted: 0 },
         created: [],
         edited: new Map(),
         deleted: 0,
@@ -55,6 +58,12 @@ export function describeOperations(events: readonly FeedEvent[], alterName: (alt
     switch (event.type) {
       case 'switch.created':
         changes.switches.push(event.data.alterIds ?? []);
+        break;
+      case 'switch.updated':
+        if (event.data.switchId !== undefined) changes.history.edited.add(event.data.switchId);
+        break;
+      case 'switch.deleted':
+        changes.history.deleted += 1;
         break;
       case 'alter.created':
         if (event.data.alter) changes.created.push(alterLabel(event.data.alter));
@@ -90,6 +99,8 @@ export function describeOperations(events: readonly FeedEvent[], alterName: (alt
       if (changes.switches.length === 1) done.push(whom ? `switched the front to ${whom}` : 'switched out (nobody is fronting)');
       else done.push(`switched the front ${changes.switches.length} times, last ${whom ? `to ${whom}` : 'out (nobody is fronting)'}`);
     }
+    if (changes.history.edited.size > 0) done.push(`edited ${count(changes.history.edited.size, 'switch')} in your front history`);
+    if (changes.history.deleted > 0) done.push(`deleted ${count(changes.history.deleted, 'switch')} from your front history`);
     if (changes.created.length > 0) done.push(names(changes.created, 'alters', 'created'));
     const edited = [...changes.edited.values()];
     if (edited.length > 0) done.push(names(edited, 'alters', 'edited'));

@@ -9,6 +9,8 @@ import { openSharedStore, type SharedStore } from './shared-store.js';
 export interface Sealer {
   seal(value: unknown, context: string): string;
   unseal<T>(sealed: string, context: string): T | undefined;
+  /** A keyed hash, for store keys that must not say whose they are. */
+  lookupHash(purpose: string, value: string): string;
 }
 
 export interface BotShared {

@@ -58,8 +58,14 @@ export function createProxying(client: Client, api: ApiClient, accounts: LinkedA
   const base = {
     // Requests with a webhook's token are not the bot's: Discord limits them per webhook and per
     // address, so they must not queue behind the bot's own global budget (50 requests a second in
-    // @discordjs/rest), which would cap proxying at about 25 messages a second.
-    webhookRest: new REST({ api: client.rest.options.api, version: client.rest.options.version }),
+    // @discordjs/rest), which would cap proxying at about 25 messages a second. @discordjs/rest
+    // gives this queue a global budget of its own; it is the bot's size (DISCORD_GLOBAL_RATE_LIMIT),
+    // so that a process granted more proxies more (each message is one execute and one delete).
+    webhookRest: new REST({
+      api: client.rest.options.api,
+      version: client.rest.options.version,
+      globalRequestsPerSecond: client.rest.options.globalRequestsPerSecond,
+    }),
     api,
     accounts,
     log,

@@ -221,14 +221,15 @@ export async function applyImportPlan(
       )
       .execute();
   }
+  const parentOf = new Map([...plan.tagCreates, ...plan.tagUpdates].map((tag) => [tag.sourceId, tag.parentId]));
   for (const batch of chunks(links(plan.tagCreates, plan.tagUpdates, tagIds), 1000)) {
     await trx
       .insertInto('import_tag_links')
-      .values(batch.map(({ id, ...link }) => ({ ...link, tag_id: id })))
+      .values(batch.map(({ id, ...link }) => ({ ...link, tag_id: id, source_parent_id: parentOf.get(link.source_entity_id) ?? null })))
       .onConflict((oc) =>
         oc
           .columns(['system_id', 'source', 'source_system_id', 'source_entity_id'])
-          .doUpdateSet({ tag_id: sql.ref('excluded.tag_id'), source_uuid: sql.ref('excluded.source_uuid') }),
+          .doUpdateSet({ tag_id: sql.ref('excluded.tag_id'), source_uuid: sql.ref('excluded.source_uuid'), source_parent_id: sql.ref('excluded.source_parent_id') }),
       )
       .execute();
   }
@@ -379,7 +380,7 @@ async function appendImportEvents(
 /** Everything an export writes: the system, its alters and tags, its switches, its PluralKit ids. */
 export async function loadExportData(db: Db, systemId: number): Promise<ExportData> {
   const target = await loadImportTarget(db, systemId, 'pluralkit', '');
-  const [tagRows, links, tagLinks, switchRows, memberRows] = await Promise.all([
+  const [tagRows, links, tagLinks, switchRows, memberRows, nestedLinks] = await Promise.all([
     db.selectFrom('tags').select(['id', 'created_at']).where('system_id', '=', systemId).execute(),
     db.selectFrom('import_alter_links').select(['source_system_id', 'source_entity_id', 'source_uuid', 'alter_id']).where('system_id', '=', systemId).where('source', '=', 'pluralkit').execute(),
     db.selectFrom('import_tag_links').select(['source_system_id', 'source_entity_id', 'source_uuid', 'tag_id']).where('system_id', '=', systemId).where('source', '=', 'pluralkit').execute(),
@@ -392,6 +393,8 @@ export async function loadExportData(db: Db, systemId: number): Promise<ExportDa
       .orderBy('m.switch_id')
       .orderBy('m.position')
       .execute(),
+    // Every source's tag links: a nested group's parent is found by its own link, in the same source.
+    db.selectFrom('import_tag_links').select(['source', 'source_system_id', 'source_entity_id', 'source_parent_id', 'tag_id']).where('system_id', '=', systemId).orderBy('tag_id').execute(),
   ]);
   // The PluralKit system most of the links came from: its short ids are reused for the export.
   const systems = new Map<string, number>();
@@ -410,6 +413,13 @@ export async function loadExportData(db: Db, systemId: number): Promise<ExportDa
     tagHids.set(Number(link.tag_id), link.source_entity_id);
     if (link.source_uuid) uuids.set(`g:${link.source_entity_id}`, link.source_uuid);
   }
+  const linked = new Map(nestedLinks.map((link) => [JSON.stringify([link.source, link.source_system_id, link.source_entity_id]), Number(link.tag_id)]));
+  const tagParents = new Map<number, number>();
+  for (const link of nestedLinks) {
+    if (link.source_parent_id === null || tagParents.has(Number(link.tag_id))) continue;
+    const parent = linked.get(JSON.stringify([link.source, link.source_system_id, link.source_parent_id]));
+    if (parent !== undefined && parent !== Number(link.tag_id)) tagParents.set(Number(link.tag_id), parent);
+  }
   const createdAt = new Map(tagRows.map((row) => [Number(row.id), Number(row.created_at)]));
   const members = new Map<number, number[]>();
   for (const row of memberRows) {
@@ -423,6 +433,7 @@ export async function loadExportData(db: Db, systemId: number): Promise<ExportDa
     tags: target.tags.map((tag) => ({ ...tag, createdAt: createdAt.get(tag.id) ?? 0 })),
     switches: switchRows.map((row) => ({ at: Number(row.switched_at), alterIds: members.get(Number(row.id)) ?? [] })),
     pluralKit: { systemId: pkSystem === '' ? null : pkSystem, alterHids, tagHids, uuids },
+    tagParents,
     newUuid: randomUUID,
   };
 }

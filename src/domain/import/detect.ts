@@ -2,16 +2,23 @@
 // `switches` is PluralKit. We also take a PluralKit file whose `switches` key went missing when
 // it plainly is one (members and a version or id), which PluralKit itself refuses.
 import { Problem } from '../problems.js';
-import { MAX_FILE_ENTITIES, MAX_IMPORT_SWITCHES, MAX_SKIPPED_LISTED, type ImportFormat, type ImportSource } from './model.js';
+import { MAX_FILE_ENTITIES, MAX_IMPORT_SWITCHES, MAX_SKIPPED_LISTED, type ImportFormat, type ImportReadOptions, type ImportSource } from './model.js';
 import { clampGraphemes } from '../proxy/text.js';
 import { plural } from './normalise.js';
 import { isObject, type Json } from './entities.js';
 import { readPluralKit } from './pluralkit.js';
 import { readTupperbox } from './tupperbox.js';
+import { isSimplyPluralArray, isSimplyPluralObject, readSimplyPlural } from './simplyplural.js';
+
+/** How a file is read when the request says nothing (Simply Plural's choices). */
+export const DEFAULT_READ_OPTIONS: Omit<ImportReadOptions, 'now'> = { customFronts: 'import', friendsArePublic: false };
 
 export function detectFormat(file: unknown): ImportFormat | undefined {
+  // Simply Plural's exports of May-June 2022 were one flat array of documents (spec P1).
+  if (isSimplyPluralArray(file)) return 'simplyplural';
   if (!isObject(file)) return undefined;
   if ('tuppers' in file) return 'tupperbox';
+  if (isSimplyPluralObject(file)) return 'simplyplural';
   if ('switches' in file || ('members' in file && ('version' in file || 'id' in file))) {
     return file.version === 2 ? 'pluralkit' : 'pluralkit-legacy';
   }
@@ -24,15 +31,20 @@ const count = (value: unknown) => (Array.isArray(value) ? value.length : 0);
  * Reads a parsed file into the source model, or refuses the whole file: not an object, of no
  * known format, more entities than any system can hold, or nothing usable in it.
  */
-export function readImportFile(file: unknown): ImportSource {
+export function readImportFile(file: unknown, options: Partial<ImportReadOptions> = {}): ImportSource {
+  const readOptions: ImportReadOptions = { ...DEFAULT_READ_OPTIONS, now: Date.now(), ...options };
+  if (isSimplyPluralArray(file)) return boundSkipped(readSimplyPlural(file, readOptions));
   if (!isObject(file)) throw new Problem('invalid-import', 'the file is JSON but not an export: it must be a JSON object');
+  // Simply Plural's exports of June 2022 were `{}` (a server bug, spec P1).
+  if (Object.keys(file).length === 0) throw new Problem('invalid-import', 'the file is empty ({}): Simply Plural wrote such files for a few days in June 2022; export again');
   const format = detectFormat(file);
   if (format === undefined) {
     throw new Problem(
       'invalid-import',
-      'this is not a file we can import: a PluralKit export has a "switches" key and a Tupperbox export a "tuppers" key (export again with pk;export or tul!export)',
+      'this is not a file we can import: a PluralKit export has a "switches" key, a Tupperbox export a "tuppers" key and a Simply Plural export "members" with "_id"s (export again with pk;export, tul!export or from Simply Plural\'s settings)',
     );
   }
+  if (format === 'simplyplural') return boundSkipped(readSimplyPlural(file, readOptions));
   const json = file as Json;
   const lists = format === 'tupperbox' ? ['tuppers', 'groups'] : ['members', 'groups', 'switches'];
   for (const key of lists) {

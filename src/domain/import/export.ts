@@ -27,6 +27,8 @@ export interface ExportData {
   switches: Array<{ at: number; alterIds: number[] }>;
   /** PluralKit ids this system's alters and tags were imported from, for one PluralKit system. */
   pluralKit: { systemId: string | null; alterHids: ReadonlyMap<number, string>; tagHids: ReadonlyMap<number, string>; uuids: ReadonlyMap<string, string> };
+  /** Tag id → the tag it was nested under in the file it came from (Simply Plural groups); absent: top level. */
+  tagParents?: ReadonlyMap<number, number>;
   newUuid: () => string;
 }
 
@@ -231,7 +233,9 @@ export function buildExport(data: ExportData): { file: Record<string, unknown>; 
   }
   const ownTags: Record<string, ExtensionTag> = {};
   for (const tag of data.tags) {
-    ownTags[tagHids.get(tag.id) as string] = pickTagFields(tag);
+    const parent = data.tagParents?.get(tag.id);
+    const parentHid = parent === undefined ? undefined : tagHids.get(parent);
+    ownTags[tagHids.get(tag.id) as string] = { ...pickTagFields(tag), ...(parentHid === undefined ? {} : { parent: parentHid }) };
   }
   file[EXTENSION_KEY] = { version: EXTENSION_VERSION, system: ownSystem, alters: ownAlters, tags: ownTags, warnings };
   return { file, warnings };

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { Problem } from '../problems.js';
 import type { ImportFile } from './import-file.js';
-import type { ImportMode, ImportReport, ImportSourceKind } from './model.js';
+import type { ImportMode, ImportReadOptions, ImportReport, ImportSourceKind } from './model.js';
 import type { ImportPlan, ImportTarget } from './plan.js';
 
 /** What makes a repeated request the same one: its key, and a digest of the file and options. */
@@ -63,8 +63,10 @@ export interface ImportRequest {
 }
 
 /** SHA-256 of what makes two import requests the same: the body (by its digest) and the options. */
-export function importRequestHash(bodyDigest: string, options: ImportRequest['options']): string {
-  return createHash('sha256').update(JSON.stringify([options.mode, options.history, bodyDigest])).digest('hex');
+export function importRequestHash(bodyDigest: string, options: ImportRequest['options'], read: Partial<Omit<ImportReadOptions, 'now'>> = {}): string {
+  // Choices of how the file is read count only when not the default, so earlier keys keep their hash.
+  const reading = [read.customFronts === 'skip' ? 'customFronts=skip' : '', read.friendsArePublic === true ? 'friendsArePublic' : ''].filter(Boolean);
+  return createHash('sha256').update(JSON.stringify([options.mode, options.history, bodyDigest, ...reading])).digest('hex');
 }
 
 /** What an import answered: the report, and whether it is a replay of an earlier one. */

@@ -8,19 +8,22 @@ import { SYSTEM_FIELD_INPUTS, type SystemFieldValues } from '../system.js';
 import { TAG_FIELDS, type TagFieldValues } from '../tag.js';
 import type { ProxyTagPair } from './normalise.js';
 
-export const IMPORT_FORMATS = ['pluralkit', 'pluralkit-legacy', 'tupperbox'] as const;
+export const IMPORT_FORMATS = ['pluralkit', 'pluralkit-legacy', 'tupperbox', 'simplyplural'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
-export const IMPORT_SOURCES = ['pluralkit', 'tupperbox'] as const;
+export const IMPORT_SOURCES = ['pluralkit', 'tupperbox', 'simplyplural'] as const;
 export type ImportSourceKind = (typeof IMPORT_SOURCES)[number];
 export const IMPORT_MODES = ['merge', 'add', 'replace'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];
 
 /**
- * The largest import body over the API: a PluralKit file of 2,000 members and 10,000 switches is
- * about 2.4 MiB, one of 1,000 members (PluralKit's limit) and 100,000 switches (its cap) about
- * 7.6 MiB, and Discord attachments stop at 10 MiB. Larger files go through the command line.
+ * The largest import body over the API, for every format: a Simply Plural export with years of
+ * front history is 10-15 MiB (one of 2,000 members, 100 custom fields and 50,000 intervals is
+ * about 12 MiB), a PluralKit file of 1,000 members and 100,000 switches about 7.6 MiB. Reading and
+ * planning take time and memory linear in the file (bench/import.ts measures 12 and 32 MiB), in
+ * the import worker, whose heap limit leaves room for two files of this size. Larger files go
+ * through the command line.
  */
-export const MAX_IMPORT_BYTES = 8 * 1024 * 1024;
+export const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
 /** The command line's cap: an administrator's tool, for the largest histories. */
 export const MAX_CLI_IMPORT_BYTES = 64 * 1024 * 1024;
 /** PluralKit's own cap on switches in one file (since 2025-07). */
@@ -59,6 +62,9 @@ export const ImportReport = z
       .array(z.strictObject({ source: SourceKind, id: z.string(), name: z.string(), reason: z.string() }))
       .describe('Entities left out, by their id and name in the file.'),
     warnings: z.array(z.string()).describe('Fields dropped or clamped, grouped.'),
+    notImported: z
+      .record(z.string(), z.number().int())
+      .describe('What the file holds that was left out, by kind, with how many (empty when nothing was): for a Simply Plural file `comments`, `notes`, `boardMessages`, `polls`, `reminders`, `chatMessages`, `friends`, `customStatuses`, `customFronts` (with `customFronts=skip`), `avatarsOnSimplyPluralHost` (uploaded avatars, whose host is gone; nothing is fetched), `frontHistoryIntervals` (intervals left out of the front history, each reason in `warnings`), and `customFields` / `customFieldValues` (custom fields, not imported yet: this version has no profile fields).'),
   })
   .meta({ id: 'ImportReport' });
 export type ImportReport = z.infer<typeof ImportReport>;
@@ -98,6 +104,11 @@ export interface SourceTag extends Partial<TagFieldValues> {
   createdAt?: number | null;
   /** Ids of alters of the same file. */
   memberIds: string[];
+  /**
+   * The file id of the group this one was nested in (Simply Plural), or null: tags are flat here,
+   * the nesting is kept for our own export data once tags can hold it.
+   */
+  parentId?: string | null;
 }
 
 export interface SourceSwitch {
@@ -129,7 +140,58 @@ export interface ImportSource {
   switches: SourceSwitch[];
   skipped: SkippedEntity[];
   warnings: string[];
+  /** What the file holds that is left out, by kind (the report's `notImported`); absent: nothing. */
+  notImported?: Record<string, number>;
+  /**
+   * Custom profile fields the file defines (Simply Plural's custom fields) and each alter's values,
+   * for the apply step to write once the system can hold profile fields; until then the plan
+   * counts them in the report's `notImported`.
+   */
+  profileFields?: SourceProfileFields;
 }
+
+/** The kinds of a profile field (issue 30). */
+export const PROFILE_FIELD_KINDS = ['text', 'markdown', 'date', 'monthDay', 'color', 'link'] as const;
+export type ProfileFieldKind = (typeof PROFILE_FIELD_KINDS)[number];
+
+export interface SourceProfileField {
+  /** The field's id in the file (Simply Plural: the customFields `_id`, or the legacy key). */
+  id: string;
+  name: string;
+  kind: ProfileFieldKind;
+  /** The file's own kind when it had no counterpart (e.g. "sp:6 timestamp"), else null. */
+  sourceKind: string | null;
+  /** Position in the system's order, from 0. */
+  order: number;
+  /** Whether the values may be shown to others (false: the owner's alone). */
+  public: boolean;
+}
+
+export interface SourceProfileFieldValue {
+  /** A file alter id (SourceAlter.id). */
+  alterId: string;
+  /** A SourceProfileField id. */
+  fieldId: string;
+  /** The value in the field's kind (a date as YYYY-MM-DD, a month and day as --MM-DD, a colour as #RRGGBB), mentions rewritten to names. */
+  value: string;
+}
+
+export interface SourceProfileFields {
+  definitions: SourceProfileField[];
+  values: SourceProfileFieldValue[];
+}
+
+/** Choices that change how a file is read (Simply Plural's; other formats ignore them). */
+export interface ImportReadOptions {
+  /** Simply Plural custom fronts: imported as alters in a "Custom fronts" tag, or left out (their intervals leave gaps). */
+  customFronts: 'import' | 'skip';
+  /** Simply Plural documents friends could see become public (by default everything is private). */
+  friendsArePublic: boolean;
+  /** Epoch ms: front history after it (and a day) is out of range. */
+  now: number;
+}
+
+export const DEFAULT_CUSTOM_FRONTS = 'import';
 
 // ---------------------------------------------------------------------------------------------
 // Our namespaced key in exports
@@ -143,8 +205,12 @@ export const EXTENSION_VERSION = 1;
  */
 export const ExtensionAlter = z.strictObject(createShapeOf(ALTER_FIELD_ROWS));
 
-/** Every stored field of a tag, the same way: its name is a TagName, as the API's. */
-export const ExtensionTag = z.strictObject(createShapeOf(TAG_FIELDS));
+/**
+ * Every stored field of a tag, the same way: its name is a TagName, as the API's; and `parent`,
+ * the id in this file of the group it was nested under (tags are flat here; the nesting of a
+ * Simply Plural import is kept with the tag's import link, and comes back through this key).
+ */
+export const ExtensionTag = z.strictObject({ ...createShapeOf(TAG_FIELDS), parent: z.string().min(1).max(64).optional() });
 
 /** Every stored field of a system, by its API name, as its owner would send it. */
 export const ExtensionSystem = z.strictObject(SYSTEM_FIELD_INPUTS).partial();

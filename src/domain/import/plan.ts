@@ -76,8 +76,9 @@ export interface ImportPlan {
   /** Matched alters: only the columns that change (possibly none, when only links or tags do). */
   alterUpdates: Array<{ sourceId: string; uuid: string | null; alterId: number; values: Partial<AlterValues> }>;
   alterDeletes: number[];
-  tagCreates: Array<{ sourceId: string; uuid: string | null; values: TagValues; createdAt: number }>;
-  tagUpdates: Array<{ sourceId: string; uuid: string | null; tagId: number; values: Partial<TagValues> }>;
+  /** `parentId`: the file id of the group it was nested in (Simply Plural), kept with its import link. */
+  tagCreates: Array<{ sourceId: string; uuid: string | null; values: TagValues; createdAt: number; parentId: string | null }>;
+  tagUpdates: Array<{ sourceId: string; uuid: string | null; tagId: number; values: Partial<TagValues>; parentId: string | null }>;
   tagDeletes: number[];
   /**
    * File alter id → the file ids of its tags, to add (existing pairs are left). A map, not pairs: a
@@ -334,12 +335,13 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
         uuid: tag.uuid,
         values: { ...TAG_DEFAULTS, ...tagValues(tag, name), name },
         createdAt: tag.createdAt ?? options.now,
+        parentId: tag.parentId ?? null,
       });
       counts.tags.created++;
       continue;
     }
     const values = changed(current, tagValues(tag, name));
-    tagUpdates.push({ sourceId: tag.id, uuid: tag.uuid, tagId: current.id, values });
+    tagUpdates.push({ sourceId: tag.id, uuid: tag.uuid, tagId: current.id, values, parentId: tag.parentId ?? null });
     if (Object.keys(values).length > 0) counts.tags.updated++;
     else counts.tags.unchanged++;
   }
@@ -366,6 +368,17 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
   const system = mode === 'add' ? {} : systemChanges(source, target, notes);
   if (mode === 'add' && Object.keys(source.system).length > 0) notes.once('the system profile was left as it is (add mode imports alters and tags only)');
 
+  const notImported = { ...source.notImported };
+  const fields = source.profileFields;
+  if (fields && fields.definitions.length > 0) {
+    // Kept in the source model for the day systems hold profile fields; until then said plainly.
+    notImported.customFields = fields.definitions.length;
+    notImported.customFieldValues = fields.values.length;
+    notes.once(
+      `${plural(fields.definitions.length, 'custom field')} with ${plural(fields.values.length, 'value')} ${fields.definitions.length === 1 ? 'was' : 'were'} not imported: this version has no profile fields yet. Import the file again once it does; a merge re-import adds them and duplicates nothing`,
+    );
+  }
+
   const report: ImportReport = {
     format: source.format,
     mode,
@@ -375,6 +388,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     renames,
     skipped: source.skipped,
     warnings: [...source.warnings, ...notes.list()],
+    notImported,
   };
   return {
     report,

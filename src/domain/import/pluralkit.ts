@@ -269,7 +269,11 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
       memberIds: [...members],
     };
     const own = extensionPart(extension?.tags, id, ExtensionTag, notes, 'tag');
-    if (own) Object.assign(tagEntry, own);
+    if (own) {
+      const { parent, ...fields } = own;
+      Object.assign(tagEntry, fields);
+      if (parent !== undefined) tagEntry.parentId = parent;
+    }
     tags.push(tagEntry);
   }
   if (unknownMembers > 0) notes.once(`${plural(unknownMembers, 'group membership')} named members not in the file (or skipped) and ${unknownMembers === 1 ? 'was' : 'were'} left out`);

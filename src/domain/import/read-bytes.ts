@@ -2,8 +2,8 @@
 // in (the API, through the import worker; the command line; the bench) reads a file the same way.
 import { readImportFile } from './detect.js';
 import { decodeImportText, parseImportJson } from './json.js';
-import type { ImportSource } from './model.js';
+import type { ImportReadOptions, ImportSource } from './model.js';
 
-export function readImportBytes(bytes: Uint8Array): ImportSource {
-  return readImportFile(parseImportJson(decodeImportText(bytes)));
+export function readImportBytes(bytes: Uint8Array, options: Partial<ImportReadOptions> = {}): ImportSource {
+  return readImportFile(parseImportJson(decodeImportText(bytes)), options);
 }

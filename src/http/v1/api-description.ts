@@ -76,7 +76,7 @@ Validation reports every problem at once.
 | max-too-high | 400 | \`max\` above the page limit |
 | invalid-json | 400 | the body is not JSON |
 | unsupported-media-type | 415 | a body that is not \`application/json\` |
-| body-too-large | 413 | a body over 256 KiB (8 MiB for an import) |
+| body-too-large | 413 | a body over 256 KiB (32 MiB for an import) |
 | not-found | 404 | no such endpoint |
 | no-system | 404 | the user has never signed in, so has no system |
 | unknown-alter | 404 | no such alter in that system, or hidden from you (also an alter named in a body) |
@@ -245,10 +245,11 @@ alter's \`flags\`, the system's settings and which apps made a switch (\`clientI
 from you are left out of each switch: a switch of hidden alters only looks like a switch-out. \`isSelf\` on single reads says whether you are the owner.
 
 ## Import and export
-\`POST /system/import\` takes a PluralKit or Tupperbox export as the body (any JSON media type, read as
-UTF-8, up to 8 MiB) and answers \`{"data": ImportReport}\`: the format, per kind how many were
-created, updated, unchanged and deleted, \`renames\`, \`skipped\` (by id and name in the file) and
-\`warnings\`. \`dryRun=true\` previews with the same report and writes nothing; an applied import is
+\`POST /system/import\` takes a PluralKit, Tupperbox or Simply Plural export as the body (any JSON media
+type, read as UTF-8, up to 32 MiB) and answers \`{"data": ImportReport}\`: the format, per kind how many
+were created, updated, unchanged and deleted, \`renames\`, \`skipped\` (by id and name in the file),
+\`warnings\` and \`notImported\` (what the file holds that was left out, by kind). Simply Plural files
+take \`customFronts=import|skip\` and \`friendsArePublic=true|false\` (everything is private by default). \`dryRun=true\` previews with the same report and writes nothing; an applied import is
 one transaction. Modes \`merge\` (default), \`add\`, \`replace\`; front history with \`history=true\`.
 It needs both \`alters:write\` and \`system:write\`. Send an \`Idempotency-Key\` to make a retried
 import (a double-clicked Confirm) answer the first report instead of importing twice.

@@ -1,9 +1,21 @@
-// Pending import previews (one press runs, the owner only, expiry drops the file, a bounded total)
-// and the report's text within Discord's limits.
-import { afterEach, describe, expect, it } from 'vitest';
+// Pending import previews, kept in the shared bot store (each store the bot runs on: in memory,
+// SQLite, PostgreSQL, Redis): one press runs, in whichever process it lands (two sessions over two
+// connections stand for two processes), the owner only, sealed at rest, expiry drops the file, a
+// bounded total; and the report's text within Discord's limits.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type ImportReport } from '../../../src/bot/api-client.js';
 import { createImportSessions, type ImportSessions } from '../../../src/bot/imports/import-session.js';
 import { altersInFile, groupWarnings, importReportEmbed, listWithin } from '../../../src/bot/imports/import-report.js';
+import { openSharedStore, type SharedStore } from '../../../src/bot/processes/shared-store.js';
+import { createRedis } from '../../../src/config/redis.js';
+import { createStorageCrypto } from '../../../src/security/crypto.js';
+import { createTestDatabase, type TestDatabase } from '../../support/dialects.js';
+import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../../support/environment.js';
 
 const ALICE = '400000000000000001';
 const BOB = '400000000000000002';
@@ -23,97 +35,177 @@ const report = (overrides: Partial<ImportReport> = {}): ImportReport => ({
   renames: [],
   skipped: [],
   warnings: [],
+  notImported: {},
   ...overrides,
 });
 
-describe('import sessions', () => {
-  let now = 1_000_000;
-  let sessions: ImportSessions;
-  const open = (options: Parameters<typeof createImportSessions>[0] = {}) => (sessions = createImportSessions({ ttlMs: 60_000, now: () => now, ...options }));
-  afterEach(() => sessions.stop());
+const dir = mkdtempSync(join(tmpdir(), 'switchboard-imports-'));
+const postgres: TestDatabase | undefined = process.env.TEST_DATABASE_URL ? await createTestDatabase('postgres') : undefined;
+// Redis: a database of its own, emptied of the bot's keys first.
+const REDIS_STORE = `${TEST_REDIS_URL.replace(/\/\d*$/, '')}/10`;
+const STORES: Array<[string, string]> = [
+  ['memory', 'sqlite://'],
+  ['SQLite', `sqlite://${join(dir, 'links.sqlite')}`],
+  ...(postgres ? [['PostgreSQL', `${postgres.url}&schema=${/search_path=(\w+)/.exec(decodeURIComponent(postgres.url))?.[1] ?? ''}`] as [string, string]] : []),
+  ...(REDIS_AVAILABLE ? [['Redis', REDIS_STORE] as [string, string]] : []),
+];
+const sealer = createStorageCrypto(randomBytes(32));
 
-  it('lets the owner claim once; a second press sees it running, then done with the report', () => {
-    open();
-    const { id } = sessions.open(ALICE, file(), choice);
-    const first = sessions.claim(id, ALICE);
-    expect(first).toMatchObject({ status: 'claimed', choice });
-    expect(sessions.claim(id, ALICE)).toEqual({ status: 'running' });
-    sessions.complete(id, report());
-    expect(sessions.claim(id, ALICE)).toEqual({ status: 'done', report: report() });
-    expect(sessions.waitingBytes()).toBe(0);
+afterAll(async () => {
+  await postgres?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each(STORES)('import sessions (%s)', (name, url) => {
+  let now = 1_000_000;
+  let store: SharedStore;
+  /** Another process's connection (the memory store is one process's: the same one). */
+  let other: SharedStore;
+  let sessions: ImportSessions;
+  let elsewhere: ImportSessions;
+  const open = (options: Omit<Parameters<typeof createImportSessions>[0], 'store' | 'sealer'> = {}) => {
+    sessions = createImportSessions({ store, sealer, ttlMs: 60_000, now: () => now, ...options });
+    elsewhere = createImportSessions({ store: other, sealer, ttlMs: 60_000, now: () => now, ...options });
+    return sessions;
+  };
+
+  beforeAll(async () => {
+    if (url.startsWith('redis')) {
+      const redis = await createRedis(url, {});
+      const keys = await redis.keys('switchboard-bot*');
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    }
+    store = await openSharedStore(url);
+    other = name === 'memory' ? store : await openSharedStore(url);
+  });
+  afterAll(async () => {
+    await store?.close();
+    if (other !== store) await other?.close();
+  });
+  afterEach(() => {
+    sessions.stop();
+    elsewhere.stop();
   });
 
-  it('gives each preview its own random key, kept across a retry', () => {
+  it('lets the owner claim once, in either process; a second press sees it running, then done with the report', async () => {
     open();
-    const a = sessions.open(ALICE, file(), choice);
-    const b = sessions.open(BOB, file(), choice);
-    const first = sessions.claim(a.id, ALICE);
-    const other = sessions.claim(b.id, BOB);
-    if (first.status !== 'claimed' || other.status !== 'claimed') throw new Error('not claimed');
-    expect(first.idempotencyKey).not.toBe(other.idempotencyKey);
+    const { id } = await sessions.open(ALICE, file(), choice);
+    const first = await elsewhere.claim(id, ALICE);
+    expect(first).toMatchObject({ status: 'claimed', choice, file: file() });
+    expect(await sessions.claim(id, ALICE)).toEqual({ status: 'running' });
+    if (first.status !== 'claimed') throw new Error('not claimed');
+    await elsewhere.complete(id, first.attempt, report());
+    expect(await sessions.claim(id, ALICE)).toEqual({ status: 'done', report: report() });
+    expect(await elsewhere.cancel(id, ALICE)).toEqual({ status: 'done', report: report() });
+  });
+
+  it('lets one of many presses at once, in two processes, run the import', async () => {
+    open();
+    const { id } = await sessions.open(ALICE, file(), choice);
+    const claims = await Promise.all(Array.from({ length: 8 }, (_, n) => (n % 2 === 0 ? sessions : elsewhere).claim(id, ALICE)));
+    expect(claims.filter((claim) => claim.status === 'claimed')).toHaveLength(1);
+    expect(claims.filter((claim) => claim.status === 'running')).toHaveLength(7);
+  });
+
+  it('keeps the file sealed and gzipped: the store holds neither the file nor who sent it', async () => {
+    open();
+    const text = `{"members":[{"name":"secret-name-${'x'.repeat(4000)}"}],"switches":[]}`;
+    const { id } = await sessions.open(ALICE, file(text), choice);
+    const stored = await store.get(`import-preview:${id}`);
+    expect(stored).toBeDefined();
+    expect(stored).not.toContain('secret-name');
+    expect(stored).not.toContain(ALICE);
+    expect(String(stored).length).toBeLessThan(text.length / 2);
+    // Another key cannot read it: the preview is expired to a bot with another BOT_STORE_KEY.
+    const stranger = createImportSessions({ store: other, sealer: createStorageCrypto(randomBytes(32)), now: () => now });
+    expect(await stranger.claim(id, ALICE)).toEqual({ status: 'expired' });
+    const claimed = await elsewhere.claim(id, ALICE);
+    expect(claimed).toMatchObject({ status: 'claimed', file: file(text) });
+  });
+
+  it('gives each preview its own random key, kept across a retry in another process', async () => {
+    open();
+    const a = await sessions.open(ALICE, file(), choice);
+    const b = await sessions.open(BOB, file(), choice);
+    const first = await sessions.claim(a.id, ALICE);
+    const second = await sessions.claim(b.id, BOB);
+    if (first.status !== 'claimed' || second.status !== 'claimed') throw new Error('not claimed');
+    expect(first.idempotencyKey).not.toBe(second.idempotencyKey);
     expect(first.idempotencyKey.length).toBeGreaterThanOrEqual(32);
-    sessions.fail(a.id, true);
-    const again = sessions.claim(a.id, ALICE);
+    await sessions.fail(a.id, first.attempt, true);
+    const again = await elsewhere.claim(a.id, ALICE);
     expect(again).toMatchObject({ status: 'claimed', idempotencyKey: first.idempotencyKey });
   });
 
-  it('refuses another user, for Confirm and Cancel', () => {
+  it('refuses another user, for Confirm and Cancel', async () => {
     open();
-    const { id } = sessions.open(ALICE, file(), choice);
-    expect(sessions.claim(id, BOB)).toEqual({ status: 'not-yours' });
-    expect(sessions.cancel(id, BOB)).toEqual({ status: 'not-yours' });
-    expect(sessions.claim(id, ALICE).status).toBe('claimed');
+    const { id } = await sessions.open(ALICE, file(), choice);
+    expect(await elsewhere.claim(id, BOB)).toEqual({ status: 'not-yours' });
+    expect(await elsewhere.cancel(id, BOB)).toEqual({ status: 'not-yours' });
+    expect((await elsewhere.claim(id, ALICE)).status).toBe('claimed');
   });
 
-  it('drops a cancelled preview and a refused import', () => {
+  it('drops a cancelled preview and a refused import; a running import cannot be cancelled', async () => {
     open();
-    const { id } = sessions.open(ALICE, file(), choice);
-    expect(sessions.cancel(id, ALICE)).toEqual({ status: 'cancelled' });
-    expect(sessions.claim(id, ALICE)).toEqual({ status: 'expired' });
-    const second = sessions.open(ALICE, file(), choice);
-    sessions.claim(second.id, ALICE);
-    sessions.fail(second.id, false);
-    expect(sessions.claim(second.id, ALICE)).toEqual({ status: 'expired' });
+    const { id } = await sessions.open(ALICE, file(), choice);
+    expect(await elsewhere.cancel(id, ALICE)).toEqual({ status: 'cancelled' });
+    expect(await sessions.claim(id, ALICE)).toEqual({ status: 'expired' });
+    const second = await sessions.open(ALICE, file(), choice);
+    const claimed = await sessions.claim(second.id, ALICE);
+    if (claimed.status !== 'claimed') throw new Error('not claimed');
+    expect(await elsewhere.cancel(second.id, ALICE)).toEqual({ status: 'running' });
+    await sessions.fail(second.id, claimed.attempt, false);
+    expect(await elsewhere.claim(second.id, ALICE)).toEqual({ status: 'expired' });
   });
 
-  it('expires a preview and its file, but not an import still running', () => {
+  it('expires a preview and its file, but not an import still running', async () => {
     open();
-    const waiting = sessions.open(ALICE, file(), choice);
-    const running = sessions.open(BOB, file(), choice);
-    sessions.claim(running.id, BOB);
+    const waiting = await sessions.open(ALICE, file(), choice);
+    const running = await sessions.open(BOB, file(), choice);
+    const claimed = await sessions.claim(running.id, BOB);
+    if (claimed.status !== 'claimed') throw new Error('not claimed');
     now += 60_001;
-    expect(sessions.claim(waiting.id, ALICE)).toEqual({ status: 'expired' });
-    expect(sessions.claim(running.id, BOB)).toEqual({ status: 'running' });
-    sessions.complete(running.id, report());
-    expect(sessions.claim(running.id, BOB)).toEqual({ status: 'done', report: report() });
+    expect(await elsewhere.claim(waiting.id, ALICE)).toEqual({ status: 'expired' });
+    expect(await elsewhere.claim(running.id, BOB)).toEqual({ status: 'running' });
+    await sessions.complete(running.id, claimed.attempt, report());
+    expect(await elsewhere.claim(running.id, BOB)).toEqual({ status: 'done', report: report() });
     // Not forever: a press long after shows the preview expired, and nothing is kept.
     now += 10 * 60_000;
-    expect(sessions.claim(running.id, BOB)).toEqual({ status: 'expired' });
-  });
-
-  it('lets go of an import whose press never finished (the entry cannot stay running forever)', () => {
-    open();
-    const { id } = sessions.open(ALICE, file(), choice);
-    sessions.claim(id, ALICE);
-    now += 60 * 60_000;
-    expect(sessions.claim(id, ALICE)).toEqual({ status: 'expired' });
+    expect(await elsewhere.claim(running.id, BOB)).toEqual({ status: 'expired' });
     expect(sessions.waitingBytes()).toBe(0);
   });
 
-  it('keeps one waiting preview per user: a new /import replaces the old one', () => {
-    open();
-    const old = sessions.open(ALICE, file(), choice);
-    sessions.open(ALICE, file(), choice);
-    expect(sessions.claim(old.id, ALICE)).toEqual({ status: 'expired' });
-    expect(sessions.waitingBytes()).toBe(file().length);
+  it('lets go of an import whose process died while it ran: the next press retries with the same key', async () => {
+    open({ runningMs: 300 });
+    const { id } = await sessions.open(ALICE, file(), choice);
+    const first = await sessions.claim(id, ALICE);
+    if (first.status !== 'claimed') throw new Error('not claimed');
+    // (The process dies: it neither completes nor fails.)
+    expect(await elsewhere.claim(id, ALICE)).toEqual({ status: 'running' });
+    await sleep(400);
+    expect(await elsewhere.claim(id, ALICE)).toMatchObject({ status: 'claimed', idempotencyKey: first.idempotencyKey });
   });
 
-  it('bounds the bytes waiting in memory', () => {
-    open({ maxWaitingBytes: 100 });
-    sessions.open(ALICE, Buffer.alloc(60), choice);
-    expect(() => sessions.open(BOB, Buffer.alloc(60), choice)).toThrow(ApiError);
+  it('keeps one waiting preview per user: a new /import, in any process, replaces the old one', async () => {
+    open();
+    const old = await sessions.open(ALICE, file(), choice);
+    await elsewhere.open(ALICE, file(), choice);
+    expect(await sessions.claim(old.id, ALICE)).toEqual({ status: 'expired' });
+  });
+
+  it("bounds the bytes this process's previews hold in the store, until they are confirmed (anywhere) or expire", async () => {
+    open({ maxWaitingBytes: 2000 });
+    const noise = () => randomBytes(900);
+    const first = await sessions.open(ALICE, noise(), choice);
+    await expect(sessions.open(BOB, noise(), choice)).rejects.toThrow(ApiError);
+    const claimed = await elsewhere.claim(first.id, ALICE);
+    if (claimed.status !== 'claimed') throw new Error('not claimed');
+    await elsewhere.complete(first.id, claimed.attempt, report());
+    await expect(sessions.open(BOB, noise(), choice)).resolves.toMatchObject({ id: expect.any(String) });
+    await expect(sessions.open(ALICE, noise(), choice)).rejects.toThrow(ApiError);
     now += 60_001;
-    expect(() => sessions.open(BOB, Buffer.alloc(60), choice)).not.toThrow();
+    await expect(sessions.open(ALICE, noise(), choice)).resolves.toMatchObject({ id: expect.any(String) });
   });
 });
 

@@ -34,6 +34,11 @@ describe('describeOperations (the message text)', () => {
     ['deletes, the profile and tags', [event('alter.deleted', { alterId: 9 }), event('system.updated', {}), event('tag.created', {}), event('tag.deleted', {})], ['**PluralTracker** deleted 1 alter · edited your system profile · created 1 tag · deleted 1 tag.']],
     ['one line per app, in the order they acted', [event('alter.deleted', { alterId: 1 }, actor('b', null)), event('switch.created', { alterIds: [1] })], ['**b** deleted 1 alter.', '**PluralTracker** switched the front to **Ash**.']],
     ['proxied messages and the service’s own changes: nothing', [event('message.proxied', {}), event('alter.created', { alter: alter(1, 'Ash') }, actor(null))], []],
+    [
+      'past switches edited (each counted once) and deleted',
+      [event('switch.updated', { switchId: 4, alterIds: [1] }), event('switch.updated', { switchId: 4, alterIds: [2] }), event('switch.updated', { switchId: 5, alterIds: [] }), event('switch.deleted', { switchId: 6 })],
+      ['**PluralTracker** edited 2 switches in your front history · deleted 1 switch from your front history.'],
+    ],
     ['markdown in names is escaped', [event('alter.created', { alter: alter(1, '*bold*') }, actor('x', 'App_Name'))], ['**App\\_Name** created **\\*bold\\***.']],
   ])('%s', (_name, events, lines) => {
     expect(describeOperations(events, names)).toEqual(lines);

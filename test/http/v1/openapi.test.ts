@@ -854,8 +854,8 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
-    // The import takes files up to 8 MiB.
-    const oversizedFile = JSON.stringify({ tuppers: [], pad: 'x'.repeat(8 * 1024 * 1024) });
+    // The import takes files up to 32 MiB.
+    const oversizedFile = JSON.stringify({ tuppers: [], pad: 'x'.repeat(32 * 1024 * 1024) });
     for (const { method, path } of writes) {
       const token = path.startsWith('/v1/events/') ? eventsToken : path.startsWith('/v1/guilds/') ? guildsToken : owner.token;
       const tooLarge = await call(method, path, params, { token, raw: path.endsWith('/system/import') ? oversizedFile : oversized, headers: json });

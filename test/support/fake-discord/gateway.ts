@@ -4,6 +4,10 @@
 // (none is [0, 1]), a guild's events go only to shard `(guild_id >> 22) % count`, direct messages
 // only to shard 0, each shard resumes its own session, and identifies of one `max_concurrency`
 // bucket (`id % max_concurrency`) closer together than the window are counted as violations.
+// Sessions as Discord keeps them: a close with 1000 or 1001 ends a session; any other close (or a
+// dropped connection) leaves it resumable for the resume window, and the events of its shard keep
+// being kept for it meanwhile, even after another session identified on the shard; a RESUME of an
+// unknown, ended or expired session is answered with an invalid session (op 9, d: false).
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Intent } from './constants.js';
@@ -26,9 +30,12 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
   const bucketIdentifiedAt = new Map<number, number>();
   const identifyViolations: Array<{ shard: number; bucket: number; sinceLastMs: number }> = [];
   let resumes = 0;
+  const refusedResumes: FakeDiscord['refusedResumes'] = [];
   let resumesAtLastDisconnect = 0;
   const readyListeners = new Set<() => void>();
   const resumeListeners = new Set<() => void>();
+  /** Called once, after the next IDENTIFY was answered (READY and the guilds sent). */
+  const nextIdentify: Array<() => void> = [];
 
   const gatewayUrl = (): string => `ws://127.0.0.1:${state.port}/gateway`;
 
@@ -64,10 +71,28 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
    * always). The data is built (or copied) now, so later changes to the fake's state do not leak
    * into a buffered event. */
   const dispatchIf = (intent: number, t: string, d: Json | ((intents: number) => Json)): void => {
-    const session = sessionFor(guildOf(intent, typeof d === 'function' ? undefined : d));
-    if (!session || (intent !== 0 && (session.intents & intent) === 0)) return;
-    dispatchTo(session, t, typeof d === 'function' ? d(session.intents) : structuredClone(d));
+    const guildId = guildOf(intent, typeof d === 'function' ? undefined : d);
+    const live = sessionFor(guildId);
+    if (!live) return;
+    // Discord keeps a disconnected session's events for its RESUME even when another session of
+    // the shard is live (both get them).
+    const shardId = live.shard[0];
+    const resumable = [...sessions.values()].filter(
+      (session) => session !== live && session.shard[0] === shardId && session.shard[1] === shardCount && !expired(session),
+    );
+    for (const session of [live, ...resumable]) {
+      if (intent !== 0 && (session.intents & intent) === 0) continue;
+      dispatchTo(session, t, typeof d === 'function' ? d(session.intents) : structuredClone(d));
+    }
   };
+
+  /** A disconnected session past the resume window: forgotten (its kept events with it). */
+  function expired(session: GatewaySession): boolean {
+    if (session.disconnectedAt === undefined || Date.now() - session.disconnectedAt <= state.resumeWindowMs) return false;
+    sessions.delete(session.id);
+    if (liveSessions.get(session.shard[0]) === session) liveSessions.delete(session.shard[0]);
+    return true;
+  }
 
   const onIdentify = (socket: WebSocket, d: Json, identified: { session?: GatewaySession }): void => {
     identifies.push(d);
@@ -121,25 +146,37 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
       _trace: ['["fake-discord",{}]'],
     });
     for (const id of guilds) dispatchTo(session, 'GUILD_CREATE', structuredClone(describeGuild(id, session.intents)));
+    for (const listener of nextIdentify.splice(0)) listener();
     for (const listener of [...readyListeners]) listener();
   };
 
   const onResume = (socket: WebSocket, d: Json, identified: { session?: GatewaySession }): void => {
-    const session = typeof d.session_id === 'string' ? sessions.get(d.session_id) : undefined;
-    if (d.token !== botToken || !session) {
+    const known = typeof d.session_id === 'string' ? sessions.get(d.session_id) : undefined;
+    const session = known && !expired(known) ? known : undefined;
+    const refuse = (reason: FakeDiscord['refusedResumes'][number]['reason']): void => {
+      refusedResumes.push({ shard: known?.shard[0], reason });
       send(socket, { op: 9, d: false, s: null, t: null });
-      return;
-    }
+    };
+    if (d.token !== botToken) return refuse('token');
+    if (!session) return refuse(known ? 'expired' : 'unknown');
     if (session.shard[1] !== shardCount) {
       // Its shard count is gone: Discord ends such sessions (the client identifies anew).
-      send(socket, { op: 9, d: false, s: null, t: null });
-      return;
+      return refuse('shard count');
     }
+    // A session is resumed on one connection: one still open is closed (as a reconnect).
+    if (session.socket && session.socket !== socket) session.socket.close(4000, 'Resumed elsewhere.');
     session.socket = socket;
+    session.disconnectedAt = undefined;
     identified.session = session;
-    liveSessions.set(session.shard[0], session);
+    // The shard's live session is the newest one connected; a session resumed beside it does not
+    // take its place.
+    if (!liveSessions.get(session.shard[0])?.socket) liveSessions.set(session.shard[0], session);
     const seenSeq = typeof d.seq === 'number' ? d.seq : 0;
-    for (const event of session.sent) if (event.s > seenSeq) send(socket, { op: 0, ...event });
+    for (const event of session.sent) {
+      if (event.s <= seenSeq) continue;
+      if (event.t === 'MESSAGE_CREATE') deliveredMessages.push(String((event.d as Json).id));
+      send(socket, { op: 0, ...event });
+    }
     dispatchTo(session, 'RESUMED', null);
     resumes += 1;
     for (const listener of [...resumeListeners]) listener();
@@ -180,6 +217,7 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
       const session = identified.session;
       if (!session || session.socket !== socket) return;
       session.socket = undefined;
+      session.disconnectedAt = Date.now();
       // A normal close ends the session on Discord; other codes leave it resumable.
       if (code === 1000 || code === 1001) {
         sessions.delete(session.id);
@@ -228,12 +266,14 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
     wss.close();
   };
 
-  const api: Pick<FakeDiscord, 'identifies' | 'identifyViolations' | 'deliveredMessages' | 'shardOf' | 'resumeCount' | 'waitForReady' | 'disconnectGateway' | 'waitForResume' | 'dispatchEvent'> = {
+  const api: Pick<FakeDiscord, 'identifies' | 'identifyViolations' | 'deliveredMessages' | 'shardOf' | 'resumeCount' | 'refusedResumes' | 'afterNextIdentify' | 'waitForReady' | 'disconnectGateway' | 'waitForResume' | 'dispatchEvent'> = {
     identifies,
     identifyViolations,
     deliveredMessages: () => [...deliveredMessages],
     shardOf: (guildId, count = shardCount) => Number((BigInt(guildId) >> 22n) % BigInt(count)),
     resumeCount: () => resumes,
+    afterNextIdentify: (listener) => void nextIdentify.push(listener),
+    refusedResumes,
 
     waitForReady(timeoutMs = 10_000) {
       if (allShardsLive()) return Promise.resolve();
@@ -251,6 +291,7 @@ export function createGateway(state: FakeState, describeGuild: (guildId: string,
       const socket = session?.socket;
       if (!session || !socket) throw new Error('fake Discord: no live gateway session to disconnect');
       session.socket = undefined;
+      session.disconnectedAt = Date.now();
       resumesAtLastDisconnect = resumes;
       socket.close(code, 'fake Discord: disconnected by the test');
     },

@@ -28,6 +28,8 @@ export interface FakeDiscordOptions {
   maxConcurrency?: number;
   /** One identify per max_concurrency bucket per this window (Discord: 5 s). */
   identifyWindowMs?: number;
+  /** How long a disconnected session can be resumed (Discord does not say; a few minutes). */
+  resumeWindowMs?: number;
 }
 
 export function createState(options: FakeDiscordOptions = {}) {
@@ -97,6 +99,7 @@ export function createState(options: FakeDiscordOptions = {}) {
     recommendedShards: options.shards ?? 1,
     maxConcurrency: options.maxConcurrency ?? 1,
     identifyWindowMs: options.identifyWindowMs ?? 5000,
+    resumeWindowMs: options.resumeWindowMs ?? 5 * 60_000,
     /** The default text channel, #general. */
     channelId: '300000000000000003',
     channelName: 'general',

@@ -342,6 +342,10 @@ export interface FakeDiscord {
   /** Another guild the bot is in (bare: no channels), with an id on `shard` of `count`; its id. */
   addGuild(input: { name: string; shard: number; count: number }): string;
   resumeCount(): number;
+  /** Calls `listener` right after the next IDENTIFY is answered (before the client can act on it). */
+  afterNextIdentify(listener: () => void): void;
+  /** RESUMEs answered with an invalid session (unknown, ended or expired), and why. */
+  refusedResumes: Array<{ shard: number | undefined; reason: 'unknown' | 'expired' | 'shard count' | 'token' }>;
   /** Resolves once every shard of the current shard count has a connected session. */
   waitForReady(timeoutMs?: number): Promise<void>;
   /** Drops the connection of the session `guildId`'s events go to (default: the fake's guild). */
@@ -475,6 +479,8 @@ export interface GatewaySession {
   sent: { s: number; t: string; d: unknown }[];
   /** [shard id, shard count] from the IDENTIFY ([0, 1] without one). */
   shard: [number, number];
+  /** When its socket went away (undefined: connected); past the resume window it cannot be resumed. */
+  disconnectedAt?: number;
 }
 
 export interface InteractionState {

@@ -330,9 +330,49 @@ export const tupperboxFile = fc.record(
   },
   { requiredKeys: ['tuppers'] },
 );
+const spId = fc.oneof(w(4, fc.constantFrom('64a0000000000000000000a1', '64a0000000000000000000b2', 'abcde', 'cf1', 'g1')), w(1, edgeString), w(1, fc.nat()));
+const spTime = fc.oneof(w(3, fc.integer({ min: 1_500_000_000_000, max: 1_800_000_000_000 })), w(1, fc.constant(null)), w(1, looseText));
+/** A Simply Plural export: members, custom fronts, groups (parents may loop), front history, custom fields. */
+export const simplyPluralFile = fc.record(
+  {
+    users: fc.array(fc.record({ _id: spId, uid: spId, username: looseText, desc: looseText, color: looseText }, { requiredKeys: [] }), { maxLength: 1 }),
+    members: fc.array(
+      fc.record(
+        {
+          _id: spId,
+          uid: fc.constant('uid'),
+          name: looseText,
+          desc: looseText,
+          color: fc.oneof(fc.constantFrom('#FF2E8B57', '9b59b6', ''), looseText),
+          avatarUuid: looseText,
+          avatarUrl: looseText,
+          buckets: fc.array(spId, { maxLength: 2 }),
+          info: fc.dictionary(fc.constantFrom('f1', 'f2', 'gone'), looseText, { maxKeys: 3 }),
+        },
+        { requiredKeys: ['_id', 'uid'] },
+      ),
+      { maxLength: 4 },
+    ),
+    frontStatuses: fc.array(fc.record({ _id: spId, name: looseText }, { requiredKeys: [] }), { maxLength: 2 }),
+    groups: fc.array(
+      fc.record({ _id: spId, name: looseText, emoji: looseText, parent: spId, members: fc.array(spId, { maxLength: 3 }) }, { requiredKeys: [] }),
+      { maxLength: 3 },
+    ),
+    frontHistory: fc.array(
+      fc.record({ _id: spId, member: spId, live: fc.boolean(), custom: fc.boolean(), startTime: spTime, endTime: spTime }, { requiredKeys: [] }),
+      { maxLength: 6 },
+    ),
+    customFields: fc.array(
+      fc.record({ _id: fc.constantFrom('f1', 'f2'), name: looseText, type: fc.oneof(fc.nat({ max: 9 }), looseText), order: looseText }, { requiredKeys: [] }),
+      { maxLength: 3 },
+    ),
+    tokens: fc.constant([{ _id: 't', uid: 'uid', token: 'secret', permission: 1 }]),
+  },
+  { requiredKeys: ['members'] },
+);
 /** Account ids as bare integers above 2^53 in the text, as real exports have them. */
 export const importFileText = (file: Record<string, unknown>) => JSON.stringify(file).replace(/"BIG(\d+)BIG"/g, '$1');
-export const importFile = fc.oneof(pluralKitFile, tupperboxFile) as fc.Arbitrary<Record<string, unknown>>;
+export const importFile = fc.oneof(pluralKitFile, tupperboxFile, simplyPluralFile) as fc.Arbitrary<Record<string, unknown>>;
 
 /** Engine state changes: aimed at the latch entry with its revision (most apply, or not: a latch never moves back). */
 export function validState(fixtures: Fixtures): fc.Arbitrary<Record<string, unknown>> {

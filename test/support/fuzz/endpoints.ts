@@ -316,7 +316,7 @@ export function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
     {
       // No replace mode here (import-export.test.ts covers it): it would delete the fixtures later cases use.
       name: 'importSystem', method: 'POST', success: 200, schema: z.strictObject({ data: ImportReport }),
-      path: user.map(at('/system/import')), query: { mode: ['merge', 'add', 'Merge', '', 'overwrite'], dryRun: ['true', 'false', '1'], history: ['true', 'false', 'yes'] },
+      path: user.map(at('/system/import')), query: { mode: ['merge', 'add', 'Merge', '', 'overwrite'], dryRun: ['true', 'false', '1'], history: ['true', 'false', 'yes'], customFronts: ['import', 'skip', 'maybe'], friendsArePublic: ['true', 'false', 'yes'] },
       body: fc.oneof(w(3, importFile.map(importFileText)), w(3, jsonBody(IMPORT_FIELDS, importFile))),
       clean: {
         path: own.map(at('/system/import')),

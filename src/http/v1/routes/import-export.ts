@@ -35,7 +35,12 @@ export const ImportQuery = z.strictObject({
     .default('merge')
     .describe('merge (default): update the alters and tags the file matches (by an earlier import of the same entity, else by name), create the rest. add: create everything, renaming taken names. replace: as merge, then delete the alters and tags the file does not have (and, with history, the switches whose time is not in it).'),
   dryRun: flag('true: answer the report without writing anything (a preview).'),
-  history: flag('true: also import the front history (PluralKit switches), skipping times the system already has.'),
+  history: flag('true: also import the front history (PluralKit switches, Simply Plural front history turned into switches), skipping times the system already has.'),
+  customFronts: z
+    .enum(['import', 'skip'], { error: 'must be import or skip' })
+    .default('import')
+    .describe('Simply Plural only. import (default): custom fronts ("Blurry", "Asleep") become alters in a tag named "Custom fronts", so the front history stays whole (they count towards the alter limit). skip: they are left out, and their front history leaves gaps.'),
+  friendsArePublic: flag('Simply Plural only. true: members, custom fronts, groups and fields friends could see in Simply Plural become public here. false (default): everything is imported private.'),
 });
 
 const ImportHeaders = z.looseObject({
@@ -48,7 +53,7 @@ const ImportHeaders = z.looseObject({
 
 const ImportBody = z
   .unknown()
-  .describe(`The export file as it is: a PluralKit export (\`pk;export\`, version 2 or older) or a Tupperbox export (\`tul!export\`). Sent as JSON (any JSON media type; read as UTF-8 whatever the charset says, a byte-order mark is ignored), at most ${MIB} MiB. Integers too large for a double (Discord ids in \`accounts\`) are read exactly, and accounts are never linked from a file.`);
+  .describe(`The export file as it is: a PluralKit export (\`pk;export\`, version 2 or older), a Tupperbox export (\`tul!export\`) or a Simply Plural export (\`export.json\`). Sent as JSON (any JSON media type; read as UTF-8 whatever the charset says, a byte-order mark is ignored), at most ${MIB} MiB. Integers too large for a double (Discord ids in \`accounts\`) are read exactly, and accounts are never linked from a file.`);
 
 /** JSON media types: application/json, text/json, application/<anything>+json, with any parameters. */
 const JSON_MEDIA_TYPE = /^\s*(?:application|text)\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
@@ -99,7 +104,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
         config: { scope: ['alters:write', 'system:write'], writes: true },
         schema: {
           tags: ['Import and export'],
-          summary: 'Import a PluralKit or Tupperbox export',
+          summary: 'Import a PluralKit, Tupperbox or Simply Plural export',
           description: [
             'Reads the file, plans the import against your system and, unless `dryRun=true`, applies it in one transaction: all of it or nothing. A preview and an applied import answer the same report.',
             '',
@@ -108,6 +113,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
             '- **Re-importing** the same file creates nothing new: alters and tags match, switches are skipped by their exact time, message counts only grow.',
             '- **Mapping**: PluralKit privacy maps to the privacy bits, groups to tags, per-member keep_proxy to the system flag when all members agree. Birthdays, `tts`, `autoproxy_enabled`, colours of systems, `config` other than the latch timeout, Tupperbox group tags and differing per-tupper tags are not imported (a warning says so). `accounts` and `webhook_url` are never read. A file we exported carries our own fields under `switchboard` and imports losslessly.',
             '- **Switches** are recorded as made by the calling client.',
+            '- **Simply Plural** (`export.json` from its export email, including the flat-array files of mid-2022, whose documents are told apart by shape with a warning): members become alters; custom fronts alters in a tag named "Custom fronts" (`customFronts=skip` leaves them out); groups tags (nesting flattened, the emoji put before the display name, loops broken with a warning); front history (with `history=true`) switches, each interval rule (open, overlapping, swapped or missing ends, times as text, deleted members) counted in `warnings`. Avatars: external https links kept, uploads to Simply Plural\'s own host (gone) dropped and counted, nothing fetched. Everything is private unless `friendsArePublic=true`. Comments, notes, board messages, polls, reminders, chat and friends are not imported and are counted in `notImported`, as custom fields are for now (no profile fields yet). API tokens, push tokens, IP addresses and friends\' ids in the file are never read, stored or logged. A file without a usable member is refused (422 `invalid-import`, naming why).',
           ].join('\n'),
           security: security('alters:write', 'system:write'),
           params: UserParams,
@@ -119,10 +125,11 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       },
       async (request, reply) => {
         const { viewer, system } = targetOf(request);
-        const file = await importThread().read(request.body as Buffer);
+        const read = { customFronts: request.query.customFronts, friendsArePublic: request.query.friendsArePublic };
+        const file = await importThread().read(request.body as Buffer, read);
         const options = { mode: request.query.mode, dryRun: request.query.dryRun, history: request.query.history };
         const key = request.headers['idempotency-key'];
-        const idempotency = key === undefined || options.dryRun ? undefined : { key, requestHash: importRequestHash(bodyDigests.get(request) ?? '', options) };
+        const idempotency = key === undefined || options.dryRun ? undefined : { key, requestHash: importRequestHash(bodyDigests.get(request) ?? '', options, read) };
         let outcome;
         try {
           outcome = await importSystem(importStore(db, system.id), { file, options, clientId: viewer.clientId, idempotency, now: Date.now() });
