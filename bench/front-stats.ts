@@ -1,16 +1,19 @@
 // Front statistics at scale (issue 27): one system with 100,000 switches over a year (1 to 3 of 20
 // alters each; 10,000 with --quick), statistics of random periods within that year (and the whole
-// year, the worst case) read as GET /front/stats reads them: the switches of the period and the one
-// before (`switchesForStats`), then `frontStats`. Target: p99 under 50 ms on both databases. The
-// baseline, in the same run: the year's switch rows read plainly, one row each, nothing computed.
+// year, the worst case) read as GET /front/stats reads them: `frontStatsOf`, whole days from the
+// per-day summary and the edge days from the switches. Target: p99 under 50 ms on both databases.
+// Baselines, in the same run: the year's switch rows read plainly (one row each, nothing computed),
+// and the same periods read as before the summary (every switch of the period folded by
+// `frontStats`), whose answers each summary answer must equal.
 //
 // Run alone: node --import tsx bench/front-stats.ts [--quick] [--postgres]
 // (--postgres uses BENCH_DATABASE_URL or TEST_DATABASE_URL). bench/run.ts runs it as group
 // `front-stats` (rows 11c, 11d).
 import { pathToFileURL } from 'node:url';
 import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
-import { switchesForStats } from '../src/db/repositories/switches.js';
+import { frontStatsOf, settleFrontDays, switchesForStats } from '../src/db/repositories/front-days.js';
 import { frontStats } from '../src/domain/front-stats.js';
+import { recordSwitch } from '../src/db/repositories/switches.js';
 import { usernameKey } from '../src/domain/username-key.js';
 import { createTestDatabase } from '../test/support/dialects.js';
 
@@ -29,12 +32,22 @@ export interface Timing {
 export interface FrontStatsBenchResult {
   switches: number;
   seedSeconds: number;
+  /** Building the per-day summary of the seeded year (settleFrontDays, as the migration does). */
+  summarySeconds: number;
+  summaryRows: number;
   /** Random periods within the year. */
   random: Timing & { runs: number };
   /** The whole year. */
   year: Timing & { runs: number };
   /** Baseline, same run: the whole year's switch rows read plainly (one row each, no processing). */
   plainYear: Timing & { runs: number };
+  /** Baseline, same run: the first quarter of the same random periods and of the year's reads, folded from every switch (before the summary). */
+  foldRandom: Timing & { runs: number };
+  foldYear: Timing & { runs: number };
+  /** A switch recorded at the end of the history (recordSwitch, the summary settled in its transaction). */
+  write: Timing & { runs: number };
+  /** settleFrontDays alone for such a switch, inside its transaction (the write's added work). */
+  settle: Timing & { runs: number };
 }
 
 const YEAR = 365 * 24 * 3_600_000;
@@ -102,36 +115,92 @@ export async function benchFrontStats(opts: FrontStatsBenchOptions): Promise<Fro
     const seedStarted = performance.now();
     const systemId = await seed(db, switches, now);
     const seedSeconds = (performance.now() - seedStarted) / 1000;
+    const summaryStarted = performance.now();
+    await db.transaction().execute((trx) => settleFrontDays(trx, systemId));
+    const summarySeconds = (performance.now() - summaryStarted) / 1000;
+    const counted = await db
+      .selectNoFrom((eb) => [
+        eb.selectFrom('front_days').select((s) => s.fn.countAll<number>().as('n')).as('times'),
+        eb.selectFrom('front_day_entries').select((s) => s.fn.countAll<number>().as('n')).as('entries'),
+      ])
+      .executeTakeFirstOrThrow();
+    const summaryRows = Number(counted.times) + Number(counted.entries);
+    const everyone = { primary: false, shown: () => true };
     const read = async (from: number, to: number) => {
       const started = performance.now();
-      const rows = await switchesForStats(db, systemId, from, to);
-      const stats = frontStats({ from, to, switches: rows, primary: false, shown: () => true });
+      const stats = await frontStatsOf(db, systemId, from, to, everyone);
       if (stats.alters.length === 0) throw new Error('statistics of a seeded period are never empty');
       return performance.now() - started;
     };
-    for (let i = 0; i < 10; i++) await read(now - YEAR, now);
+    const fold = async (from: number, to: number) => {
+      const started = performance.now();
+      const rows = await switchesForStats(db, systemId, from, to);
+      const stats = frontStats({ from, to, switches: rows, ...everyone });
+      if (stats.alters.length === 0) throw new Error('statistics of a seeded period are never empty');
+      return performance.now() - started;
+    };
     const next = random(42);
     const periods = Array.from({ length: runs }, () => {
       const a = Math.round(now - YEAR + next() * YEAR);
       const b = Math.round(now - YEAR + next() * YEAR);
       return [Math.min(a, b), Math.max(a, b)] as const;
     });
-    const randomTimes: number[] = [];
-    for (const [from, to] of periods) randomTimes.push(await read(from, to));
-    const yearTimes: number[] = [];
-    for (let i = 0; i < Math.max(20, runs / 4); i++) yearTimes.push(await read(now - YEAR - 1, now));
+    // The summary's answers are the fold's, exactly (checked on a sample, outside the timings).
+    for (const [from, to] of [...periods.slice(0, 20), [now - YEAR - 1, now] as const]) {
+      const summed = JSON.stringify(await frontStatsOf(db, systemId, from, to, everyone));
+      const folded = JSON.stringify(frontStats({ from, to, switches: await switchesForStats(db, systemId, from, to), ...everyone }));
+      if (summed !== folded) throw new Error(`the summary's answer differs from the fold's for ${new Date(from).toISOString()}..${new Date(to).toISOString()}`);
+    }
+    const yearRuns = Math.max(20, runs / 4);
+    const measure = async (each: (from: number, to: number) => Promise<number>, share: number) => {
+      for (let i = 0; i < 10; i++) await each(now - YEAR, now);
+      const randomTimes: number[] = [];
+      for (const [from, to] of periods.slice(0, Math.ceil(periods.length * share))) randomTimes.push(await each(from, to));
+      const yearTimes: number[] = [];
+      for (let i = 0; i < Math.ceil(yearRuns * share); i++) yearTimes.push(await each(now - YEAR - 1, now));
+      return { random: { ...timing(randomTimes), runs: randomTimes.length }, year: { ...timing(yearTimes), runs: yearTimes.length } };
+    };
+    const summary = await measure(read, 1);
+    // The fold takes 50 to 100 times as long: a quarter of the periods is enough for its figures.
+    const folded = await measure(fold, 0.25);
     const plainTimes: number[] = [];
-    for (let i = 0; i < yearTimes.length; i++) {
+    for (let i = 0; i < yearRuns / 4; i++) {
       const started = performance.now();
       await db.selectFrom('switches').select(['switched_at', 'alter_list']).where('system_id', '=', systemId).where('switched_at', '>=', now - YEAR - 1).where('switched_at', '<', now).execute();
       plainTimes.push(performance.now() - started);
     }
+    // The write's side: a switch recorded at the end of the history (as POST /front records one),
+    // which now also brings the summary up to date in its transaction.
+    const writeTimes: number[] = [];
+    const alterIds = (await db.selectFrom('alters').select('id').where('system_id', '=', systemId).orderBy('id').execute()).map((row) => Number(row.id));
+    for (let i = 0; i < 50; i++) {
+      const started = performance.now();
+      await recordSwitch(db, systemId, { clientId: 'bot', alterIds: [alterIds[i % 2] as number], switchedAt: now + i * 60_000 }, (index) => `alters.${index}`);
+      writeTimes.push(performance.now() - started);
+    }
+    // Its share: the summary settled for such a switch alone (marked as the triggers mark it).
+    const settleTimes: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const at = now + (50 + i) * 60_000;
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('switches').values({ system_id: systemId, client_id: 'bot', switched_at: at }).execute();
+        const started = performance.now();
+        await settleFrontDays(trx, systemId);
+        settleTimes.push(performance.now() - started);
+      });
+    }
     return {
       switches,
       seedSeconds,
-      random: { ...timing(randomTimes), runs: randomTimes.length },
-      year: { ...timing(yearTimes), runs: yearTimes.length },
+      summarySeconds,
+      summaryRows,
+      random: summary.random,
+      year: summary.year,
       plainYear: { ...timing(plainTimes), runs: plainTimes.length },
+      foldRandom: folded.random,
+      foldYear: folded.year,
+      write: { ...timing(writeTimes), runs: writeTimes.length },
+      settle: { ...timing(settleTimes), runs: settleTimes.length },
     };
   } finally {
     await database.close();
@@ -144,8 +213,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const result = await benchFrontStats({ quick: process.argv.includes('--quick'), dialect: postgres ? 'postgres' : 'sqlite', ...(postgresUrl ? { postgresUrl } : {}) });
   const ms = (t: Timing) => `p50 ${t.p50.toFixed(2)} ms, p99 ${t.p99.toFixed(2)} ms, max ${t.max.toFixed(2)} ms`;
-  console.log(`${result.switches} switches over a year seeded in ${result.seedSeconds.toFixed(1)} s`);
-  console.log(`random periods (${result.random.runs}): ${ms(result.random)}`);
-  console.log(`the whole year (${result.year.runs}): ${ms(result.year)}`);
+  console.log(`${postgres ? 'PostgreSQL' : 'SQLite'}: ${result.switches} switches over a year seeded in ${result.seedSeconds.toFixed(1)} s; summary built in ${result.summarySeconds.toFixed(2)} s (${result.summaryRows} rows)`);
+  console.log(`random periods (${result.random.runs}): ${ms(result.random)}  (before the summary: ${ms(result.foldRandom)})`);
+  console.log(`the whole year (${result.year.runs}): ${ms(result.year)}  (before the summary: ${ms(result.foldYear)})`);
   console.log(`baseline, the year's rows read plainly: ${ms(result.plainYear)}`);
+  console.log(`a switch recorded at the end (${result.write.runs}, durable commit): ${ms(result.write)}; of which the summary's settling: ${ms(result.settle)}`);
 }

@@ -164,6 +164,43 @@ export interface SwitchesTable {
   alter_list: Generated<string>;
 }
 
+/**
+ * The per-day (UTC) summary of a system's front, for front statistics (domain/front-days.ts):
+ * per run of days and list of alters (`alter_list`'s form), the closed time it fronted and the
+ * last instant it did. Written only by settleFrontDays (repositories/front-days.ts).
+ */
+export interface FrontDaysTable {
+  system_id: number;
+  /** How many days the row sums (FRONT_DAY_SPANS: 1, 4, 16, 64, 256 or 1024), from `day`, a multiple of it. */
+  span: number;
+  /** Days since 1970-01-01 (UTC). */
+  day: number;
+  alter_list: string;
+  ms: number;
+  last_at: number;
+}
+
+/** Per run of days and alter: the switches that brought it into the front, and into the primary place. */
+export interface FrontDayEntriesTable {
+  system_id: number;
+  span: number;
+  day: number;
+  alter_id: number;
+  entries: number;
+  primary_entries: number;
+}
+
+/**
+ * Systems whose summary is behind their switches: the span of switch times changed since it was
+ * last brought up to date, marked by triggers on `switches` and `switch_members` (every writer,
+ * cascades included). Statistics of a system listed here are read from its switches alone.
+ */
+export interface FrontDaysStaleTable {
+  system_id: number;
+  lo: number;
+  hi: number;
+}
+
 export interface SwitchMembersTable {
   switch_id: number;
   alter_id: number;
@@ -393,6 +430,9 @@ export interface Schema {
   autoproxy: AutoproxyTable;
   switches: SwitchesTable;
   switch_members: SwitchMembersTable;
+  front_days: FrontDaysTable;
+  front_day_entries: FrontDayEntriesTable;
+  front_days_stale: FrontDaysStaleTable;
   import_alter_links: ImportAlterLinksTable;
   import_tag_links: ImportTagLinksTable;
   applied_imports: AppliedImportsTable;

@@ -83,33 +83,65 @@ export interface StatsInput {
   shown(alterId: number): boolean;
 }
 
-interface Tally {
+/** What one alter adds up to over (part of) a period. */
+export interface StatsTally {
   ms: number;
   switches: number;
+  /** The last instant it fronted (0: none yet). */
   last: number;
 }
 
-/** The statistics of a period (see FrontStats for what each number means). */
-export function frontStats(input: StatsInput): FrontStats {
-  const { to, primary, members, shown } = input;
-  const first = input.switches[0];
-  // The period starts no earlier than the first switch: before it nothing is known.
-  let from = input.from;
-  if (!first || first.at >= to) from = to;
-  else if (first.at > from) from = first.at;
-  const span = to - from;
+/**
+ * The statistics of a period before they are shaped into rows: kept apart so that a period can be
+ * added up in parts (front-days.ts: whole days from the per-day summary, the edges from switches)
+ * with exactly the sums one pass over its switches gives.
+ */
+export interface StatsTotals {
+  tallies: Map<number, StatsTally>;
+  /** Time any hidden alter fronted. */
+  hiddenMs: number;
+  /** Time no counted alter fronted. */
+  nobodyMs: number;
+}
 
-  const tallies = new Map<number, Tally>();
-  let hiddenMs = 0;
-  let nobodyMs = 0;
+/** Who counts, and for whom: the parts of StatsInput that are not the switches or the period. */
+export type StatsFilter = Pick<StatsInput, 'primary' | 'members' | 'shown'>;
+
+export function emptyTotals(): StatsTotals {
+  return { tallies: new Map(), hiddenMs: 0, nobodyMs: 0 };
+}
+
+function tallyOf(totals: StatsTotals, alterId: number): StatsTally {
+  let tally = totals.tallies.get(alterId);
+  if (!tally) {
+    tally = { ms: 0, switches: 0, last: 0 };
+    totals.tallies.set(alterId, tally);
+  }
+  return tally;
+}
+
+/** The period's start once the first switch is known: nothing is known before it. */
+export function countedFrom(from: number, to: number, firstAt: number | undefined): number {
+  if (firstAt === undefined || firstAt >= to) return to;
+  return firstAt > from ? firstAt : from;
+}
+
+/**
+ * Adds the switches of [from, to) to `totals`: `switches` as StatsInput has them (the one in effect
+ * at `from`, if any, then those in [from, to), ordered by time then id).
+ */
+export function addSwitches(totals: StatsTotals, from: number, to: number, switches: readonly StatsSwitch[], filter: StatsFilter): void {
+  const { primary, members, shown } = filter;
+  const first = switches[0];
+  from = countedFrom(from, to, first?.at);
   // A year holds some 100,000 switches: one pass, no allocation per switch. An alter enters the
   // front at a switch when the switch before did not count it (`seen` holds the last switch that did).
   const seen = new Map<number, number>();
-  const count = input.switches.length;
+  const count = switches.length;
   for (let index = 0; index < count; index += 1) {
-    const current = input.switches[index] as StatsSwitch;
+    const current = switches[index] as StatsSwitch;
     if (current.at >= to) break;
-    const next = input.switches[index + 1];
+    const next = switches[index + 1];
     const start = current.at > from ? current.at : from;
     const stop = next === undefined || next.at > to ? to : next.at;
     const ms = stop > start ? stop - start : 0;
@@ -129,25 +161,59 @@ export function frontStats(input: StatsInput): FrontStats {
         anyHidden = true;
         continue;
       }
-      let tally = tallies.get(alterId);
-      if (!tally) {
-        tally = { ms: 0, switches: 0, last: 0 };
-        tallies.set(alterId, tally);
-      }
+      const tally = tallyOf(totals, alterId);
       tally.ms += ms;
       if (entered && !wasIn) tally.switches += 1;
-      if (ms > 0) tally.last = stop;
+      if (ms > 0 && stop > tally.last) tally.last = stop;
     }
-    if (anyHidden) hiddenMs += ms;
-    if (counted === 0) nobodyMs += ms;
+    if (anyHidden) totals.hiddenMs += ms;
+    if (counted === 0) totals.nobodyMs += ms;
   }
+}
 
+/**
+ * Adds `ms` of fronting by `alterIds` (a switch's alters, primary first) ending at `last` at the
+ * latest, as addSwitches adds a switch's time: the per-day summary's totals per list of alters.
+ */
+export function addFrontTime(totals: StatsTotals, alterIds: readonly number[], ms: number, last: number, filter: StatsFilter): void {
+  if (ms <= 0) return;
+  const { primary, members, shown } = filter;
+  const limit = primary ? Math.min(1, alterIds.length) : alterIds.length;
+  let counted = 0;
+  let anyHidden = false;
+  for (let position = 0; position < limit; position += 1) {
+    const alterId = alterIds[position] as number;
+    if (members && !members.has(alterId)) continue;
+    counted += 1;
+    if (!shown(alterId)) {
+      anyHidden = true;
+      continue;
+    }
+    const tally = tallyOf(totals, alterId);
+    tally.ms += ms;
+    if (last > tally.last) tally.last = last;
+  }
+  if (anyHidden) totals.hiddenMs += ms;
+  if (counted === 0) totals.nobodyMs += ms;
+}
+
+/** Adds an alter's entries into the front (the per-day summary's counts), as addSwitches counts them. */
+export function addEntries(totals: StatsTotals, alterId: number, entries: number, filter: StatsFilter): void {
+  if (filter.members && !filter.members.has(alterId)) return;
+  if (!filter.shown(alterId)) return;
+  tallyOf(totals, alterId).switches += entries;
+}
+
+/** The answer for the period [from, to) (`from` as countedFrom gives it) from its totals. */
+export function statsOfTotals(totals: StatsTotals, from: number, to: number): FrontStats {
+  const span = to - from;
   const share = (ms: number) => (span > 0 ? Math.min(1, ms / span) : 0);
   const rows: FrontStatsRow[] = [];
-  for (const [alterId, tally] of tallies) {
+  for (const [alterId, tally] of totals.tallies) {
     if (tally.ms <= 0) continue;
     rows.push({ alterId, seconds: tally.ms / 1000, share: share(tally.ms), switches: tally.switches, lastFronted: new Date(tally.last).toISOString() });
   }
+  const { hiddenMs, nobodyMs } = totals;
   if (hiddenMs > 0) rows.push({ alterId: null, seconds: hiddenMs / 1000, share: share(hiddenMs), switches: null, lastFronted: null });
   rows.sort((a, b) => b.seconds - a.seconds || (a.alterId ?? Number.MAX_SAFE_INTEGER) - (b.alterId ?? Number.MAX_SAFE_INTEGER));
   return {
@@ -156,4 +222,11 @@ export function frontStats(input: StatsInput): FrontStats {
     alters: rows,
     nobody: { seconds: nobodyMs / 1000, share: share(nobodyMs) },
   };
+}
+
+/** The statistics of a period (see FrontStats for what each number means), in one pass over its switches. */
+export function frontStats(input: StatsInput): FrontStats {
+  const totals = emptyTotals();
+  addSwitches(totals, input.from, input.to, input.switches, input);
+  return statsOfTotals(totals, countedFrom(input.from, input.to, input.switches[0]?.at), input.to);
 }

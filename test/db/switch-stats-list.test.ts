@@ -2,7 +2,7 @@
 // hand for speed, so the parser gets a table of its own (switch-outs, co-fronts, negative times,
 // an order the database did not keep).
 import { describe, expect, it } from 'vitest';
-import { parseStatsList } from '../../src/db/repositories/switches.js';
+import { parseStatsList } from '../../src/db/repositories/front-days.js';
 
 describe('parseStatsList', () => {
   it.each([

@@ -17,6 +17,7 @@ import { prepareQuery } from '../prepared.js';
 import { ALTER_RECORD_COLUMNS, ALTER_RECORD_COLUMNS_FOR_OTHERS, NEW_ALTER_COLUMNS, alterColumns, alterRecord, type AlterRecordRow } from '../alter-columns.js';
 import type { NewAlter, Schema } from '../tables.js';
 import { releaseAlter } from './autoproxy.js';
+import { settleFrontDays } from './front-days.js';
 import { appendEvent, numberEvent } from './events/outbox.js';
 import { lockSystem, touchSystem } from './system-revision.js';
 
@@ -437,6 +438,8 @@ export async function deleteAlter(db: Db, systemId: number, alterId: number, act
     await trx.deleteFrom('alter_fields').where('alter_id', '=', alterId).execute();
     await trx.deleteFrom('profile_field_values').where('alter_id', '=', alterId).execute();
     await trx.deleteFrom('alters').where('id', '=', alterId).execute();
+    // Its place in switches went by cascade, changing their alters: the statistics' summary follows.
+    await settleFrontDays(trx, systemId);
     await appendEvent(trx, systemId, actorClientId, { type: 'alter.deleted', alterId });
     return true;
   });

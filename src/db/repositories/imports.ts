@@ -16,6 +16,7 @@ import { isSystemTooLarge } from '../errors.js';
 import { usernameKey } from '../../domain/username-key.js';
 import { alterColumns } from '../alter-columns.js';
 import { noteChange } from '../changes/notes.js';
+import { settleFrontDays } from './front-days.js';
 import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import { newSystemColumns, systemColumns } from '../system-columns.js';
 import { tagColumns, tagRecord } from '../tag-columns.js';
@@ -264,6 +265,8 @@ export async function applyImportPlan(
     await noteChange(trx, [systemTopic(systemId)]);
   }
   const created = (creates: Array<{ sourceId: string }>, ids: Map<string, number>) => creates.flatMap(({ sourceId }) => ids.get(sourceId) ?? []);
+  // Switches and alters changed: the front statistics' summary follows, in the same transaction.
+  await settleFrontDays(trx, systemId);
   return { createdAlterIds: created(plan.alterCreates, alterIds), createdTagIds: created(plan.tagCreates, tagIds) };
 }
 

@@ -4,10 +4,10 @@
 // recorded late with a past timestamp takes its place in time).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { repeatsFront, sameAlters, type SwitchRecord } from '../../domain/front.js';
-import type { StatsSwitch } from '../../domain/front-stats.js';
 import { Problem } from '../../domain/problems.js';
 import { isForeignKeyViolation } from '../errors.js';
 import type { Schema } from '../tables.js';
+import { settleFrontDays } from './front-days.js';
 import { touchSystem } from './system-revision.js';
 import { appendEvent } from './events/outbox.js';
 
@@ -62,6 +62,7 @@ export async function recordSwitch(db: Db, systemId: number, change: NewSwitch, 
           .values(change.alterIds.map((alterId, position) => ({ switch_id: created.id, alter_id: alterId, position })))
           .execute();
       }
+      await settleFrontDays(trx, systemId);
       const client = await trx.selectFrom('oauth_clients').select('name').where('id', '=', change.clientId).executeTakeFirst();
       await appendEvent(trx, systemId, change.clientId, { type: 'switch.created', switchId: Number(created.id), alterIds: [...change.alterIds], timestamp: new Date(switchedAt).toISOString() });
       return { id: Number(created.id), systemId, clientId: change.clientId, clientName: client?.name ?? null, switchedAt, alterIds: [...change.alterIds] };
@@ -345,6 +346,7 @@ export async function editSwitch(
           );
         }
       }
+      await settleFrontDays(trx, systemId);
       await appendEvent(trx, systemId, actorClientId, {
         type: 'switch.updated',
         switchId,
@@ -388,96 +390,9 @@ export async function deleteSwitch(db: Db, systemId: number, switchId: number, a
       alsoDeleted.push(fresh.id);
       pending.push(...(await remove(fresh)));
     }
+    await settleFrontDays(trx, systemId);
     return { alsoDeleted };
   });
-}
-
-/**
- * What front statistics read (domain/front-stats.ts): the switches in [from, to) and the one in
- * effect at `from`, oldest first, with their alters (primary first). Each switch's alters come from
- * its own row (`alter_list`, which triggers keep), and the period comes back as one string, so a
- * year of 100,000 switches is one range of the (system, time) index and one value, not 100,000
- * member lookups and rows.
- */
-export async function switchesForStats(db: Db, systemId: number, from: number, to: number): Promise<StatsSwitch[]> {
-  const [before, within] = await Promise.all([
-    db
-      .selectFrom('switches')
-      .select(['switched_at', 'alter_list'])
-      .where('system_id', '=', systemId)
-      .where('switched_at', '<', from)
-      .orderBy('switched_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst(),
-    // The switches as `<time> <id> <list>` entries in one string. Ordered in the subquery (the
-    // index's order); the aggregate keeps it in practice on both databases, and the order is
-    // checked below all the same.
-    db
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('switches')
-          .select(sql<string>`cast(switched_at as text) || ' ' || cast(id as text) || ' ' || alter_list`.as('entry'))
-          .where('system_id', '=', systemId)
-          .where('switched_at', '>=', from)
-          .where('switched_at', '<', to)
-          .orderBy('switched_at')
-          .orderBy('id')
-          .as('period'),
-      )
-      .select(sql<string | null>`string_agg(period.entry, ';')`.as('list'))
-      .executeTakeFirst(),
-  ]);
-  const period = parseStatsList(within?.list ?? '');
-  if (!period.ordered) period.entries.sort((a, b) => a.at - b.at || a.id - b.id);
-  const switches: StatsSwitch[] = period.entries;
-  if (before) switches.unshift({ at: Number(before.switched_at), alterIds: before.alter_list === '' ? [] : before.alter_list.split(',').map(Number) });
-  return switches;
-}
-
-/**
- * `<time> <id> <a,b,c>;…` as entries, read character by character: a year is some 2 MB of it, and
- * splitting it into substrings first cost several times the query. Also tells whether the entries
- * came in (time, id) order.
- */
-export function parseStatsList(list: string): { entries: Array<StatsSwitch & { id: number; alterIds: number[] }>; ordered: boolean } {
-  const entries: Array<StatsSwitch & { id: number; alterIds: number[] }> = [];
-  let ordered = true;
-  const end = list.length;
-  let i = 0;
-  let lastAt = -Infinity;
-  let lastId = -Infinity;
-  const SPACE = 32;
-  const COMMA = 44;
-  const SEMICOLON = 59;
-  const MINUS = 45;
-  const number = (stop: number): number => {
-    let negative = false;
-    if (list.charCodeAt(i) === MINUS) {
-      negative = true;
-      i += 1;
-    }
-    let value = 0;
-    for (let c = list.charCodeAt(i); i < end && c !== stop && c !== COMMA && c !== SEMICOLON; c = list.charCodeAt(++i)) value = value * 10 + (c - 48);
-    return negative ? -value : value;
-  };
-  while (i < end) {
-    const at = number(SPACE);
-    i += 1;
-    const id = number(SPACE);
-    i += 1;
-    const alterIds: number[] = [];
-    while (i < end && list.charCodeAt(i) !== SEMICOLON) {
-      alterIds.push(number(COMMA));
-      if (list.charCodeAt(i) === COMMA) i += 1;
-    }
-    i += 1;
-    if (at < lastAt || (at === lastAt && id < lastId)) ordered = false;
-    lastAt = at;
-    lastId = id;
-    entries.push({ at, id, alterIds });
-  }
-  return { entries, ordered };
 }
 
 /** The privacy bits of the system's alters (at most 2,000 small rows), for what another viewer of the statistics may see. */

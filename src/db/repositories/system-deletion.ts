@@ -58,6 +58,10 @@ export async function deleteSystem(db: Kysely<Schema>, deletion: SystemDeletion)
     // switch members and import links go with their alters, tags and switches.
     await trx.deleteFrom('autoproxy').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('switches').where('system_id', '=', systemId).execute();
+    // The front statistics' summary of those switches (front-days.ts), and the mark their deletion left.
+    await trx.deleteFrom('front_days').where('system_id', '=', systemId).execute();
+    await trx.deleteFrom('front_day_entries').where('system_id', '=', systemId).execute();
+    await trx.deleteFrom('front_days_stale').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('alters').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('tags').where('system_id', '=', systemId).execute();
     await trx.deleteFrom('profile_field_values').where('system_id', '=', systemId).execute();

@@ -3,11 +3,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { findAlters } from '../../../db/repositories/alters.js';
-import { alterBitsForStats, currentSwitch, deleteSwitch, editSwitch, newestSwitchByClient, recordSwitch, switchesForStats, switchHistory } from '../../../db/repositories/switches.js';
+import { frontStatsOf } from '../../../db/repositories/front-days.js';
+import { alterBitsForStats, currentSwitch, deleteSwitch, editSwitch, newestSwitchByClient, recordSwitch, switchHistory } from '../../../db/repositories/switches.js';
 import { findTag } from '../../../db/repositories/tags.js';
 import type { Schema } from '../../../db/tables.js';
 import type { Alter } from '../../../domain/alter.js';
-import { DEFAULT_STATS_DAYS, FrontStats, FrontStatsQuery, frontStats, statsPeriod } from '../../../domain/front-stats.js';
+import { DEFAULT_STATS_DAYS, FrontStats, FrontStatsQuery, statsPeriod } from '../../../domain/front-stats.js';
 import {
   DEFAULT_FRONT_HISTORY_PAGE,
   DeleteSwitchResponse,
@@ -229,13 +230,12 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         if (view.redacted.includes('alterIds')) throw new Problem('tags-private', 'this tag does not show its members', 'tag');
         members = new Set(view.alterIds);
       }
-      const switches = await switchesForStats(db, system.id, from, to);
       let shown: (alterId: number) => boolean = () => true;
       if (!isOwner(viewer, system.id)) {
         const bits = new Map((await alterBitsForStats(db, system.id)).map((alter) => [alter.id, alter.public]));
         shown = (alterId) => alterExistsFor(bits.get(alterId) ?? 0, system, viewer);
       }
-      return { data: frontStats({ from, to, switches, primary: request.query.primary === 'true', ...(members ? { members } : {}), shown }) };
+      return { data: await frontStatsOf(db, system.id, from, to, { primary: request.query.primary === 'true', ...(members ? { members } : {}), shown }) };
     },
   );
 };

@@ -1,0 +1,301 @@
+// Front statistics from storage: the per-day summary (domain/front-days.ts) kept up to date with
+// the switches (settleFrontDays, in each writer's transaction) and read for a period's whole days,
+// with the period's partial edge days read from the switches themselves (frontStatsOf). The
+// answer is the one frontStats gives over every switch of the period, to the millisecond.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { alterIdsOfList, DAY_MS, dayOf, FRONT_DAY_SPANS, frontDaySpans, spanStart, summarizeDays } from '../../domain/front-days.js';
+import {
+  addEntries,
+  addFrontTime,
+  addSwitches,
+  countedFrom,
+  emptyTotals,
+  frontStats,
+  statsOfTotals,
+  type FrontStats,
+  type StatsFilter,
+  type StatsSwitch,
+} from '../../domain/front-stats.js';
+import type { Schema } from '../tables.js';
+
+type Executor = Kysely<Schema> | Transaction<Schema>;
+
+/** Rows per insert statement (5 values each, far below either database's limit on parameters). */
+const INSERT_BATCH = 1000;
+
+/**
+ * What front statistics read (domain/front-stats.ts): the switches in [from, to) and the one in
+ * effect at `from`, oldest first, with their alters (primary first). Each switch's alters come from
+ * its own row (`alter_list`, which triggers keep), and the period comes back as one string, so a
+ * year of 100,000 switches is one range of the (system, time) index and one value, not 100,000
+ * member lookups and rows.
+ */
+export async function switchesForStats(db: Executor, systemId: number, from: number, to: number): Promise<StatsSwitch[]> {
+  const [before, within] = await Promise.all([
+    db
+      .selectFrom('switches')
+      .select(['switched_at', 'alter_list'])
+      .where('system_id', '=', systemId)
+      .where('switched_at', '<', from)
+      .orderBy('switched_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+    // The switches as `<time> <id> <list>` entries in one string. Ordered in the subquery (the
+    // index's order); the aggregate keeps it in practice on both databases, and the order is
+    // checked below all the same.
+    db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('switches')
+          .select(sql<string>`cast(switched_at as text) || ' ' || cast(id as text) || ' ' || alter_list`.as('entry'))
+          .where('system_id', '=', systemId)
+          .where('switched_at', '>=', from)
+          .where('switched_at', '<', to)
+          .orderBy('switched_at')
+          .orderBy('id')
+          .as('period'),
+      )
+      .select(sql<string | null>`string_agg(period.entry, ';')`.as('list'))
+      .executeTakeFirst(),
+  ]);
+  const period = parseStatsList(within?.list ?? '');
+  if (!period.ordered) period.entries.sort((a, b) => a.at - b.at || a.id - b.id);
+  const switches: StatsSwitch[] = period.entries;
+  if (before) switches.unshift({ at: Number(before.switched_at), alterIds: alterIdsOfList(before.alter_list) });
+  return switches;
+}
+
+/**
+ * `<time> <id> <a,b,c>;…` as entries, read character by character: a year is some 2 MB of it, and
+ * splitting it into substrings first cost several times the query. Also tells whether the entries
+ * came in (time, id) order.
+ */
+export function parseStatsList(list: string): { entries: Array<StatsSwitch & { id: number; alterIds: number[] }>; ordered: boolean } {
+  const entries: Array<StatsSwitch & { id: number; alterIds: number[] }> = [];
+  let ordered = true;
+  const end = list.length;
+  let i = 0;
+  let lastAt = -Infinity;
+  let lastId = -Infinity;
+  const SPACE = 32;
+  const COMMA = 44;
+  const SEMICOLON = 59;
+  const MINUS = 45;
+  const number = (stop: number): number => {
+    let negative = false;
+    if (list.charCodeAt(i) === MINUS) {
+      negative = true;
+      i += 1;
+    }
+    let value = 0;
+    for (let c = list.charCodeAt(i); i < end && c !== stop && c !== COMMA && c !== SEMICOLON; c = list.charCodeAt(++i)) value = value * 10 + (c - 48);
+    return negative ? -value : value;
+  };
+  while (i < end) {
+    const at = number(SPACE);
+    i += 1;
+    const id = number(SPACE);
+    i += 1;
+    const alterIds: number[] = [];
+    while (i < end && list.charCodeAt(i) !== SEMICOLON) {
+      alterIds.push(number(COMMA));
+      if (list.charCodeAt(i) === COMMA) i += 1;
+    }
+    i += 1;
+    if (at < lastAt || (at === lastAt && id < lastId)) ordered = false;
+    lastAt = at;
+    lastId = id;
+    entries.push({ at, id, alterIds });
+  }
+  return { entries, ordered };
+}
+
+/**
+ * Brings the system's per-day summary up to date with its switches, when the triggers marked it
+ * behind (`front_days_stale`): every writer of switches calls it in its transaction, after its
+ * writes, holding the system's lock. A change of the switches between times lo and hi changes the
+ * days from the one of the switch before lo (whose time a switch at lo ends, or no longer ends)
+ * to the one of the switch after hi (whose entries depend on the switch before it); those days are
+ * summed again from the switches, and the mark goes.
+ */
+export async function settleFrontDays(db: Executor, systemId: number): Promise<void> {
+  // The mark, with the switches just outside it, in one round trip (a settle runs in every switch write).
+  const marked = await sql<{ lo: number | string; hi: number | string; before: number | string | null; after: number | string | null }>`
+    select m.lo, m.hi,
+      (select max(switched_at) from switches where system_id = ${systemId} and switched_at < m.lo) as before,
+      (select min(switched_at) from switches where system_id = ${systemId} and switched_at > m.hi) as after
+    from front_days_stale m where m.system_id = ${systemId}`.execute(db);
+  const stale = marked.rows[0];
+  if (!stale) return;
+  const lo = Number(stale.lo);
+  const hi = Number(stale.hi);
+  const firstDay = dayOf(stale.before === null ? lo : Number(stale.before));
+  const lastDay = dayOf(stale.after === null ? hi : Number(stale.after));
+  const rangeStart = firstDay * DAY_MS;
+  const rangeEnd = (lastDay + 1) * DAY_MS;
+  const [switches, closing] = await Promise.all([
+    switchesForStats(db, systemId, rangeStart, rangeEnd),
+    db
+      .selectFrom('switches')
+      .select(['switched_at', 'alter_list'])
+      .where('system_id', '=', systemId)
+      .where('switched_at', '>=', rangeEnd)
+      .orderBy('switched_at')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst(),
+  ]);
+  if (closing) switches.push({ at: Number(closing.switched_at), alterIds: alterIdsOfList(closing.alter_list) });
+  const summary = summarizeDays(switches, firstDay, lastDay);
+
+  // Every row holding those days, of each span, goes; then the days, then each longer span in turn.
+  // One delete per span and table: SQLite without statistics plans a delete of several ranges
+  // joined by OR as a scan of the system's whole summary.
+  const runsOf = (span: number) => ({ low: spanStart(firstDay, span), high: spanStart(lastDay, span) + span });
+  for (const span of FRONT_DAY_SPANS) {
+    const { low, high } = runsOf(span);
+    for (const table of ['front_days', 'front_day_entries'] as const) {
+      await db.deleteFrom(table).where('system_id', '=', systemId).where('span', '=', span).where('day', '>=', low).where('day', '<', high).execute();
+    }
+  }
+  for (let start = 0; start < summary.times.length; start += INSERT_BATCH) {
+    await db
+      .insertInto('front_days')
+      .values(
+        summary.times
+          .slice(start, start + INSERT_BATCH)
+          .map((row) => ({ system_id: systemId, span: 1, day: row.day, alter_list: row.alterList, ms: row.ms, last_at: row.last })),
+      )
+      .execute();
+  }
+  for (let start = 0; start < summary.entries.length; start += INSERT_BATCH) {
+    await db
+      .insertInto('front_day_entries')
+      .values(
+        summary.entries
+          .slice(start, start + INSERT_BATCH)
+          .map((row) => ({ system_id: systemId, span: 1, day: row.day, alter_id: row.alterId, entries: row.entries, primary_entries: row.primaryEntries })),
+      )
+      .execute();
+  }
+  // The longer runs holding those days, each summed from the 4 runs of the size below it. A run
+  // starts at a multiple of its span: `day - mod(day, span)`, with a modulo that is never negative
+  // (SQL's % keeps the dividend's sign, and days before 1970 are negative).
+  for (let level = 1; level < FRONT_DAY_SPANS.length; level += 1) {
+    const span = FRONT_DAY_SPANS[level] as number;
+    const below = FRONT_DAY_SPANS[level - 1] as number;
+    const { low, high } = runsOf(span);
+    const runStart = sql<number>`day - ((day % ${sql.lit(span)}) + ${sql.lit(span)}) % ${sql.lit(span)}`;
+    await sql`insert into front_days (system_id, span, day, alter_list, ms, last_at)
+      select system_id, ${sql.lit(span)}, ${runStart}, alter_list, sum(ms), max(last_at) from front_days
+      where system_id = ${systemId} and span = ${sql.lit(below)} and day >= ${low} and day < ${high}
+      group by system_id, ${runStart}, alter_list`.execute(db);
+    await sql`insert into front_day_entries (system_id, span, day, alter_id, entries, primary_entries)
+      select system_id, ${sql.lit(span)}, ${runStart}, alter_id, sum(entries), sum(primary_entries) from front_day_entries
+      where system_id = ${systemId} and span = ${sql.lit(below)} and day >= ${low} and day < ${high}
+      group by system_id, ${runStart}, alter_id`.execute(db);
+  }
+  await db.deleteFrom('front_days_stale').where('system_id', '=', systemId).execute();
+}
+
+/** Periods shorter than this many whole days are read from the switches alone (a day or two of them). */
+const MIN_SUMMARY_DAYS = 1;
+
+interface StatsPartRow {
+  kind: number;
+  at: number | string | null;
+  list: string | null;
+  a: number | string | null;
+  b: number | string | null;
+}
+
+const FIRST = 0;
+const NEWEST = 1;
+const TIMES = 2;
+const ENTRIES = 3;
+const HEAD = 4;
+const TAIL = 5;
+
+/**
+ * The statistics of [from, to) (as statsPeriod resolved it) for `filter`: the whole days between
+ * from the summary, the partial days at either edge from the switches, all read by one statement
+ * (one snapshot on either database). Exactly frontStats over the period's switches; a system whose
+ * summary is behind (`front_days_stale`: a writer that did not settle) is read that way.
+ */
+export async function frontStatsOf(db: Executor, systemId: number, from: number, to: number, filter: StatsFilter): Promise<FrontStats> {
+  const firstDay = Math.ceil(from / DAY_MS);
+  const endDay = Math.floor(to / DAY_MS);
+  if (endDay - firstDay < MIN_SUMMARY_DAYS) return frontStatsFromSwitches(db, systemId, from, to, filter);
+  const middleStart = firstDay * DAY_MS;
+  const middleEnd = endDay * DAY_MS;
+  // The whole days as the fewest summary rows (a few dozen runs of days for five years).
+  const runs = sql.join(
+    frontDaySpans(firstDay, endDay).map((range) => sql`(system_id = ${systemId} and span = ${range.span} and day >= ${range.from} and day < ${range.to})`),
+    sql` or `,
+  );
+  // Each part is tagged by `kind`; `at`, `list`, `a` and `b` mean what the part needs (see below).
+  const edge = (kind: number, start: number, end: number) => sql`
+    select ${sql.lit(kind)} as kind, e.switched_at as at, e.alter_list as list, cast(e.id as bigint) as a, cast(null as bigint) as b
+    from (select switched_at, alter_list, id from switches where system_id = ${systemId} and switched_at < ${start} order by switched_at desc, id desc limit 1) e
+    union all
+    select ${sql.lit(kind)}, switched_at, alter_list, cast(id as bigint), cast(null as bigint)
+    from switches where system_id = ${systemId} and switched_at >= ${start} and switched_at < ${end}`;
+  const result = await sql<StatsPartRow>`
+    select ${sql.lit(FIRST)} as kind, (select min(switched_at) from switches where system_id = ${systemId}) as at, cast(null as text) as list,
+      (select count(*) from front_days_stale where system_id = ${systemId}) as a, cast(null as bigint) as b
+    union all
+    select ${sql.lit(NEWEST)}, n.switched_at, n.alter_list, cast(null as bigint), cast(null as bigint)
+    from (select switched_at, alter_list from switches where system_id = ${systemId} order by switched_at desc, id desc limit 1) n
+    union all
+    select ${sql.lit(TIMES)}, cast(max(last_at) as bigint), alter_list, cast(sum(ms) as bigint), cast(null as bigint)
+    from front_days where ${runs} group by alter_list
+    union all
+    select ${sql.lit(ENTRIES)}, cast(alter_id as bigint), cast(null as text), cast(sum(entries) as bigint), cast(sum(primary_entries) as bigint)
+    from front_day_entries where ${runs} group by alter_id
+    union all
+    ${edge(HEAD, from, middleStart)}
+    union all
+    ${edge(TAIL, middleEnd, to)}`.execute(db);
+
+  let firstAt: number | undefined;
+  let stale = false;
+  let newest: StatsSwitch | undefined;
+  const head: Array<StatsSwitch & { id: number }> = [];
+  const tail: Array<StatsSwitch & { id: number }> = [];
+  const totals = emptyTotals();
+  for (const row of result.rows) {
+    switch (Number(row.kind)) {
+      case FIRST:
+        firstAt = row.at === null ? undefined : Number(row.at);
+        stale = Number(row.a) > 0;
+        break;
+      case NEWEST:
+        newest = { at: Number(row.at), alterIds: alterIdsOfList(row.list ?? '') };
+        break;
+      case TIMES:
+        addFrontTime(totals, alterIdsOfList(row.list ?? ''), Number(row.a), Number(row.at), filter);
+        break;
+      case ENTRIES:
+        addEntries(totals, Number(row.at), Number(filter.primary ? row.b : row.a), filter);
+        break;
+      case HEAD:
+      case TAIL:
+        (Number(row.kind) === HEAD ? head : tail).push({ at: Number(row.at), id: Number(row.a), alterIds: alterIdsOfList(row.list ?? '') });
+        break;
+    }
+  }
+  if (stale) return frontStatsFromSwitches(db, systemId, from, to, filter);
+  // The newest switch still fronts: the summary holds none of its time.
+  if (newest && newest.at < middleEnd) addFrontTime(totals, newest.alterIds, middleEnd - Math.max(newest.at, middleStart), middleEnd, filter);
+  const byTime = (a: StatsSwitch & { id: number }, b: StatsSwitch & { id: number }) => a.at - b.at || a.id - b.id;
+  addSwitches(totals, from, middleStart, head.sort(byTime), filter);
+  addSwitches(totals, middleEnd, to, tail.sort(byTime), filter);
+  return statsOfTotals(totals, countedFrom(from, to, firstAt), to);
+}
+
+/** The statistics of a period from its switches alone (short periods; a summary behind). */
+async function frontStatsFromSwitches(db: Executor, systemId: number, from: number, to: number, filter: StatsFilter): Promise<FrontStats> {
+  const switches = await switchesForStats(db, systemId, from, to);
+  return frontStats({ from, to, switches, ...filter });
+}
