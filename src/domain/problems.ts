@@ -44,6 +44,10 @@ export const PROBLEM_TYPES = [
   'image-quota',
   'unknown-image',
   'idempotency-key-reused',
+  'invalid-account-code',
+  'account-has-system',
+  'unknown-account',
+  'owner-account',
   'internal-error',
 ] as const;
 

@@ -20,7 +20,7 @@ import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import { newSystemColumns, systemColumns } from '../system-columns.js';
 import { tagColumns, tagRecord } from '../tag-columns.js';
 import type { NewTag, Schema } from '../tables.js';
-import type { AlterLoadPolicy } from '../../domain/privacy.js';
+import { OWNER_SYSTEM_LOAD, type AlterLoadPolicy } from '../../domain/privacy.js';
 import { findAlters, listAlters } from './alters.js';
 import { appendEvent } from './events/outbox.js';
 import { findTagsById } from './tags.js';
@@ -367,7 +367,7 @@ async function appendImportEvents(
         trx,
         systemId,
         clientId,
-        { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true }) },
+        { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, OWNER_SYSTEM_LOAD) },
         now,
       );
   }

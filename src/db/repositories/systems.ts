@@ -1,7 +1,7 @@
 // Systems: found by the Discord user who owns them (or one of its sub-accounts), edited in place.
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { systemValuesOf, type EditSystemInput, type SystemDetails, type SystemRecord } from '../../domain/system.js';
-import type { SystemLoadPolicy } from '../../domain/privacy.js';
+import { OWNER_SYSTEM_LOAD, type SystemLoadPolicy } from '../../domain/privacy.js';
 import { alterVisibleCondition, tagVisibleCondition } from '../privacy-conditions.js';
 import { noteChange } from '../changes/notes.js';
 import { prepareQuery } from '../prepared.js';
@@ -109,7 +109,7 @@ export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: 
   const autoproxy = policy.ownerDetails
     ? await db.selectFrom('autoproxy').selectAll().where('system_id', '=', systemId).orderBy('scope').execute()
     : [];
-  const subAccounts = policy.ownerDetails
+  const subAccounts = policy.subAccounts
     ? await db.selectFrom('system_sub_accounts').select('user_id').where('system_id', '=', systemId).orderBy('user_id').execute()
     : [];
   return {
@@ -130,7 +130,7 @@ export async function editSystem(db: Db, systemId: number, input: EditSystemInpu
     await noteChange(trx, [systemTopic(systemId)]);
     const system = await findSystemById(trx, systemId);
     if (!system) return undefined;
-    const details = await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true });
+    const details = await loadSystemDetails(trx, systemId, OWNER_SYSTEM_LOAD);
     await appendEvent(trx, systemId, actorClientId, { type: 'system.updated', system, details });
     return system;
   });
