@@ -170,7 +170,7 @@ export async function benchEvents(options: { quick: boolean }): Promise<EventsBe
       await running.database.db.transaction().execute(async (trx) => {
         for (let j = i; j < Math.min(backlog, i + 100); j++) {
           const snapshot = snapshots[j % snapshots.length];
-          if (snapshot) await appendEvent(trx, snapshot.system.id, app.id, { type: 'system.updated', system: snapshot.system, details: snapshot.details });
+          if (snapshot) await appendEvent(trx, snapshot.system.id, { clientId: app.id, accountId: null }, { type: 'system.updated', system: snapshot.system, details: snapshot.details });
         }
       });
     }

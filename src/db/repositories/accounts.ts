@@ -62,7 +62,7 @@ async function accountsChanged(trx: Transaction<Schema>, systemId: number, actor
   const system = await findSystemById(trx, systemId);
   if (!system) throw new Error(`no system ${systemId}`);
   const details = await loadSystemDetails(trx, systemId, OWNER_SYSTEM_LOAD);
-  await appendEvent(trx, systemId, actor.clientId, { type: 'system.updated', system, details }, now, { touchSystem: true });
+  await appendEvent(trx, systemId, actor, { type: 'system.updated', system, details }, now, { touchSystem: true });
 }
 
 /**
@@ -102,7 +102,8 @@ export async function redeemAccountCode(
     if (!decision.join) throw new Problem('account-has-system', JOIN_REFUSALS[decision.reason]);
     if (ownId !== null && decision.discard !== 'none') {
       // The account's grants go on (they are its own, and now reach the system it joins).
-      await deleteSystemIn(trx, { systemId: ownId, ownerId: actor.accountId, actorClientId: actor.clientId, ip: actor.ip, now }, { revoke: [] });
+      const deletion = { systemId: ownId, ownerId: actor.accountId, actorClientId: actor.clientId, actorAccountId: actor.accountId, ip: actor.ip, now };
+      await deleteSystemIn(trx, deletion, { revoke: [] });
     }
     await trx.insertInto('system_sub_accounts').values({ user_id: actor.accountId, system_id: target }).execute();
     await accountsChanged(trx, target, actor, now);

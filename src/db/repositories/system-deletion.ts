@@ -35,6 +35,8 @@ export interface SystemDeletion {
   /** The owning account (only it may delete the system). */
   ownerId: string;
   actorClientId: string | null;
+  /** The account whose token asked (the owner, or one discarding its own system to join another). */
+  actorAccountId: string | null;
   ip: string | null;
   now: number;
 }
@@ -65,7 +67,7 @@ export async function deleteSystemIn(trx: Transaction<Schema>, deletion: SystemD
 
   // The final event, numbered and queued while the grants are still live (appendEvent queues it
   // to the endpoints of the apps the accounts authorized).
-  const finalEventId = await appendEvent(trx, systemId, deletion.actorClientId, { type: 'system.deleted', userId: ownerId }, now);
+  const finalEventId = await appendEvent(trx, systemId, { clientId: deletion.actorClientId, accountId: deletion.actorAccountId }, { type: 'system.deleted', userId: ownerId }, now);
 
   // Everything the system owns. Foreign keys take the rest: memberships, integration fields,
   // switch members and import links go with their alters, tags and switches.

@@ -1,4 +1,5 @@
 // Systems: found by the Discord user who owns them (or one of its sub-accounts), edited in place.
+import type { EventActor } from '../../domain/events.js';
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { systemValuesOf, type EditSystemInput, type SystemDetails, type SystemRecord } from '../../domain/system.js';
 import { OWNER_SYSTEM_LOAD, type SystemLoadPolicy } from '../../domain/privacy.js';
@@ -121,7 +122,7 @@ export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: 
 }
 
 /** Applies a partial edit: only the keys present change. Returns the updated system. */
-export async function editSystem(db: Db, systemId: number, input: EditSystemInput, actorClientId: string | null): Promise<SystemRecord | undefined> {
+export async function editSystem(db: Db, systemId: number, input: EditSystemInput, actor: EventActor): Promise<SystemRecord | undefined> {
   const update = systemColumns(systemValuesOf(input));
   if (Object.keys(update).length === 0) return findSystemById(db, systemId);
   // The edit and its event (with the owner's view of the whole system) in one transaction.
@@ -131,7 +132,7 @@ export async function editSystem(db: Db, systemId: number, input: EditSystemInpu
     const system = await findSystemById(trx, systemId);
     if (!system) return undefined;
     const details = await loadSystemDetails(trx, systemId, OWNER_SYSTEM_LOAD);
-    await appendEvent(trx, systemId, actorClientId, { type: 'system.updated', system, details });
+    await appendEvent(trx, systemId, actor, { type: 'system.updated', system, details });
     return system;
   });
   return updated;

@@ -7,6 +7,7 @@
 // owner for privacy (`isSelf`), while `viewer.userId` stays the account the token was issued to.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SystemForReader, SystemLookup } from '../../db/repositories/system-lookup.js';
+import type { EventActor } from '../../domain/events.js';
 import type { Viewer } from '../../domain/privacy.js';
 import { Problem } from '../../domain/problems.js';
 import type { SystemRecord } from '../../domain/system.js';
@@ -75,6 +76,11 @@ function settle(request: FastifyRequest, lookup: ReturnType<typeof targetLookup>
   };
   request.target = { viewer, system: found.system };
   return undefined;
+}
+
+/** Who acts, for a write's events: the token's client and the account it was issued to. */
+export function actorOf(viewer: Viewer): EventActor {
+  return { clientId: viewer.clientId, accountId: viewer.userId };
 }
 
 /** The request's resolved `{user}`; only routes under /v1/users/{user} have one. */

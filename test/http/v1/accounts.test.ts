@@ -219,6 +219,36 @@ describe.each(DIALECTS)('accounts of a system (%s)', (dialect) => {
     expect(shown.redacted).not.toContain('subAccounts');
   });
 
+  it('names the acting account in events, which an app authorized by any account of the system receives', async () => {
+    const { owner, second } = await joined();
+    const app = await createTestClient(server, {
+      name: 'Tracker',
+      grantTypes: ['authorization_code', 'refresh_token', 'client_credentials'],
+      scopes: ['openid', 'offline_access', 'system:read', 'alters:read', 'events:manage'],
+    });
+    // Only the second account authorized the app.
+    await signIn(server, second.userId, { client: app, scope: 'openid offline_access system:read alters:read' });
+    const appToken = (await oidc.clientCredentialsGrant(app.config, { scope: 'events:manage' })).access_token;
+    expect((await owner.call('POST', '/v1/users/@me/system/edit', { systemDescription: 'by the owner' })).status).toBe(200);
+    expect((await second.call('POST', `/v1/users/${owner.userId}/system/edit`, { systemDescription: 'by the second' })).status).toBe(200);
+    const systemId = String(await systemIdOf(owner.userId));
+    type FeedEvent = { type: string; data: { systemId: string; userId: string; actor: { accountId: string | null }; system?: System } };
+    const events: FeedEvent[] = [];
+    let after = '0';
+    for (;;) {
+      const page = await request<{ data: { events: FeedEvent[]; next: string; more: boolean } }>(server, 'GET', `/v1/events/feed?after=${after}&max=500`, { token: appToken });
+      expect(page.status).toBe(200);
+      events.push(...page.body.data.events.filter((event) => event.data.systemId === systemId));
+      after = page.body.data.next;
+      if (!page.body.data.more) break;
+    }
+    const edits = events.filter((event) => event.type === 'system.updated' && event.data.system?.systemDescription?.startsWith('by the'));
+    expect(edits.map((event) => [event.data.system?.systemDescription, event.data.actor.accountId, event.data.userId])).toEqual([
+      ['by the owner', owner.userId, owner.userId],
+      ['by the second', second.userId, owner.userId],
+    ]);
+  });
+
   describe('authorization', () => {
     const ENDPOINTS = [
       { path: '/v1/users/{user}/system/accounts/code', body: {} },
