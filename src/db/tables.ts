@@ -115,6 +115,8 @@ export interface AlterFieldsTable {
 export interface AutoproxyTable {
   system_id: number;
   scope: string;
+  /** '' for every account of the system; else the one account the entry is for (migration 2026-11-28T01). */
+  account_id: Generated<string>;
   mode: string;
   alter_id: number | null;
   last_latch_at: number | null;

@@ -20,6 +20,7 @@ import * as switchAlterLists from './2026-11-27T20l-switch-alter-lists.js';
 import * as images from './2026-11-27T21-images.js';
 import * as profileFields from './2026-11-27T21k-profile-fields.js';
 import * as accountsCodes from './2026-11-28T00-accounts-codes.js';
+import * as accountsAutoproxy from './2026-11-28T01-accounts-autoproxy.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T21-images': images,
   '2026-11-27T21k-profile-fields': profileFields,
   '2026-11-28T00-accounts-codes': accountsCodes,
+  '2026-11-28T01-accounts-autoproxy': accountsAutoproxy,
 };

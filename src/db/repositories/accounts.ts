@@ -129,11 +129,20 @@ export async function removeAccount(db: Db, removal: { systemId: number; account
     const removed = await trx.deleteFrom('system_sub_accounts').where('system_id', '=', systemId).where('user_id', '=', accountId).executeTakeFirst();
     if (removed.numDeletedRows === 0n) throw new Problem('unknown-account', 'this account is not an account of this system');
     await revokeAccess(trx, [accountId]);
+    // Its own autoproxy entries were for it as an account of this system.
+    await trx.deleteFrom('autoproxy').where('system_id', '=', systemId).where('account_id', '=', accountId).execute();
     await trx.insertInto('systems').values(newSystemColumns(accountId, now)).execute();
     await accountsChanged(trx, systemId, actor, now);
     await insertAuditEntry(trx, { kind: 'account-removed', userId: actor.accountId, clientId: actor.clientId ?? undefined, ip: actor.ip ?? undefined, details: { systemId, account: accountId } }, now);
     await noteChange(trx, [userSystemTopic(accountId), systemTopic(systemId)]);
   });
+}
+
+/** Whether `accountId` is an account of the system: its owner or another that joined it. */
+export async function isAccountOf(db: Db, system: { id: number; userId: string }, accountId: string): Promise<boolean> {
+  if (accountId === system.userId) return true;
+  const row = await db.selectFrom('system_sub_accounts').select('user_id').where('system_id', '=', system.id).where('user_id', '=', accountId).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The system's other accounts (not the owning one), in id order. */

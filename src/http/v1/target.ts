@@ -59,7 +59,8 @@ function targetLookup(request: FastifyRequest) {
 const NOT_YOURS = 'a token can only change its own system’s data; use @me or the id of one of its accounts';
 
 function settle(request: FastifyRequest, lookup: ReturnType<typeof targetLookup>, found: SystemForReader | undefined): Problem | undefined {
-  if (lookup.writes && lookup.user !== '@me' && !found?.readerOwns) return new Problem('not-matching-oauth', NOT_YOURS);
+  // The token's own id without a system falls through to no-system, as @me does.
+  if (lookup.writes && lookup.user !== '@me' && lookup.user !== lookup.readerUserId && !found?.readerOwns) return new Problem('not-matching-oauth', NOT_YOURS);
   if (!found) {
     return new Problem(
       'no-system',

@@ -249,6 +249,35 @@ describe.each(DIALECTS)('accounts of a system (%s)', (dialect) => {
     ]);
   });
 
+  it('scopes an autoproxy entry to one account, over the system’s entry of that scope, in that account’s proxy profile only', async () => {
+    const guild = '300000000000002901';
+    const { owner, second } = await joined();
+    const kestrel = (await owner.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'kestrel', displayName: 'Kestrel' })).body;
+    type Entry = { serverId: string; autoproxyMode: string; account: string | null };
+    const set = (user: ApiUser, body: Record<string, unknown>) => user.call<{ data: Entry }>('POST', '/v1/users/@me/autoproxy', body);
+    expect((await set(owner, { serverId: guild, autoproxyMode: 'alter', autoproxyAlter: kestrel.alterId })).body.data).toMatchObject({ account: null });
+    const own = await set(second, { serverId: guild, account: second.userId, autoproxyMode: 'off' });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(own.body.data).toMatchObject({ serverId: guild, autoproxyMode: 'off', account: second.userId });
+    expect(problem(await set(owner, { serverId: guild, account: newUserId(), autoproxyMode: 'off' }))).toEqual({ status: 404, types: ['unknown-account'] });
+
+    const listed = (await owner.call<{ data: Entry[] }>('GET', '/v1/users/@me/autoproxy')).body.data;
+    expect(listed.map((entry) => [entry.serverId, entry.account, entry.autoproxyMode])).toEqual([
+      [guild, null, 'alter'],
+      [guild, second.userId, 'off'],
+    ]);
+    const profileOf = async (user: ApiUser) => (await user.call<{ autoproxy: Entry[] }>('GET', `/v1/users/@me/proxy-profile?guild=${guild}`)).body.autoproxy;
+    expect((await profileOf(owner)).map((entry) => [entry.autoproxyMode, entry.account])).toEqual([['alter', null]]);
+    expect((await profileOf(second)).map((entry) => [entry.autoproxyMode, entry.account])).toEqual([['off', second.userId]]);
+
+    // Removing the account's own entry brings the system's back for it; removing the account takes its entries.
+    expect((await second.call('POST', '/v1/users/@me/autoproxy/remove', { serverId: guild, account: second.userId })).body).toEqual({ removed: true });
+    expect((await profileOf(second)).map((entry) => entry.autoproxyMode)).toEqual(['alter']);
+    expect((await set(second, { serverId: guild, account: second.userId, autoproxyMode: 'front' })).status).toBe(200);
+    expect((await owner.call('POST', `/v1/users/@me/system/accounts/${second.userId}/remove`)).status).toBe(200);
+    expect((await owner.call<{ data: Entry[] }>('GET', '/v1/users/@me/autoproxy')).body.data.map((entry) => entry.account)).toEqual([null]);
+  });
+
   describe('authorization', () => {
     const ENDPOINTS = [
       { path: '/v1/users/{user}/system/accounts/code', body: {} },
