@@ -264,10 +264,11 @@ export function createApiClient(options: ApiClientOptions) {
     applyAutoproxyState: (token: string, change: AutoproxyStateChange) =>
       api<AutoproxyStateAnswer>('POST', `${userPath('@me')}/autoproxy/state`, { token, json: change }),
     listAutoproxy: (token: string) => api<{ data: Autoproxy[] }>('GET', `${userPath('@me')}/autoproxy`, { token }).then((r) => r.data),
-    setAutoproxy: (token: string, body: { serverId: string; autoproxyMode: string; autoproxyAlter?: string | null }) =>
+    setAutoproxy: (token: string, body: { serverId: string; autoproxyMode: string; autoproxyAlter?: string | null; account?: string }) =>
       api<{ data: Autoproxy }>('POST', `${userPath('@me')}/autoproxy`, { token, json: body }).then((r) => r.data),
-    removeAutoproxy: (token: string, serverId: string) =>
-      api<{ removed: boolean }>('POST', `${userPath('@me')}/autoproxy/remove`, { token, json: { serverId } }),
+    /** `account`: that account's own entry; without it, the system's. */
+    removeAutoproxy: (token: string, serverId: string, account?: string) =>
+      api<{ removed: boolean }>('POST', `${userPath('@me')}/autoproxy/remove`, { token, json: account === undefined ? { serverId } : { serverId, account } }),
     /** Message info as the asker sees it: their own token, or the bot's client token when they never linked. */
     async messageInfo(messageId: string, token?: string): Promise<MessageInfo> {
       const read = (bearer: string) => api<{ data: MessageInfo }>('GET', `/v1/messages/${encodeURIComponent(messageId)}`, { token: bearer });

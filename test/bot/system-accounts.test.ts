@@ -99,6 +99,21 @@ describe('accounts of a system through the bot', () => {
     expect(contentOf(listed)).toContain(`Other accounts: <@${BOB.id}>`);
   });
 
+  it('turns autoproxy off for one account with /autoproxy set only-this-account:, the others keep the system’s', async () => {
+    expect((await alice.call('POST', '/v1/users/@me/autoproxy', { serverId: h.fake.guild.id, autoproxyMode: 'alter', autoproxyAlter: kestrel.alterId })).status).toBe(200);
+    const { response } = await slash('autoproxy', { subcommand: 'set', options: [{ type: 3, name: 'mode', value: 'off' }, { type: 5, name: 'only-this-account', value: true }] }, BOB);
+    expect(contentOf(response)).toMatch(/^Autoproxy is off in this server \(for this Discord account only\)/);
+    const fromBob = h.fake.sendUserMessage({ author: BOB, channelId: channel, content: 'untagged from bob' });
+    expect(await outcomeOf(fromBob.id)).toBe('not-proxied');
+    const fromAlice = h.fake.sendUserMessage({ author: ALICE, channelId: channel, content: 'untagged from alice' });
+    expect(await outcomeOf(fromAlice.id)).toBe('proxied');
+    const { response: shown } = await slash('autoproxy', { subcommand: 'show' }, BOB);
+    expect(contentOf(shown)).toContain('in this server (this account only): **off**');
+    // Back to the system's entry for Bob, and no autoproxy for the rest of this file.
+    await slash('autoproxy', { subcommand: 'clear', options: [{ type: 5, name: 'only-this-account', value: true }] }, BOB);
+    expect((await alice.call('POST', '/v1/users/@me/autoproxy/remove', { serverId: h.fake.guild.id })).body).toEqual({ removed: true });
+  });
+
   it('tells what is wrong with a used code, and only the owning account makes codes', async () => {
     const { response: used } = await slash('link', { options: [{ type: 3, name: 'code', value: redeemed }] }, BOB);
     expect(contentOf(used)).toMatch(/^That code is unknown, used or expired/);
