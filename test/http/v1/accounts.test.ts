@@ -270,6 +270,21 @@ describe.each(DIALECTS)('accounts of a system (%s)', (dialect) => {
     expect((await profileOf(owner)).map((entry) => [entry.autoproxyMode, entry.account])).toEqual([['alter', null]]);
     expect((await profileOf(second)).map((entry) => [entry.autoproxyMode, entry.account])).toEqual([['off', second.userId]]);
 
+    // The engine's state change names the account's entry (as stateChangeFor sends it), and moves that one only.
+    const latch = await set(second, { serverId: `${guild}/400000000000002901`, account: second.userId, autoproxyMode: 'latch' });
+    const revision = (latch.body.data as Entry & { revision: number }).revision;
+    const state = (account?: string) =>
+      second.call<{ applied: boolean }>('POST', '/v1/users/@me/autoproxy/state', {
+        serverId: `${guild}/400000000000002901`,
+        ...(account ? { account } : {}),
+        revision,
+        at: new Date().toISOString(),
+        latch: { alterId: kestrel.alterId },
+      });
+    expect((await state()).body).toMatchObject({ applied: false });
+    expect((await state(second.userId)).body).toMatchObject({ applied: true });
+    expect((await second.call('POST', '/v1/users/@me/autoproxy/remove', { serverId: `${guild}/400000000000002901`, account: second.userId })).body).toEqual({ removed: true });
+
     // Removing the account's own entry brings the system's back for it; removing the account takes its entries.
     expect((await second.call('POST', '/v1/users/@me/autoproxy/remove', { serverId: guild, account: second.userId })).body).toEqual({ removed: true });
     expect((await profileOf(second)).map((entry) => entry.autoproxyMode)).toEqual(['alter']);
