@@ -22,6 +22,7 @@ import * as oidc from 'openid-client';
 import { loadConfig } from '../src/config/config.js';
 import { appendEvent } from '../src/db/repositories/events/outbox.js';
 import { findSystemByUser, loadSystemDetails } from '../src/db/repositories/systems.js';
+import { OWNER_SYSTEM_LOAD } from '../src/domain/privacy.js';
 import type { SystemDetails, SystemRecord } from '../src/domain/system.js';
 import { startServer, type RunningServer } from '../src/http/server.js';
 import { createTestClient, obtainTokens } from '../test/support/oauth.js';
@@ -163,13 +164,13 @@ export async function benchEvents(options: { quick: boolean }): Promise<EventsBe
     for (const user of users) {
       const system = await findSystemByUser(running.database.db, user.userId);
       if (!system) throw new Error('no system');
-      snapshots.push({ system, details: await loadSystemDetails(running.database.db, system.id, { alterIds: 'all', tagIds: 'all', ownerDetails: true }) });
+      snapshots.push({ system, details: await loadSystemDetails(running.database.db, system.id, OWNER_SYSTEM_LOAD) });
     }
     for (let i = 0; i < backlog; i += 100) {
       await running.database.db.transaction().execute(async (trx) => {
         for (let j = i; j < Math.min(backlog, i + 100); j++) {
           const snapshot = snapshots[j % snapshots.length];
-          if (snapshot) await appendEvent(trx, snapshot.system.id, app.id, { type: 'system.updated', system: snapshot.system, details: snapshot.details });
+          if (snapshot) await appendEvent(trx, snapshot.system.id, { clientId: app.id, accountId: null }, { type: 'system.updated', system: snapshot.system, details: snapshot.details });
         }
       });
     }

@@ -175,7 +175,7 @@ export async function benchFrontStats(opts: FrontStatsBenchOptions): Promise<Fro
     const alterIds = (await db.selectFrom('alters').select('id').where('system_id', '=', systemId).orderBy('id').execute()).map((row) => Number(row.id));
     for (let i = 0; i < 50; i++) {
       const started = performance.now();
-      await recordSwitch(db, systemId, { clientId: 'bot', alterIds: [alterIds[i % 2] as number], switchedAt: now + i * 60_000 }, (index) => `alters.${index}`);
+      await recordSwitch(db, systemId, { clientId: 'bot', accountId: null, alterIds: [alterIds[i % 2] as number], switchedAt: now + i * 60_000 }, (index) => `alters.${index}`);
       writeTimes.push(performance.now() - started);
     }
     // Its share: the summary settled for such a switch alone (marked as the triggers mark it).

@@ -282,7 +282,7 @@ export async function benchMessageRecords(opts: MessageRecordsOptions): Promise<
         async () => {
           const r = take();
           const record = { messageId: r.messageId, originalMessageId: r.originalId, channelId: r.channelId, guildId: GUILD_ID, systemId, alterId: randomAlter(), senderId: SENDER_ID, createdAt: r.createdAt, proxiedName: 'Alter' };
-          const outcome = await recordProxiedMessage(db, record, undefined, null);
+          const outcome = await recordProxiedMessage(db, record, undefined, { clientId: null, accountId: null });
           if (!outcome.created) throw new Error(`record ${r.messageId} was not created`);
         },
       );

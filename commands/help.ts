@@ -5,7 +5,7 @@ import { managePermissionOf } from '../src/bot/servers/may-manage-server.js';
 import type { ChatInputCommandInteraction } from 'discord.js';
 
 const LINES = [
-  '`/link` connect your Discord account · `/unlink` disconnect it',
+  '`/link` connect your Discord account · `/unlink` disconnect it · `/system accounts add` a code for another account of yours, redeemed there with `/link code:` · `/system accounts list` · `/system accounts remove [account]`',
   '`/system show [user]` a system profile and who is fronting · `/system edit` change yours · `/system delete` delete it (sends your export first, then asks)',
   '`/alter create` · `/alter edit` · `/alter show` · `/alter list [user] [sort] [tag] [search]` · `/alter random [tag]` · `/alter delete` (asks first)',
   '`/tag create` · `/tag edit` · `/tag show` · `/tag list [user]` · `/tag add tag alter` · `/tag remove tag alter` · `/tag delete` group your alters',

@@ -1,5 +1,6 @@
-// /system show [user], /system edit, /system settings, /system server, /system privacy and
-// /system delete (src/bot/system-delete.ts).
+// /system show [user], /system edit, /system settings, /system server, /system privacy,
+// /system delete (src/bot/system-delete.ts) and /system accounts add|remove|list
+// (src/bot/system-accounts.ts).
 import { SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
 import type { BotContext, SlashCommand } from '../src/bot/command.js';
 import { systemEmbed } from '../src/bot/embeds.js';
@@ -22,6 +23,7 @@ import type { Responder } from '../src/bot/responder.js';
 import { AlterPrivacy } from '../src/domain/privacy-bits.js';
 import { DESCRIPTION_MAX, NAME_MAX, URL_MAX } from '../src/domain/values.js';
 import { deleteSystem, deleteSystemButtons } from '../src/bot/system-delete.js';
+import { ACCOUNT_OPTION, systemAccounts } from '../src/bot/system-accounts.js';
 
 /** The option that turns the "another app changed your system" messages on or off. */
 const OPERATION_MESSAGES = 'operation-messages';
@@ -142,11 +144,25 @@ export const system = {
       ),
     )
     .addSubcommand((sub) => addPrivacyOptions(sub.setName('privacy').setDescription('Choose what others see of your system (all:public shows everything)'), SYSTEM_PRIVACY))
-    .addSubcommand((sub) => sub.setName('delete').setDescription('Delete your whole system (sends your export file first, then asks)')),
+    .addSubcommand((sub) => sub.setName('delete').setDescription('Delete your whole system (sends your export file first, then asks)'))
+    .addSubcommandGroup((group) =>
+      group
+        .setName('accounts')
+        .setDescription('Other Discord accounts that use this system')
+        .addSubcommand((sub) => sub.setName('add').setDescription('Get a one-time code for another Discord account to join this system'))
+        .addSubcommand((sub) =>
+          sub
+            .setName('remove')
+            .setDescription('Remove an account from this system (default: this one leaves)')
+            .addUserOption((o) => o.setName(ACCOUNT_OPTION).setDescription('The account to remove (the owning account removes others)')),
+        )
+        .addSubcommand((sub) => sub.setName('list').setDescription('The Discord accounts of this system')),
+    ),
   ephemeral: (interaction) => interaction.options.getSubcommand() !== 'show',
   fieldWords: { ...fieldWordsOf(EDITS), ...SYSTEM_SETTING_WORDS, public: 'privacy', systemOperationDM: OPERATION_MESSAGES },
   buttons: [operationDmButtons, deleteSystemButtons],
   async execute(interaction, context, reply) {
+    if (interaction.options.getSubcommandGroup() === 'accounts') return systemAccounts(interaction, context, reply);
     const run = { show, edit, settings, server, privacy, delete: deleteSystem }[interaction.options.getSubcommand() as 'show' | 'edit' | 'settings' | 'server' | 'privacy' | 'delete'];
     await run(interaction, context, reply);
   },

@@ -2,6 +2,7 @@
 // endpoints, typed from src/domain/'s schemas; api/transport.ts does the HTTP (timeouts, retries,
 // rate limits, the bot's own tokens) and api/errors.ts turns every failure into an ApiError with
 // a sentence a chat user can read.
+import type { AccountCode, SystemAccounts } from '../domain/accounts.js';
 import type { Alter } from '../domain/alter.js';
 import type { AlterSort } from '../domain/alter-list.js';
 import type { Autoproxy, AutoproxyStateAnswer, AutoproxyStateChange } from '../domain/autoproxy.js';
@@ -177,6 +178,13 @@ export function createApiClient(options: ApiClientOptions) {
 
     getSystem: (token: string, user: string) => api<{ data: System }>('GET', `${userPath(user)}/system`, { token }).then((r) => r.data),
     editSystem: (token: string, patch: Record<string, unknown>) => api<System>('POST', `${userPath('@me')}/system/edit`, { token, json: patch }),
+    /** A one-time code for another Discord account to join the system (the owning account only). */
+    makeAccountCode: (token: string) => api<{ data: AccountCode }>('POST', `${userPath('@me')}/system/accounts/code`, { token, json: {} }).then((r) => r.data),
+    /** Joins the system the code was made for, with the joining account's own token. */
+    redeemAccountCode: (token: string, code: string, discardOwnSystem: boolean) =>
+      api<{ data: SystemAccounts }>('POST', `${userPath('@me')}/system/accounts/redeem`, { token, json: discardOwnSystem ? { code, discardOwnSystem } : { code } }).then((r) => r.data),
+    removeAccount: (token: string, account: string) =>
+      api<{ data: SystemAccounts }>('POST', `${userPath('@me')}/system/accounts/${account}/remove`, { token, json: {} }).then((r) => r.data),
     createAlter: (token: string, body: Record<string, unknown>) => api<Alter>('POST', `${userPath('@me')}/system/create-alter`, { token, json: body }),
     editAlter: (token: string, alterId: number, patch: Record<string, unknown>) =>
       api<Alter>('POST', `${userPath('@me')}/alters/${alterId}/edit`, { token, json: patch }),
@@ -269,10 +277,11 @@ export function createApiClient(options: ApiClientOptions) {
     applyAutoproxyState: (token: string, change: AutoproxyStateChange) =>
       api<AutoproxyStateAnswer>('POST', `${userPath('@me')}/autoproxy/state`, { token, json: change }),
     listAutoproxy: (token: string) => api<{ data: Autoproxy[] }>('GET', `${userPath('@me')}/autoproxy`, { token }).then((r) => r.data),
-    setAutoproxy: (token: string, body: { serverId: string; autoproxyMode: string; autoproxyAlter?: string | null }) =>
+    setAutoproxy: (token: string, body: { serverId: string; autoproxyMode: string; autoproxyAlter?: string | null; account?: string }) =>
       api<{ data: Autoproxy }>('POST', `${userPath('@me')}/autoproxy`, { token, json: body }).then((r) => r.data),
-    removeAutoproxy: (token: string, serverId: string) =>
-      api<{ removed: boolean }>('POST', `${userPath('@me')}/autoproxy/remove`, { token, json: { serverId } }),
+    /** `account`: that account's own entry; without it, the system's. */
+    removeAutoproxy: (token: string, serverId: string, account?: string) =>
+      api<{ removed: boolean }>('POST', `${userPath('@me')}/autoproxy/remove`, { token, json: account === undefined ? { serverId } : { serverId, account } }),
     /** Message info as the asker sees it: their own token, or the bot's client token when they never linked. */
     async messageInfo(messageId: string, token?: string): Promise<MessageInfo> {
       const read = (bearer: string) => api<{ data: MessageInfo }>('GET', `/v1/messages/${encodeURIComponent(messageId)}`, { token: bearer });

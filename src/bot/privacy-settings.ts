@@ -35,6 +35,7 @@ export const SYSTEM_PRIVACY: PrivacyKind = {
     { option: 'banner', bit: SystemPrivacy.banner, label: 'banner', description: 'The system’s banner' },
     { option: 'alters', bit: SystemPrivacy.alters, label: 'alter list and who is fronting', description: 'Your alter list and who is fronting (each alter also has its own settings)' },
     { option: 'tags', bit: SystemPrivacy.tags, label: 'tags', description: 'The system’s tags' },
+    { option: 'accounts', bit: SystemPrivacy.subAccounts, label: 'other Discord accounts', description: 'Which other Discord accounts belong to the system' },
   ],
 };
 

@@ -47,6 +47,17 @@ export interface SystemSubAccountsTable {
   system_id: number;
 }
 
+/** One-time codes for another account to join a system (migration 2026-11-28T00). */
+export interface SystemAccountCodesTable {
+  /** StorageCrypto.lookupHash('account-code', code): never the code itself. */
+  code_hash: string;
+  system_id: number;
+  /** The owning account that made it. */
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface AltersTable {
   id: Generated<number>;
   system_id: number;
@@ -127,6 +138,8 @@ export interface ProfileFieldValuesTable {
 export interface AutoproxyTable {
   system_id: number;
   scope: string;
+  /** '' for every account of the system; else the one account the entry is for (migration 2026-11-28T01). */
+  account_id: Generated<string>;
   mode: string;
   alter_id: number | null;
   last_latch_at: number | null;
@@ -321,6 +334,8 @@ export interface EventsTable {
   type: string;
   /** The OAuth client whose request made the change; null for the service itself. */
   actor_client_id: string | null;
+  /** The Discord account whose token made the change (migration 2026-11-28T00); null for the service itself and older events. */
+  actor_account_id: string | null;
   /** JSON: the owner's view of what changed, as of the change. */
   payload: string;
   created_at: number;
@@ -421,6 +436,7 @@ export interface Schema {
   users: UsersTable;
   systems: SystemsTable;
   system_sub_accounts: SystemSubAccountsTable;
+  system_account_codes: SystemAccountCodesTable;
   alters: AltersTable;
   tags: TagsTable;
   alter_tags: AlterTagsTable;

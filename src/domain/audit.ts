@@ -17,6 +17,8 @@ export const AUDIT_KINDS = [
   'client-auth-failed',
   'guild-settings-changed',
   'system-deleted',
+  'account-added',
+  'account-removed',
 ] as const;
 
 export type AuditKind = (typeof AUDIT_KINDS)[number];
@@ -36,6 +38,8 @@ export const AUDIT_KIND_DESCRIPTIONS: Record<AuditKind, string> = {
   'client-auth-failed': 'a client failed to authenticate (unknown client or wrong secret)',
   'guild-settings-changed': "a Discord server's settings changed through the bot (user: who; details: guild, permission the bot checked, changes)",
   'system-deleted': 'a person deleted their system with everything in it, and every app they had authorized lost access (user: the owner; client: the app used; details: the system id only)',
+  'account-added': 'another Discord account joined a system with a code its owner made (user: the account that joined; details: the system id, whether its own system was deleted)',
+  'account-removed': 'an account left a system, or its owner removed it, and the account\'s apps lost access (user: who acted; details: the system id and the account)',
 };
 
 /** Replays and failed client authentication may be attacks: they are logged as warnings. */

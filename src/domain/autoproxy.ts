@@ -2,7 +2,7 @@
 // means, and the two ways an entry changes: the owner's edits, and the small state changes the
 // proxy engine decides (latch moved or cleared, autoproxy turned off by an escape).
 import { z } from 'zod';
-import { EntityId, EntityIdString, IsoDateTime } from './values.js';
+import { EntityId, EntityIdString, IsoDateTime, UserId } from './values.js';
 
 /** The engine's modes. Stored entries may also hold an integration's client id (see below). */
 export const AUTOPROXY_MODES = ['off', 'front', 'latch', 'alter'] as const;
@@ -43,6 +43,8 @@ export function engineMode(stored: string): { mode: AutoproxyMode; frontClient: 
   return { mode: 'front', frontClient: stored };
 }
 
+const AccountRef = UserId.describe('One account of the system (the owning account or another): the entry is for that account alone. Default: every account.');
+
 const AlterRef = z.union([EntityIdString, EntityId]).describe('An alter id of your system, as a string (the origin’s form) or a number.');
 
 export const Autoproxy = z
@@ -52,6 +54,10 @@ export const Autoproxy = z
     serverId: z.string().describe('@global, <guildId> or <guildId>/<channelId>.'),
     lastLatchTimestamp: IsoDateTime.nullable().describe('latch mode: when the latch was last set or used.'),
     revision: z.number().int().describe('Changes when the owner edits the entry; engine state changes name the revision they were decided on.'),
+    account: z
+      .string()
+      .nullable()
+      .describe('null: the entry of every account of the system; a Discord id: that account’s own entry, which wins over the system’s of the same scope for it.'),
   })
   .meta({ id: 'Autoproxy' });
 export type Autoproxy = z.infer<typeof Autoproxy>;
@@ -60,6 +66,7 @@ export type Autoproxy = z.infer<typeof Autoproxy>;
 export const SetAutoproxyBody = z
   .strictObject({
     serverId: AutoproxyScope,
+    account: AccountRef.optional(),
     autoproxyMode: z
       .string()
       .min(1, 'must not be empty')
@@ -82,7 +89,7 @@ export const SetAutoproxyBody = z
   });
 export type SetAutoproxyInput = z.infer<typeof SetAutoproxyBody>;
 
-export const RemoveAutoproxyBody = z.strictObject({ serverId: AutoproxyScope });
+export const RemoveAutoproxyBody = z.strictObject({ serverId: AutoproxyScope, account: AccountRef.optional() });
 
 /**
  * One engine state change (proxy-rules.md R1's `state`), applied to the entry it was decided on.
@@ -94,6 +101,7 @@ export const AutoproxyStateChange = z
   .strictObject({
     serverId: AutoproxyScope,
     revision: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('The entry’s revision the engine saw (from the proxy profile).'),
+    account: UserId.nullable().optional().describe('The entry’s `account` (from the proxy profile); null or absent: the entry of every account.'),
     at: IsoDateTime.describe('When the engine decided (its `now`); a set latch gets this time.'),
     latch: z
       .strictObject({ alterId: EntityId })
@@ -113,6 +121,8 @@ export type AutoproxyStateAnswer = z.infer<typeof AutoproxyStateAnswer>;
 /** An autoproxy entry as stored. */
 export interface AutoproxyRecord {
   scope: string;
+  /** null: every account of the system; else the one account. */
+  accountId: string | null;
   mode: string;
   alterId: number | null;
   lastLatchAt: number | null;
@@ -126,5 +136,6 @@ export function toAutoproxy(entry: AutoproxyRecord): Autoproxy {
     serverId: entry.scope,
     lastLatchTimestamp: entry.lastLatchAt === null ? null : new Date(entry.lastLatchAt).toISOString(),
     revision: entry.revision,
+    account: entry.accountId,
   };
 }

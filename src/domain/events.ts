@@ -80,6 +80,16 @@ export type EventSnapshot =
   // The owner is kept in the event: the deleted system's row no longer names them.
   | { type: 'system.deleted'; userId: string };
 
+/**
+ * Who made a change: the OAuth client whose token was used and the Discord account it was issued
+ * to (tokens are per account, and a system may have several: domain/accounts.ts). Both null when
+ * the service itself acted.
+ */
+export interface EventActor {
+  clientId: string | null;
+  accountId: string | null;
+}
+
 /** An event as the outbox holds it. */
 export interface StoredEvent {
   id: number;
@@ -88,6 +98,8 @@ export interface StoredEvent {
   userId: string;
   sequence: number;
   actorClientId: string | null;
+  /** The Discord account whose token made the change (null for the service, and events from before accounts). */
+  actorAccountId: string | null;
   /** The acting client's registered name, as of delivery (null when it has none, or was deleted). */
   actorClientName: string | null;
   createdAt: number;
@@ -99,6 +111,10 @@ const Actor = z
     clientId: z.string().nullable().describe('The OAuth client whose request made the change; null when the service itself did.'),
     clientName: z.string().nullable().describe('That client’s registered name (what the consent page showed the user).'),
     self: z.boolean().describe('Whether the receiving client made the change itself.'),
+    accountId: z
+      .string()
+      .nullable()
+      .describe('The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did.'),
   })
   .describe('Which app made the change.');
 
@@ -182,7 +198,12 @@ export function eventFor(event: StoredEvent, audience: Audience): EventEnvelope 
     userId: event.userId,
     systemId: String(event.systemId),
     sequence: event.sequence,
-    actor: { clientId: event.actorClientId, clientName: event.actorClientName, self: event.actorClientId === audience.clientId },
+    actor: {
+      clientId: event.actorClientId,
+      clientName: event.actorClientName,
+      self: event.actorClientId === audience.clientId,
+      accountId: event.actorAccountId,
+    },
   };
   const envelope = (data: Record<string, unknown>): EventEnvelope => ({
     type: snapshot.type,

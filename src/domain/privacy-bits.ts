@@ -25,6 +25,8 @@ export const SystemPrivacy = {
   pronouns: 32,
   alters: 64,
   tags: 128,
+  /** The system's other Discord accounts (`subAccounts`): private by default, as it ties identities together. */
+  subAccounts: 256,
 } as const;
 
 /** A tag's bitmask (PluralKit's group privacy, as bits). */

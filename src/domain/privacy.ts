@@ -9,7 +9,9 @@
 //   the alter has its visible bit (1). Otherwise it is absent from lists and 404 on direct reads.
 // - Hidden fields come back null (maps and lists empty) and are named in `redacted`.
 // - Per-server maps, integration fields, flags, the system's settings and which apps made a switch
-//   are the owner's alone. Proxy tags have their own bit (64: a tag like `alpha:` names the alter);
+//   are the owner's alone. A system's other Discord accounts (`subAccounts`) have their own
+//   system bit (256), private by default. Every account of a system is its owner here
+//   (Viewer.systemId). Proxy tags have their own bit (64: a tag like `alpha:` names the alter);
 //   the color goes with the avatar bit (32: how the alter looks). For the fields an owner sets on an
 //   alter, each field's row in ALTER_FIELDS (alter.ts) says which bit shows it; viewAlter applies it.
 // - Integration fields are shown only to the client that wrote them, on the owner's reads.
@@ -335,16 +337,22 @@ export interface SystemLoadPolicy {
   alterIds: 'all' | 'visible' | 'none';
   /** Which tag ids to list, the same way. */
   tagIds: 'all' | 'visible' | 'none';
-  /** Autoproxy and sub-accounts are the owner's. */
+  /** Autoproxy entries are the owner's. */
   ownerDetails: boolean;
+  /** The other accounts: the owner's, and others' when the system shows them (bit 256). */
+  subAccounts: boolean;
 }
 
+/** Everything: the owner's view, which events store (domain/events.ts). */
+export const OWNER_SYSTEM_LOAD: Readonly<SystemLoadPolicy> = Object.freeze({ alterIds: 'all', tagIds: 'all', ownerDetails: true, subAccounts: true });
+
 export function systemLoadPolicy(system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): SystemLoadPolicy {
-  if (isOwner(viewer, system.id)) return { alterIds: 'all', tagIds: 'all', ownerDetails: true };
+  if (isOwner(viewer, system.id)) return OWNER_SYSTEM_LOAD;
   return {
     alterIds: has(system.public, SystemPrivacy.alters) ? 'visible' : 'none',
     tagIds: has(system.public, SystemPrivacy.tags) ? 'visible' : 'none',
     ownerDetails: false,
+    subAccounts: has(system.public, SystemPrivacy.subAccounts),
   };
 }
 
@@ -366,7 +374,7 @@ export function viewSystem(system: SystemRecord, details: SystemDetails, viewer:
   view.createdAt = new Date(system.createdAt).toISOString();
   view.systemAutoproxy = pick('systemAutoproxy', details.autoproxy.map(toAutoproxy), []);
   viewFields(view, SYSTEM_RULES.settings, system, system.public, owner, redacted);
-  view.subAccounts = pick('subAccounts', details.subAccounts, []);
+  view.subAccounts = policy.subAccounts ? details.subAccounts : (redacted.push('subAccounts'), []);
   viewFields(view, SYSTEM_RULES.state, system, system.public, owner, redacted);
   view.redacted = redacted;
   return view as System;

@@ -46,6 +46,10 @@ export const PROBLEM_TYPES = [
   'image-quota',
   'unknown-image',
   'idempotency-key-reused',
+  'invalid-account-code',
+  'account-has-system',
+  'unknown-account',
+  'owner-account',
   'internal-error',
 ] as const;
 

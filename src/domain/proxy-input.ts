@@ -92,7 +92,9 @@ export function stateChangeFor(state: StateChange, entries: EntriesInScope, now:
   if (state === null) return undefined;
   const entry = entries[state.scope];
   if (!entry) return undefined; // the engine only changes the entry in effect, which exists
-  const base = { serverId: entry.serverId, revision: entry.revision, at: new Date(now).toISOString() };
+  // An account's own entry is named by its account too (the system's has none).
+  const account = entry.account === null ? {} : { account: entry.account };
+  const base = { serverId: entry.serverId, ...account, revision: entry.revision, at: new Date(now).toISOString() };
   if ('mode' in state) return { ...base, mode: 'off' };
   return { ...base, latch: state.latch === null ? null : { alterId: state.latch.alterId } };
 }

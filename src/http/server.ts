@@ -13,6 +13,7 @@ import { purgeUnreferencedImages } from '../db/repositories/images.js';
 import { purgeEvents } from '../db/repositories/events/purge.js';
 import { purgeGrantPeriods } from '../db/repositories/events/grant-periods.js';
 import { purgeEventValues } from '../db/repositories/events/payloads.js';
+import { purgeExpiredAccountCodes } from '../db/repositories/accounts.js';
 import { purgeExpiredLoginLinks } from '../db/repositories/login-links.js';
 import { purgeExpiredPayloads } from '../db/repositories/oidc-payloads.js';
 import { purgeProxiedMessages } from '../db/repositories/proxied-messages.js';
@@ -70,6 +71,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     try {
       await purgeExpiredPayloads(database.db, now);
       await purgeExpiredLoginLinks(database.db, now);
+      await purgeExpiredAccountCodes(database.db, now);
       await purgeExpiredBrowserSessions(database.db, now);
       if (config.messageRetentionDays > 0) await purgeProxiedMessages(database.db, now - config.messageRetentionDays * 86_400_000);
       if (config.auditRetentionDays > 0) await purgeAuditLog(database.db, now - config.auditRetentionDays * 86_400_000);

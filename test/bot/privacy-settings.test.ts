@@ -33,14 +33,14 @@ describe('summaries', () => {
   it('splits a mask into what others see and what only the owner sees', () => {
     expect(privacySplit(SystemPrivacy.name | SystemPrivacy.pronouns, SYSTEM_PRIVACY)).toEqual({
       shown: ['name', 'pronouns'],
-      hidden: ['display tag', 'description', 'avatar and color', 'banner', 'alter list and who is fronting', 'tags'],
+      hidden: ['display tag', 'description', 'avatar and color', 'banner', 'alter list and who is fronting', 'tags', 'other Discord accounts'],
     });
   });
 
   it('says how to change a system’s privacy in each state', () => {
     expect(systemPrivacyText(0)).toMatch(/Everything is private: others see only “A private system”.*\/system privacy all:public/);
     expect(systemPrivacyText(SYSTEM_PRIVACY_MASK)).toMatch(/^Everything is public/);
-    expect(systemPrivacyText(SystemPrivacy.name)).toBe('Others see: name.\nOnly you see: display tag, description, pronouns, avatar and color, banner, alter list and who is fronting, tags.\nChange with `/system privacy`.');
+    expect(systemPrivacyText(SystemPrivacy.name)).toBe('Others see: name.\nOnly you see: display tag, description, pronouns, avatar and color, banner, alter list and who is fronting, tags, other Discord accounts.\nChange with `/system privacy`.');
   });
 
   it('says an unlisted alter shows nothing, and warns when the system hides every alter', () => {

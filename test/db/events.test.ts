@@ -17,6 +17,8 @@ import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabas
 const DAY = 86_400_000;
 const OWNER = '700000000000000011';
 const SUB = '700000000000000012';
+/** The service itself acting: no client, no account. */
+const NOBODY = { clientId: null, accountId: null };
 
 /**
  * A connection LISTENing on the change channel as another process's change watch does: it hears
@@ -49,7 +51,7 @@ describe.each(DIALECTS)('the events outbox (%s)', (dialect) => {
   let systemId: number;
 
   const append = (type: 'alter.deleted', alterId: number, now = Date.now()) =>
-    database.db.transaction().execute((trx) => appendEvent(trx, systemId, 'actor-app', { type, alterId }, now));
+    database.db.transaction().execute((trx) => appendEvent(trx, systemId, { clientId: 'actor-app', accountId: OWNER }, { type, alterId }, now));
   const deliveries = () => database.db.selectFrom('event_deliveries').selectAll().orderBy('event_id').orderBy('endpoint_id').execute();
 
   beforeAll(async () => {
@@ -127,7 +129,7 @@ describe.each(DIALECTS)('the events outbox (%s)', (dialect) => {
     try {
       await expect(
         database.db.transaction().execute(async (trx) => {
-          await appendEvent(trx, systemId, null, { type: 'alter.deleted', alterId: 5 });
+          await appendEvent(trx, systemId, NOBODY, { type: 'alter.deleted', alterId: 5 });
           throw new Error('rolled back');
         }),
       ).rejects.toThrow('rolled back');
@@ -136,8 +138,8 @@ describe.each(DIALECTS)('the events outbox (%s)', (dialect) => {
 
       // Two events, one note per endpoint; handed over by the time the commit returns.
       await database.db.transaction().execute(async (trx) => {
-        await appendEvent(trx, systemId, null, { type: 'alter.deleted', alterId: 6 });
-        await appendEvent(trx, systemId, null, { type: 'alter.deleted', alterId: 7 });
+        await appendEvent(trx, systemId, NOBODY, { type: 'alter.deleted', alterId: 6 });
+        await appendEvent(trx, systemId, NOBODY, { type: 'alter.deleted', alterId: 7 });
       });
       const woken = [deliveriesTopic('ep_authorized'), deliveriesTopic('ep_via-sub')];
       expect(here[0]).toEqual(woken);

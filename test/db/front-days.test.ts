@@ -18,6 +18,8 @@ import { Problem } from '../../src/domain/problems.js';
 import { usernameKey } from '../../src/domain/username-key.js';
 import { closeTestDatabase, DIALECTS, openMigratedTestDatabase, type TestDatabase } from '../support/dialects.js';
 
+/** The writes' actor: an app of no particular account. */
+const BOT = { clientId: 'bot', accountId: null };
 const T0 = Date.UTC(2025, 0, 1);
 const ALTERS = 5;
 const RUNS = Math.max(5, Math.round(40 * Number(process.env.FUZZ_SCALE ?? 1)));
@@ -154,18 +156,18 @@ describe.each(DIALECTS)('front statistics from the summary (%s)', (dialect) => {
         const switchIds = async () => (await db.selectFrom('switches').select('id').where('system_id', '=', systemId).orderBy('id').execute()).map((row) => Number(row.id));
         for (const step of ops) {
           try {
-            if (step.kind === 'create') await recordSwitch(db, systemId, { clientId: 'bot', alterIds: ids(step.alters), switchedAt: step.at }, field);
+            if (step.kind === 'create') await recordSwitch(db, systemId, { clientId: 'bot', accountId: null, alterIds: ids(step.alters), switchedAt: step.at }, field);
             if (step.kind === 'edit' || step.kind === 'delete') {
               const existing = await switchIds();
               const target = existing[step.pick % Math.max(1, existing.length)];
               if (target === undefined) continue;
-              if (step.kind === 'delete') await deleteSwitch(db, systemId, target, 'bot');
+              if (step.kind === 'delete') await deleteSwitch(db, systemId, target, BOT);
               else {
                 const edit = { ...(step.at !== undefined ? { switchedAt: step.at } : {}), ...(step.alters ? { alterIds: ids(step.alters) } : {}) };
-                await editSwitch(db, systemId, target, edit, 'bot', field);
+                await editSwitch(db, systemId, target, edit, BOT, field);
               }
             }
-            if (step.kind === 'delete-alter') await deleteAlter(db, systemId, alterIds[step.alter] as number, 'bot');
+            if (step.kind === 'delete-alter') await deleteAlter(db, systemId, alterIds[step.alter] as number, BOT);
             if (step.kind === 'behind') {
               const alive = new Set((await db.selectFrom('alters').select('id').where('system_id', '=', systemId).execute()).map((row) => Number(row.id)));
               // A writer that does not settle: the triggers mark the summary behind.

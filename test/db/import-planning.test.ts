@@ -50,7 +50,7 @@ describe.each(DIALECTS)('planning an import before its transaction (%s)', (diale
     // The first plan is made; then, before the transaction, another client creates "Ash".
     const source = planned(file([{ id: 'aaaaa', name: 'Ash' }, { id: 'bbbbb', name: 'Birch' }]), async (count) => {
       plans = count;
-      if (count === 1) await createAlter(database.db, systemId, { username: 'Ash', displayName: 'Ash' }, { clientId: 'other-app', field: undefined }, Date.now());
+      if (count === 1) await createAlter(database.db, systemId, { username: 'Ash', displayName: 'Ash' }, { clientId: 'other-app', accountId: null, field: undefined }, Date.now());
     });
     const { report } = await importSystem(importStore(database.db, systemId), { file: source, options: { mode: 'add', dryRun: false, history: false }, clientId: 'importer', now: Date.now() });
     expect(plans).toBe(2);

@@ -33,7 +33,7 @@ describe.each(DIALECTS)('proxied-message records (%s)', (dialect) => {
         database.db,
         { messageId: `80000000000000000${i}`, originalMessageId: `90000000000000000${i}`, channelId: '1', guildId: '2', systemId, alterId, senderId: '700000000000000001', createdAt: now - age * DAY, proxiedName: null },
         undefined,
-        null,
+        { clientId: null, accountId: null },
       );
     }
     // Batches of two: three old records take two rounds.

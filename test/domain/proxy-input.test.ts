@@ -18,7 +18,7 @@ function entry(
   lastLatchTimestamp: string | null = null,
   revision = 3,
 ): Autoproxy {
-  return { serverId, autoproxyMode, autoproxyAlter, lastLatchTimestamp, revision };
+  return { serverId, autoproxyMode, autoproxyAlter, lastLatchTimestamp, revision, account: null };
 }
 
 function profile(overrides: Partial<ProxyProfile> = {}): ProxyProfile {

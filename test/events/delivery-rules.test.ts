@@ -131,7 +131,7 @@ describe('registrable endpoint URLs', () => {
 
 describe('what a receiving client sees', () => {
   const alter = anAlter({ id: 7, systemId: 3, username: 'kes', displayName: 'Kestrel', description: 'private', fields: { 'app-a': 'a-value', 'app-b': 'b-value' } });
-  const event: StoredEvent = { id: 11, systemId: 3, userId: '200000000000000001', sequence: 4, actorClientId: 'app-b', actorClientName: 'App B', createdAt: 1_700_000_000_000, snapshot: { type: 'alter.updated', alter } };
+  const event: StoredEvent = { id: 11, systemId: 3, userId: '200000000000000001', sequence: 4, actorClientId: 'app-b', actorAccountId: '200000000000000002', actorClientName: 'App B', createdAt: 1_700_000_000_000, snapshot: { type: 'alter.updated', alter } };
 
   it.each([
     ['app-a', ['alters:read'], { fields: { 'app-a': 'a-value' } }, false],
@@ -139,7 +139,7 @@ describe('what a receiving client sees', () => {
     ['app-c', ['alters:read'], { fields: {} }, false],
   ])('%s with %j', (clientId, scopes, alterPart, self) => {
     const envelope = eventFor(event, { clientId, scopes: new Set(scopes) });
-    expect(envelope).toMatchObject({ type: 'alter.updated', timestamp: '2023-11-14T22:13:20.000Z', data: { eventId: '11', sequence: 4, actor: { clientId: 'app-b', clientName: 'App B', self }, alter: { description: 'private', ...alterPart } } });
+    expect(envelope).toMatchObject({ type: 'alter.updated', timestamp: '2023-11-14T22:13:20.000Z', data: { eventId: '11', sequence: 4, actor: { clientId: 'app-b', clientName: 'App B', self, accountId: '200000000000000002' }, alter: { description: 'private', ...alterPart } } });
   });
 
   it.each([[['system:read']], [['messages:read', 'alters:write']], [[]]])('nothing without alters:read (%j)', (scopes) => {

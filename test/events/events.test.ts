@@ -325,7 +325,7 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     expect(mine.map((r) => r.json.type)).toEqual(expected);
     for (const event of mine) {
       expect(EventEnvelope.safeParse(event.json).success, JSON.stringify(event.json)).toBe(true);
-      expect(event.json.data.actor).toEqual({ clientId: other.id, clientName: 'Other app', self: false });
+      expect(event.json.data.actor).toEqual({ clientId: other.id, clientName: 'Other app', self: false, accountId: OWNER });
     }
     expect(mine[2]?.json.data.tag).toMatchObject({ tagId: tag.tagId, alterIds: [alter.alterId] });
     expect(mine[3]?.json.data).toMatchObject({ alterIds: [alter.alterId] });

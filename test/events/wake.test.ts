@@ -42,14 +42,14 @@ describe.each(DIALECTS)('the dispatcher woken by the commit of an event (%s)', (
     const before = lastRun();
     await expect(
       db.transaction().execute(async (trx) => {
-        await appendEvent(trx, systemId, null, { type: 'alter.deleted', alterId: 1 });
+        await appendEvent(trx, systemId, { clientId: null, accountId: null }, { type: 'alter.deleted', alterId: 1 });
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
     // A wake runs the dispatcher's pass at once (in the commit's turn): none ran.
     expect(lastRun()).toBe(before);
 
-    await db.transaction().execute((trx) => appendEvent(trx, systemId, null, { type: 'alter.deleted', alterId: 2 }));
+    await db.transaction().execute((trx) => appendEvent(trx, systemId, { clientId: null, accountId: null }, { type: 'alter.deleted', alterId: 2 }));
     // The next timed pass is ten minutes away; the timeout only bounds a failure.
     const received = await receiver.waitFor('/woken', (list) => list.length >= 1, 20_000);
     expect(received.map((r) => [r.json.type, r.json.data.alterId])).toEqual([['alter.deleted', 2]]);

@@ -117,6 +117,34 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
     expect({ status: gone.status, body: gone.body }).toMatchObject({ status: 404, body: { errors: [{ type: 'no-system' }] } });
   });
 
+  it('resolves an account that joined or left a system through one process at once in the other', { timeout: 60_000 }, async () => {
+    const owning = '310000000000000004';
+    const joining = '310000000000000005';
+    const ownerToken = await signIn(owning);
+    const joiningToken = await signIn(joining);
+    const reader = await signIn(READER);
+    const associated = async (base: string, token: string, user: string) => ((await call(base, token, 'GET', `/v1/users/${user}/system`)).body.data as { associatedUserId?: string } | undefined)?.associatedUserId;
+    // Both processes have resolved the joining account to its own system.
+    for (const base of [first, second, first, second]) {
+      expect(await associated(base, joiningToken, '@me')).toBe(joining);
+      expect(await associated(base, reader, joining)).toBe(joining);
+    }
+    const code = await call(first, ownerToken, 'POST', '/v1/users/@me/system/accounts/code');
+    expect(code.status).toBe(201);
+    const joined = await call(first, joiningToken, 'POST', '/v1/users/@me/system/accounts/redeem', { code: (code.body.data as { code: string }).code });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    // The other process answers with the joined system at once, for the account itself and for others.
+    expect(await associated(second, joiningToken, '@me')).toBe(owning);
+    expect(await associated(second, reader, joining)).toBe(owning);
+    expect((await call(second, joiningToken, 'POST', `/v1/users/${owning}/system/edit`, { systemPronouns: 'we' })).status).toBe(200);
+
+    // Removed through the second process: the first refuses its token and resolves it to its new system.
+    for (const base of [first, second]) expect(await associated(base, reader, joining)).toBe(owning);
+    expect((await call(second, ownerToken, 'POST', `/v1/users/@me/system/accounts/${joining}/remove`)).status).toBe(200);
+    expect((await call(first, joiningToken, 'GET', '/v1/users/@me/system')).status).toBe(401);
+    expect(await associated(first, reader, joining)).toBe(joining);
+  });
+
   it('applies a privacy change made through one process at once in the other, both ways', { timeout: 60_000 }, async () => {
     const owner = await signIn(OWNER);
     const reader = await signIn(READER);

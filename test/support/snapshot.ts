@@ -12,6 +12,7 @@ export const TABLES = [
   'users',
   'systems',
   'system_sub_accounts',
+  'system_account_codes',
   'alters',
   'tags',
   'alter_tags',

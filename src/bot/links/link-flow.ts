@@ -32,6 +32,7 @@ export function createLinkFlow(api: ApiClient, accounts: LinkedAccounts) {
     intervalSeconds: number,
     expiresAt: number,
     signal: AbortSignal,
+    then: (() => Promise<string>) | undefined,
   ) {
     let interval = intervalSeconds;
     while (Date.now() < expiresAt) {
@@ -51,6 +52,10 @@ export function createLinkFlow(api: ApiClient, accounts: LinkedAccounts) {
       if (result.status === 'slow-down') interval += 5;
       if (result.status !== 'approved') continue;
       await accounts.save(interaction.user.id, { ...result.tokens, linkedAt: Date.now() });
+      if (then) {
+        await responder.send({ content: `Linked! ${await then()}`, components: [] });
+        return;
+      }
       const system = await api.getSystem(result.tokens.accessToken, '@me').catch(() => undefined);
       // A new system is private (the origin's default): say what others see and how to change it.
       const privateNote =
@@ -67,8 +72,11 @@ export function createLinkFlow(api: ApiClient, accounts: LinkedAccounts) {
   }
 
   return {
-    /** Shows the sign-in button and links in the background; returns once the button is shown. */
-    async start(interaction: RepliableInteraction, responder: Responder): Promise<void> {
+    /**
+     * Shows the sign-in button and links in the background; returns once the button is shown.
+     * `then` runs once linked (a code to redeem: /link code:) and its sentence is the answer.
+     */
+    async start(interaction: RepliableInteraction, responder: Responder, then?: () => Promise<string>): Promise<void> {
       const device = await api.startDeviceAuthorization(interaction.user.id);
       const verification = new URL(device.verificationUriComplete);
       const url = await api.mintLoginLink(interaction.user.id, `${verification.pathname}${verification.search}`);
@@ -79,7 +87,7 @@ export function createLinkFlow(api: ApiClient, accounts: LinkedAccounts) {
       });
       const controller = new AbortController();
       running.add(controller);
-      void poll(interaction, responder, device.deviceCode, device.intervalSeconds, Date.now() + device.expiresInSeconds * 1000, controller.signal)
+      void poll(interaction, responder, device.deviceCode, device.intervalSeconds, Date.now() + device.expiresInSeconds * 1000, controller.signal, then)
         .catch(async (error: unknown) => {
           if (controller.signal.aborted) return;
           await responder.send({ content: 'Linking failed. Run `/link` to try again.', components: [] }).catch(() => undefined);

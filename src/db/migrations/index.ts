@@ -19,9 +19,11 @@ import * as eventValues from './2026-11-27T11-event-values.js';
 import * as switchAlterLists from './2026-11-27T20l-switch-alter-lists.js';
 import * as images from './2026-11-27T21-images.js';
 import * as profileFields from './2026-11-27T21k-profile-fields.js';
+import * as accountsCodes from './2026-11-28T00-accounts-codes.js';
 import * as customProfileFields from './2026-11-28T00-fields-custom-profile-fields.js';
 import * as simplyPluralTagParents from './2026-11-28T00-simplyplural-tag-parents.js';
 import * as statsFrontDays from './2026-11-28T00-stats-front-days.js';
+import * as accountsAutoproxy from './2026-11-28T01-accounts-autoproxy.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -42,7 +44,9 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T20l-switch-alter-lists': switchAlterLists,
   '2026-11-27T21-images': images,
   '2026-11-27T21k-profile-fields': profileFields,
+  '2026-11-28T00-accounts-codes': accountsCodes,
   '2026-11-28T00-fields-custom-profile-fields': customProfileFields,
   '2026-11-28T00-simplyplural-tag-parents': simplyPluralTagParents,
   '2026-11-28T00-stats-front-days': statsFrontDays,
+  '2026-11-28T01-accounts-autoproxy': accountsAutoproxy,
 };

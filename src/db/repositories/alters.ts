@@ -1,6 +1,7 @@
 // Alters with their tags and integration fields. Every write that touches more than one row runs
 // in one transaction; uniqueness (username per system, field value per system and client) is
 // decided by unique indexes, never by a read-then-write.
+import type { EventActor } from '../../domain/events.js';
 import { randomBytes } from 'node:crypto';
 import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, systemTooLargeProblem, type AlterRecord, type CreateAlterInput, type EditAlterInput } from '../../domain/alter.js';
@@ -319,6 +320,8 @@ async function setField(trx: Transaction<Schema>, systemId: number, alterId: num
 /** What a write may change beyond the alter row: tags and the calling client's field. */
 interface RelatedChanges {
   clientId: string;
+  /** The account whose token made the change (the event's actor). */
+  accountId: string | null;
   /** The calling client's new field value (null clears it); undefined leaves it. */
   field: string | null | undefined;
 }
@@ -358,7 +361,7 @@ export async function createAlter(db: Db, systemId: number, input: CreateAlterIn
       const fields = typeof related.field === 'string' ? { [related.clientId]: related.field } : {};
       const profileFields = input.profileFields === undefined ? [] : await profileFieldsOf(trx, inserted.id);
       const record = alterRecord(inserted, tags, fields, profileFields);
-      await appendEvent(trx, systemId, related.clientId, { type: 'alter.created', alter: record }, now, { numbered });
+      await appendEvent(trx, systemId, related, { type: 'alter.created', alter: record }, now, { numbered });
       return record;
     });
     return created;
@@ -410,7 +413,7 @@ export async function editAlter(
       // The event keeps every client's field: each receiving client is shown its own. A change
       // to what the proxy profile shows moves the system's revision in the same statement.
       const touchSystem = ALTER_FIELDS_IN_PROFILE.some((field) => input[field] !== undefined);
-      await appendEvent(trx, systemId, related.clientId, { type: 'alter.updated', alter: full }, Date.now(), { touchSystem });
+      await appendEvent(trx, systemId, related, { type: 'alter.updated', alter: full }, Date.now(), { touchSystem });
       return { record: withFieldOf(full, related.clientId), changed: true };
     });
     return edited?.record;
@@ -425,7 +428,7 @@ export async function editAlter(
  * autoproxy entries (`releaseAlter`). Proxied-message records keep its id as a tombstone, so
  * message info still names the system. False when the system has no such alter.
  */
-export async function deleteAlter(db: Db, systemId: number, alterId: number, actorClientId: string | null): Promise<boolean> {
+export async function deleteAlter(db: Db, systemId: number, alterId: number, actor: EventActor): Promise<boolean> {
   const deleted = await db.transaction().execute(async (trx) => {
     // The system's lock first (lockSystem); then a write that changes nothing takes the alter's:
     // of concurrent deletes, the later ones find no row, so exactly one answers true.
@@ -440,7 +443,7 @@ export async function deleteAlter(db: Db, systemId: number, alterId: number, act
     await trx.deleteFrom('alters').where('id', '=', alterId).execute();
     // Its place in switches went by cascade, changing their alters: the statistics' summary follows.
     await settleFrontDays(trx, systemId);
-    await appendEvent(trx, systemId, actorClientId, { type: 'alter.deleted', alterId });
+    await appendEvent(trx, systemId, actor, { type: 'alter.deleted', alterId });
     return true;
   });
   return deleted;

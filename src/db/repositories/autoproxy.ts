@@ -12,6 +12,7 @@ type Executor = Db | Transaction<Schema>;
 
 interface AutoproxyRow {
   scope: string;
+  account_id: string;
   mode: string;
   alter_id: number | null;
   last_latch_at: number | null;
@@ -19,22 +20,25 @@ interface AutoproxyRow {
 }
 
 export function toAutoproxyRecord(row: AutoproxyRow): AutoproxyRecord {
-  return { scope: row.scope, mode: row.mode, alterId: row.alter_id, lastLatchAt: row.last_latch_at, revision: Number(row.revision) };
+  return { scope: row.scope, accountId: row.account_id === '' ? null : row.account_id, mode: row.mode, alterId: row.alter_id, lastLatchAt: row.last_latch_at, revision: Number(row.revision) };
 }
 
 export async function listAutoproxy(db: Executor, systemId: number, scopes?: string[]): Promise<AutoproxyRecord[]> {
   const rows = await db
     .selectFrom('autoproxy')
-    .select(['scope', 'mode', 'alter_id', 'last_latch_at', 'revision'])
+    .select(['scope', 'account_id', 'mode', 'alter_id', 'last_latch_at', 'revision'])
     .where('system_id', '=', systemId)
     .$if(scopes !== undefined, (q) => q.where('scope', 'in', scopes ?? []))
     .orderBy('scope')
+    .orderBy('account_id')
     .execute();
   return rows.map(toAutoproxyRecord);
 }
 
 export interface AutoproxySetting {
   scope: string;
+  /** null: every account of the system; else the one account (it must be one of the system's: the route checks). */
+  accountId: string | null;
   mode: string;
   alterId: number | null;
   lastLatchAt: number | null;
@@ -57,6 +61,7 @@ export async function setAutoproxy(db: Db, systemId: number, setting: AutoproxyS
       .select('revision')
       .where('system_id', '=', systemId)
       .where('scope', '=', setting.scope)
+      .where('account_id', '=', setting.accountId ?? '')
       .executeTakeFirst();
     const values = { mode: setting.mode, alter_id: setting.alterId, last_latch_at: setting.lastLatchAt };
     if (existing) {
@@ -65,7 +70,8 @@ export async function setAutoproxy(db: Db, systemId: number, setting: AutoproxyS
         .set({ ...values, revision: sql`revision + 1` })
         .where('system_id', '=', systemId)
         .where('scope', '=', setting.scope)
-        .returning(['scope', 'mode', 'alter_id', 'last_latch_at', 'revision'])
+        .where('account_id', '=', setting.accountId ?? '')
+        .returning(['scope', 'account_id', 'mode', 'alter_id', 'last_latch_at', 'revision'])
         .executeTakeFirstOrThrow();
       return toAutoproxyRecord(row);
     }
@@ -79,19 +85,19 @@ export async function setAutoproxy(db: Db, systemId: number, setting: AutoproxyS
     }
     const row = await trx
       .insertInto('autoproxy')
-      .values({ system_id: systemId, scope: setting.scope, ...values, revision: 1 })
-      .returning(['scope', 'mode', 'alter_id', 'last_latch_at', 'revision'])
+      .values({ system_id: systemId, scope: setting.scope, account_id: setting.accountId ?? '', ...values, revision: 1 })
+      .returning(['scope', 'account_id', 'mode', 'alter_id', 'last_latch_at', 'revision'])
       .executeTakeFirstOrThrow();
     return toAutoproxyRecord(row);
   });
 }
 
-/** Removes the entry of one scope; false when there was none. */
-export async function removeAutoproxy(db: Db, systemId: number, scope: string): Promise<boolean> {
+/** Removes the entry of one scope (of every account, or of one: `accountId`); false when there was none. */
+export async function removeAutoproxy(db: Db, systemId: number, scope: string, accountId: string | null = null): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     // The system's row before the entry's (lockSystem), as an alter's delete takes them.
     await lockSystem(trx, systemId);
-    const result = await trx.deleteFrom('autoproxy').where('system_id', '=', systemId).where('scope', '=', scope).executeTakeFirst();
+    const result = await trx.deleteFrom('autoproxy').where('system_id', '=', systemId).where('scope', '=', scope).where('account_id', '=', accountId ?? '').executeTakeFirst();
     const removed = Number(result.numDeletedRows) > 0;
     if (removed) await touchSystem(trx, systemId);
     return removed;
@@ -111,6 +117,7 @@ export async function applyAutoproxyState(trx: Transaction<Schema>, systemId: nu
     .updateTable('autoproxy')
     .where('system_id', '=', systemId)
     .where('scope', '=', change.serverId)
+    .where('account_id', '=', change.account ?? '')
     .where('revision', '=', change.revision);
   const at = Date.parse(change.at);
   let result;

@@ -21,7 +21,8 @@ import { systemTopic, userSystemTopic } from '../changes/topics.js';
 import { newSystemColumns, systemColumns } from '../system-columns.js';
 import { tagColumns, tagRecord } from '../tag-columns.js';
 import type { NewTag, Schema } from '../tables.js';
-import type { AlterLoadPolicy } from '../../domain/privacy.js';
+import type { EventActor } from '../../domain/events.js';
+import { OWNER_SYSTEM_LOAD, type AlterLoadPolicy } from '../../domain/privacy.js';
 import { findAlters, listAlters } from './alters.js';
 import { appendEvent } from './events/outbox.js';
 import { findTagsById } from './tags.js';
@@ -298,8 +299,11 @@ function importReads(db: Executor, systemId: number, revisionsAhead: number): Im
   };
 }
 
-/** The import port (src/domain/import/import-system.ts) over the database, for one system. */
-export function importStore(db: Db, systemId: number): ImportStore {
+/**
+ * The import port (src/domain/import/import-system.ts) over the database, for one system;
+ * `accountId` is the account whose token imports (its events' actor; null for the CLI).
+ */
+export function importStore(db: Db, systemId: number, accountId: string | null = null): ImportStore {
   return {
     ...importReads(db, systemId, 0),
     async transaction(work) {
@@ -308,7 +312,7 @@ export function importStore(db: Db, systemId: number): ImportStore {
         ...importReads(trx, systemId, 1),
         async apply(plan, clientId, now, progress) {
           const applied = await applyImportPlan(trx, systemId, plan, clientId, progress);
-          await appendImportEvents(trx, systemId, plan, applied, clientId, now);
+          await appendImportEvents(trx, systemId, plan, applied, { clientId, accountId }, now);
         },
         async keepReport(idempotency, report, now) {
           // A key's report from outside the window (not yet purged) gives way to this one.
@@ -349,7 +353,7 @@ async function appendImportEvents(
   systemId: number,
   plan: ImportPlan,
   applied: AppliedImport,
-  clientId: string,
+  actor: EventActor,
   now: number,
 ): Promise<void> {
   const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null, allFields: true };
@@ -357,26 +361,26 @@ async function appendImportEvents(
   const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
   for (const ids of chunks([...createdAlters, ...changedAlters])) {
     for (const alter of await findAlters(trx, systemId, ids, owner)) {
-      await appendEvent(trx, systemId, clientId, { type: createdAlters.has(alter.id) ? 'alter.created' : 'alter.updated', alter }, now);
+      await appendEvent(trx, systemId, actor, { type: createdAlters.has(alter.id) ? 'alter.created' : 'alter.updated', alter }, now);
     }
   }
-  for (const alterId of plan.alterDeletes) await appendEvent(trx, systemId, clientId, { type: 'alter.deleted', alterId }, now);
+  for (const alterId of plan.alterDeletes) await appendEvent(trx, systemId, actor, { type: 'alter.deleted', alterId }, now);
   const createdTags = new Set(applied.createdTagIds);
   const changedTags = plan.tagUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.tagId);
   for (const ids of chunks([...createdTags, ...changedTags])) {
     for (const tag of await findTagsById(trx, systemId, ids)) {
-      await appendEvent(trx, systemId, clientId, { type: createdTags.has(tag.id) ? 'tag.created' : 'tag.updated', tag }, now);
+      await appendEvent(trx, systemId, actor, { type: createdTags.has(tag.id) ? 'tag.created' : 'tag.updated', tag }, now);
     }
   }
-  for (const tagId of plan.tagDeletes) await appendEvent(trx, systemId, clientId, { type: 'tag.deleted', tagId }, now);
+  for (const tagId of plan.tagDeletes) await appendEvent(trx, systemId, actor, { type: 'tag.deleted', tagId }, now);
   if (Object.keys(plan.system).length > 0) {
     const system = await findSystemById(trx, systemId);
     if (system)
       await appendEvent(
         trx,
         systemId,
-        clientId,
-        { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true }) },
+        actor,
+        { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, OWNER_SYSTEM_LOAD) },
         now,
       );
   }

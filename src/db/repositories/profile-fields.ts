@@ -4,6 +4,7 @@
 // event. The `…In` functions take a transaction already holding that lock: the alter writes and
 // an import (the ProfileFieldStore port) write fields and values through them.
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { EventActor } from '../../domain/events.js';
 import { Problem } from '../../domain/problems.js';
 import {
   MAX_PROFILE_FIELDS,
@@ -132,7 +133,7 @@ export async function createProfileField(
   systemId: number,
   input: CreateProfileFieldInput,
   now: number,
-  actorClientId: string | null,
+  actor: EventActor,
 ): Promise<ProfileFieldRecord> {
   try {
     return await db.transaction().execute(async (trx) => {
@@ -140,7 +141,7 @@ export async function createProfileField(
       await lockSystem(trx, systemId);
       const [record] = await createProfileFieldsIn(trx, systemId, [pickProfileFieldFields(input) as ProfileFieldValues], now);
       if (!record) throw new Error('the profile field was not stored');
-      await appendEvent(trx, systemId, actorClientId, { type: 'profile-field.created', field: record }, now);
+      await appendEvent(trx, systemId, actor, { type: 'profile-field.created', field: record }, now);
       return record;
     });
   } catch (error) {
@@ -157,7 +158,7 @@ export async function editProfileField(
   systemId: number,
   fieldId: number,
   input: EditProfileFieldInput,
-  actorClientId: string | null,
+  actor: EventActor,
 ): Promise<ProfileFieldRecord | undefined> {
   const columns = profileFieldColumns(pickProfileFieldFields(input));
   try {
@@ -170,7 +171,7 @@ export async function editProfileField(
       const record = profileFieldRecord(row);
       if (record.kind !== current.kind) await convertValues(trx, record);
       // An edit to the same values says nothing.
-      if (record.name !== current.name || record.kind !== current.kind || record.privacy !== current.privacy) await appendEvent(trx, systemId, actorClientId, { type: 'profile-field.updated', field: record });
+      if (record.name !== current.name || record.kind !== current.kind || record.privacy !== current.privacy) await appendEvent(trx, systemId, actor, { type: 'profile-field.updated', field: record });
       return record;
     });
   } catch (error) {
@@ -193,20 +194,20 @@ async function convertValues(trx: Transaction<Schema>, field: ProfileFieldRecord
 }
 
 /** Deletes a field and every alter's value of it, in one transaction. False when there is none. */
-export async function deleteProfileField(db: Db, systemId: number, fieldId: number, actorClientId: string | null): Promise<boolean> {
+export async function deleteProfileField(db: Db, systemId: number, fieldId: number, actor: EventActor): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     await lockSystem(trx, systemId);
     const found = await trx.selectFrom('profile_fields').select('id').where('system_id', '=', systemId).where('id', '=', fieldId).executeTakeFirst();
     if (!found) return false;
     await trx.deleteFrom('profile_field_values').where('field_id', '=', fieldId).execute();
     await trx.deleteFrom('profile_fields').where('id', '=', fieldId).execute();
-    await appendEvent(trx, systemId, actorClientId, { type: 'profile-field.deleted', fieldId });
+    await appendEvent(trx, systemId, actor, { type: 'profile-field.deleted', fieldId });
     return true;
   });
 }
 
 /** Puts the system's fields in the order of `fieldIds`, which must name each of them once. The fields as ordered. */
-export async function orderProfileFields(db: Db, systemId: number, fieldIds: number[], actorClientId: string | null): Promise<ProfileFieldRecord[]> {
+export async function orderProfileFields(db: Db, systemId: number, fieldIds: number[], actor: EventActor): Promise<ProfileFieldRecord[]> {
   return db.transaction().execute(async (trx) => {
     await lockSystem(trx, systemId);
     const current = await listProfileFields(trx, systemId);
@@ -221,7 +222,7 @@ export async function orderProfileFields(db: Db, systemId: number, fieldIds: num
     const moved = fieldIds.flatMap((id, position) => (current.find((field) => field.id === id)?.position === position ? [] : [{ id, position }]));
     if (moved.length === 0) return current;
     for (const { id, position } of moved) await trx.updateTable('profile_fields').set({ position }).where('id', '=', id).execute();
-    await appendEvent(trx, systemId, actorClientId, { type: 'profile-fields.ordered', fieldIds });
+    await appendEvent(trx, systemId, actor, { type: 'profile-fields.ordered', fieldIds });
     return listProfileFields(trx, systemId);
   });
 }

@@ -2,6 +2,7 @@
 // service answers): the first record of a message writes the row, bumps the alter's message count
 // and last message time and applies the engine's state change, all in one transaction; the same
 // record again changes nothing and answers the stored row.
+import type { EventActor } from '../../domain/events.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AutoproxyStateChange } from '../../domain/autoproxy.js';
 import { Problem } from '../../domain/problems.js';
@@ -79,7 +80,7 @@ export async function recordProxiedMessage(
   db: Db,
   record: ProxiedMessageRecord,
   state: AutoproxyStateChange | undefined,
-  actorClientId: string | null,
+  actor: EventActor,
 ): Promise<RecordOutcome> {
   const replay = async (): Promise<RecordOutcome> => {
     const existing = await findExact(db, record.messageId, record.originalMessageId);
@@ -121,7 +122,7 @@ export async function recordProxiedMessage(
         })
         .execute();
       const stateApplied = state ? await applyAutoproxyState(trx, record.systemId, state) : null;
-      await appendEvent(trx, record.systemId, actorClientId, { type: 'message.proxied', message: toProxiedMessage(record), alterId: record.alterId });
+      await appendEvent(trx, record.systemId, actor, { type: 'message.proxied', message: toProxiedMessage(record), alterId: record.alterId });
       return { record, created: true, stateApplied, revision: await revisionOf(trx, record.systemId) };
     });
     return outcome;

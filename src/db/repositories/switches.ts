@@ -2,6 +2,7 @@
 // then on (lowest position first: the primary). The current front is the newest switch; each
 // client's own newest switch is what it last pushed. "Newest" orders by time, then by id (a switch
 // recorded late with a past timestamp takes its place in time).
+import type { EventActor } from '../../domain/events.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { repeatsFront, sameAlters, type SwitchRecord } from '../../domain/front.js';
 import { Problem } from '../../domain/problems.js';
@@ -16,6 +17,8 @@ type Executor = Db | Transaction<Schema>;
 
 export interface NewSwitch {
   clientId: string;
+  /** The account whose token made it (the event's actor). */
+  accountId: string | null;
   /** In order, the primary first; empty switches out. */
   alterIds: number[];
   /**
@@ -64,7 +67,7 @@ export async function recordSwitch(db: Db, systemId: number, change: NewSwitch, 
       }
       await settleFrontDays(trx, systemId);
       const client = await trx.selectFrom('oauth_clients').select('name').where('id', '=', change.clientId).executeTakeFirst();
-      await appendEvent(trx, systemId, change.clientId, { type: 'switch.created', switchId: Number(created.id), alterIds: [...change.alterIds], timestamp: new Date(switchedAt).toISOString() });
+      await appendEvent(trx, systemId, change, { type: 'switch.created', switchId: Number(created.id), alterIds: [...change.alterIds], timestamp: new Date(switchedAt).toISOString() });
       return { id: Number(created.id), systemId, clientId: change.clientId, clientName: client?.name ?? null, switchedAt, alterIds: [...change.alterIds] };
     });
     return recorded;
@@ -300,7 +303,7 @@ export interface SwitchEdit {
  * Edits a switch in one transaction, under the system's lock: `unknown-switch` when the system has
  * no such switch, `unknown-alter` as recordSwitch, `same-front` (changing nothing) when the switch
  * would repeat the front before it, or make the switch after it (or its app's next one) a repeat,
- * at its old place or its new one. The switch keeps the app that made it; `actorClientId` is who
+ * at its old place or its new one. The switch keeps the app that made it; `actor` is who
  * edited it, for the event.
  */
 export async function editSwitch(
@@ -308,7 +311,7 @@ export async function editSwitch(
   systemId: number,
   switchId: number,
   edit: SwitchEdit,
-  actorClientId: string,
+  actor: EventActor,
   alterField: (index: number) => string,
 ): Promise<SwitchRecord> {
   try {
@@ -347,7 +350,7 @@ export async function editSwitch(
         }
       }
       await settleFrontDays(trx, systemId);
-      await appendEvent(trx, systemId, actorClientId, {
+      await appendEvent(trx, systemId, actor, {
         type: 'switch.updated',
         switchId,
         alterIds: [...alterIds],
@@ -366,7 +369,7 @@ export async function editSwitch(
  * then repeat the front before it (the later twin: a switch between two identical ones was
  * deleted). Returns the ids of those twins; `unknown-switch` when the system has no such switch.
  */
-export async function deleteSwitch(db: Db, systemId: number, switchId: number, actorClientId: string): Promise<{ alsoDeleted: number[] }> {
+export async function deleteSwitch(db: Db, systemId: number, switchId: number, actor: EventActor): Promise<{ alsoDeleted: number[] }> {
   return db.transaction().execute(async (trx) => {
     await touchSystem(trx, systemId);
     const target = await switchById(trx, systemId, switchId);
@@ -376,7 +379,7 @@ export async function deleteSwitch(db: Db, systemId: number, switchId: number, a
       const followers = await followersOf(trx, record);
       await trx.deleteFrom('switch_members').where('switch_id', '=', record.id).execute();
       await trx.deleteFrom('switches').where('id', '=', record.id).execute();
-      await appendEvent(trx, systemId, actorClientId, { type: 'switch.deleted', switchId: record.id });
+      await appendEvent(trx, systemId, actor, { type: 'switch.deleted', switchId: record.id });
       return followers;
     };
     // A twin's removal leaves the fronts before its followers as they were (it repeated them), so

@@ -1,7 +1,8 @@
 // Systems: found by the Discord user who owns them (or one of its sub-accounts), edited in place.
+import type { EventActor } from '../../domain/events.js';
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { systemValuesOf, type EditSystemInput, type SystemDetails, type SystemRecord } from '../../domain/system.js';
-import type { SystemLoadPolicy } from '../../domain/privacy.js';
+import { OWNER_SYSTEM_LOAD, type SystemLoadPolicy } from '../../domain/privacy.js';
 import { alterVisibleCondition, tagVisibleCondition } from '../privacy-conditions.js';
 import { noteChange } from '../changes/notes.js';
 import { prepareQuery } from '../prepared.js';
@@ -109,7 +110,7 @@ export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: 
   const autoproxy = policy.ownerDetails
     ? await db.selectFrom('autoproxy').selectAll().where('system_id', '=', systemId).orderBy('scope').execute()
     : [];
-  const subAccounts = policy.ownerDetails
+  const subAccounts = policy.subAccounts
     ? await db.selectFrom('system_sub_accounts').select('user_id').where('system_id', '=', systemId).orderBy('user_id').execute()
     : [];
   return {
@@ -121,7 +122,7 @@ export async function loadSystemDetails(db: Db | Transaction<Schema>, systemId: 
 }
 
 /** Applies a partial edit: only the keys present change. Returns the updated system. */
-export async function editSystem(db: Db, systemId: number, input: EditSystemInput, actorClientId: string | null): Promise<SystemRecord | undefined> {
+export async function editSystem(db: Db, systemId: number, input: EditSystemInput, actor: EventActor): Promise<SystemRecord | undefined> {
   const update = systemColumns(systemValuesOf(input));
   if (Object.keys(update).length === 0) return findSystemById(db, systemId);
   // The edit and its event (with the owner's view of the whole system) in one transaction.
@@ -130,8 +131,8 @@ export async function editSystem(db: Db, systemId: number, input: EditSystemInpu
     await noteChange(trx, [systemTopic(systemId)]);
     const system = await findSystemById(trx, systemId);
     if (!system) return undefined;
-    const details = await loadSystemDetails(trx, systemId, { alterIds: 'all', tagIds: 'all', ownerDetails: true });
-    await appendEvent(trx, systemId, actorClientId, { type: 'system.updated', system, details });
+    const details = await loadSystemDetails(trx, systemId, OWNER_SYSTEM_LOAD);
+    await appendEvent(trx, systemId, actor, { type: 'system.updated', system, details });
     return system;
   });
   return updated;

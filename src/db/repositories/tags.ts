@@ -3,6 +3,7 @@
 // Membership lives in alter_tags, shared with the alter's `tagIds`; every change to it that spans
 // rows runs in one transaction. Tags are not part of the proxy profile, so these writes leave the
 // system's revision alone.
+import type { EventActor } from '../../domain/events.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { Problem } from '../../domain/problems.js';
 import { MAX_TAGS_PER_SYSTEM, TAG_DEFAULTS, pickTagFields, type CreateTagInput, type EditTagInput, type TagMembershipInput, type TagRecord } from '../../domain/tag.js';
@@ -96,7 +97,7 @@ function conflictProblem(error: unknown): Problem | undefined {
   return new Problem('duplicate', 'the system already has a tag with this name (names are compared ignoring case and look-alike forms)', 'name');
 }
 
-export async function createTag(db: Db, systemId: number, input: CreateTagInput, now: number, actorClientId: string | null): Promise<TagRecord> {
+export async function createTag(db: Db, systemId: number, input: CreateTagInput, now: number, actor: EventActor): Promise<TagRecord> {
   try {
     const created = await db.transaction().execute(async (trx) => {
       // Also keeps the tag cap under concurrent creates.
@@ -113,7 +114,7 @@ export async function createTag(db: Db, systemId: number, input: CreateTagInput,
         .returningAll()
         .executeTakeFirstOrThrow();
       const record = toRecord(row, []);
-      await appendEvent(trx, systemId, actorClientId, { type: 'tag.created', tag: record }, now);
+      await appendEvent(trx, systemId, actor, { type: 'tag.created', tag: record }, now);
       return record;
     });
     return created;
@@ -130,7 +131,7 @@ export async function findTagsById(db: Db, systemId: number, tagIds: number[]): 
 }
 
 /** Applies a partial edit; undefined when the system has no such tag. An empty edit changes nothing and tells no one. */
-export async function editTag(db: Db, systemId: number, tagId: number, input: EditTagInput, actorClientId: string | null): Promise<TagRecord | undefined> {
+export async function editTag(db: Db, systemId: number, tagId: number, input: EditTagInput, actor: EventActor): Promise<TagRecord | undefined> {
   const columns = columnsOf(input);
   try {
     if (Object.keys(columns).length === 0) {
@@ -155,7 +156,7 @@ export async function editTag(db: Db, systemId: number, tagId: number, input: Ed
         return unchanged && { record: (await hydrate(trx, [unchanged]))[0], changed: false };
       }
       const [record] = await hydrate(trx, [row]);
-      if (record) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
+      if (record) await appendEvent(trx, systemId, actor, { type: 'tag.updated', tag: record });
       return { record, changed: true };
     });
     return edited?.record;
@@ -165,7 +166,7 @@ export async function editTag(db: Db, systemId: number, tagId: number, input: Ed
 }
 
 /** Deletes a tag and removes it from every alter, in one transaction. False when there is none. */
-export async function deleteTag(db: Db, systemId: number, tagId: number, actorClientId: string | null): Promise<boolean> {
+export async function deleteTag(db: Db, systemId: number, tagId: number, actor: EventActor): Promise<boolean> {
   const deleted = await db.transaction().execute(async (trx) => {
     await lockSystem(trx, systemId);
     // A write that changes nothing takes the row's lock: of concurrent deletes, exactly one finds it.
@@ -173,7 +174,7 @@ export async function deleteTag(db: Db, systemId: number, tagId: number, actorCl
     if (Number(locked.numUpdatedRows) === 0) return false;
     await trx.deleteFrom('alter_tags').where('tag_id', '=', tagId).execute();
     await trx.deleteFrom('tags').where('id', '=', tagId).execute();
-    await appendEvent(trx, systemId, actorClientId, { type: 'tag.deleted', tagId });
+    await appendEvent(trx, systemId, actor, { type: 'tag.deleted', tagId });
     return true;
   });
   return deleted;
@@ -197,7 +198,7 @@ export async function changeTagMembers(
   systemId: number,
   tagId: number,
   change: TagMembershipInput,
-  actorClientId: string | null,
+  actor: EventActor,
 ): Promise<TagRecord | undefined> {
   const add = change.add ?? [];
   const remove = change.remove ?? [];
@@ -225,7 +226,7 @@ export async function changeTagMembers(
       moved += Number(inserted.numInsertedOrUpdatedRows ?? 0);
     }
     const [record] = await hydrate(trx, [row]);
-    if (record && moved > 0) await appendEvent(trx, systemId, actorClientId, { type: 'tag.updated', tag: record });
+    if (record && moved > 0) await appendEvent(trx, systemId, actor, { type: 'tag.updated', tag: record });
     return record && { record, moved };
   });
   return changed?.record;

@@ -188,7 +188,7 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
     notes.once('the proxy name format (name_format) was not imported: its placeholders differ from the nickname format here');
   }
   if (Array.isArray(file.accounts) && file.accounts.length > 0) {
-    notes.once('linked Discord accounts are never imported from a file; add sub-accounts in your settings');
+    notes.once('linked Discord accounts are never imported from a file; add your other accounts with /system accounts add (or POST /system/accounts/code)');
   }
   const ownSystem = extension?.system === undefined ? undefined : ExtensionSystem.safeParse(extension.system);
   if (ownSystem?.success === false) notes.once(`our own system data (the "${EXTENSION_KEY}" key) was invalid and was ignored`);

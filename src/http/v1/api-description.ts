@@ -30,8 +30,9 @@ function eventScopesText(): string {
 const INTRODUCTION = `
 The data API of switchboard: a plural system's profile, its alters, who is fronting, autoproxy and
 proxied messages, for the Discord user who owns them. Every \`/v1/users/{user}/…\` path takes a
-Discord user id or \`@me\` (the user the access token was issued to). Requests and responses are
-JSON.
+Discord user id or \`@me\` (the user the access token was issued to). A system may have several
+Discord accounts (its \`subAccounts\`, beside the owning \`associatedUserId\`): the id of any of
+them, and \`@me\` from a token of any of them, is that system. Requests and responses are JSON.
 
 This API keeps the wire format of **PluralBuddy**'s API (an open-source Discord bot for plural
 systems, called "the origin" below), so clients written for it work here unchanged; what it left
@@ -54,8 +55,8 @@ schema.
 Send \`Authorization: Bearer <access token>\`. Tokens in the query string are refused. Each operation
 needs the scope listed with it. Missing or malformed tokens get 401 with \`WWW-Authenticate: Bearer\`;
 expired or revoked tokens 401 with \`error="invalid_token"\`; a missing scope 403 with
-\`error="insufficient_scope"\`. Writes need \`{user}\` to be \`@me\` or the token's own user id (403
-\`not-matching-oauth\` otherwise). A client-credentials token (no user) may read other users' public
+\`error="insufficient_scope"\`. Writes need \`{user}\` to be \`@me\` or the id of an account of the token's
+own system (403 \`not-matching-oauth\` otherwise). A client-credentials token (no user) may read other users' public
 data by id, and nothing else.
 
 ## Errors
@@ -98,6 +99,10 @@ Validation reports every problem at once.
 | client-token-required | 403 | \`/v1/events\` with a user's token: endpoints belong to the app |
 | first-party-only | 403 | recording or moving a proxied-message record, from any client but the bot's own (first-party) one |
 | unknown-endpoint | 404 | your client has no such event endpoint |
+| invalid-account-code | 422 | the account code is not a code, unknown, used or past its 10 minutes |
+| account-has-system | 409 | the joining account's own system holds alters, tags or switches (send \`discardOwnSystem: true\`), it belongs to another system already, or others joined the system it owns |
+| unknown-account | 404 | the account to remove is not an account of this system |
+| owner-account | 409 | removing the owning account (delete the system instead) |
 | unknown-delivery | 404 | your client has no such delivery |
 
 ## Decisions where the origin API left gaps
@@ -227,7 +232,7 @@ Alter: 1 visible at all, 2 display name, 4 description, 8 banner, 16 pronouns, 3
 64 proxy tags (an addition: the origin left 64 unused, and a tag like \`alpha:\` names its alter), 128 tags,
 256 message count and last message time, 512 username, 1024 birthday (its own bit, private by default as
 PluralKit's). System: 1 name, 2 display tag, 4 description, 8 avatar and \`systemColor\`, 16 banner, 32 pronouns, 64 alters (list them, read them, see the front),
-128 tags. Tag: 1 visible at all, 2 name and display name, 4 description, 8 icon, 16 color, 32 member list.
+128 tags, 256 \`subAccounts\` (the system's other Discord accounts; private by default, as it ties identities together). Tag: 1 visible at all, 2 name and display name, 4 description, 8 icon, 16 color, 32 member list.
 The default, 0, is private.
 
 For other viewers, hidden fields are \`null\` (lists and maps empty) and named in \`redacted\` (an
@@ -242,7 +247,18 @@ Message info's \`alterDeleted\` is the owner's to know (others get \`null\` when
 deleted alter and a hidden one look alike). Per-server maps, integration fields, an
 alter's \`flags\`, the system's settings and which apps made a switch (\`clientId\`,
 \`clientName\` of switches, and \`byApp\`) are the owner's alone. In another user's front, alters hidden
-from you are left out of each switch: a switch of hidden alters only looks like a switch-out. \`isSelf\` on single reads says whether you are the owner.
+from you are left out of each switch: a switch of hidden alters only looks like a switch-out. \`isSelf\` on single reads says whether you are the owner (true for every account of the system).
+
+## Accounts of a system
+The owning account (\`associatedUserId\`) makes a one-time code with \`POST /system/accounts/code\`
+(\`{data: {code, expiresAt}}\`: 10 characters, valid 10 minutes and once). Another Discord account
+redeems it with its own token: \`POST /v1/users/@me/system/accounts/redeem\` \`{code}\`. Its own
+system is deleted in the same transaction when empty; when it holds alters, tags or switches the
+redeem needs \`discardOwnSystem: true\` (else 409 \`account-has-system\`). From then on the account is
+the system for every read and write, with its own tokens and apps; events name the acting account
+(\`actor.accountId\`), and apps any account authorized receive them. The owning account removes
+another account, and an account removes itself, with \`POST /system/accounts/{account}/remove\`: its
+grants end at once and it gets a new, empty system. Details: docs/accounts.md in the repository.
 
 ## Import and export
 \`POST /system/import\` takes a PluralKit, Tupperbox or Simply Plural export as the body (any JSON media

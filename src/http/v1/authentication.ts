@@ -11,7 +11,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a token must hold for this /v1 route; a list means all of them, `{anyOf}` one of them. */
     scope?: Scope | Scope[] | { anyOf: Scope[] };
-    /** The route writes to `{user}`, which must then be the token's own user (checked in target.ts). */
+    /** The route writes to `{user}`, which must then be the token's own system (checked in target.ts). */
     writes?: boolean;
   }
   interface FastifyRequest {

@@ -25,6 +25,7 @@ import { profileFieldRoutes } from './routes/profile-fields.js';
 import { eventRoutes, type EventRoutesOptions } from './routes/events.js';
 import { guildRoutes } from './routes/guilds.js';
 import { imageRoutes } from './routes/images.js';
+import { accountRoutes } from './routes/accounts.js';
 import type { StorageCrypto } from '../../security/crypto.js';
 import type { GuildRevisions } from '../../db/repositories/guilds.js';
 
@@ -81,6 +82,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, sys
       // `{user}` is resolved once, from the validated path, for every route below.
       users.addHook('preHandler', createTargetResolver(systems));
       await users.register(systemRoutes, { db });
+      await users.register(accountRoutes, { db, crypto });
       await users.register(alterRoutes, { db });
       await users.register(frontRoutes, { db });
       await users.register(autoproxyRoutes, { db });

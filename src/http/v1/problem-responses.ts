@@ -49,6 +49,10 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'image-quota': 409,
   'unknown-image': 404,
   'idempotency-key-reused': 409,
+  'invalid-account-code': 422,
+  'account-has-system': 409,
+  'unknown-account': 404,
+  'owner-account': 409,
   'internal-error': 500,
 };
 

@@ -9,7 +9,7 @@ import type { ProxyProfile } from '../../../src/domain/proxy-profile.js';
 import { quietLog } from '../../support/bot.js';
 
 const GUILD = '300000000000000001';
-const latch = (alter: string | null, revision = 1): Autoproxy => ({ serverId: GUILD, autoproxyMode: 'latch', autoproxyAlter: alter, lastLatchTimestamp: alter ? '2026-11-23T10:00:00.000Z' : null, revision });
+const latch = (alter: string | null, revision = 1): Autoproxy => ({ serverId: GUILD, autoproxyMode: 'latch', autoproxyAlter: alter, lastLatchTimestamp: alter ? '2026-11-23T10:00:00.000Z' : null, revision, account: null });
 
 function profile(revision: number, entry: Autoproxy): ProxyProfile {
   return {

@@ -124,7 +124,7 @@ describe('the PluralKit sample', () => {
   });
 
   it('warns about what it leaves: accounts (the system colour and birthdays are imported now)', () => {
-    expect(source.warnings).toEqual(['linked Discord accounts are never imported from a file; add sub-accounts in your settings']);
+    expect(source.warnings).toEqual(['linked Discord accounts are never imported from a file; add your other accounts with /system accounts add (or POST /system/accounts/code)']);
   });
 
   it.each([

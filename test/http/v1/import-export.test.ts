@@ -95,7 +95,7 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         renames: [],
         skipped: [],
         warnings: [
-          'linked Discord accounts are never imported from a file; add sub-accounts in your settings',
+          'linked Discord accounts are never imported from a file; add your other accounts with /system accounts add (or POST /system/accounts/code)',
           '1 of 5 alters kept their proxy tags in sent messages (keep_proxy / show_brackets); here that is one setting for the whole system, which was left off',
         ],
         notImported: {},

@@ -62,6 +62,9 @@ const OPERATIONS = [
   { method: 'GET', path: '/v1/messages/{message}', scope: 'messages:read', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/alters/{alter}/delete', scope: 'alters:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/system/delete', scope: 'system:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/accounts/code', scope: 'system:write', success: 201 },
+  { method: 'POST', path: '/v1/users/{user}/system/accounts/redeem', scope: 'system:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/accounts/{account}/remove', scope: 'system:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/system/create-tag', scope: 'alters:write', success: 201 },
   { method: 'GET', path: '/v1/users/{user}/tags/{tag}', scope: 'alters:read', success: 200 },
   { method: 'GET', path: '/v1/users/{user}/system/list-tags', scope: 'alters:read', success: 200 },
@@ -580,6 +583,15 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     const leaving = await signIn(server, '200000000000000097', { client: owner.client });
     expect((await call('POST', '/v1/users/{user}/system/delete', me, { token: leaving.token, body: { confirm: true } })).body).toEqual({ deleted: true });
 
+    // Accounts: the owner's code, redeemed by another account (its empty system goes), then removed.
+    const joining = await signIn(server, '200000000000000096', { client: owner.client });
+    const code = await call('POST', '/v1/users/{user}/system/accounts/code', me, { token });
+    expect(code.body).toMatchObject({ data: { code: expect.any(String), expiresAt: expect.any(String) } });
+    const redeemed = await call('POST', '/v1/users/{user}/system/accounts/redeem', me, { token: joining.token, body: { code: (code.body as { data: { code: string } }).data.code } });
+    expect(redeemed.body).toEqual({ data: { associatedUserId: OWNER, subAccounts: [joining.userId] } });
+    const accountRemoved = await call('POST', '/v1/users/{user}/system/accounts/{account}/remove', { user: '@me', account: joining.userId }, { token });
+    expect(accountRemoved.body).toEqual({ data: { associatedUserId: OWNER, subAccounts: [] } });
+
     expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);
     for (const { method, path, success } of OPERATIONS.filter((operation) => operation.path !== '/v1/events/deliveries/{delivery}/replay')) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
   });
@@ -697,7 +709,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 401s: no token, a malformed header, an unknown token', async () => {
     for (const { method, path } of OPERATIONS) {
-      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
+      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD, account: '200000000000000095' };
       const none = await call(method, path, params, method === 'POST' ? { body: {} } : {});
       expect(none.status, `${method} ${path}`).toBe(401);
       expect(errorTypes(none)).toEqual(['no-access-token']);
@@ -880,7 +892,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 413 and 415 on every write', async () => {
     const writes = OPERATIONS.filter(({ method }) => method === 'POST');
-    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD };
+    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD, account: '200000000000000095' };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
     // The import takes files up to 32 MiB.

@@ -66,6 +66,7 @@ const SYSTEM_BITS: Array<{ bit: number; field: keyof System; hidden: unknown }> 
   { bit: 32, field: 'systemPronouns', hidden: null },
   { bit: 64, field: 'alterIds', hidden: [] },
   { bit: 128, field: 'tagIds', hidden: [] },
+  { bit: 256, field: 'subAccounts', hidden: [] },
 ];
 const SYSTEM_OWNER_ONLY: Array<{ field: keyof System; hidden: unknown }> = [
   { field: 'displayTagMap', hidden: {} },
@@ -76,7 +77,6 @@ const SYSTEM_OWNER_ONLY: Array<{ field: keyof System; hidden: unknown }> = [
   { field: 'systemTimezone', hidden: null },
   { field: 'flags', hidden: null },
   { field: 'disabledGuilds', hidden: [] },
-  { field: 'subAccounts', hidden: [] },
 ];
 const SYSTEM_ALWAYS: Array<keyof System> = ['associatedUserId', 'createdAt', 'disabled'];
 
@@ -345,7 +345,7 @@ describe.each(DIALECTS)('/v1 privacy for other viewers (%s)', (dialect) => {
       const systemId = await systemIdOf(owner.userId);
       visibleAlter = (await owner.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: 'shown', displayName: 'Shown', public: 1 })).body.alterId;
       await owner.call('POST', '/v1/users/@me/system/create-alter', { username: 'unshown', displayName: 'Unshown', public: 0 });
-      // Autoproxy and sub-accounts have no write path in the API yet.
+      // An autoproxy entry and another account, stored directly (their own suites write them through the API).
       await server.database.db.insertInto('autoproxy').values({ system_id: systemId, scope: '@global', mode: 'latch', alter_id: visibleAlter, last_latch_at: Date.now() }).execute();
       await server.database.db.insertInto('system_sub_accounts').values({ user_id: '200000000000000099', system_id: systemId }).execute();
       own = (await owner.call<{ data: System }>('GET', '/v1/users/@me/system')).body.data;

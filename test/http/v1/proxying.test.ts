@@ -68,11 +68,11 @@ describe.each(DIALECTS)('proxying support (%s)', (dialect) => {
     it('sets one entry per scope, replaces it in place and moves its revision on', async () => {
       const global = await setEntry({ serverId: '@global', autoproxyMode: 'front' });
       expect(global.status).toBe(200);
-      expect(global.body.data).toEqual({ serverId: '@global', autoproxyMode: 'front', autoproxyAlter: null, lastLatchTimestamp: null, revision: 1 });
+      expect(global.body.data).toEqual({ serverId: '@global', autoproxyMode: 'front', autoproxyAlter: null, lastLatchTimestamp: null, revision: 1, account: null });
       const server1 = await setEntry({ serverId: GUILD, autoproxyMode: 'alter', autoproxyAlter: String(kestrel.alterId) });
       expect(server1.body.data).toMatchObject({ autoproxyMode: 'alter', autoproxyAlter: String(kestrel.alterId), revision: 1 });
       const replaced = await setEntry({ serverId: GUILD, autoproxyMode: 'latch' });
-      expect(replaced.body.data).toEqual({ serverId: GUILD, autoproxyMode: 'latch', autoproxyAlter: null, lastLatchTimestamp: null, revision: 2 });
+      expect(replaced.body.data).toEqual({ serverId: GUILD, autoproxyMode: 'latch', autoproxyAlter: null, lastLatchTimestamp: null, revision: 2, account: null });
       expect((await entries()).map((entry) => entry.serverId)).toEqual(['300000000000000001', '@global'].sort());
       // The system read shows the same entries.
       const system = (await owner.call<{ data: System }>('GET', '/v1/users/@me/system')).body.data;

@@ -116,7 +116,7 @@ describe.each(DIALECTS)('system (%s)', (dialect) => {
     ['a latchExpiration over 10 hours', { latchExpiration: 36_000_001 }, 'latchExpiration'],
     ['a negative latchExpiration', { latchExpiration: -1 }, 'latchExpiration'],
     ['a huge number', { latchExpiration: 1e308 }, 'latchExpiration'],
-    ['unknown privacy bits', { public: 256 }, 'public'],
+    ['unknown privacy bits', { public: 512 }, 'public'],
     ['unknown flags', { flags: 8 }, 'flags'],
     ['a string boolean', { disabled: 'yes' }, 'disabled'],
     ['a server id that is not a snowflake', { disabledGuilds: ['guild'] }, 'disabledGuilds.0'],

@@ -32,7 +32,7 @@ export async function feedPage(db: Kysely<Schema>, options: { clientId: string; 
     .selectFrom('events as ev')
     .innerJoin('systems as s', 's.id', 'ev.system_id')
     .leftJoin('oauth_clients as actor', 'actor.id', 'ev.actor_client_id')
-    .select(['ev.id', 'ev.system_id', 'ev.seq', 'ev.actor_client_id', 'actor.name as actor_client_name', 'ev.payload', 'ev.created_at', 's.user_id'])
+    .select(['ev.id', 'ev.system_id', 'ev.seq', 'ev.actor_client_id', 'ev.actor_account_id', 'actor.name as actor_client_name', 'ev.payload', 'ev.created_at', 's.user_id'])
     .where('ev.id', '>', options.after)
     .where('ev.id', '<=', windowEnd)
     .where(mayReceive({ client: sql.val(options.clientId), systemId: sql.ref('ev.system_id'), eventType: sql.ref('ev.type'), eventAt: sql.ref('ev.created_at') }, options.now))
@@ -47,6 +47,7 @@ export async function feedPage(db: Kysely<Schema>, options: { clientId: string; 
       userId: row.user_id,
       sequence: Number(row.seq),
       actorClientId: row.actor_client_id,
+      actorAccountId: row.actor_account_id,
       actorClientName: row.actor_client_name,
       createdAt: Number(row.created_at),
       snapshot: snapshots[index] as EventSnapshot,

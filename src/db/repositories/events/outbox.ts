@@ -1,7 +1,7 @@
 // The outbox: events numbered and appended inside the transaction that makes the change.
 // Emitting an event is one line in that transaction:
 //
-//   await appendEvent(trx, systemId, actorClientId, { type: 'tag.deleted', tagId });
+//   await appendEvent(trx, systemId, actor, { type: 'tag.deleted', tagId });
 //
 // appendEvent numbers the event within its system (taking the system's row lock, so a system's
 // events are numbered in commit order), stores it (payloads.ts) and, in the same transaction,
@@ -11,7 +11,7 @@
 // no write path has anything else to remember. Scopes and revocation are checked again when each
 // delivery is sent.
 import { sql, type Transaction } from 'kysely';
-import type { EventSnapshot } from '../../../domain/events.js';
+import type { EventActor, EventSnapshot } from '../../../domain/events.js';
 import { noteChange } from '../../changes/notes.js';
 import { systemTopic } from '../../changes/topics.js';
 import { prepareQuery } from '../../prepared.js';
@@ -46,8 +46,12 @@ const numberingStatement = (touch: boolean) =>
       .returning(['event_seq', 'alter_count', endpointList(p.now).as('endpoints')]),
   );
 const nextEventSeq = { plain: numberingStatement(false), touching: numberingStatement(true) };
-const insertEvent = prepareQuery((db, p: { systemId: number; seq: number; type: string; actor: string | null; payload: string; now: number }) =>
-  db.insertInto('events').values({ system_id: p.systemId, seq: p.seq, type: p.type, actor_client_id: p.actor, payload: p.payload, created_at: p.now }).returning('id'),
+type NewEvent = { systemId: number; seq: number; type: string; actor: string | null; account: string | null; payload: string; now: number };
+const insertEvent = prepareQuery((db, p: NewEvent) =>
+  db
+    .insertInto('events')
+    .values({ system_id: p.systemId, seq: p.seq, type: p.type, actor_client_id: p.actor, actor_account_id: p.account, payload: p.payload, created_at: p.now })
+    .returning('id'),
 );
 
 export interface AppendOptions {
@@ -80,14 +84,14 @@ export async function numberEvent(trx: Transaction<Schema>, systemId: number, no
 export async function appendEvent(
   trx: Transaction<Schema>,
   systemId: number,
-  actorClientId: string | null,
+  actor: EventActor,
   snapshot: EventSnapshot,
   now = Date.now(),
   options: AppendOptions & { numbered?: EventNumber } = {},
 ): Promise<number> {
   const system = options.numbered ?? (await numberEvent(trx, systemId, now, options));
   const { payload, values } = splitSnapshot(snapshot);
-  const [event] = await insertEvent(trx, { systemId, seq: system.seq, type: snapshot.type, actor: actorClientId, payload, now });
+  const [event] = await insertEvent(trx, { systemId, seq: system.seq, type: snapshot.type, actor: actor.clientId, account: actor.accountId, payload, now });
   if (!event) throw new Error('the event was not stored');
   const eventId = Number(event.id);
   await storeEventValues(trx, eventId, values);

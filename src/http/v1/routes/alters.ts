@@ -11,7 +11,7 @@ import { alterLoadPolicy, alterQueryPrivacy, isOwner, readsSystems, tagFilterAll
 import { Problem } from '../../../domain/problems.js';
 import { AlterParams, FieldParams, NoQuery, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { targetOf } from '../target.js';
+import { actorOf, targetOf } from '../target.js';
 
 export const MAX_LIST_PAGE = 250;
 
@@ -57,7 +57,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
     async (request, reply) => {
       const { viewer, system } = targetOf(request);
       const field = ownFieldChange(request.body.fields, viewer.clientId);
-      const record = await createAlter(db, system.id, request.body, { clientId: viewer.clientId, field }, Date.now());
+      const record = await createAlter(db, system.id, request.body, { clientId: viewer.clientId, accountId: viewer.userId, field }, Date.now());
       return reply.code(201).send(ownView(record, system, viewer));
     },
   );
@@ -81,7 +81,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
     async (request) => {
       const { viewer, system } = targetOf(request);
       const field = ownFieldChange(request.body.fields, viewer.clientId);
-      const record = await editAlter(db, system.id, request.params.alter, request.body, { clientId: viewer.clientId, field });
+      const record = await editAlter(db, system.id, request.params.alter, request.body, { clientId: viewer.clientId, accountId: viewer.userId, field });
       if (!record) throw notFound();
       return ownView(record, system, viewer);
     },
@@ -105,7 +105,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      if (!(await deleteAlter(db, system.id, request.params.alter, viewer.clientId))) throw notFound();
+      if (!(await deleteAlter(db, system.id, request.params.alter, actorOf(viewer)))) throw notFound();
       return { deleted: true as const };
     },
   );

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { applyAutoproxyState, listAutoproxy, removeAutoproxy, setAutoproxy } from '../../../db/repositories/autoproxy.js';
+import { isAccountOf } from '../../../db/repositories/accounts.js';
 import { findClient } from '../../../db/repositories/oauth-clients.js';
 import type { Schema } from '../../../db/tables.js';
 import { AUTOPROXY_MODES, Autoproxy, AutoproxyStateAnswer, AutoproxyStateChange, MAX_AUTOPROXY_ENTRIES, RemoveAutoproxyBody, SetAutoproxyBody, toAutoproxy } from '../../../domain/autoproxy.js';
@@ -18,6 +19,13 @@ function requireOwner({ viewer, system }: Target): void {
 }
 
 export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
+  /** An entry's `account`: null for every account, else one of the system's accounts (404 `unknown-account` otherwise). */
+  async function accountOfEntry(system: { id: number; userId: string }, account: string | undefined): Promise<string | null> {
+    if (account === undefined) return null;
+    if (!(await isAccountOf(db, system, account))) throw new Problem('unknown-account', 'account: not an account of this system', 'account');
+    return account;
+  }
+
   app.get(
     '/autoproxy',
     {
@@ -46,7 +54,7 @@ export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = as
       schema: {
         tags: ['Autoproxy'],
         summary: 'Set the autoproxy entry of one scope',
-        description: `Creates or replaces the entry of \`serverId\` (\`@global\`, a server, or \`<server>/<channel>\`); the most specific entry present is in effect, even in \`off\` mode. Modes: \`off\`; \`alter\` (needs \`autoproxyAlter\`); \`latch\` (optionally started on \`autoproxyAlter\` at \`lastLatchTimestamp\`, default now); \`front\` (the alter of the newest front push); or an integration’s client id (that client’s newest push, the origin’s form). At most ${MAX_AUTOPROXY_ENTRIES} entries per system. The entry’s \`revision\` moves on.`,
+        description: `Creates or replaces the entry of \`serverId\` (\`@global\`, a server, or \`<server>/<channel>\`); the most specific entry present is in effect, even in \`off\` mode. Modes: \`off\`; \`alter\` (needs \`autoproxyAlter\`); \`latch\` (optionally started on \`autoproxyAlter\` at \`lastLatchTimestamp\`, default now); \`front\` (the alter of the newest front push); or an integration’s client id (that client’s newest push, the origin’s form). At most ${MAX_AUTOPROXY_ENTRIES} entries per system. With \`account\` (one of the system’s Discord accounts) the entry is that account’s alone and wins over the system’s entry of the same scope for it, so autoproxy can be set or turned off for one account without touching the others (404 \`unknown-account\` for an id that is not an account of the system). The entry’s \`revision\` moves on.`,
         security: security('system:write'),
         params: UserParams,
         querystring: NoQuery,
@@ -62,7 +70,8 @@ export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = as
       }
       const alterId = body.autoproxyAlter ?? null;
       const latchAt = body.autoproxyMode === 'latch' && alterId !== null ? (body.lastLatchTimestamp ? Date.parse(body.lastLatchTimestamp) : Date.now()) : null;
-      const entry = await setAutoproxy(db, system.id, { scope: body.serverId, mode: body.autoproxyMode, alterId, lastLatchAt: latchAt });
+      const accountId = await accountOfEntry(system, body.account);
+      const entry = await setAutoproxy(db, system.id, { scope: body.serverId, accountId, mode: body.autoproxyMode, alterId, lastLatchAt: latchAt });
       return { data: toAutoproxy(entry) };
     },
   );
@@ -74,7 +83,7 @@ export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = as
       schema: {
         tags: ['Autoproxy'],
         summary: 'Remove the autoproxy entry of one scope',
-        description: 'The broader scope’s entry applies again. `removed` is false when there was no entry (not an error).',
+        description: 'The broader scope’s entry applies again (for `account`, the system’s entry of the scope). `removed` is false when there was no entry (not an error).',
         security: security('system:write'),
         params: UserParams,
         querystring: NoQuery,
@@ -84,7 +93,7 @@ export const autoproxyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = as
     },
     async (request) => {
       const { system } = targetOf(request);
-      return { removed: await removeAutoproxy(db, system.id, request.body.serverId) };
+      return { removed: await removeAutoproxy(db, system.id, request.body.serverId, await accountOfEntry(system, request.body.account)) };
     },
   );
 

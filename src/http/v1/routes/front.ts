@@ -29,7 +29,7 @@ import type { SystemRecord } from '../../../domain/system.js';
 import { EntityIdString } from '../../../domain/values.js';
 import { NoQuery, UserParams, UserRef, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { targetOf } from '../target.js';
+import { actorOf, targetOf } from '../target.js';
 
 const HistoryQuery = pageQuery(MAX_FRONT_HISTORY_PAGE, DEFAULT_FRONT_HISTORY_PAGE).extend({
   before: EntityIdString.optional().describe('A switch id: only switches older than it (the `next` of the previous page).'),
@@ -66,7 +66,8 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       const switchedAt = request.body.timestamp === undefined ? undefined : Date.parse(request.body.timestamp);
       if (switchedAt !== undefined && switchedAt > Date.now()) throw new Problem('validation', 'timestamp: must not be in the future', 'timestamp');
       const single = request.body.alters === undefined;
-      const recorded = await recordSwitch(db, system.id, { clientId: viewer.clientId, alterIds: requestedAlters(request.body), switchedAt }, (index) =>
+      const change = { clientId: viewer.clientId, accountId: viewer.userId, alterIds: requestedAlters(request.body), switchedAt };
+      const recorded = await recordSwitch(db, system.id, change, (index) =>
         single ? 'alter' : `alters.${index}`,
       );
       return { success: true as const, data: viewSwitch(recorded, new Set(recorded.alterIds), system, viewer) };
@@ -168,7 +169,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         system.id,
         request.params.switch,
         { ...(request.body.alters === undefined ? {} : { alterIds: request.body.alters }), ...(switchedAt === undefined ? {} : { switchedAt }) },
-        viewer.clientId,
+        actorOf(viewer),
         (index) => `alters.${index}`,
       );
       return { data: viewSwitch(edited, new Set(edited.alterIds), system, viewer) };
@@ -193,7 +194,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      const { alsoDeleted } = await deleteSwitch(db, system.id, request.params.switch, viewer.clientId);
+      const { alsoDeleted } = await deleteSwitch(db, system.id, request.params.switch, actorOf(viewer));
       return { deleted: true as const, alsoDeleted };
     },
   );

@@ -141,7 +141,7 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
         const idempotency = key === undefined || options.dryRun ? undefined : { key, requestHash: importRequestHash(bodyDigests.get(request) ?? '', options, read) };
         let outcome;
         try {
-          outcome = await importSystem(importStore(db, system.id), { file, options, clientId: viewer.clientId, idempotency, now: Date.now() });
+          outcome = await importSystem(importStore(db, system.id, viewer.userId), { file, options, clientId: viewer.clientId, idempotency, now: Date.now() });
         } finally {
           await file.release();
         }

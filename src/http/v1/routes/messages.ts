@@ -16,7 +16,7 @@ import { Problem } from '../../../domain/problems.js';
 import { MessageInfo, MessageParams, ProxiedMessage, RecordMessageBody, RecordMessageResponse, ReproxyBody, Snowflake, snowflakeTime, toProxiedMessage } from '../../../domain/proxied-message.js';
 import { NoQuery, UserParams, UserRef } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { targetOf } from '../target.js';
+import { actorOf, targetOf } from '../target.js';
 
 const UserMessageParams = z.strictObject({ user: UserRef, message: Snowflake.describe('The proxied (webhook) message’s id.') });
 
@@ -80,7 +80,7 @@ export const messageRecordRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> 
           proxiedName: body.proxiedName ?? null,
         },
         body.autoproxyState,
-        viewer.clientId,
+        actorOf(viewer),
       );
       return reply
         .code(outcome.created ? 201 : 200)

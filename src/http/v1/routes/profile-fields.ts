@@ -12,7 +12,7 @@ import { CreateProfileFieldBody, EditProfileFieldBody, MAX_PROFILE_FIELDS, Order
 import { NAME_MAX } from '../../../domain/values.js';
 import { NoQuery, ProfileFieldParams, UserParams } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { targetOf } from '../target.js';
+import { actorOf, targetOf } from '../target.js';
 
 const SCOPE_NOTE = 'Profile fields share the alters scopes, as alters’ values do.';
 
@@ -45,7 +45,7 @@ export const profileFieldRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
     },
     async (request, reply) => {
       const { viewer, system } = targetOf(request);
-      const record = await createProfileField(db, system.id, request.body, Date.now(), viewer.clientId);
+      const record = await createProfileField(db, system.id, request.body, Date.now(), actorOf(viewer));
       return reply.code(201).send(ownView(record, system, viewer));
     },
   );
@@ -114,7 +114,7 @@ export const profileFieldRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      const record = await editProfileField(db, system.id, request.params.field, request.body, viewer.clientId);
+      const record = await editProfileField(db, system.id, request.params.field, request.body, actorOf(viewer));
       if (!record) throw notFound();
       return ownView(record, system, viewer);
     },
@@ -137,7 +137,7 @@ export const profileFieldRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      const records = await orderProfileFields(db, system.id, request.body.fieldIds, viewer.clientId);
+      const records = await orderProfileFields(db, system.id, request.body.fieldIds, actorOf(viewer));
       return records.map((record) => ownView(record, system, viewer));
     },
   );
@@ -159,7 +159,7 @@ export const profileFieldRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      if (!(await deleteProfileField(db, system.id, request.params.field, viewer.clientId))) throw notFound();
+      if (!(await deleteProfileField(db, system.id, request.params.field, actorOf(viewer)))) throw notFound();
       return { deleted: true as const };
     },
   );

@@ -39,7 +39,8 @@ export const proxyProfileRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema>; gui
       if (ifNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
       // The revision was read before the profile's rows, so the data is at least as new as its
       // ETag: a write landing in between costs the bot one more fetch, never a stale cache.
-      return loadProxyProfile(db, system, request.query.guild);
+      // The viewer is an account of the system (isOwner), so it has a user id.
+      return loadProxyProfile(db, system, request.query.guild, viewer.userId ?? system.userId);
     },
   );
 };

@@ -10,7 +10,7 @@ import { Problem } from '../../../domain/problems.js';
 import { EditSystemBody, System } from '../../../domain/system.js';
 import { NoQuery, UserParams } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { targetOf } from '../target.js';
+import { actorOf, targetOf } from '../target.js';
 
 export const systemRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
   app.get(
@@ -51,7 +51,7 @@ export const systemRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      const updated = (await editSystem(db, system.id, request.body, viewer.clientId)) ?? system;
+      const updated = (await editSystem(db, system.id, request.body, actorOf(viewer))) ?? system;
       const details = await loadSystemDetails(db, system.id, systemLoadPolicy(updated, viewer));
       return viewSystem(updated, details, viewer);
     },
@@ -76,7 +76,15 @@ export const systemRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async
     async (request) => {
       const { viewer, system } = targetOf(request);
       if (system.userId !== viewer.userId) throw new Problem('not-matching-oauth', 'only the account that owns the system can delete it');
-      const deleted = await deleteSystem(db, { systemId: system.id, ownerId: system.userId, actorClientId: viewer.clientId, ip: request.ip, now: Date.now() });
+      const deletion = {
+        systemId: system.id,
+        ownerId: system.userId,
+        actorClientId: viewer.clientId,
+        actorAccountId: viewer.userId,
+        ip: request.ip,
+        now: Date.now(),
+      };
+      const deleted = await deleteSystem(db, deletion);
       if (!deleted) throw new Problem('no-system', 'this system was deleted already');
       request.log.info({ audit: true, kind: 'system-deleted', userId: system.userId, clientId: viewer.clientId, ip: request.ip }, 'audit: system-deleted');
       return { deleted: true as const };

@@ -12,7 +12,7 @@ import { CreateTagBody, EditTagBody, MAX_TAGS_PER_SYSTEM, Tag, TagMembershipBody
 import { NAME_MAX } from '../../../domain/values.js';
 import { NoQuery, TagParams, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
-import { targetOf } from '../target.js';
+import { actorOf, targetOf } from '../target.js';
 
 export const MAX_TAG_PAGE = 250;
 
@@ -47,7 +47,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
     },
     async (request, reply) => {
       const { viewer, system } = targetOf(request);
-      const record = await createTag(db, system.id, request.body, Date.now(), viewer.clientId);
+      const record = await createTag(db, system.id, request.body, Date.now(), actorOf(viewer));
       return reply.code(201).send(ownView(record, system, viewer));
     },
   );
@@ -117,7 +117,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      const record = await editTag(db, system.id, request.params.tag, request.body, viewer.clientId);
+      const record = await editTag(db, system.id, request.params.tag, request.body, actorOf(viewer));
       if (!record) throw notFound();
       return ownView(record, system, viewer);
     },
@@ -140,7 +140,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      const record = await changeTagMembers(db, system.id, request.params.tag, request.body, viewer.clientId);
+      const record = await changeTagMembers(db, system.id, request.params.tag, request.body, actorOf(viewer));
       if (!record) throw notFound();
       return ownView(record, system, viewer);
     },
@@ -163,7 +163,7 @@ export const tagRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (a
     },
     async (request) => {
       const { viewer, system } = targetOf(request);
-      if (!(await deleteTag(db, system.id, request.params.tag, viewer.clientId))) throw notFound();
+      if (!(await deleteTag(db, system.id, request.params.tag, actorOf(viewer)))) throw notFound();
       return { deleted: true as const };
     },
   );
