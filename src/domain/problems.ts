@@ -44,6 +44,7 @@ export const PROBLEM_TYPES = [
   'image-quota',
   'unknown-image',
   'idempotency-key-reused',
+  'cross-site-request',
   'internal-error',
 ] as const;
 

@@ -19,6 +19,7 @@ import * as eventValues from './2026-11-27T11-event-values.js';
 import * as switchAlterLists from './2026-11-27T20l-switch-alter-lists.js';
 import * as images from './2026-11-27T21-images.js';
 import * as profileFields from './2026-11-27T21k-profile-fields.js';
+import * as dashboardSessions from './2026-11-28T00-dashboard-sessions.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T20l-switch-alter-lists': switchAlterLists,
   '2026-11-27T21-images': images,
   '2026-11-27T21k-profile-fields': profileFields,
+  '2026-11-28T00-dashboard-sessions': dashboardSessions,
 };

@@ -47,6 +47,7 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'image-quota': 409,
   'unknown-image': 404,
   'idempotency-key-reused': 409,
+  'cross-site-request': 403,
   'internal-error': 500,
 };
 

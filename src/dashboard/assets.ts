@@ -1,0 +1,59 @@
+// The dashboard's built front end (dashboard/, built by Vite into dist/dashboard/ by
+// `npm run build`): index.html, served for every page of the dashboard, and the hashed files under
+// assets/, served as immutable. Found from this module's place, whether it runs from src/ (tsx),
+// dist/src/ (tsc) or a bundle folder, by walking up to the repository's package.json.
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+  '.map': 'application/json',
+};
+
+/** A file name as Vite writes them: no directory parts, nothing hidden. */
+const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
+
+export interface DashboardAssets {
+  /** index.html, or undefined when the dashboard was not built. */
+  indexHtml(): string | undefined;
+  /** A file of assets/ with its content type, or undefined. */
+  asset(name: string): Promise<{ body: Buffer; type: string } | undefined>;
+}
+
+export function defaultDashboardDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return join(dir, 'dist', 'dashboard');
+    const parent = dirname(dir);
+    if (parent === dir) return join(process.cwd(), 'dist', 'dashboard');
+    dir = parent;
+  }
+}
+
+export function dashboardAssets(dir = defaultDashboardDir()): DashboardAssets {
+  let index: string | undefined;
+  return {
+    indexHtml() {
+      // Read once: a build replaces the folder, and a running instance keeps the page it started with.
+      if (index === undefined && existsSync(join(dir, 'index.html'))) index = readFileSync(join(dir, 'index.html'), 'utf8');
+      return index;
+    },
+    async asset(name) {
+      const type = CONTENT_TYPES[extname(name)];
+      if (!ASSET_NAME.test(name) || !type) return undefined;
+      try {
+        return { body: await readFile(join(dir, 'assets', name)), type };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
