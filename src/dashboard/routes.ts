@@ -54,7 +54,7 @@ export function dashboardCookieNames(secure: boolean) {
  */
 export function safeReturnPath(raw: unknown, publicUrl: string): string {
   const fallback = `${DASHBOARD_PREFIX}/`;
-  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(raw) || raw.length > 1000) return fallback;
+  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || /[\\\p{Cc}]/u.test(raw) || raw.length > 1000) return fallback;
   let url: URL;
   try {
     url = new URL(raw, publicUrl);

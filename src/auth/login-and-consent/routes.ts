@@ -162,7 +162,7 @@ export async function loginAndConsentRoutes(app: FastifyInstance, { config, db, 
 
   app.post<{ Params: { uid: string }; Body: Record<string, unknown> }>('/interaction/:uid/consent', async (request, reply) => {
     const interaction = await details(request, reply);
-    const { prompt, params, session: opSession, grantId } = interaction;
+    const { prompt, params, session: opSession } = interaction;
     if (prompt.name !== 'consent' || !opSession) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Wrong step', 'This request is not waiting for your approval.', undefined, frameOf(request)));
     if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
       return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.', undefined, frameOf(request)));
