@@ -1,10 +1,12 @@
-// Builds the dashboard (dashboard/, Svelte + Vite) into dist/dashboard/, which the service serves
+// Builds the dashboard (dashboard/, Svelte + Vite) into dist/dashboard/ (with .br and .gz copies of
+// the scripts and styles), which the service serves
 // under /dashboard (src/dashboard/assets.ts). Run by scripts/build.mjs (`npm run build`, and so
 // `npm start`) and by the tests that need the pages. Skipped when dist/dashboard/.stamp holds the
 // hash of the current inputs (dashboard/, the lockfile, this script); built into a temporary folder
 // and renamed into place, so a reader never sees half a build.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,6 +45,12 @@ export async function buildDashboard({ force = false } = {}) {
     await build({ configFile: join(SOURCES, 'vite.config.ts'), logLevel: 'warn' });
   } finally {
     delete process.env.DASHBOARD_OUT_DIR;
+  }
+  // Compressed once here, served as they are (src/dashboard/assets.ts): Brotli, and gzip for the rest.
+  for (const file of filesUnder(join(temp, 'assets')).filter((path) => /\.(js|css|svg)$/.test(path))) {
+    const content = readFileSync(file);
+    writeFileSync(`${file}.br`, brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    writeFileSync(`${file}.gz`, gzipSync(content, { level: 9 }));
   }
   writeFileSync(join(temp, '.stamp'), hash);
   const old = `${DASHBOARD_OUT}.old-${process.pid}`;

@@ -24,8 +24,11 @@ const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 export interface DashboardAssets {
   /** index.html, or undefined when the dashboard was not built. */
   indexHtml(): string | undefined;
-  /** A file of assets/ with its content type, or undefined. */
-  asset(name: string): Promise<{ body: Buffer; type: string } | undefined>;
+  /**
+   * A file of assets/ with its content type, or undefined; in the best encoding `acceptEncoding`
+   * allows of those the build wrote (Brotli, gzip), else as it is.
+   */
+  asset(name: string, acceptEncoding?: string): Promise<{ body: Buffer; type: string; encoding: 'br' | 'gzip' | undefined } | undefined>;
 }
 
 export function defaultDashboardDir(): string {
@@ -46,11 +49,17 @@ export function dashboardAssets(dir = defaultDashboardDir()): DashboardAssets {
       if (index === undefined && existsSync(join(dir, 'index.html'))) index = readFileSync(join(dir, 'index.html'), 'utf8');
       return index;
     },
-    async asset(name) {
+    async asset(name, acceptEncoding = '') {
       const type = CONTENT_TYPES[extname(name)];
       if (!ASSET_NAME.test(name) || !type) return undefined;
+      const accepted = new Set(acceptEncoding.split(',').map((part) => part.split(';')[0]?.trim().toLowerCase()));
+      for (const [encoding, suffix] of [['br', '.br'], ['gzip', '.gz']] as const) {
+        if (!accepted.has(encoding)) continue;
+        const body = await readFile(join(dir, 'assets', `${name}${suffix}`)).catch(() => undefined);
+        if (body) return { body, type, encoding };
+      }
       try {
-        return { body: await readFile(join(dir, 'assets', name)), type };
+        return { body: await readFile(join(dir, 'assets', name)), type, encoding: undefined };
       } catch {
         return undefined;
       }

@@ -183,10 +183,11 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDepen
   });
 
   app.get(`${DASHBOARD_PREFIX}/assets/:name`, async (request: FastifyRequest<{ Params: { name: string } }>, reply) => {
-    const file = await assets.asset(request.params.name);
+    const file = await assets.asset(request.params.name, request.headers['accept-encoding']);
     if (!file) return reply.code(404).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('not found');
+    if (file.encoding) reply.header('content-encoding', file.encoding);
     // Names carry a hash of their content: a new build is new names.
-    return reply.header('cache-control', 'public, max-age=31536000, immutable').type(file.type).send(file.body);
+    return reply.header('cache-control', 'public, max-age=31536000, immutable').header('vary', 'accept-encoding').type(file.type).send(file.body);
   });
 
   app.get(`${DASHBOARD_PREFIX}/api/session`, async (request, reply) => {

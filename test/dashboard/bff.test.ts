@@ -85,6 +85,23 @@ describe.each(DIALECTS)('the dashboard backend (%s)', (dialect) => {
     expect(signInCookie).toMatch(/; Path=\//);
   });
 
+  it('serves the page’s scripts and styles as immutable hashed files, compressed', async () => {
+    const { landed } = await signInAt(server, '/dashboard/');
+    const files = [...landed.body.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((match) => match[1] as string);
+    expect(files.some((file) => file.endsWith('.js'))).toBe(true);
+    expect(files.some((file) => file.endsWith('.css'))).toBe(true);
+    for (const file of files) {
+      expect(file).toMatch(/-[A-Za-z0-9_-]{8}\.(js|css)$/);
+      const response = await fetch(`${server.url}${file}`, { headers: { 'accept-encoding': 'br' } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(response.headers.get('content-encoding')).toBe('br');
+      expect((await response.text()).length).toBeGreaterThan(100);
+    }
+    const unknown = await fetch(`${server.url}/dashboard/assets/..%2Findex.html`);
+    expect(unknown.status).toBe(404);
+  });
+
   it('keeps the tokens on the server: the browser gets a session id and a CSRF token, and the row is sealed', async () => {
     const { browser } = await signInAt(server, '/dashboard/');
     const session = await call(server, browser, '/dashboard/api/session');
