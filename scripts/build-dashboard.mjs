@@ -40,11 +40,17 @@ export async function buildDashboard({ force = false } = {}) {
   const temp = join(ROOT, 'dist', `.dashboard-${hash}-${process.pid}`);
   rmSync(temp, { recursive: true, force: true });
   process.env.DASHBOARD_OUT_DIR = temp;
+  // Vite builds for the NODE_ENV it finds, and a test runner's `test` would make Svelte's
+  // development build (larger, with its checks): always the production one here.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
   try {
     const { build } = await import('vite');
-    await build({ configFile: join(SOURCES, 'vite.config.ts'), logLevel: 'warn' });
+    await build({ configFile: join(SOURCES, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
   } finally {
     delete process.env.DASHBOARD_OUT_DIR;
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
   }
   // Compressed once here, served as they are (src/dashboard/assets.ts): Brotli, and gzip for the rest.
   for (const file of filesUnder(join(temp, 'assets')).filter((path) => /\.(js|css|svg)$/.test(path))) {
