@@ -64,7 +64,8 @@ async function send(method: 'GET' | 'POST', path: string, options: { path?: unkn
   const body: unknown = response.status === 204 ? undefined : await response.json();
   if (!response.ok) {
     const errors = (body as { errors?: Array<{ type: string; friendly: string }> } | undefined)?.errors ?? [];
-    throw new ApiError(response.status, errors.map((error) => error.friendly).join('; ') || `The service answered ${response.status}.`, errors.map((e) => e.type));
+    const message = errors.map((error) => error.friendly).join('; ') || `The service answered ${response.status}.`;
+    throw new ApiError(response.status, message, errors.map((error) => error.type));
   }
   return body;
 }
