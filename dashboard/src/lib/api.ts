@@ -53,7 +53,8 @@ function fill(path: string, parameters: Record<string, string | number>): string
 
 async function send(method: 'GET' | 'POST', path: string, options: { path?: unknown; query?: unknown; body?: unknown }): Promise<unknown> {
   const url = new URL(`/dashboard/api${fill(path, (options.path ?? {}) as Record<string, string>)}`, location.origin);
-  for (const [name, value] of Object.entries((options.query ?? {}) as Record<string, unknown>)) if (value !== undefined) url.searchParams.set(name, String(value));
+  const query = (options.query ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') {
     headers['x-csrf-token'] = (await currentSession()).csrfToken;
