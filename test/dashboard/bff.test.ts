@@ -130,6 +130,27 @@ describe.each(DIALECTS)('the dashboard backend (%s)', (dialect) => {
     expect(system.status).toBe(200);
   });
 
+  it('refreshes a session’s access token when it is due, and keeps the new tokens sealed', async () => {
+    const { browser } = await signInAt(server, '/dashboard/');
+    const crypto = createStorageCrypto(loadSecrets(server.config).dataEncryptionKey);
+    const idHash = crypto.lookupHash('dashboard-session', browser.cookie(COOKIE) as string);
+    const sealed = async () => (await server.database.db.selectFrom('dashboard_sessions').select('sealed').where('id_hash', '=', idHash).executeTakeFirstOrThrow()).sealed;
+    const before = crypto.unseal<Tokens>(await sealed(), idHash) as Tokens;
+    expect(before.refreshToken).toBeDefined();
+    // As if the access token were about to expire.
+    await server.database.db.updateTable('dashboard_sessions').set({ sealed: crypto.seal({ ...before, accessExpiresAt: Date.now() }, idHash) }).where('id_hash', '=', idHash).execute();
+    const [first, second] = await Promise.all([
+      call(server, browser, '/dashboard/api/v1/users/@me/system'),
+      call(server, browser, '/dashboard/api/v1/users/@me/front'),
+    ]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const after = crypto.unseal<Tokens>(await sealed(), idHash) as Tokens;
+    expect(after.accessToken).not.toBe(before.accessToken);
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(after.accessExpiresAt).toBeGreaterThan(Date.now() + 60_000);
+    expect((await call(server, browser, '/dashboard/api/v1/users/@me/system')).status).toBe(200);
+  });
+
   it('refuses state changes from another site, from another origin and without the session’s CSRF token', async () => {
     const { browser } = await signInAt(server, '/dashboard/');
     const csrf = (await call(server, browser, '/dashboard/api/session')).json().csrfToken as string;
