@@ -4,6 +4,8 @@
 // Security Policy violation, no script error, no request to another origin.
 //
 // Without a Chromium this suite is skipped, except in CI, where it fails (test/support/environment.ts).
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn } from '../support/api.js';
@@ -12,6 +14,7 @@ import { ensureDashboardBuilt } from '../support/dashboard.js';
 import { DIALECTS } from '../support/dialects.js';
 import { RUN_BROWSER_SUITES } from '../support/environment.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { SCREENSHOTS } from './screenshots.js';
 
 const USER = '500000000000000032';
 
@@ -62,6 +65,8 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard in Chromium (%s
     const recent = page.getByRole('region', { name: 'Recent switches' }).getByRole('listitem');
     expect(await recent.count()).toBe(2);
     expect(await recent.first().textContent()).toContain('Rowan, Ash');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `dashboard-overview-${dialect}.png`), fullPage: true });
 
     // The service agrees: the switch went through the backend to /v1.
     const front = await server.app.inject({ method: 'GET', url: '/dashboard/api/v1/users/@me/front', headers: { cookie: (await audit.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } });
