@@ -1,7 +1,7 @@
 // `npm run build`, and `npm start`'s prestart: compiles src/ to dist/src/ (the CLI, the `bin`, runs
 // from there) and bundles src/main.ts for `npm start` (bundle.mjs), so that
 // - starting never rebuilds what is current: a stamp (dist/build-stamp) holds a hash of every input
-//   (src/, commands/, the lockfile, package.json, the tsconfigs and these scripts); when it matches
+//   (src/, commands/, dashboard/, the lockfile, package.json, the tsconfigs and these scripts); when it matches
 //   and the output is there, nothing is built;
 // - a build never pulls files from under a running instance: each bundle goes into a folder of its
 //   own, dist/bundle-<hash>/, made under a temporary name and renamed into place, and `npm start`'s
@@ -20,6 +20,7 @@ import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { bundle, ROOT } from './bundle.mjs';
+import { buildDashboard } from './build-dashboard.mjs';
 
 const DIST = join(ROOT, 'dist');
 const LAUNCHER = join(DIST, 'bundle', 'main.js');
@@ -27,8 +28,8 @@ const STAMP = join(DIST, 'build-stamp');
 const LOCK = join(DIST, '.build-lock');
 /** Bundle folders kept whether or not a process marks them (the current one among them). */
 const KEEP = 3;
-const INPUT_DIRS = ['src', 'commands'];
-const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.mjs', 'scripts/build.mjs'];
+const INPUT_DIRS = ['src', 'commands', 'dashboard'];
+const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle.mjs', 'scripts/build.mjs', 'scripts/build-dashboard.mjs'];
 const VERSIONED = /^bundle-[0-9a-f]{16}$/;
 
 const say = (line) => process.stderr.write(`build: ${line}\n`);
@@ -179,6 +180,8 @@ async function build(force) {
     say(`building ${hash}`);
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    // The dashboard's pages (dist/dashboard/, served under /dashboard): Vite, skipped when current.
+    if (await buildDashboard({ force })) say('built the dashboard (dist/dashboard/)');
     const folder = join(DIST, `bundle-${hash}`);
     if (force || !existsSync(join(folder, 'main.js'))) {
       const temp = join(DIST, `.bundle-${hash}-${process.pid}`);

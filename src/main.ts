@@ -5,6 +5,7 @@ import { NO_SIGN_IN_METHOD, signInMethods } from './auth/sign-in.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config/config.js';
 import { StartupError } from './config/startup-errors.js';
 import { listClients } from './db/repositories/oauth-clients.js';
+import { DASHBOARD_CLIENT_ID } from './auth/clients.js';
 import { startServer } from './http/server.js';
 
 async function main() {
@@ -30,7 +31,7 @@ async function main() {
     }
   }
 
-  const methods = signInMethods(config, (await listClients(server.database.db)).some((client) => client.firstParty));
+  const methods = signInMethods(config, (await listClients(server.database.db)).some((client) => client.firstParty && client.id !== DASHBOARD_CLIENT_ID));
   if (methods.length === 0) server.app.log.warn(NO_SIGN_IN_METHOD);
   else server.app.log.info({ signIn: methods.map((method) => `${method.name} (${method.enabledBy})`) }, `sign-in: ${methods.map((method) => method.name).join(', ')}`);
 

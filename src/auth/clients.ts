@@ -209,3 +209,36 @@ export async function ensureDocsClient(db: Kysely<Schema>, publicUrl: string, no
   if (!same(existing.grantTypes, grantTypes) || !same(existing.scopes, scopes)) await updateClientPermissions(db, DOCS_CLIENT_ID, grantTypes, scopes);
   return { ...existing, redirectUris, grantTypes, scopes };
 }
+
+export const DASHBOARD_CLIENT_ID = 'switchboard-dashboard';
+/** Where the dashboard's backend receives the authorization code (src/dashboard/). */
+export const DASHBOARD_REDIRECT_PATH = '/dashboard/callback';
+/** What the dashboard does: everything a member does with their own system, and staying signed in. */
+export const DASHBOARD_SCOPES = ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap'];
+
+/**
+ * The dashboard's own client: first-party (the member is not asked to approve it: it is this
+ * service), confidential (its backend keeps the secret and the tokens; the browser never sees
+ * either), the authorization code with PKCE and refresh tokens, redirecting only to
+ * /dashboard/callback on PUBLIC_URL. Its secret is derived from the data encryption key, so every
+ * process of an installation agrees on it without storing it. Created on start and kept in step.
+ */
+export async function ensureDashboardClient(db: Kysely<Schema>, publicUrl: string, secret: string, now = Date.now()): Promise<OauthClientRecord> {
+  const redirectUris = [`${publicUrl}${DASHBOARD_REDIRECT_PATH}`];
+  const grantTypes = ['authorization_code', 'refresh_token'];
+  const scopes = DASHBOARD_SCOPES;
+  return db.transaction().execute(async (trx) => {
+    const existing = await findClient(trx, DASHBOARD_CLIENT_ID);
+    if (!existing) {
+      const client: OauthClientRecord = { id: DASHBOARD_CLIENT_ID, name: 'Dashboard', secretHash: sha256(secret), redirectUris, grantTypes, scopes, firstParty: true, createdAt: now };
+      await insertClient(trx, client);
+      await insertAuditEntry(trx, { kind: 'client-created', clientId: DASHBOARD_CLIENT_ID, details: clientDetails(client) }, now);
+      return client;
+    }
+    const same = (a: string[], b: string[]) => a.length === b.length && a.every((value) => b.includes(value));
+    if (existing.secretHash !== sha256(secret)) await replaceClientSecret(trx, DASHBOARD_CLIENT_ID, sha256(secret), now);
+    if (!same(existing.redirectUris, redirectUris)) await updateClientRedirectUris(trx, DASHBOARD_CLIENT_ID, redirectUris);
+    if (!same(existing.grantTypes, grantTypes) || !same(existing.scopes, scopes)) await updateClientPermissions(trx, DASHBOARD_CLIENT_ID, grantTypes, scopes);
+    return { ...existing, secretHash: sha256(secret), redirectUris, grantTypes, scopes };
+  });
+}

@@ -302,6 +302,16 @@ export interface BrowserSessionsTable {
   expires_at: number;
 }
 
+export interface DashboardSessionsTable {
+  id_hash: string;
+  /** Null while the sign-in is under way. */
+  user_id: string | null;
+  /** Sealed JSON: the pending sign-in, or the session's tokens (src/dashboard/sessions.ts). */
+  sealed: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface AuditLogTable {
   id: Generated<number>;
   /** Epoch milliseconds. */
@@ -457,6 +467,7 @@ export interface Schema {
   oidc_payloads: OidcPayloadsTable;
   login_links: LoginLinksTable;
   browser_sessions: BrowserSessionsTable;
+  dashboard_sessions: DashboardSessionsTable;
   audit_log: AuditLogTable;
   events: EventsTable;
   event_endpoints: EventEndpointsTable;

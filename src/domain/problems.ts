@@ -50,6 +50,7 @@ export const PROBLEM_TYPES = [
   'account-has-system',
   'unknown-account',
   'owner-account',
+  'cross-site-request',
   'internal-error',
 ] as const;
 

@@ -2,6 +2,7 @@
 // the benchmark can run the very same app. Order: infrastructure (headers, errors, rate limits), then
 // the authorization server and its pages, the /v1 API and its reference, then health checks.
 import type { EventEmitter } from 'node:events';
+import { createHmac } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -16,6 +17,10 @@ import { createBearerVerifier } from '../auth/access-tokens.js';
 import { accountRoutes } from '../auth/account-routes.js';
 import { auditProviderEvents, createAuditLog, type AuditLog } from '../auth/audit.js';
 import { createBrowserSession } from '../auth/browser-session.js';
+import { ensureDashboardClient } from '../auth/clients.js';
+import { dashboardAssets } from '../dashboard/assets.js';
+import { dashboardRoutes } from '../dashboard/routes.js';
+import { createDashboardSessions } from '../dashboard/sessions.js';
 import { discordSignInRoutes } from '../auth/discord-sign-in.js';
 import { loginAndConsentRoutes } from '../auth/login-and-consent/routes.js';
 import { createIntrospection } from '../auth/introspection.js';
@@ -141,6 +146,9 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     },
   });
   await registerOpenApi(app, config);
+  // The dashboard's client secret, derived: every process of the installation agrees on it.
+  const dashboardSecret = createHmac('sha256', secrets.dataEncryptionKey).update('switchboard dashboard client secret').digest('base64url');
+  await ensureDashboardClient(database.db, config.publicUrl, dashboardSecret);
 
   // Cookies belong to the browser-facing parts (pages, the back channel, the authorization server):
   // registered in their scope only, so API requests do not parse a Cookie header they never read.
@@ -171,6 +179,14 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       await scope.register(loginLinkRoutes, { config, db: database.db, session });
     });
     await site.register(oidcMount, { provider, introspection, session });
+    await site.register(dashboardRoutes, {
+      config,
+      service: app,
+      sessions: createDashboardSessions(database.db, crypto, secrets.cookieSecrets, config.ttl.session),
+      browserSession: session,
+      assets: dashboardAssets(),
+      clientSecret: dashboardSecret,
+    });
   });
   await app.register(v1Api, {
     prefix: '/v1',

@@ -9,6 +9,7 @@ import { migrateToLatest, openDatabase, type Database } from '../db/database.js'
 import { IMPORT_REPLAY_WINDOW_MS, purgeAppliedImports } from '../db/repositories/applied-imports.js';
 import { purgeAuditLog } from '../db/repositories/audit-log.js';
 import { purgeExpiredBrowserSessions } from '../db/repositories/browser-sessions.js';
+import { purgeExpiredDashboardSessions } from '../db/repositories/dashboard-sessions.js';
 import { purgeUnreferencedImages } from '../db/repositories/images.js';
 import { purgeEvents } from '../db/repositories/events/purge.js';
 import { purgeGrantPeriods } from '../db/repositories/events/grant-periods.js';
@@ -73,6 +74,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await purgeExpiredLoginLinks(database.db, now);
       await purgeExpiredAccountCodes(database.db, now);
       await purgeExpiredBrowserSessions(database.db, now);
+      await purgeExpiredDashboardSessions(database.db, now);
       if (config.messageRetentionDays > 0) await purgeProxiedMessages(database.db, now - config.messageRetentionDays * 86_400_000);
       if (config.auditRetentionDays > 0) await purgeAuditLog(database.db, now - config.auditRetentionDays * 86_400_000);
       await purgeEvents(database.db, now - config.events.retentionDays * 86_400_000);

@@ -14,7 +14,7 @@ import { freePort } from '../support/server.js';
 import { stopService, waitReady, type Service } from '../support/service-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const COPIED = ['src', 'commands', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+const COPIED = ['src', 'commands', 'dashboard', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
 
 interface BuildScript {
   inputHash(): string;

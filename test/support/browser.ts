@@ -71,7 +71,8 @@ export class TestBrowser {
     this.cookies.set(name, { value, path });
   }
 
-  private cookieHeader(url: URL): string {
+  /** The Cookie header this browser would send to `url`. */
+  cookieHeader(url: URL): string {
     return [...this.cookies.entries()]
       .filter(([, c]) => url.pathname.startsWith(c.path))
       .map(([name, c]) => `${name}=${c.value}`)

@@ -30,6 +30,7 @@ export const TABLES = [
   'oidc_payloads',
   'login_links',
   'browser_sessions',
+  'dashboard_sessions',
   'import_alter_links',
   'import_tag_links',
   'applied_imports',

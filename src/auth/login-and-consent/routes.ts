@@ -16,6 +16,7 @@ import { findUser } from '../../db/repositories/users.js';
 import { devLoginUserId, signInUser } from '../sign-in.js';
 import type { Schema } from '../../db/tables.js';
 import type { BrowserSession } from '../browser-session.js';
+import { DASHBOARD_CLIENT_ID } from '../clients.js';
 import { OAUTH_ROUTES } from '../provider.js';
 import { frameFor } from '../pages/frame.js';
 import { USER_ID_HINT, accountLabel, consentPage, errorPage, loginPage } from '../pages/pages.js';
@@ -113,6 +114,9 @@ export async function loginAndConsentRoutes(app: FastifyInstance, { config, db, 
       const accountId = interaction.session?.accountId;
       const refused = signedInAsSomeoneElse(request, reply, accountId) ?? boundToSomeoneElse(request, reply, params, accountId);
       if (refused) return refused;
+      // The dashboard is this service itself: nothing to ask the member (its scopes are fixed at
+      // registration, src/auth/clients.ts), so it is approved as the consent form would.
+      if (params.client_id === DASHBOARD_CLIENT_ID && accountId !== undefined) return approve(request, reply, interaction);
       const user = accountId ? await findUser(db, accountId) : undefined;
       const missing = (prompt.details.missingOIDCScope as string[] | undefined) ?? [];
       const requested = typeof params.scope === 'string' ? params.scope.split(' ') : missing;
@@ -158,7 +162,7 @@ export async function loginAndConsentRoutes(app: FastifyInstance, { config, db, 
 
   app.post<{ Params: { uid: string }; Body: Record<string, unknown> }>('/interaction/:uid/consent', async (request, reply) => {
     const interaction = await details(request, reply);
-    const { prompt, params, session: opSession, grantId } = interaction;
+    const { prompt, params, session: opSession } = interaction;
     if (prompt.name !== 'consent' || !opSession) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Wrong step', 'This request is not waiting for your approval.', undefined, frameOf(request)));
     if (!session.verifyCsrf(request, `interaction:${interaction.uid}`, request.body?.csrf)) {
       return reply.code(403).type('text/html; charset=utf-8').send(errorPage('Request refused', 'The form expired or came from another site. Go back and try again.', undefined, frameOf(request)));
@@ -173,15 +177,22 @@ export async function loginAndConsentRoutes(app: FastifyInstance, { config, db, 
     if (decision !== 'approve') {
       return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Choose an answer', 'Allow or deny the request.', undefined, frameOf(request)));
     }
-    const grant = grantId ? await provider.Grant.find(grantId) : new provider.Grant({ accountId: opSession.accountId, clientId: params.client_id as string });
+    return approve(request, reply, interaction);
+  });
+
+  /** Grants what the consent step asks for (the member approved, or the client is the dashboard). */
+  async function approve(request: FastifyRequest, reply: FastifyReply, interaction: Awaited<ReturnType<typeof details>>) {
+    const { prompt, params, session: opSession, grantId } = interaction;
+    const accountId = opSession?.accountId as string;
+    const grant = grantId ? await provider.Grant.find(grantId) : new provider.Grant({ accountId, clientId: params.client_id as string });
     if (!grant) return reply.code(400).type('text/html; charset=utf-8').send(errorPage('Request expired', 'Start again from the app.', undefined, frameOf(request)));
     const missing = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
     if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
     const savedGrantId = await grant.save();
-    await request.server.audit.record({ kind: 'consent', userId: opSession.accountId, clientId: params.client_id as string, ip: request.ip, details: { scopes: missing.missingOIDCScope ?? [] } });
+    await request.server.audit.record({ kind: 'consent', userId: accountId, clientId: params.client_id as string, ip: request.ip, details: { scopes: missing.missingOIDCScope ?? [] } });
     return finish(request, reply, { consent: { grantId: savedGrantId } }, true);
-  });
+  }
 
   // "Not you?" on the consent page: sign this browser out and start the same authorization again,
   // so the person signs in as themselves and the app still gets its answer (its state and PKCE

@@ -20,6 +20,7 @@ import * as switchAlterLists from './2026-11-27T20l-switch-alter-lists.js';
 import * as images from './2026-11-27T21-images.js';
 import * as profileFields from './2026-11-27T21k-profile-fields.js';
 import * as accountsCodes from './2026-11-28T00-accounts-codes.js';
+import * as dashboardSessions from './2026-11-28T00-dashboard-sessions.js';
 import * as customProfileFields from './2026-11-28T00-fields-custom-profile-fields.js';
 import * as simplyPluralTagParents from './2026-11-28T00-simplyplural-tag-parents.js';
 import * as statsFrontDays from './2026-11-28T00-stats-front-days.js';
@@ -45,6 +46,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27T21-images': images,
   '2026-11-27T21k-profile-fields': profileFields,
   '2026-11-28T00-accounts-codes': accountsCodes,
+  '2026-11-28T00-dashboard-sessions': dashboardSessions,
   '2026-11-28T00-fields-custom-profile-fields': customProfileFields,
   '2026-11-28T00-simplyplural-tag-parents': simplyPluralTagParents,
   '2026-11-28T00-stats-front-days': statsFrontDays,

@@ -95,6 +95,7 @@ Validation reports every problem at once.
 | same-front | 409 | a switch that would change nothing: these alters already front, in this order |
 | invalid-import | 422 | the import body is JSON but not an export we read (or nothing in it is usable, or it is not UTF-8) |
 | idempotency-key-reused | 409 | an import's Idempotency-Key was used for another file or options |
+| cross-site-request | 403 | the dashboard refused a state change from another site, or without its CSRF token (only under /dashboard/api/) |
 | rate-limited | 429 | too many requests; see \`Retry-After\` |
 | client-token-required | 403 | \`/v1/events\` with a user's token: endpoints belong to the app |
 | first-party-only | 403 | recording or moving a proxied-message record, from any client but the bot's own (first-party) one |
