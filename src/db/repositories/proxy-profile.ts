@@ -10,7 +10,7 @@ import { listAlters } from './alters.js';
 import { toAutoproxyRecord } from './autoproxy.js';
 import { latestPushes } from './switches.js';
 
-export async function loadProxyProfile(db: Kysely<Schema>, system: SystemRecord, guildId: string): Promise<ProxyProfile> {
+export async function loadProxyProfile(db: Kysely<Schema>, system: SystemRecord, revision: number, guildId: string): Promise<ProxyProfile> {
   const [alters, entries] = await Promise.all([
     listAlters(db, system.id, { skip: 0, max: MAX_ALTERS_PER_SYSTEM }, { onlyVisible: false, fieldsFor: null, allFields: true }),
     db
@@ -24,5 +24,5 @@ export async function loadProxyProfile(db: Kysely<Schema>, system: SystemRecord,
   const autoproxy = entries.map(toAutoproxyRecord);
   const followedClients = [...new Set(autoproxy.map((entry) => entry.mode).filter((mode) => !(AUTOPROXY_MODES as readonly string[]).includes(mode)))];
   const front = await latestPushes(db, system.id, followedClients);
-  return buildProxyProfile(system, guildId, alters, autoproxy, front);
+  return buildProxyProfile(system, revision, guildId, alters, autoproxy, front);
 }
