@@ -5,7 +5,7 @@
 import { SYSTEM_DEFAULTS, type SystemRecord } from '../domain/system.js';
 import type { NewSystem, SystemRow, SystemUpdate } from './tables.js';
 
-/** The record's fields that are columns of their own (id, user and revision are read as they are). */
+/** The record's fields that are columns of their own (id and user are read as they are). */
 type ColumnField = Exclude<keyof SystemRecord, 'id' | 'userId' | 'revision'>;
 export type SystemColumnValues = Pick<SystemRecord, ColumnField>;
 
@@ -52,7 +52,6 @@ export function systemRecord(row: SystemRow): SystemRecord {
     const value = stored[column.name];
     record[field] = column.json ? JSON.parse(value as string) : column.flag ? Number(value) === 1 : value;
   }
-  record.revision = Number(row.revision);
   return record as unknown as SystemRecord;
 }
 

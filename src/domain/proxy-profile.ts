@@ -76,6 +76,7 @@ function proxyAlter(alter: AlterRecord, guildId: string): ProxyAlter {
 
 export function buildProxyProfile(
   system: SystemRecord,
+  revision: number,
   guildId: string,
   alters: AlterRecord[],
   autoproxy: AutoproxyRecord[],
@@ -83,7 +84,7 @@ export function buildProxyProfile(
 ): ProxyProfile {
   const flag = (bit: number) => (system.flags & bit) === bit;
   return {
-    revision: system.revision,
+    revision,
     systemId: String(system.id),
     guildId,
     disabled: system.disabled,

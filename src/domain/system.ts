@@ -200,13 +200,16 @@ export const System = z
   .meta({ id: 'System' });
 export type System = z.infer<typeof System>;
 
-/** A system as stored, before privacy is applied. */
+/**
+ * A system as stored, before privacy is applied. Its revision (the proxy profile's version) is not
+ * part of it: every write to the system's alters, tags or front moves the revision, and a record
+ * that held it was dropped from the cache by each of them, so the next write read it again
+ * (SystemLookup.revisionOf holds it apart).
+ */
 export interface SystemRecord extends SystemFieldValues {
   id: number;
   userId: string;
   createdAt: number;
-  /** Changes with every write that changes the proxy profile. */
-  revision: number;
 }
 
 /** What a full system read needs beyond the row; loaded according to the privacy policy. */

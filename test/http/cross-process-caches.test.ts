@@ -194,4 +194,32 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
     expect(await profile(second, etag)).toMatchObject({ status: 304, revision: '1' });
     expect((await call(second, bot, 'GET', `/v1/guilds/${guild}/settings`)).body).toMatchObject({ revision: 1, requireTag: { enabled: true } });
   });
+
+  // The revision is cached apart from the system's record (SystemLookup.revisionOf): an alter
+  // write through one process must move the other's, while its record stays held.
+  it('moves the proxy profile of the other process at once when an alter is created or edited through one', { timeout: 60_000 }, async () => {
+    const guild = '130000000000000002';
+    const owner = await signIn(OWNER);
+    const profile = async (base: string, etag?: string) => {
+      const response = await fetch(`${base}/v1/users/@me/proxy-profile?guild=${guild}`, { headers: { authorization: `Bearer ${owner}`, ...(etag ? { 'if-none-match': etag } : {}) } });
+      type Body = { revision: number; alters: Array<{ username: string }> };
+      const body = response.status === 200 ? ((await response.json()) as Body) : (await response.arrayBuffer(), undefined);
+      return { status: response.status, etag: response.headers.get('etag') ?? '', body };
+    };
+    let { etag } = await profile(second);
+    for (let read = 0; read < 2; read++) expect((await profile(second, etag)).status).toBe(304);
+    const created = await call(first, owner, 'POST', '/v1/users/@me/system/create-alter', { username: 'crossrev', displayName: 'Cross' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const afterCreate = await profile(second, etag);
+    expect(afterCreate.status).toBe(200);
+    expect(afterCreate.body?.alters.map((alter) => alter.username)).toContain('crossrev');
+    etag = afterCreate.etag;
+    expect((await profile(second, etag)).status).toBe(304);
+    const edited = await call(first, owner, 'POST', `/v1/users/@me/alters/${String(created.body.alterId)}/edit`, { username: 'crossrev2' });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    const afterEdit = await profile(second, etag);
+    expect(afterEdit.status).toBe(200);
+    expect(afterEdit.body?.revision).toBeGreaterThan(afterCreate.body?.revision ?? Infinity);
+    expect(afterEdit.body?.alters.map((alter) => alter.username)).toContain('crossrev2');
+  });
 });

@@ -8,7 +8,7 @@ import { TAG_DEFAULTS, type TagRecord } from '../../src/domain/tag.js';
 
 /** A system with nothing set: every field at its default (SYSTEM_DEFAULTS), but a latch that never expires. */
 export function aSystem(overrides: Partial<SystemRecord> = {}): SystemRecord {
-  return { id: 1, userId: '200000000000000001', ...SYSTEM_DEFAULTS, latchExpiration: 0, createdAt: 0, revision: 0, ...overrides };
+  return { id: 1, userId: '200000000000000001', ...SYSTEM_DEFAULTS, latchExpiration: 0, createdAt: 0, ...overrides };
 }
 
 /** An alter as the import planner and the export see it (no system id, tags or integration fields): every field at its default. */

@@ -1,8 +1,14 @@
 // The names of what a change note says changed, and so of what a cache entry depends on. One
 // builder per kind, used by the writes and by the caches alike.
 
-/** A system's row: everything SystemRecord holds, privacy settings included. */
+/** A system's row: everything SystemRecord holds, privacy settings included (and the revision). */
 export const systemTopic = (systemId: number) => `system:${systemId}`;
+
+/**
+ * A system's revision alone (touchSystem and the event numbering that moves it). A change to the
+ * whole row (systemTopic) moves it too, so what holds the revision listens to both.
+ */
+export const revisionTopic = (systemId: number) => `revision:${systemId}`;
 
 /** Which system a Discord user owns or belongs to. */
 export const userSystemTopic = (userId: string) => `user:${userId}`;

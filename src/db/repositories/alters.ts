@@ -387,7 +387,13 @@ export async function editAlter(
         const record = await findAlter(trx, systemId, alterId, { onlyVisible: false, fieldsFor: related.clientId, allFields: true });
         return record && { record, changed: false };
       }
-      await lockSystem(trx, systemId);
+      // The system's row lock first (the one lock order: system-revision.ts), taken by the
+      // statement that numbers the event and, for a change to what the proxy profile shows, moves
+      // the revision: one round trip instead of a lock of its own and a number later. An unknown
+      // alter then rolls the number back (NoSuchAlter) rather than leave a gap in the system's events.
+      const touchSystem = ALTER_FIELDS_IN_PROFILE.some((field) => input[field] !== undefined);
+      const now = Date.now();
+      const numbered = await numberEvent(trx, systemId, now, { touchSystem });
       let full: AlterRecord | undefined;
       // The alter must be this system's before anything else is written. An edit of its own
       // columns only reads the whole alter back from the same statement (one round trip, not three).
@@ -398,29 +404,31 @@ export async function editAlter(
             .returning(ALTER_RECORD_COLUMNS)
             .returning((eb) => [tagList(eb), fieldsJson(trx), profileList(trx, false)])
             .executeTakeFirst();
-          if (!row) return undefined;
+          if (!row) throw new NoSuchAlter();
           full = forEvent(row);
-        } else if (Number((await update.executeTakeFirst()).numUpdatedRows) === 0) return undefined;
+        } else if (Number((await update.executeTakeFirst()).numUpdatedRows) === 0) throw new NoSuchAlter();
       } else {
         const exists = await trx.selectFrom('alters').select('id').where('system_id', '=', systemId).where('id', '=', alterId).executeTakeFirst();
-        if (!exists) return undefined;
+        if (!exists) throw new NoSuchAlter();
       }
       if (input.tagIds !== undefined) await replaceTags(trx, systemId, alterId, input.tagIds);
       if (related.field !== undefined) await setField(trx, systemId, alterId, related.clientId, related.field);
       if (input.profileFields !== undefined) await writeAlterProfileFields(trx, systemId, alterId, input.profileFields);
       full ??= await alterForEvent(trx, { systemId, alterId }).then(([row]) => row && forEvent(row));
       if (!full) throw new Error('the edited alter was not found');
-      // The event keeps every client's field: each receiving client is shown its own. A change
-      // to what the proxy profile shows moves the system's revision in the same statement.
-      const touchSystem = ALTER_FIELDS_IN_PROFILE.some((field) => input[field] !== undefined);
-      await appendEvent(trx, systemId, related, { type: 'alter.updated', alter: full }, Date.now(), { touchSystem });
+      // The event keeps every client's field: each receiving client is shown its own.
+      await appendEvent(trx, systemId, related, { type: 'alter.updated', alter: full }, now, { numbered });
       return { record: withFieldOf(full, related.clientId), changed: true };
     });
     return edited?.record;
   } catch (error) {
+    if (error instanceof NoSuchAlter) return undefined;
     throw conflictProblem(error) ?? error;
   }
 }
+
+/** Thrown inside an edit's transaction when the system has no such alter: the transaction rolls back. */
+class NoSuchAlter extends Error {}
 
 /**
  * Deletes an alter and everything that names it, in one transaction: its tag memberships and

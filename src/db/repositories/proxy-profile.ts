@@ -14,7 +14,7 @@ import { latestPushes } from './switches.js';
  * `accountId` is the account the profile is for: of the autoproxy entries, those of every account
  * and its own, its own winning over the system's of the same scope (the others' are not its).
  */
-export async function loadProxyProfile(db: Kysely<Schema>, system: SystemRecord, guildId: string, accountId: string): Promise<ProxyProfile> {
+export async function loadProxyProfile(db: Kysely<Schema>, system: SystemRecord, revision: number, guildId: string, accountId: string): Promise<ProxyProfile> {
   const [alters, entries] = await Promise.all([
     listAlters(db, system.id, { skip: 0, max: MAX_ALTERS_PER_SYSTEM }, { onlyVisible: false, fieldsFor: null, allFields: true, profileFields: false }),
     db
@@ -31,5 +31,5 @@ export async function loadProxyProfile(db: Kysely<Schema>, system: SystemRecord,
   const autoproxy = [...byScope.values()].sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
   const followedClients = [...new Set(autoproxy.map((entry) => entry.mode).filter((mode) => !(AUTOPROXY_MODES as readonly string[]).includes(mode)))];
   const front = await latestPushes(db, system.id, followedClients);
-  return buildProxyProfile(system, guildId, alters, autoproxy, front);
+  return buildProxyProfile(system, revision, guildId, alters, autoproxy, front);
 }

@@ -7,9 +7,9 @@ import type { Kysely } from 'kysely';
 import type { SystemRecord } from '../../domain/system.js';
 import { ExactCache } from '../changes/exact-cache.js';
 import type { ChangeWatch } from '../changes/remote.js';
-import { systemTopic, userSystemTopic } from '../changes/topics.js';
+import { revisionTopic, systemTopic, userSystemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
-import { findSystemForReader, findSystemIdOfUser } from './systems.js';
+import { findSystemForReader, findSystemIdOfUser, findSystemRevision } from './systems.js';
 
 export interface SystemForReader {
   /** Frozen: shared by every request that reads it. */
@@ -25,6 +25,11 @@ export interface SystemLookup {
   forReader(userId: string, readerUserId: string | null): Promise<SystemForReader | undefined>;
   /** The same answer from memory alone, or undefined when memory cannot give it (then call forReader). */
   known(userId: string, readerUserId: string | null): SystemForReader | undefined;
+  /**
+   * The system's revision (the proxy profile's version), held apart from its record: the writes
+   * that move it (each alter, tag or front change) leave the record cached.
+   */
+  revisionOf(systemId: number): Promise<number | undefined>;
   close(): void;
 }
 
@@ -42,6 +47,7 @@ export function createSystemLookup(db: Kysely<Schema>, changes: ChangeWatch): Sy
     topicsOf: (userId, systemId) => [userSystemTopic(userId), systemTopic(systemId)],
   });
   const systems = new ExactCache<number, Readonly<SystemRecord>>(changes, { maxEntries: MAX_SYSTEMS, topicsOf: (id) => [systemTopic(id)] });
+  const revisions = new ExactCache<number, number>(changes, { maxEntries: MAX_SYSTEMS, topicsOf: (id) => [systemTopic(id), revisionTopic(id)] });
 
   async function idOf(userId: string): Promise<number | undefined> {
     const known = systemIdOf.get(userId);
@@ -82,9 +88,18 @@ export function createSystemLookup(db: Kysely<Schema>, changes: ChangeWatch): Sy
       const readerOwns = readerUserId !== null && (readerUserId === userId || (await idOf(readerUserId)) === targetId);
       return { system, readerOwns };
     },
+    async revisionOf(systemId) {
+      const known = revisions.get(systemId);
+      if (known !== undefined) return known;
+      const ticket = revisions.ticket();
+      const revision = await findSystemRevision(db, systemId);
+      if (revision !== undefined) revisions.fill(systemId, revision, ticket);
+      return revision;
+    },
     close() {
       systemIdOf.close();
       systems.close();
+      revisions.close();
     },
   };
 }

@@ -3,7 +3,7 @@
 // without importing the systems repository (which reads autoproxy entries).
 import { sql, type Transaction } from 'kysely';
 import { noteChange } from '../changes/notes.js';
-import { systemTopic } from '../changes/topics.js';
+import { revisionTopic } from '../changes/topics.js';
 import { prepareQuery } from '../prepared.js';
 import type { Schema } from '../tables.js';
 
@@ -18,8 +18,8 @@ const bumpRevision = prepareQuery((db, p: { systemId: number }) => db.updateTabl
  */
 export async function touchSystem(trx: Transaction<Schema>, systemId: number): Promise<void> {
   await bumpRevision(trx, { systemId });
-  // The cached system (and with it the profile's ETag) must move too.
-  await noteChange(trx, [systemTopic(systemId)]);
+  // The cached revision (and with it the profile's ETag) must move too; the cached record stays.
+  await noteChange(trx, [revisionTopic(systemId)]);
 }
 
 /**

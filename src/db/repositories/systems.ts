@@ -80,6 +80,14 @@ export async function findSystemIdOfUser(db: Db, userId: string): Promise<number
   return row?.id === null || row?.id === undefined ? undefined : Number(row.id);
 }
 
+const selectRevision = prepareQuery((db, p: { id: number }) => db.selectFrom('systems').select('revision').where('id', '=', p.id));
+
+/** The system's revision (SystemLookup.revisionOf); undefined once the system is gone. */
+export async function findSystemRevision(db: Db, id: number): Promise<number | undefined> {
+  const [row] = await selectRevision(db, { id });
+  return row ? Number(row.revision) : undefined;
+}
+
 export async function findSystemById(db: Db | Transaction<Schema>, id: number): Promise<SystemRecord | undefined> {
   const row = await db.selectFrom('systems').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? toRecord(row) : undefined;

@@ -86,7 +86,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, sys
       await users.register(alterRoutes, { db });
       await users.register(frontRoutes, { db });
       await users.register(autoproxyRoutes, { db });
-      await users.register(proxyProfileRoutes, { db, guilds });
+      await users.register(proxyProfileRoutes, { db, guilds, systems });
       await users.register(messageRecordRoutes, { db });
       await users.register(messageReproxyRoutes, { db });
       await users.register(tagRoutes, { db });

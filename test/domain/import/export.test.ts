@@ -11,7 +11,7 @@ const SYSTEM = aSystem({
   id: 12, name: 'Lanternhouse', displayTag: `| ${'t'.repeat(90)}`, displayTagMap: { '300000000000000001': '[LH]' },
   description: 'About us', avatar: 'http://insecure.example/a.png', pronouns: 'we/us', nicknameFormat: '%display%',
   operationDm: false, latchExpiration: 60_000, public: 1 | 4 | 64, flags: 1 | 4, disabledGuilds: ['300000000000000002'],
-  createdAt: Date.UTC(2023, 5, 10), revision: 3,
+  createdAt: Date.UTC(2023, 5, 10),
 });
 
 const alter = (id: number, extra: Partial<TargetAlter> = {}): TargetAlter =>

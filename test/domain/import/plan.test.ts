@@ -8,7 +8,7 @@ import { aSystem, aTargetAlter } from '../../support/fixtures.js';
 
 const NOW = Date.UTC(2026, 10, 23);
 
-const SYSTEM = aSystem({ createdAt: NOW - 1000, revision: 1 });
+const SYSTEM = aSystem({ createdAt: NOW - 1000 });
 
 const fileAlter = (id: string, username: string, extra: Partial<SourceAlter> = {}): SourceAlter => ({
   id, uuid: null, name: username, username, displayName: username, color: null, description: null, pronouns: null, avatarUrl: null,

@@ -13,7 +13,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { EventActor, EventSnapshot } from '../../../domain/events.js';
 import { noteChange } from '../../changes/notes.js';
-import { systemTopic } from '../../changes/topics.js';
+import { revisionTopic } from '../../changes/topics.js';
 import { prepareQuery } from '../../prepared.js';
 import type { Schema } from '../../tables.js';
 import { splitSnapshot, storeEventValues } from './payloads.js';
@@ -76,7 +76,7 @@ export interface EventNumber {
 export async function numberEvent(trx: Transaction<Schema>, systemId: number, now: number, options: AppendOptions = {}): Promise<EventNumber> {
   const [system] = await (options.touchSystem ? nextEventSeq.touching : nextEventSeq.plain)(trx, { systemId, now });
   if (!system) throw new Error(`no system ${systemId}`);
-  if (options.touchSystem) await noteChange(trx, [systemTopic(systemId)]);
+  if (options.touchSystem) await noteChange(trx, [revisionTopic(systemId)]);
   return { seq: Number(system.event_seq), alterCount: Number(system.alter_count), endpoints: system.endpoints };
 }
 
