@@ -180,7 +180,8 @@ describe.each(DIALECTS)('privacy and lookups through the bot (%s)', (dialect) =>
   it('hides again what the owner makes private, field by field', async () => {
     const system = await slash('system', 'privacy', [str('description', 'private')], OWNER);
     expect(field(embedsOf(system)[0], 'Privacy')).toBe(
-      'Others see: name, display tag, pronouns, avatar and color, banner, alter list and who is fronting, tags.\nOnly you see: description.\nChange with `/system privacy`.',
+      // `all: public` above showed the other Discord accounts too (all means all; their default is private).
+      'Others see: name, display tag, pronouns, avatar and color, banner, alter list and who is fronting, tags, other Discord accounts.\nOnly you see: description.\nChange with `/system privacy`.',
     );
     const alter = await slash('alter', 'privacy', [str('alter', 'ash'), str('messages', 'private'), str('proxy-tags', 'private')], OWNER);
     expect(field(embedsOf(alter)[0], 'Privacy')).toMatch(/^Others see: display name, username, description, pronouns, avatar and color, banner, tags, birthday\.\nOnly you see: proxy tags, message count and last message\./);

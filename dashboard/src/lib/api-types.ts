@@ -202,8 +202,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         description?: string | null;
-                        /** @description The event types to receive: alter.created, alter.updated, alter.deleted, system.updated, tag.created, tag.updated, tag.deleted, switch.created, switch.updated, switch.deleted, message.proxied, system.deleted. */
-                        eventTypes: ("alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted")[];
+                        /** @description The event types to receive: alter.created, alter.updated, alter.deleted, system.updated, tag.created, tag.updated, tag.deleted, profile-field.created, profile-field.updated, profile-field.deleted, profile-fields.ordered, switch.created, switch.updated, switch.deleted, message.proxied, system.deleted. */
+                        eventTypes: ("alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "profile-field.created" | "profile-field.updated" | "profile-field.deleted" | "profile-fields.ordered" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted")[];
                         /** @description Where events are POSTed: https (http only when the operator allows private addresses, for development). No credentials in the URL; redirects are not followed. Stored in its WHATWG serialisation (as `new URL(url).href`); control characters are refused. */
                         url: string;
                     };
@@ -621,8 +621,8 @@ export interface paths {
                         description?: string | null;
                         /** @description A disabled endpoint gets no new deliveries; its pending ones wait. */
                         enabled?: boolean;
-                        /** @description The event types to receive: alter.created, alter.updated, alter.deleted, system.updated, tag.created, tag.updated, tag.deleted, switch.created, switch.updated, switch.deleted, message.proxied, system.deleted. */
-                        eventTypes?: ("alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted")[];
+                        /** @description The event types to receive: alter.created, alter.updated, alter.deleted, system.updated, tag.created, tag.updated, tag.deleted, profile-field.created, profile-field.updated, profile-field.deleted, profile-fields.ordered, switch.created, switch.updated, switch.deleted, message.proxied, system.deleted. */
+                        eventTypes?: ("alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "profile-field.created" | "profile-field.updated" | "profile-field.deleted" | "profile-fields.ordered" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted")[];
                         /** @description Where events are POSTed: https (http only when the operator allows private addresses, for development). No credentials in the URL; redirects are not followed. Stored in its WHATWG serialisation (as `new URL(url).href`); control characters are refused. */
                         url?: string;
                     };
@@ -1437,7 +1437,7 @@ export interface paths {
         put?: never;
         /**
          * Delete an alter
-         * @description Deletes the alter for good, in one transaction with everything that names it: its tag memberships, integration fields and place in the front history (a switch keeps its other alters), and its autoproxy entries (an entry in `alter` mode for it turns `off`, so the bot never starts speaking as someone else there; a latch on it is cleared). Its proxied messages keep their records: message info still names the system, and tells the owner the alter was deleted (`alterDeleted`). The id is never reused. A POST, like every write of this API.
+         * @description Deletes the alter for good, in one transaction with everything that names it: its tag memberships, integration fields, profile field values and place in the front history (a switch keeps its other alters), and its autoproxy entries (an entry in `alter` mode for it turns `off`, so the bot never starts speaking as someone else there; a latch on it is cleared). Its proxied messages keep their records: message info still names the system, and tells the owner the alter was deleted (`alterDeleted`). The id is never reused. A POST, like every write of this API.
          */
         post: {
             parameters: {
@@ -1551,7 +1551,7 @@ export interface paths {
         put?: never;
         /**
          * Edit an alter
-         * @description A partial update: omitted keys are unchanged, `null` clears a nullable field, unknown and read-only keys are refused. `{}` changes nothing.
+         * @description A partial update: omitted keys are unchanged, `null` clears a nullable field, unknown and read-only keys are refused. `{}` changes nothing. In `profileFields`, the fields named change (`null` removes a value) and the others keep theirs.
          */
         post: {
             parameters: {
@@ -1599,6 +1599,10 @@ export interface paths {
                             name: string;
                             server: string;
                         }[];
+                        /** @description Profile field id → value, checked against the field’s kind (see `GET /users/{user}/system/list-profile-fields`); `null` removes a value; fields left out keep theirs. */
+                        profileFields?: {
+                            [key: string]: string | null;
+                        };
                         pronouns?: string | null;
                         proxyTags?: {
                             /** @description Kept when given; generated otherwise. */
@@ -1791,7 +1795,7 @@ export interface paths {
         put?: never;
         /**
          * Set the autoproxy entry of one scope
-         * @description Creates or replaces the entry of `serverId` (`@global`, a server, or `<server>/<channel>`); the most specific entry present is in effect, even in `off` mode. Modes: `off`; `alter` (needs `autoproxyAlter`); `latch` (optionally started on `autoproxyAlter` at `lastLatchTimestamp`, default now); `front` (the alter of the newest front push); or an integration’s client id (that client’s newest push, the origin’s form). At most 1000 entries per system. The entry’s `revision` moves on.
+         * @description Creates or replaces the entry of `serverId` (`@global`, a server, or `<server>/<channel>`); the most specific entry present is in effect, even in `off` mode. Modes: `off`; `alter` (needs `autoproxyAlter`); `latch` (optionally started on `autoproxyAlter` at `lastLatchTimestamp`, default now); `front` (the alter of the newest front push); or an integration’s client id (that client’s newest push, the origin’s form). At most 1000 entries per system. With `account` (one of the system’s Discord accounts) the entry is that account’s alone and wins over the system’s entry of the same scope for it, so autoproxy can be set or turned off for one account without touching the others (404 `unknown-account` for an id that is not an account of the system). The entry’s `revision` moves on.
          */
         post: {
             parameters: {
@@ -1806,6 +1810,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description One account of the system (the owning account or another): the entry is for that account alone. Default: every account. */
+                        account?: string;
                         /** @description Required in alter mode; in latch mode, starts the latch on this alter. */
                         autoproxyAlter?: (string | number) | null;
                         /** @description off, front, latch, alter, or the client id of an integration that pushes fronters (its pushes then decide). */
@@ -1920,7 +1926,7 @@ export interface paths {
         put?: never;
         /**
          * Remove the autoproxy entry of one scope
-         * @description The broader scope’s entry applies again. `removed` is false when there was no entry (not an error).
+         * @description The broader scope’s entry applies again (for `account`, the system’s entry of the scope). `removed` is false when there was no entry (not an error).
          */
         post: {
             parameters: {
@@ -1935,6 +1941,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description One account of the system (the owning account or another): the entry is for that account alone. Default: every account. */
+                        account?: string;
                         /** @description @global, <guildId> or <guildId>/<channelId>. In a thread or forum post the channel is its parent channel. */
                         serverId: string;
                     };
@@ -3369,6 +3377,332 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{user}/profile-fields/{field}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a profile field
+         * @description Another user’s field is 404 when their system hides its alters or only its owner sees the field. Profile fields share the alters scopes, as alters’ values do.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The profile field id. */
+                    field: string;
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ProfileField"];
+                            isSelf: boolean;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user}/profile-fields/{field}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a profile field
+         * @description Deletes the field and every alter’s value of it, in one transaction. A POST, like every write of this API. Profile fields share the alters scopes, as alters’ values do.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The profile field id. */
+                    field: string;
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user}/profile-fields/{field}/edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit a profile field
+         * @description A partial update of `name`, `kind` and `privacy`; `{}` changes nothing. A new kind keeps each alter’s value that is valid as that kind (in its normal form) and removes the others, in the same transaction. The order changes through `POST /users/{user}/system/order-profile-fields`. Profile fields share the alters scopes, as alters’ values do.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The profile field id. */
+                    field: string;
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["EditProfileFieldBodyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProfileField"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user}/proxy-profile": {
         parameters: {
             query?: never;
@@ -3555,6 +3889,375 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{user}/system/accounts/{account}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove an account from the system
+         * @description The owning account removes any other account; any other account may remove itself. The owning account cannot be removed (409 `owner-account`); an id that is not an account of the system is 404 `unknown-account`. The removed account’s grants end at once (its apps lose access, in every process) and it gets a new, empty system of its own.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The Discord id of the account to remove. */
+                    account: string;
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SystemAccounts"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user}/system/accounts/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a code for another account to join
+         * @description Only the owning account (`associatedUserId`) makes codes (another account of the system gets 403 `not-matching-oauth`). The code is valid for 10 minutes and once: another Discord account redeems it with `POST /v1/users/@me/system/accounts/redeem` and its own token, and from then on is an account of this system. The service keeps only a keyed hash of the code.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AccountCode"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user}/system/accounts/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join a system with a code
+         * @description With a token of the account joining, as `@me`. The account becomes one of the system’s accounts: `{user}` as its id, and `@me` from its tokens, are that system from now on; its tokens and apps stay its own.
+         *
+         *     An account belongs to one system at most. Its own system (the one its first sign-in made) is deleted in the same transaction when it is empty (no alters, tags or switches); when it holds anything the answer is 409 `account-has-system` unless the body says `discardOwnSystem: true`, and then it is deleted with everything in it. An account that already belongs to another system, or owns one other accounts have joined, gets 409 `account-has-system` too. A code that is unknown, used or past its 10 minutes is 422 `invalid-account-code`. A refused redeem leaves the code usable.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The code the owning account was given (case, spaces and dashes do not matter). */
+                        code: string;
+                        /** @description Delete this account’s own system, with everything in it, in the same transaction. Needed when it holds alters, tags or switches (else 409 `account-has-system`). */
+                        discardOwnSystem?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SystemAccounts"];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user}/system/create-alter": {
         parameters: {
             query?: never;
@@ -3566,7 +4269,7 @@ export interface paths {
         put?: never;
         /**
          * Create an alter
-         * @description `username` and `displayName` are required; any other editable field may be given. Usernames are unique per system, ignoring case.
+         * @description `username` and `displayName` are required; any other editable field may be given. Usernames are unique per system, ignoring case. `profileFields` sets custom profile field values (field id → value, checked against the field’s kind; 404 `unknown-profile-field` for an id the system has no field of), in the same transaction.
          */
         post: {
             parameters: {
@@ -3612,6 +4315,10 @@ export interface paths {
                             name: string;
                             server: string;
                         }[];
+                        /** @description Profile field id → value, checked against the field’s kind (see `GET /users/{user}/system/list-profile-fields`); `null` removes a value; fields left out keep theirs. */
+                        profileFields?: {
+                            [key: string]: string | null;
+                        };
                         pronouns?: string | null;
                         proxyTags?: {
                             /** @description Kept when given; generated otherwise. */
@@ -3638,6 +4345,124 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Alter"];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user}/system/create-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a profile field
+         * @description `name` is required (1 to 100 characters, trimmed; unique in the system ignoring case and look-alike forms, 409 `duplicate` otherwise); `kind` (text, markdown, date, month-day, colour, link; default text) and `privacy` (default owner) may be given. The new field goes last in the system’s order. At most 100 per system (409 `too-many-profile-fields`). Profile fields share the alters scopes, as alters’ values do.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["CreateProfileFieldBodyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProfileField"];
                     };
                 };
                 /** @description Default Response */
@@ -4129,7 +4954,10 @@ export interface paths {
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description `true`: each alter’s custom profile fields are appended to its PluralKit description (`**Name:** value`, in the system’s order; only fields shown wherever the description is, or all when the description is private; cut to PluralKit’s 1,000 characters with a warning). Our own key keeps them either way. Default false. */
+                    profileFieldsInDescription?: "true" | "false";
+                };
                 header?: never;
                 path: {
                     /** @description A Discord user id, or @me for the token’s own user. */
@@ -4215,7 +5043,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import a PluralKit or Tupperbox export
+         * Import a PluralKit, Tupperbox or Simply Plural export
          * @description Reads the file, plans the import against your system and, unless `dryRun=true`, applies it in one transaction: all of it or nothing. A preview and an applied import answer the same report.
          *
          *     - **Per field, per entity**: a bad field (a colour that is not hex, a non-https link, text over our limits) is dropped or shortened and named in `warnings`; an entity without a usable id or name is listed in `skipped` by its id and name in the file. Only the whole file is refused (422 `invalid-import`, 400 `invalid-json`, 413, or 409 when the alters (2,000) or tags (500) would not fit, or over 100,000 switches, or when applying it would grow the system’s alters past 16 Mi characters of text, `system-too-large`), and then nothing is written.
@@ -4223,13 +5051,18 @@ export interface paths {
          *     - **Re-importing** the same file creates nothing new: alters and tags match, switches are skipped by their exact time, message counts only grow.
          *     - **Mapping**: PluralKit privacy maps to the privacy bits, groups to tags, per-member keep_proxy to the system flag when all members agree. Birthdays, `tts`, `autoproxy_enabled`, colours of systems, `config` other than the latch timeout, Tupperbox group tags and differing per-tupper tags are not imported (a warning says so). `accounts` and `webhook_url` are never read. A file we exported carries our own fields under `switchboard` and imports losslessly.
          *     - **Switches** are recorded as made by the calling client.
+         *     - **Simply Plural** (`export.json` from its export email, including the flat-array files of mid-2022, whose documents are told apart by shape with a warning): members become alters; custom fronts alters in a tag named "Custom fronts" (`customFronts=skip` leaves them out); groups tags (nesting flattened, the emoji put before the display name, loops broken with a warning); front history (with `history=true`) switches, each interval rule (open, overlapping, swapped or missing ends, times as text, deleted members) counted in `warnings`. Avatars: external https links kept, uploads to Simply Plural's own host (gone) dropped and counted, nothing fetched. Everything is private unless `friendsArePublic=true`. Comments, notes, board messages, polls, reminders, chat and friends are not imported and are counted in `notImported`; custom fields become profile fields with the members' values. API tokens, push tokens, IP addresses and friends' ids in the file are never read, stored or logged. A file without a usable member is refused (422 `invalid-import`, naming why).
          */
         post: {
             parameters: {
                 query?: {
+                    /** @description Simply Plural only. import (default): custom fronts ("Blurry", "Asleep") become alters in a tag named "Custom fronts", so the front history stays whole (they count towards the alter limit). skip: they are left out, and their front history leaves gaps. */
+                    customFronts?: "import" | "skip";
                     /** @description true: answer the report without writing anything (a preview). */
                     dryRun?: "true" | "false";
-                    /** @description true: also import the front history (PluralKit switches), skipping times the system already has. */
+                    /** @description Simply Plural only. true: members, custom fronts, groups and fields friends could see in Simply Plural become public here. false (default): everything is imported private. */
+                    friendsArePublic?: "true" | "false";
+                    /** @description true: also import the front history (PluralKit switches, Simply Plural front history turned into switches), skipping times the system already has. */
                     history?: "true" | "false";
                     /** @description merge (default): update the alters and tags the file matches (by an earlier import of the same entity, else by name), create the rest. add: create everything, renaming taken names. replace: as merge, then delete the alters and tags the file does not have (and, with history, the switches whose time is not in it). */
                     mode?: "merge" | "add" | "replace";
@@ -4244,7 +5077,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description The export file as it is: a PluralKit export (`pk;export`, version 2 or older) or a Tupperbox export (`tul!export`). Sent as JSON (any JSON media type; read as UTF-8 whatever the charset says, a byte-order mark is ignored), at most 8 MiB. Integers too large for a double (Discord ids in `accounts`) are read exactly, and accounts are never linked from a file. */
+            /** @description The export file as it is: a PluralKit export (`pk;export`, version 2 or older), a Tupperbox export (`tul!export`) or a Simply Plural export (`export.json`). Sent as JSON (any JSON media type; read as UTF-8 whatever the charset says, a byte-order mark is ignored), at most 32 MiB. Integers too large for a double (Discord ids in `accounts`) are read exactly, and accounts are never linked from a file. */
             requestBody?: {
                 content: {
                     "application/json": unknown;
@@ -4449,6 +5282,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{user}/system/list-profile-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List profile fields
+         * @description Every field of the system in its order (at most 100, so one page). Another user’s list is refused (403 `alters-private`) unless their system shows its alters, and then holds only the fields whose values anyone else may see (privacy not `owner`). Profile fields share the alters scopes, as alters’ values do.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProfileField"][];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user}/system/list-tags": {
         parameters: {
             query?: never;
@@ -4535,6 +5455,115 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user}/system/order-profile-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reorder profile fields
+         * @description `fieldIds` names every field of the system once, in the new order (400 `validation` when one is left out, 404 `unknown-profile-field` for an id the system has no field of). Answers the fields in their new order. Profile fields share the alters scopes, as alters’ values do.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["OrderProfileFieldsBodyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ProfileField"][];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -4997,6 +6026,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountCode: {
+            /** @description 10 characters from `ABCDEFGHJKMNPQRSTUVWXYZ23456789`; redeemed once, by another account. */
+            code: string;
+            /**
+             * Format: date-time
+             * @description Ten minutes after it was made.
+             */
+            expiresAt: string;
+        };
+        AccountCodeInput: {
+            /** @description 10 characters from `ABCDEFGHJKMNPQRSTUVWXYZ23456789`; redeemed once, by another account. */
+            code: string;
+            /**
+             * Format: date-time
+             * @description Ten minutes after it was made.
+             */
+            expiresAt: string;
+        };
         Alter: {
             alterId: number;
             /** @enum {string} */
@@ -5026,6 +6073,10 @@ export interface components {
                 name: string;
                 server: string;
             }[];
+            /** @description The alter’s custom profile field values, keyed by field id: only the fields this viewer may see (each field’s `privacy`). The system’s order is the fields’ `position`. */
+            profileFields: {
+                [key: string]: string;
+            };
             pronouns: string | null;
             proxyTags: {
                 id: string;
@@ -5069,6 +6120,10 @@ export interface components {
                 name: string;
                 server: string;
             }[];
+            /** @description The alter’s custom profile field values, keyed by field id: only the fields this viewer may see (each field’s `privacy`). The system’s order is the fields’ `position`. */
+            profileFields: {
+                [key: string]: string;
+            };
             pronouns: string | null;
             proxyTags: {
                 id: string;
@@ -5084,6 +6139,8 @@ export interface components {
             webhookAvatarUrl: string | null;
         };
         Autoproxy: {
+            /** @description null: the entry of every account of the system; a Discord id: that account’s own entry, which wins over the system’s of the same scope for it. */
+            account: string | null;
             /** @description alter mode: the alter; latch mode: the latched alter, if any. */
             autoproxyAlter: string | null;
             /** @description off, front, latch, alter, or the client id of an integration whose front pushes it follows. */
@@ -5096,6 +6153,8 @@ export interface components {
             serverId: string;
         };
         AutoproxyInput: {
+            /** @description null: the entry of every account of the system; a Discord id: that account’s own entry, which wins over the system’s of the same scope for it. */
+            account: string | null;
             /** @description alter mode: the alter; latch mode: the latched alter, if any. */
             autoproxyAlter: string | null;
             /** @description off, front, latch, alter, or the client id of an integration whose front pushes it follows. */
@@ -5108,6 +6167,8 @@ export interface components {
             serverId: string;
         };
         AutoproxyStateChange: {
+            /** @description The entry’s `account` (from the proxy profile); null or absent: the entry of every account. */
+            account?: string | null;
             /**
              * Format: date-time
              * @description When the engine decided (its `now`); a set latch gets this time.
@@ -5128,6 +6189,8 @@ export interface components {
             serverId: string;
         };
         AutoproxyStateChangeInput: {
+            /** @description The entry’s `account` (from the proxy profile); null or absent: the entry of every account. */
+            account?: string | null;
             /**
              * Format: date-time
              * @description When the engine decided (its `now`); a set latch gets this time.
@@ -5146,6 +6209,42 @@ export interface components {
             revision: number;
             /** @description @global, <guildId> or <guildId>/<channelId>. In a thread or forum post the channel is its parent channel. */
             serverId: string;
+        };
+        CreateProfileFieldBody: {
+            created?: unknown;
+            fieldId?: unknown;
+            /**
+             * @description text, markdown, date (`YYYY-MM-DD`), month-day (`--MM-DD`), colour (`#rrggbb`) or link. Changing it keeps only the values valid as the new kind.
+             * @enum {string}
+             */
+            kind?: "text" | "markdown" | "date" | "month-day" | "colour" | "link";
+            /** @description 1 to 100 characters, trimmed. Unique within the system ignoring case and look-alike forms (as usernames). */
+            name: string;
+            position?: unknown;
+            /**
+             * @description Who else sees its values: `owner` (no one, the default), `everyone` (whoever sees the alter), or an alter privacy bit’s name (`description`, `pronouns`, `birthday`…): shown where the alter shows that.
+             * @enum {string}
+             */
+            privacy?: "owner" | "everyone" | "name" | "description" | "banner" | "pronouns" | "avatar" | "proxyTags" | "tags" | "messageStats" | "username" | "birthday";
+            systemId?: unknown;
+        };
+        CreateProfileFieldBodyInput: {
+            created?: unknown;
+            fieldId?: unknown;
+            /**
+             * @description text, markdown, date (`YYYY-MM-DD`), month-day (`--MM-DD`), colour (`#rrggbb`) or link. Changing it keeps only the values valid as the new kind.
+             * @enum {string}
+             */
+            kind?: "text" | "markdown" | "date" | "month-day" | "colour" | "link";
+            /** @description 1 to 100 characters, trimmed. Unique within the system ignoring case and look-alike forms (as usernames). */
+            name: string;
+            position?: unknown;
+            /**
+             * @description Who else sees its values: `owner` (no one, the default), `everyone` (whoever sees the alter), or an alter privacy bit’s name (`description`, `pronouns`, `birthday`…): shown where the alter shows that.
+             * @enum {string}
+             */
+            privacy?: "owner" | "everyone" | "name" | "description" | "banner" | "pronouns" | "avatar" | "proxyTags" | "tags" | "messageStats" | "username" | "birthday";
+            systemId?: unknown;
         };
         EditGuildSettingsBody: {
             /** @description Who makes the change and which permission the bot checked; required when anything else is given. */
@@ -5237,12 +6336,48 @@ export interface components {
             proxyDelayMs?: number;
             requireTag?: boolean;
         };
+        EditProfileFieldBody: {
+            created?: unknown;
+            fieldId?: unknown;
+            /**
+             * @description text, markdown, date (`YYYY-MM-DD`), month-day (`--MM-DD`), colour (`#rrggbb`) or link. Changing it keeps only the values valid as the new kind.
+             * @enum {string}
+             */
+            kind?: "text" | "markdown" | "date" | "month-day" | "colour" | "link";
+            /** @description 1 to 100 characters, trimmed. Unique within the system ignoring case and look-alike forms (as usernames). */
+            name?: string;
+            position?: unknown;
+            /**
+             * @description Who else sees its values: `owner` (no one, the default), `everyone` (whoever sees the alter), or an alter privacy bit’s name (`description`, `pronouns`, `birthday`…): shown where the alter shows that.
+             * @enum {string}
+             */
+            privacy?: "owner" | "everyone" | "name" | "description" | "banner" | "pronouns" | "avatar" | "proxyTags" | "tags" | "messageStats" | "username" | "birthday";
+            systemId?: unknown;
+        };
+        EditProfileFieldBodyInput: {
+            created?: unknown;
+            fieldId?: unknown;
+            /**
+             * @description text, markdown, date (`YYYY-MM-DD`), month-day (`--MM-DD`), colour (`#rrggbb`) or link. Changing it keeps only the values valid as the new kind.
+             * @enum {string}
+             */
+            kind?: "text" | "markdown" | "date" | "month-day" | "colour" | "link";
+            /** @description 1 to 100 characters, trimmed. Unique within the system ignoring case and look-alike forms (as usernames). */
+            name?: string;
+            position?: unknown;
+            /**
+             * @description Who else sees its values: `owner` (no one, the default), `everyone` (whoever sees the alter), or an alter privacy bit’s name (`description`, `pronouns`, `birthday`…): shown where the alter shows that.
+             * @enum {string}
+             */
+            privacy?: "owner" | "everyone" | "name" | "description" | "banner" | "pronouns" | "avatar" | "proxyTags" | "tags" | "messageStats" | "username" | "birthday";
+            systemId?: unknown;
+        };
         Errors: {
             errors: {
                 field?: string;
                 friendly: string;
                 /** @enum {string} */
-                type: "no-access-token" | "invalid-auth" | "invalid-scopes" | "not-matching-oauth" | "user-token-required" | "token-in-query" | "client-token-required" | "first-party-only" | "validation" | "read-only-field" | "invalid-json" | "unsupported-media-type" | "body-too-large" | "max-too-high" | "not-found" | "rate-limited" | "no-system" | "unknown-alter" | "unknown-tag" | "unknown-switch" | "unknown-message" | "unknown-endpoint" | "unknown-delivery" | "alters-private" | "tags-private" | "duplicate" | "duplicate-field" | "too-many-alters" | "too-many-tags" | "too-many-entries" | "system-too-large" | "same-front" | "invalid-import" | "invalid-image" | "expiring-image-link" | "image-quota" | "unknown-image" | "idempotency-key-reused" | "cross-site-request" | "internal-error";
+                type: "no-access-token" | "invalid-auth" | "invalid-scopes" | "not-matching-oauth" | "user-token-required" | "token-in-query" | "client-token-required" | "first-party-only" | "validation" | "read-only-field" | "invalid-json" | "unsupported-media-type" | "body-too-large" | "max-too-high" | "not-found" | "rate-limited" | "no-system" | "unknown-alter" | "unknown-tag" | "unknown-profile-field" | "unknown-switch" | "unknown-message" | "unknown-endpoint" | "unknown-delivery" | "alters-private" | "tags-private" | "duplicate" | "duplicate-field" | "too-many-alters" | "too-many-tags" | "too-many-profile-fields" | "too-many-entries" | "system-too-large" | "same-front" | "invalid-import" | "invalid-image" | "expiring-image-link" | "image-quota" | "unknown-image" | "idempotency-key-reused" | "invalid-account-code" | "account-has-system" | "unknown-account" | "owner-account" | "cross-site-request" | "internal-error";
             }[];
         };
         ErrorsInput: {
@@ -5250,13 +6385,15 @@ export interface components {
                 field?: string;
                 friendly: string;
                 /** @enum {string} */
-                type: "no-access-token" | "invalid-auth" | "invalid-scopes" | "not-matching-oauth" | "user-token-required" | "token-in-query" | "client-token-required" | "first-party-only" | "validation" | "read-only-field" | "invalid-json" | "unsupported-media-type" | "body-too-large" | "max-too-high" | "not-found" | "rate-limited" | "no-system" | "unknown-alter" | "unknown-tag" | "unknown-switch" | "unknown-message" | "unknown-endpoint" | "unknown-delivery" | "alters-private" | "tags-private" | "duplicate" | "duplicate-field" | "too-many-alters" | "too-many-tags" | "too-many-entries" | "system-too-large" | "same-front" | "invalid-import" | "invalid-image" | "expiring-image-link" | "image-quota" | "unknown-image" | "idempotency-key-reused" | "cross-site-request" | "internal-error";
+                type: "no-access-token" | "invalid-auth" | "invalid-scopes" | "not-matching-oauth" | "user-token-required" | "token-in-query" | "client-token-required" | "first-party-only" | "validation" | "read-only-field" | "invalid-json" | "unsupported-media-type" | "body-too-large" | "max-too-high" | "not-found" | "rate-limited" | "no-system" | "unknown-alter" | "unknown-tag" | "unknown-profile-field" | "unknown-switch" | "unknown-message" | "unknown-endpoint" | "unknown-delivery" | "alters-private" | "tags-private" | "duplicate" | "duplicate-field" | "too-many-alters" | "too-many-tags" | "too-many-profile-fields" | "too-many-entries" | "system-too-large" | "same-front" | "invalid-import" | "invalid-image" | "expiring-image-link" | "image-quota" | "unknown-image" | "idempotency-key-reused" | "invalid-account-code" | "account-has-system" | "unknown-account" | "owner-account" | "cross-site-request" | "internal-error";
             }[];
         };
         Event: {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5281,6 +6418,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5305,6 +6444,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5329,6 +6470,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5353,6 +6496,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5377,6 +6522,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5401,6 +6548,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5425,6 +6574,115 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
+                    /** @description The OAuth client whose request made the change; null when the service itself did. */
+                    clientId: string | null;
+                    /** @description That client’s registered name (what the consent page showed the user). */
+                    clientName: string | null;
+                    /** @description Whether the receiving client made the change itself. */
+                    self: boolean;
+                };
+                /** @description The event’s id; the same for every endpoint that receives it. */
+                eventId: string;
+                field: components["schemas"]["ProfileField"];
+                /** @description 1, 2, 3… per system, in the order of the changes. Deliveries to an endpoint follow it. */
+                sequence: number;
+                systemId: string;
+                /** @description The Discord id of the system’s owner: the user who authorized your client. */
+                userId: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            /** @constant */
+            type: "profile-field.created";
+        } | {
+            data: {
+                /** @description Which app made the change. */
+                actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
+                    /** @description The OAuth client whose request made the change; null when the service itself did. */
+                    clientId: string | null;
+                    /** @description That client’s registered name (what the consent page showed the user). */
+                    clientName: string | null;
+                    /** @description Whether the receiving client made the change itself. */
+                    self: boolean;
+                };
+                /** @description The event’s id; the same for every endpoint that receives it. */
+                eventId: string;
+                /** @description The field as edited. A change of kind drops the values not valid as the new kind, without an alter.updated event for each. */
+                field: components["schemas"]["ProfileField"];
+                /** @description 1, 2, 3… per system, in the order of the changes. Deliveries to an endpoint follow it. */
+                sequence: number;
+                systemId: string;
+                /** @description The Discord id of the system’s owner: the user who authorized your client. */
+                userId: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            /** @constant */
+            type: "profile-field.updated";
+        } | {
+            data: {
+                /** @description Which app made the change. */
+                actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
+                    /** @description The OAuth client whose request made the change; null when the service itself did. */
+                    clientId: string | null;
+                    /** @description That client’s registered name (what the consent page showed the user). */
+                    clientName: string | null;
+                    /** @description Whether the receiving client made the change itself. */
+                    self: boolean;
+                };
+                /** @description The event’s id; the same for every endpoint that receives it. */
+                eventId: string;
+                /** @description The deleted field; its values went with it, from every alter (no alter.updated event for each). */
+                fieldId: number;
+                /** @description 1, 2, 3… per system, in the order of the changes. Deliveries to an endpoint follow it. */
+                sequence: number;
+                systemId: string;
+                /** @description The Discord id of the system’s owner: the user who authorized your client. */
+                userId: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            /** @constant */
+            type: "profile-field.deleted";
+        } | {
+            data: {
+                /** @description Which app made the change. */
+                actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
+                    /** @description The OAuth client whose request made the change; null when the service itself did. */
+                    clientId: string | null;
+                    /** @description That client’s registered name (what the consent page showed the user). */
+                    clientName: string | null;
+                    /** @description Whether the receiving client made the change itself. */
+                    self: boolean;
+                };
+                /** @description The event’s id; the same for every endpoint that receives it. */
+                eventId: string;
+                /** @description Every field of the system, in the new order. */
+                fieldIds: number[];
+                /** @description 1, 2, 3… per system, in the order of the changes. Deliveries to an endpoint follow it. */
+                sequence: number;
+                systemId: string;
+                /** @description The Discord id of the system’s owner: the user who authorized your client. */
+                userId: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            /** @constant */
+            type: "profile-fields.ordered";
+        } | {
+            data: {
+                /** @description Which app made the change. */
+                actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5453,6 +6711,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5484,6 +6744,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5509,6 +6771,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5534,6 +6798,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5560,7 +6826,7 @@ export interface components {
             createdAt: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted";
+            eventType: "alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "profile-field.created" | "profile-field.updated" | "profile-field.deleted" | "profile-fields.ordered" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted";
             finishedAt: string | null;
             /** @description Also the `webhook-id` header of its requests. */
             id: string;
@@ -5589,7 +6855,7 @@ export interface components {
             createdAt: string;
             eventId: string;
             /** @enum {string} */
-            eventType: "alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted";
+            eventType: "alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "profile-field.created" | "profile-field.updated" | "profile-field.deleted" | "profile-fields.ordered" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted";
             finishedAt: string | null;
             /** @description Also the `webhook-id` header of its requests. */
             id: string;
@@ -5617,7 +6883,7 @@ export interface components {
             createdAt: string;
             description: string | null;
             enabled: boolean;
-            eventTypes: ("alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted")[];
+            eventTypes: ("alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "profile-field.created" | "profile-field.updated" | "profile-field.deleted" | "profile-fields.ordered" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted")[];
             id: string;
             /** Format: date-time */
             updatedAt: string;
@@ -5628,7 +6894,7 @@ export interface components {
             createdAt: string;
             description: string | null;
             enabled: boolean;
-            eventTypes: ("alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted")[];
+            eventTypes: ("alter.created" | "alter.updated" | "alter.deleted" | "system.updated" | "tag.created" | "tag.updated" | "tag.deleted" | "profile-field.created" | "profile-field.updated" | "profile-field.deleted" | "profile-fields.ordered" | "switch.created" | "switch.updated" | "switch.deleted" | "message.proxied" | "system.deleted")[];
             id: string;
             /** Format: date-time */
             updatedAt: string;
@@ -5638,6 +6904,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5662,6 +6930,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5686,6 +6956,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5710,6 +6982,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5734,6 +7008,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5758,6 +7034,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5782,6 +7060,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5806,6 +7086,115 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
+                    /** @description The OAuth client whose request made the change; null when the service itself did. */
+                    clientId: string | null;
+                    /** @description That client’s registered name (what the consent page showed the user). */
+                    clientName: string | null;
+                    /** @description Whether the receiving client made the change itself. */
+                    self: boolean;
+                };
+                /** @description The event’s id; the same for every endpoint that receives it. */
+                eventId: string;
+                field: components["schemas"]["ProfileFieldInput"];
+                /** @description 1, 2, 3… per system, in the order of the changes. Deliveries to an endpoint follow it. */
+                sequence: number;
+                systemId: string;
+                /** @description The Discord id of the system’s owner: the user who authorized your client. */
+                userId: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            /** @constant */
+            type: "profile-field.created";
+        } | {
+            data: {
+                /** @description Which app made the change. */
+                actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
+                    /** @description The OAuth client whose request made the change; null when the service itself did. */
+                    clientId: string | null;
+                    /** @description That client’s registered name (what the consent page showed the user). */
+                    clientName: string | null;
+                    /** @description Whether the receiving client made the change itself. */
+                    self: boolean;
+                };
+                /** @description The event’s id; the same for every endpoint that receives it. */
+                eventId: string;
+                /** @description The field as edited. A change of kind drops the values not valid as the new kind, without an alter.updated event for each. */
+                field: components["schemas"]["ProfileFieldInput"];
+                /** @description 1, 2, 3… per system, in the order of the changes. Deliveries to an endpoint follow it. */
+                sequence: number;
+                systemId: string;
+                /** @description The Discord id of the system’s owner: the user who authorized your client. */
+                userId: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            /** @constant */
+            type: "profile-field.updated";
+        } | {
+            data: {
+                /** @description Which app made the change. */
+                actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
+                    /** @description The OAuth client whose request made the change; null when the service itself did. */
+                    clientId: string | null;
+                    /** @description That client’s registered name (what the consent page showed the user). */
+                    clientName: string | null;
+                    /** @description Whether the receiving client made the change itself. */
+                    self: boolean;
+                };
+                /** @description The event’s id; the same for every endpoint that receives it. */
+                eventId: string;
+                /** @description The deleted field; its values went with it, from every alter (no alter.updated event for each). */
+                fieldId: number;
+                /** @description 1, 2, 3… per system, in the order of the changes. Deliveries to an endpoint follow it. */
+                sequence: number;
+                systemId: string;
+                /** @description The Discord id of the system’s owner: the user who authorized your client. */
+                userId: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            /** @constant */
+            type: "profile-field.deleted";
+        } | {
+            data: {
+                /** @description Which app made the change. */
+                actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
+                    /** @description The OAuth client whose request made the change; null when the service itself did. */
+                    clientId: string | null;
+                    /** @description That client’s registered name (what the consent page showed the user). */
+                    clientName: string | null;
+                    /** @description Whether the receiving client made the change itself. */
+                    self: boolean;
+                };
+                /** @description The event’s id; the same for every endpoint that receives it. */
+                eventId: string;
+                /** @description Every field of the system, in the new order. */
+                fieldIds: number[];
+                /** @description 1, 2, 3… per system, in the order of the changes. Deliveries to an endpoint follow it. */
+                sequence: number;
+                systemId: string;
+                /** @description The Discord id of the system’s owner: the user who authorized your client. */
+                userId: string;
+            };
+            /** Format: date-time */
+            timestamp: string;
+            /** @constant */
+            type: "profile-fields.ordered";
+        } | {
+            data: {
+                /** @description Which app made the change. */
+                actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5834,6 +7223,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5865,6 +7256,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5890,6 +7283,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -5915,6 +7310,8 @@ export interface components {
             data: {
                 /** @description Which app made the change. */
                 actor: {
+                    /** @description The Discord account whose token made the change: the owner or another account of the system (`subAccounts`). Null when the service itself did. */
+                    accountId: string | null;
                     /** @description The OAuth client whose request made the change; null when the service itself did. */
                     clientId: string | null;
                     /** @description That client’s registered name (what the consent page showed the user). */
@@ -6185,17 +7582,21 @@ export interface components {
              * @description The format detected from the file’s keys.
              * @enum {string}
              */
-            format: "pluralkit" | "pluralkit-legacy" | "tupperbox";
+            format: "pluralkit" | "pluralkit-legacy" | "tupperbox" | "simplyplural";
             /** @description Whether front history (switches) was imported. */
             history: boolean;
             /** @enum {string} */
             mode: "merge" | "add" | "replace";
+            /** @description What the file holds that was left out, by kind, with how many (empty when nothing was): for a Simply Plural file `comments`, `notes`, `boardMessages`, `polls`, `reminders`, `chatMessages`, `friends`, `customStatuses`, `customFronts` (with `customFronts=skip`), `avatarsOnSimplyPluralHost` (uploaded avatars, whose host is gone; nothing is fetched), and `frontHistoryIntervals` (intervals left out of the front history, each reason in `warnings`). */
+            notImported: {
+                [key: string]: number;
+            };
             /** @description Alters and tags whose name was taken (or not a valid username) and that got another: `"alex" (pluralkit abcdef) → alex-2`. */
             renames: {
                 id: string;
                 name: string;
                 /** @enum {string} */
-                source: "pluralkit" | "tupperbox";
+                source: "pluralkit" | "tupperbox" | "simplyplural";
                 to: string;
             }[];
             /** @description Entities left out, by their id and name in the file. */
@@ -6204,7 +7605,7 @@ export interface components {
                 name: string;
                 reason: string;
                 /** @enum {string} */
-                source: "pluralkit" | "tupperbox";
+                source: "pluralkit" | "tupperbox" | "simplyplural";
             }[];
             /** @description Fields dropped or clamped, grouped. */
             warnings: string[];
@@ -6235,17 +7636,21 @@ export interface components {
              * @description The format detected from the file’s keys.
              * @enum {string}
              */
-            format: "pluralkit" | "pluralkit-legacy" | "tupperbox";
+            format: "pluralkit" | "pluralkit-legacy" | "tupperbox" | "simplyplural";
             /** @description Whether front history (switches) was imported. */
             history: boolean;
             /** @enum {string} */
             mode: "merge" | "add" | "replace";
+            /** @description What the file holds that was left out, by kind, with how many (empty when nothing was): for a Simply Plural file `comments`, `notes`, `boardMessages`, `polls`, `reminders`, `chatMessages`, `friends`, `customStatuses`, `customFronts` (with `customFronts=skip`), `avatarsOnSimplyPluralHost` (uploaded avatars, whose host is gone; nothing is fetched), and `frontHistoryIntervals` (intervals left out of the front history, each reason in `warnings`). */
+            notImported: {
+                [key: string]: number;
+            };
             /** @description Alters and tags whose name was taken (or not a valid username) and that got another: `"alex" (pluralkit abcdef) → alex-2`. */
             renames: {
                 id: string;
                 name: string;
                 /** @enum {string} */
-                source: "pluralkit" | "tupperbox";
+                source: "pluralkit" | "tupperbox" | "simplyplural";
                 to: string;
             }[];
             /** @description Entities left out, by their id and name in the file. */
@@ -6254,7 +7659,7 @@ export interface components {
                 name: string;
                 reason: string;
                 /** @enum {string} */
-                source: "pluralkit" | "tupperbox";
+                source: "pluralkit" | "tupperbox" | "simplyplural";
             }[];
             /** @description Fields dropped or clamped, grouped. */
             warnings: string[];
@@ -6312,6 +7717,40 @@ export interface components {
              * @description When Discord created the proxied message (from its id).
              */
             timestamp: string;
+        };
+        OrderProfileFieldsBody: {
+            /** @description Every field of the system, in the new order (a list that leaves one out, or names another system’s, is refused). */
+            fieldIds: number[];
+        };
+        OrderProfileFieldsBodyInput: {
+            /** @description Every field of the system, in the new order (a list that leaves one out, or names another system’s, is refused). */
+            fieldIds: number[];
+        };
+        ProfileField: {
+            /** Format: date-time */
+            created: string;
+            fieldId: number;
+            /** @enum {string} */
+            kind: "text" | "markdown" | "date" | "month-day" | "colour" | "link";
+            name: string;
+            /** @description Its place in the system’s order, from 0: alter cards list the fields in this order. */
+            position: number;
+            /** @enum {string} */
+            privacy: "owner" | "everyone" | "name" | "description" | "banner" | "pronouns" | "avatar" | "proxyTags" | "tags" | "messageStats" | "username" | "birthday";
+            systemId: string;
+        };
+        ProfileFieldInput: {
+            /** Format: date-time */
+            created: string;
+            fieldId: number;
+            /** @enum {string} */
+            kind: "text" | "markdown" | "date" | "month-day" | "colour" | "link";
+            name: string;
+            /** @description Its place in the system’s order, from 0: alter cards list the fields in this order. */
+            position: number;
+            /** @enum {string} */
+            privacy: "owner" | "everyone" | "name" | "description" | "banner" | "pronouns" | "avatar" | "proxyTags" | "tags" | "messageStats" | "username" | "birthday";
+            systemId: string;
         };
         ProxiedMessage: {
             channelId: string;
@@ -6566,6 +8005,18 @@ export interface components {
             /** @description The owner’s alone: null for others (and null, for the owner, means UTC). */
             systemTimezone: string | null;
             tagIds: number[];
+        };
+        SystemAccounts: {
+            /** @description The owning account: it makes codes and removes other accounts. */
+            associatedUserId: string;
+            /** @description The other accounts of the system, by Discord id. */
+            subAccounts: string[];
+        };
+        SystemAccountsInput: {
+            /** @description The owning account: it makes codes and removes other accounts. */
+            associatedUserId: string;
+            /** @description The other accounts of the system, by Discord id. */
+            subAccounts: string[];
         };
         SystemInput: {
             /** @description For other viewers: only alters they may see, and only when the system shows its alters. */
