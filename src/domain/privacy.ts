@@ -170,8 +170,22 @@ function viewStored(view: Alter, group: FieldGroup, alter: AlterRecord, owner: b
  * here, so none can hold one the token's scopes do not cover.
  */
 export function viewAlter(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): Alter | undefined {
-  const owner = isOwner(viewer, system.id);
   if (!readsAlters(viewer) || !alterExistsFor(alter.public, system, viewer)) return undefined;
+  return alterAnswer(alter, system, viewer, isOwner(viewer, system.id));
+}
+
+/**
+ * The answer to an owner's write of an alter (create, edit), which the API answers with an Alter
+ * for `alters:write` alone (as the origin does). With `alters:read` it is the owner's view; a
+ * write-only token is shown no more than a stranger to a wholly private alter: its id, what every
+ * viewer sees, and every other field hidden and named in `redacted`, so the write's answer is no
+ * way to read what the token may not.
+ */
+export function writtenAlterView(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer): Alter {
+  return viewAlter(alter, system, viewer) ?? alterAnswer({ ...alter, public: 0, tags: [], profileFields: [] }, { ...system, public: 0 }, viewer, false);
+}
+
+function alterAnswer(alter: AlterRecord, system: Pick<SystemRecord, 'id' | 'public'>, viewer: Viewer, owner: boolean): Alter {
   const view = { ...VIEW_TEMPLATE };
   const redacted: string[] = [];
   function pick<T, H>(field: string, visible: boolean, value: T, hidden: H): T | H {

@@ -3386,7 +3386,7 @@ export interface paths {
         };
         /**
          * Read a profile field
-         * @description Another user’s field is 404 when their system hides its alters or only its owner sees the field. Profile fields share the alters scopes, as alters’ values do.
+         * @description Another user’s field is 404 when their system hides its alters or only its owner sees the field. Profile fields share the alters scopes, as alters’ values do; a write that answers with fields needs `alters:read` too (checked before anything is written).
          */
         get: {
             parameters: {
@@ -3480,7 +3480,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a profile field
-         * @description Deletes the field and every alter’s value of it, in one transaction. A POST, like every write of this API. Profile fields share the alters scopes, as alters’ values do.
+         * @description Deletes the field and every alter’s value of it, in one transaction. A POST, like every write of this API. Profile fields share the alters scopes, as alters’ values do; a write that answers with fields needs `alters:read` too (checked before anything is written).
          */
         post: {
             parameters: {
@@ -3594,7 +3594,7 @@ export interface paths {
         put?: never;
         /**
          * Edit a profile field
-         * @description A partial update of `name`, `kind` and `privacy`; `{}` changes nothing. A new kind keeps each alter’s value that is valid as that kind (in its normal form) and removes the others, in the same transaction. The order changes through `POST /users/{user}/system/order-profile-fields`. Profile fields share the alters scopes, as alters’ values do.
+         * @description A partial update of `name`, `kind` and `privacy`; `{}` changes nothing. A new kind keeps each alter’s value that is valid as that kind (in its normal form) and removes the others, in the same transaction. The order changes through `POST /users/{user}/system/order-profile-fields`. Profile fields share the alters scopes, as alters’ values do; a write that answers with fields needs `alters:read` too (checked before anything is written).
          */
         post: {
             parameters: {
@@ -4438,7 +4438,7 @@ export interface paths {
         put?: never;
         /**
          * Create a profile field
-         * @description `name` is required (1 to 100 characters, trimmed; unique in the system ignoring case and look-alike forms, 409 `duplicate` otherwise); `kind` (text, markdown, date, month-day, colour, link; default text) and `privacy` (default owner) may be given. The new field goes last in the system’s order. At most 100 per system (409 `too-many-profile-fields`). Profile fields share the alters scopes, as alters’ values do.
+         * @description `name` is required (1 to 100 characters, trimmed; unique in the system ignoring case and look-alike forms, 409 `duplicate` otherwise); `kind` (text, markdown, date, month-day, colour, link; default text) and `privacy` (default owner) may be given. The new field goes last in the system’s order. At most 100 per system (409 `too-many-profile-fields`). Profile fields share the alters scopes, as alters’ values do; a write that answers with fields needs `alters:read` too (checked before anything is written).
          */
         post: {
             parameters: {
@@ -5291,7 +5291,7 @@ export interface paths {
         };
         /**
          * List profile fields
-         * @description Every field of the system in its order (at most 100, so one page). Another user’s list is refused (403 `alters-private`) unless their system shows its alters, and then holds only the fields whose values anyone else may see (privacy not `owner`). Profile fields share the alters scopes, as alters’ values do.
+         * @description Every field of the system in its order (at most 100, so one page). Another user’s list is refused (403 `alters-private`) unless their system shows its alters, and then holds only the fields whose values anyone else may see (privacy not `owner`). Profile fields share the alters scopes, as alters’ values do; a write that answers with fields needs `alters:read` too (checked before anything is written).
          */
         get: {
             parameters: {
@@ -5472,7 +5472,7 @@ export interface paths {
         put?: never;
         /**
          * Reorder profile fields
-         * @description `fieldIds` names every field of the system once, in the new order (400 `validation` when one is left out, 404 `unknown-profile-field` for an id the system has no field of). Answers the fields in their new order. Profile fields share the alters scopes, as alters’ values do.
+         * @description `fieldIds` names every field of the system once, in the new order (400 `validation` when one is left out, 404 `unknown-profile-field` for an id the system has no field of). Answers the fields in their new order. Profile fields share the alters scopes, as alters’ values do; a write that answers with fields needs `alters:read` too (checked before anything is written).
          */
         post: {
             parameters: {

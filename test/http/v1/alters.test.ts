@@ -39,6 +39,21 @@ describe.each(DIALECTS)('alters (%s)', (dialect) => {
   const read = async (user: ApiUser, id: number) => (await user.call<{ isSelf: boolean; data: Alter }>('GET', `/v1/users/@me/alters/${id}`)).body.data;
 
   describe('create-alter', () => {
+    it('answers a write-only token (alters:write without alters:read) with the alter named by id and nothing it may not read', async () => {
+      const writer = await signIn(server, owner.userId, { client: owner.client, scope: 'openid alters:write' });
+      const created = await create(writer, { username: 'quill', displayName: 'Quill', description: 'private words', pronouns: 'she/her' });
+      expect(created.status).toBe(201);
+      expect(created.body.alterId).toBeGreaterThan(0);
+      expect(JSON.stringify(created.body)).not.toMatch(/Quill|quill|private words|she\/her/);
+      expect(created.body.redacted).toEqual(expect.arrayContaining(['description', 'pronouns']));
+      // An empty edit is no way to read it either; the owner's full token sees what was written.
+      const edited = await edit(writer, created.body.alterId, {});
+      expect(edited.status).toBe(200);
+      expect(JSON.stringify(edited.body)).not.toMatch(/private words/);
+      expect((await read(owner, created.body.alterId)).description).toBe('private words');
+      expect((await owner.call('POST', `/v1/users/@me/alters/${created.body.alterId}/delete`, {})).status).toBe(200);
+    });
+
     it('answers 201 with every field of the spec, defaults filled and ISO timestamps', async () => {
       const before = Date.now();
       const response = await create(owner, { username: uniqueName('ash'), displayName: 'Ash' });

@@ -166,12 +166,12 @@ const ENDPOINTS: Endpoint[] = [
       fixture.doomedTagId = await freshTag(owner);
     },
   },
-  { method: 'POST', path: '/v1/users/{user}/system/create-profile-field', scope: 'alters:write', writes: true, ok: 201, body: () => ({ name: `probe ${next()}` }) },
+  { method: 'POST', path: '/v1/users/{user}/system/create-profile-field', scope: 'alters:write alters:read', writes: true, ok: 201, body: () => ({ name: `probe ${next()}` }) },
   { method: 'GET', path: '/v1/users/{user}/system/list-profile-fields', scope: 'alters:read', writes: false, ok: 200 },
   { method: 'GET', path: '/v1/users/{user}/profile-fields/{field}', scope: 'alters:read', writes: false, ok: 200 },
-  { method: 'POST', path: '/v1/users/{user}/profile-fields/{field}/edit', scope: 'alters:write', writes: true, ok: 200, body: () => ({ name: `edited ${next()}` }) },
+  { method: 'POST', path: '/v1/users/{user}/profile-fields/{field}/edit', scope: 'alters:write alters:read', writes: true, ok: 200, body: () => ({ name: `edited ${next()}` }) },
   {
-    method: 'POST', path: '/v1/users/{user}/system/order-profile-fields', scope: 'alters:write', writes: true, ok: 200,
+    method: 'POST', path: '/v1/users/{user}/system/order-profile-fields', scope: 'alters:write alters:read', writes: true, ok: 200,
     // The fixture's field moves to the other end each time.
     body: (fixture) => ({ fieldIds: fixture.profileFieldOrder }),
     prepare: async (owner, fixture) => {

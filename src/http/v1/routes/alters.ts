@@ -7,7 +7,7 @@ import { findTag } from '../../../db/repositories/tags.js';
 import type { Schema } from '../../../db/tables.js';
 import { Alter, CreateAlterBody, EditAlterBody } from '../../../domain/alter.js';
 import { ListAltersFilters } from '../../../domain/alter-list.js';
-import { alterLoadPolicy, alterQueryPrivacy, isOwner, readsSystems, tagFilterAllowed, viewAlter } from '../../../domain/privacy.js';
+import { alterLoadPolicy, alterQueryPrivacy, isOwner, readsSystems, tagFilterAllowed, viewAlter, writtenAlterView } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { AlterParams, FieldParams, NoQuery, UserParams, pageQuery } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
@@ -24,13 +24,6 @@ function ownFieldChange(fields: Record<string, string | null> | undefined, clien
     }
   }
   return fields[clientId];
-}
-
-/** The owner's view of an alter they just wrote: owners see every alter. */
-function ownView(...args: Parameters<typeof viewAlter>) {
-  const view = viewAlter(...args);
-  if (!view) throw new Error('an owner could not see their own alter');
-  return view;
 }
 
 function notFound(): Problem {
@@ -58,7 +51,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       const { viewer, system } = targetOf(request);
       const field = ownFieldChange(request.body.fields, viewer.clientId);
       const record = await createAlter(db, system.id, request.body, { clientId: viewer.clientId, accountId: viewer.userId, field }, Date.now());
-      return reply.code(201).send(ownView(record, system, viewer));
+      return reply.code(201).send(writtenAlterView(record, system, viewer));
     },
   );
 
@@ -83,7 +76,7 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       const field = ownFieldChange(request.body.fields, viewer.clientId);
       const record = await editAlter(db, system.id, request.params.alter, request.body, { clientId: viewer.clientId, accountId: viewer.userId, field });
       if (!record) throw notFound();
-      return ownView(record, system, viewer);
+      return writtenAlterView(record, system, viewer);
     },
   );
 

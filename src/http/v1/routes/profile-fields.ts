@@ -14,7 +14,7 @@ import { NoQuery, ProfileFieldParams, UserParams } from '../params.js';
 import { errorResponses, security } from '../route-schema.js';
 import { actorOf, targetOf } from '../target.js';
 
-const SCOPE_NOTE = 'Profile fields share the alters scopes, as alters’ values do.';
+const SCOPE_NOTE = 'Profile fields share the alters scopes, as alters’ values do; a write that answers with fields needs `alters:read` too (checked before anything is written).';
 
 /** The owner's view of a field they just wrote: owners see every field. */
 function ownView(...args: Parameters<typeof viewProfileField>) {
@@ -31,12 +31,12 @@ export const profileFieldRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
   app.post(
     '/system/create-profile-field',
     {
-      config: { scope: 'alters:write', writes: true },
+      config: { scope: ['alters:write', 'alters:read'], writes: true },
       schema: {
         tags: ['Profile fields'],
         summary: 'Create a profile field',
         description: `\`name\` is required (1 to ${NAME_MAX} characters, trimmed; unique in the system ignoring case and look-alike forms, 409 \`duplicate\` otherwise); \`kind\` (${PROFILE_FIELD_KIND_NAMES.join(', ')}; default text) and \`privacy\` (default owner) may be given. The new field goes last in the system’s order. At most ${MAX_PROFILE_FIELDS} per system (409 \`too-many-profile-fields\`). ${SCOPE_NOTE}`,
-        security: security('alters:write'),
+        security: security('alters:write', 'alters:read'),
         params: UserParams,
         querystring: NoQuery,
         body: CreateProfileFieldBody,
@@ -100,12 +100,12 @@ export const profileFieldRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
   app.post(
     '/profile-fields/:field/edit',
     {
-      config: { scope: 'alters:write', writes: true },
+      config: { scope: ['alters:write', 'alters:read'], writes: true },
       schema: {
         tags: ['Profile fields'],
         summary: 'Edit a profile field',
         description: `A partial update of \`name\`, \`kind\` and \`privacy\`; \`{}\` changes nothing. A new kind keeps each alter’s value that is valid as that kind (in its normal form) and removes the others, in the same transaction. The order changes through \`POST /users/{user}/system/order-profile-fields\`. ${SCOPE_NOTE}`,
-        security: security('alters:write'),
+        security: security('alters:write', 'alters:read'),
         params: ProfileFieldParams,
         querystring: NoQuery,
         body: EditProfileFieldBody,
@@ -123,12 +123,12 @@ export const profileFieldRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
   app.post(
     '/system/order-profile-fields',
     {
-      config: { scope: 'alters:write', writes: true },
+      config: { scope: ['alters:write', 'alters:read'], writes: true },
       schema: {
         tags: ['Profile fields'],
         summary: 'Reorder profile fields',
         description: `\`fieldIds\` names every field of the system once, in the new order (400 \`validation\` when one is left out, 404 \`unknown-profile-field\` for an id the system has no field of). Answers the fields in their new order. ${SCOPE_NOTE}`,
-        security: security('alters:write'),
+        security: security('alters:write', 'alters:read'),
         params: UserParams,
         querystring: NoQuery,
         body: OrderProfileFieldsBody,
