@@ -4,6 +4,7 @@
 // short here (BOT_LEASE_TIMEOUT=1000; 15 s in production). One set of processes per store serves
 // every case, in order:
 // - a link made through one process is seen at once by the process proxying in another guild;
+// - an account removed from a system through one process is proxied as it no more by another;
 // - kill -9 of the process holding both records that the service did not take yet and the
 //   operation messages: the records are delivered by another process, once; a change made while
 //   the role moves is told once;
@@ -31,7 +32,7 @@ import { request, signIn, type ApiUser } from '../support/api.js';
 import { approveWithLoginLink, linkThroughDeviceFlow } from '../support/bot.js';
 import { createTestDatabase, type TestDatabase } from '../support/dialects.js';
 import { REDIS_AVAILABLE, TEST_REDIS_URL } from '../support/environment.js';
-import { resolvedAttachments, startFakeDiscord, user, type FakeDiscord, type ApiMessage, type InteractionHandle, type InteractionPayload, type RecordedResponse } from '../support/fake-discord.js';
+import { resolvedAttachments, resolvedUsers, startFakeDiscord, user, type FakeDiscord, type ApiMessage, type InteractionHandle, type InteractionPayload, type RecordedResponse } from '../support/fake-discord.js';
 import { createTestClient } from '../support/oauth.js';
 import { startScriptedProxy, type ScriptedProxy } from '../support/scripted-proxy.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -89,7 +90,10 @@ async function until<T>(what: string, condition: () => Promise<T | undefined | f
 }
 
 describe.each(STORES)('three bot processes, four shards, over %s', (_name, storeUrl) => {
-  const [ALICE, BOB] = _name === 'Redis' ? [user('430000000000000001', 'alice'), user('430000000000000002', 'bob')] : [user('430000000000000011', 'alice'), user('430000000000000012', 'bob')];
+  const [ALICE, BOB, CAROL] =
+    _name === 'Redis'
+      ? [user('430000000000000001', 'alice'), user('430000000000000002', 'bob'), user('430000000000000003', 'carol')]
+      : [user('430000000000000011', 'alice'), user('430000000000000012', 'bob'), user('430000000000000013', 'carol')];
   let fake: FakeDiscord;
   let otherGuild: string;
   let scripted: ScriptedProxy;
@@ -160,7 +164,7 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     }
     fake = await startFakeDiscord({ guildId: MAIN_GUILD, shards: 4, maxConcurrency: 4 });
     otherGuild = fake.addGuild({ name: 'Elsewhere', shard: 1, count: 4 });
-    for (const member of [ALICE, BOB]) fake.addMember({ user: member });
+    for (const member of [ALICE, BOB, CAROL]) fake.addMember({ user: member });
     scripted = await startScriptedProxy(server.url);
     links = await openLinkStore(storeUrl, Buffer.from(STORE_KEY, 'hex'));
     shared = await openSharedStore(storeUrl);
@@ -365,6 +369,38 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     expect(fake.resumeCount() - resumesBefore).toBeGreaterThanOrEqual(4);
     expect(fake.refusedResumes).toEqual([]);
   }, 300_000);
+
+  it('stops proxying an account of Bob\'s system in every process the moment Bob removes it through another', async () => {
+    // Carol joins Bob's system (a code from Bob's account, redeemed with hers) and speaks as Kestrel
+    // in the proxying guild, where P3 holds the shard and caches her link and proxy profile.
+    const tokens = await linkThroughDeviceFlow(api, CAROL.id);
+    await links.set(CAROL.id, { ...tokens, linkedAt: Date.now() });
+    const made = await request<{ data: { code: string } }>(server, 'POST', '/v1/users/@me/system/accounts/code', { token: bob.token, body: {} });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const joined = await request(server, 'POST', '/v1/users/@me/system/accounts/redeem', { token: tokens.accessToken, body: { code: made.body.data.code } });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    await sleep(2 * LINK_FEED_INTERVAL_MS);
+    const before = executions().length;
+    say(CAROL, 'k: as Kestrel');
+    await until('Carol proxied as Kestrel by P3', () => executions().slice(before).some((execution) => execution.body.content === 'as Kestrel'), 20_000);
+
+    // Bob removes her through P1, in the other guild.
+    const slash = {
+      ...fake.slashCommand({ name: 'system', subcommandGroup: 'accounts', subcommand: 'remove', user: BOB, options: [{ type: 6, name: 'account', value: CAROL.id }], resolved: resolvedUsers([CAROL]) }),
+      guild_id: otherGuild,
+      guild: { id: otherGuild, locale: 'en-US', features: [] },
+    };
+    const handle = fake.dispatchInteraction(slash);
+    await handle.waitForResponse((response) => String(response.body.content).includes('is no longer an account of your system'), 20_000);
+    // Her next words in P3's guild are hers alone; Bob's after them still proxy.
+    const after = executions().length;
+    const hers = say(CAROL, 'k: after the removal');
+    say(BOB, 'k: still Bob');
+    await until('Bob proxied after the removal', () => executions().slice(after).some((execution) => execution.body.content === 'still Bob'), 20_000);
+    await sleep(2 * LINK_FEED_INTERVAL_MS);
+    expect(executions().slice(after).map((execution) => execution.body.content)).toEqual(['still Bob']);
+    expect(fake.deletedMessages().some((deleted) => deleted.id === hers.id)).toBe(false);
+  }, 90_000);
 
   it('kill -9 of the process with records pending and the operation messages: none lost, none doubled, told once', async () => {
     const countBefore = await messageCount(bob.kestrel, bob.token);
