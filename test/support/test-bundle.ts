@@ -38,7 +38,9 @@ export function testBundle(): string {
     mkdirSync(ARTIFACTS, { recursive: true });
     const temp = join(ARTIFACTS, `.test-bundle-${hash}-${process.pid}`);
     rmSync(temp, { recursive: true, force: true });
-    buildSync(bundleScript.bundleOptions(temp, { withCli: true }));
+    // Source maps name files and lines without carrying the sources (the packages' own texts, which
+    // stay in node_modules, would otherwise be copied into the repository's folder).
+    buildSync({ ...bundleScript.bundleOptions(temp, { withCli: true }), sourcesContent: false });
     try {
       renameSync(temp, folder);
     } catch {
@@ -64,7 +66,7 @@ export function testScriptBundle(entry: string): string {
   if (done) return done;
   const options = bundleScript.bundleOptions(ARTIFACTS, { withCli: false });
   const outfile = join(ARTIFACTS, `.scripts-${process.pid}`, `${scripts.size}.mjs`);
-  buildSync({ ...options, entryPoints: [entry], outdir: undefined, outfile, splitting: false, minify: false, sourcemap: 'inline' });
+  buildSync({ ...options, entryPoints: [entry], outdir: undefined, outfile, splitting: false, minify: false, sourcemap: 'inline', sourcesContent: false });
   process.once('exit', () => rmSync(join(ARTIFACTS, `.scripts-${process.pid}`), { recursive: true, force: true }));
   scripts.set(entry, outfile);
   return outfile;
