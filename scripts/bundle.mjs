@@ -36,6 +36,8 @@ export function bundleOptions(outdir, { withCli = false } = {}) {
     minify: true,
     keepNames: true,
     sourcemap: 'linked',
+    // Stack traces map to file and line; the packages' own sources stay in node_modules.
+    sourcesContent: false,
     external: ['better-sqlite3', 'sharp', 'pino', 'pino-pretty', '@fastify/swagger-ui'],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },

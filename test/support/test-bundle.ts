@@ -38,9 +38,7 @@ export function testBundle(): string {
     mkdirSync(ARTIFACTS, { recursive: true });
     const temp = join(ARTIFACTS, `.test-bundle-${hash}-${process.pid}`);
     rmSync(temp, { recursive: true, force: true });
-    // Source maps name files and lines without carrying the sources (the packages' own texts, which
-    // stay in node_modules, would otherwise be copied into the repository's folder).
-    buildSync({ ...bundleScript.bundleOptions(temp, { withCli: true }), sourcesContent: false });
+    buildSync(bundleScript.bundleOptions(temp, { withCli: true }));
     try {
       renameSync(temp, folder);
     } catch {
