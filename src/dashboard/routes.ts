@@ -75,7 +75,7 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDepen
   const origin = new URL(config.publicUrl).origin;
   const redirectUri = `${config.publicUrl}${DASHBOARD_REDIRECT_PATH}`;
   const basicAuth = `Basic ${Buffer.from(`${encodeURIComponent(DASHBOARD_CLIENT_ID)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
-  /** Refreshes under way, one per session in this process (a refresh token is used once). */
+  /** Refreshes under way, one per session in this process (across processes, sessions.refreshOnce takes a lease). */
   const refreshing = new Map<string, Promise<Tokens | undefined>>();
 
   // Request bodies reach /v1 as they came: /v1 validates them.
@@ -109,15 +109,15 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDepen
   /** The session's access token, refreshed when due; undefined when it cannot be (signed out, revoked). */
   async function accessToken(session: LoadedSession, remoteAddress: string): Promise<string | undefined> {
     if (session.tokens.accessExpiresAt - REFRESH_MARGIN_MS > Date.now()) return session.tokens.accessToken;
-    const refreshToken = session.tokens.refreshToken;
-    if (!refreshToken) return undefined;
+    if (!session.tokens.refreshToken) return undefined;
     let refresh = refreshing.get(session.idHash);
     if (!refresh) {
-      refresh = (async () => {
-        const result = await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken }, remoteAddress);
-        if (!result.ok) return undefined;
-        return (await sessions.replaceTokens(session, result.tokens)) ? result.tokens : undefined;
-      })().finally(() => refreshing.delete(session.idHash));
+      refresh = sessions
+        .refreshOnce(session, async (token) => {
+          const result = await tokenRequest({ grant_type: 'refresh_token', refresh_token: token }, remoteAddress);
+          return result.ok ? result.tokens : undefined;
+        })
+        .finally(() => refreshing.delete(session.idHash));
       refreshing.set(session.idHash, refresh);
     }
     return (await refresh)?.accessToken;
