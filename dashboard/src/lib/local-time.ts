@@ -29,9 +29,11 @@ export function startOfDay(instant: Date): Date {
   return new Date(instant.getFullYear(), instant.getMonth(), instant.getDate());
 }
 
-/** `days` calendar days after `instant`'s day start (local midnight; a day may be 23 or 25 hours). */
+/** The same wall-clock time `days` calendar days later (a local day may be 23 or 25 hours long). */
 export function addDays(instant: Date, days: number): Date {
-  return new Date(instant.getFullYear(), instant.getMonth(), instant.getDate() + days, instant.getHours(), instant.getMinutes(), instant.getSeconds(), instant.getMilliseconds());
+  const moved = new Date(instant);
+  moved.setDate(moved.getDate() + days);
+  return moved;
 }
 
 /** The key of the local day holding an instant, for grouping: `2026-11-27`. */
