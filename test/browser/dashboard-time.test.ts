@@ -45,6 +45,15 @@ interface Tag {
   alterIds: number[];
 }
 
+/**
+ * Waits for what the page shows after loading or a change. Loading a screen's chunk and its data
+ * (a month of statistics is 31 requests) takes over a second on a loaded machine, beyond
+ * expect.poll's default second.
+ */
+function eventually<T>(read: () => Promise<T>) {
+  return expect.poll(read, { timeout: 15_000 });
+}
+
 /** The dashboard's way of writing a length of time (dashboard/src/lib/local-time.ts), to compare its tables with the API's seconds. */
 function duration(seconds: number): string {
   const whole = Math.max(0, Math.floor(seconds));
@@ -132,8 +141,9 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     return answer.body;
   }
 
-  async function stats(from: string, to: string): Promise<Stats> {
-    const answer = await member.call<{ data: Stats }>('GET', `/v1/users/@me/front/stats?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+  async function stats(from: string, to: string, tag?: number): Promise<Stats> {
+    const query = `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}${tag === undefined ? '' : `&tag=${tag}`}`;
+    const answer = await member.call<{ data: Stats }>('GET', `/v1/users/@me/front/stats?${query}`);
     expect(answer.status).toBe(200);
     return answer.body.data;
   }
@@ -184,23 +194,23 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
   it('creates a tag, adds an alter to it, edits it and deletes another after a confirmation', async () => {
     const dashboard = await open('/dashboard/tags');
     const { page } = dashboard;
-    await expect.poll(() => page.getByRole('heading', { name: 'Tags', level: 1 }).count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { name: 'Tags', level: 1 }).count()).toBe(1);
     expect(await page.title()).toBe('Tags · switchboard');
     expect(await page.getByRole('link', { name: 'Tags' }).getAttribute('aria-current')).toBe('page');
-    await expect.poll(() => page.getByRole('heading', { name: 'Old tag' }).count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { name: 'Old tag' }).count()).toBe(1);
 
     const create = page.getByRole('region', { name: 'New tag' });
     await create.getByLabel('Name', { exact: true }).fill('Night crew');
     await create.getByLabel(/^Colour/).fill('#336699');
     await create.getByRole('button', { name: 'Create tag' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Tag Night crew created.');
+    await eventually(() => page.getByRole('status').first().textContent()).toBe('Tag Night crew created.');
     const made = (await tags()).find((tag) => tag.name === 'Night crew');
     expect(made?.color).toBe('#336699');
     expect(made?.alterIds).toEqual([]);
 
     await page.getByLabel('Add an alter to Night crew').selectOption({ label: 'Ash' });
     await page.getByRole('button', { name: 'Add to Night crew' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Ash added to Night crew.');
+    await eventually(() => page.getByRole('status').first().textContent()).toBe('Ash added to Night crew.');
     expect((await tags()).find((tag) => tag.name === 'Night crew')?.alterIds).toEqual([ids.ash]);
     expect(await page.getByRole('list', { name: 'Members of Night crew' }).getByRole('listitem').count()).toBe(1);
 
@@ -209,7 +219,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     await night.getByLabel(/^Description/).fill('Who is up after midnight');
     await night.getByLabel(/^Colour/).fill('');
     await night.getByRole('button', { name: 'Save Night crew' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Tag Night crew saved.');
+    await eventually(() => page.getByRole('status').first().textContent()).toBe('Tag Night crew saved.');
     const edited = (await tags()).find((tag) => tag.name === 'Night crew');
     expect(edited?.description).toBe('Who is up after midnight');
     expect(edited?.color).toBeNull();
@@ -219,7 +229,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Yes, delete Old tag');
     expect((await tags()).map((tag) => tag.name)).toContain('Old tag');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Tag Old tag deleted; its alters stay.');
+    await eventually(() => page.getByRole('status').first().textContent()).toBe('Tag Old tag deleted; its alters stay.');
     expect((await tags()).map((tag) => tag.name)).toEqual(['Night crew']);
 
     await checkScreen(dashboard, 'tags');
@@ -229,12 +239,12 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
   it('adds an alter to a tag with the keyboard alone', async () => {
     const dashboard = await open('/dashboard/tags');
     const { page } = dashboard;
-    await expect.poll(() => page.getByRole('heading', { name: /^Your tags/ }).count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { name: /^Your tags/ }).count()).toBe(1);
     await tabTo(page, "element.id && document.querySelector('label[for=\"' + element.id + '\"]')?.textContent === 'Name'");
     await page.keyboard.type('Day shift');
     await tabTo(page, "element.textContent === 'Create tag'");
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Tag Day shift created.');
+    await eventually(() => page.getByRole('status').first().textContent()).toBe('Tag Day shift created.');
     // The new tag's heading has the focus; its "add an alter" control is further on.
     expect(await page.evaluate('document.activeElement?.textContent?.trim()')).toBe('Day shift');
     await tabTo(page, "element.tagName === 'SELECT' && element.labels?.[0]?.textContent === 'Add an alter to Day shift'");
@@ -243,7 +253,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     await page.keyboard.press('ArrowDown');
     await tabTo(page, "element.textContent === 'Add to Day shift'");
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('Rowan added to Day shift.');
+    await eventually(() => page.getByRole('status').first().textContent()).toBe('Rowan added to Day shift.');
     expect((await tags()).find((tag) => tag.name === 'Day shift')?.alterIds).toEqual([ids.rowan]);
     expect(dashboard.violations).toEqual([]);
     expect(dashboard.errors).toEqual([]);
@@ -253,9 +263,9 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
   it('shows the front history by day, pages back, moves a switch, refuses a repeat and deletes a switch with its twin', async () => {
     const dashboard = await open('/dashboard/history');
     const { page } = dashboard;
-    await expect.poll(() => page.getByRole('heading', { name: 'Front history', level: 1 }).count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { name: 'Front history', level: 1 }).count()).toBe(1);
     const entries = page.locator('ol.timeline > li');
-    await expect.poll(() => entries.count()).toBe(50);
+    await eventually(() => entries.count()).toBe(50);
 
     // Newest first: Ash for an hour so far; then Rowan for the time until Ash came in.
     const first = entries.first();
@@ -271,7 +281,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
 
     // Older switches, with the cursor, until the first switch.
     await page.getByRole('button', { name: 'Show older switches' }).click();
-    await expect.poll(() => entries.count()).toBe(64);
+    await eventually(() => entries.count()).toBe(64);
     expect(await page.getByText('That is the first switch: the history starts here.').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Show older switches' }).count()).toBe(0);
 
@@ -284,7 +294,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     const moved = new Date(Date.parse(recent.sky.switchedAt) + 1.5 * HOUR).toISOString();
     await when.fill(await localInput(page, moved));
     await editor.getByRole('button', { name: 'Save switch' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Switch saved: Sky.');
+    await eventually(() => page.getByRole('status').first().textContent()).toContain('Switch saved: Sky.');
     const afterMove = await history();
     expect(afterMove.find((entry) => entry.switchId === recent.sky.switchId)?.switchedAt).toBe(moved);
     expect(afterMove).toHaveLength(64);
@@ -297,7 +307,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     await editor.getByLabel('Sky', { exact: true }).uncheck();
     await editor.getByLabel('Primary fronter').selectOption({ label: 'Ash' });
     await editor.getByRole('button', { name: 'Save switch' }).click();
-    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'Nothing changed' }).count()).toBe(1);
+    await eventually(() => page.getByRole('alert').filter({ hasText: 'Nothing changed' }).count()).toBe(1);
     expect((await history()).find((entry) => entry.switchId === recent.sky.switchId)?.alterIds).toEqual([ids.sky]);
     await editor.getByRole('button', { name: 'Cancel' }).click();
 
@@ -305,7 +315,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     const rowanLabel = await page.evaluate<string>(`new Date(${JSON.stringify(recent.rowan.switchedAt)}).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })`);
     await page.getByRole('button', { name: `Delete the switch of ${rowanLabel}` }).click();
     await page.getByRole('button', { name: 'Yes, delete this switch' }).click();
-    await expect.poll(() => page.getByRole('status').first().textContent()).toContain(`(#${recent.ashAgain.switchId}) repeated the one before and was deleted too.`);
+    await eventually(() => page.getByRole('status').first().textContent()).toContain(`(#${recent.ashAgain.switchId}) repeated the one before and was deleted too.`);
     const afterDelete = (await history()).map((entry) => entry.switchId);
     expect(afterDelete).not.toContain(recent.rowan.switchId);
     expect(afterDelete).not.toContain(recent.ashAgain.switchId);
@@ -319,8 +329,8 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
   it('reads front statistics for a period, the tables holding the API’s numbers', async () => {
     const dashboard = await open('/dashboard/stats');
     const { page } = dashboard;
-    await expect.poll(() => page.getByRole('heading', { name: 'Front statistics', level: 1 }).count()).toBe(1);
-    await expect.poll(() => page.getByRole('heading', { name: 'Day by day' }).count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { name: 'Front statistics', level: 1 }).count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { name: 'Day by day' }).count()).toBe(1);
     const partsTable = page.getByRole('table', { name: /day by day/ });
     expect(await partsTable.locator('tbody tr').count()).toBe(30);
 
@@ -331,7 +341,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     await page.getByLabel('First day').fill(firstDay);
     await page.getByLabel('Last day').fill(lastDay);
     await page.getByRole('button', { name: 'Show statistics' }).click();
-    await expect.poll(() => partsTable.locator('tbody tr').count()).toBe(5);
+    await eventually(() => partsTable.locator('tbody tr').count()).toBe(5);
     const from = (await page.locator('time.from').getAttribute('datetime')) as string;
     const to = (await page.locator('time.to').getAttribute('datetime')) as string;
     // The period starts at local midnight of the first day.
@@ -368,11 +378,22 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     // A year goes month by month; the last seven days, day by day.
     await page.getByLabel('Last year').check();
     await page.getByRole('button', { name: 'Show statistics' }).click();
-    await expect.poll(() => page.getByRole('heading', { name: 'Month by month' }).count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { name: 'Month by month' }).count()).toBe(1);
     expect([12, 13]).toContain(await page.getByRole('table', { name: /month by month/ }).locator('tbody tr').count());
     await page.getByLabel('Last 7 days').check();
     await page.getByRole('button', { name: 'Show statistics' }).click();
-    await expect.poll(() => partsTable.locator('tbody tr').count()).toBe(7);
+    await eventually(() => partsTable.locator('tbody tr').count()).toBe(7);
+
+    // Narrowed to a tag's members (Night crew: Ash), "nobody" being the time Ash did not front.
+    const night = (await tags()).find((tag) => tag.name === 'Night crew');
+    await page.getByLabel('Alters', { exact: true }).selectOption({ label: 'Members of Night crew' });
+    await page.getByRole('button', { name: 'Show statistics' }).click();
+    await eventually(() => page.getByText('Only the members of Night crew', { exact: false }).count()).toBe(1);
+    const tagged = await stats((await page.locator('time.from').getAttribute('datetime')) as string, (await page.locator('time.to').getAttribute('datetime')) as string, night?.tagId);
+    expect(tagged.alters.map((row) => row.alterId)).toEqual([ids.ash]);
+    expect(await shareRows.count()).toBe(2);
+    expect((await shareRows.first().locator('th, td').allTextContents()).slice(0, 3)).toEqual(['Ash', duration(tagged.alters[0]?.seconds ?? 0), percent(tagged.alters[0]?.share ?? 0)]);
+    expect((await shareRows.last().locator('th, td').allTextContents()).slice(0, 3)).toEqual(['Nobody', duration(tagged.nobody.seconds), percent(tagged.nobody.share)]);
 
     // No style attribute anywhere: the charts' sizes are SVG attributes.
     expect(await page.locator('[style]').count()).toBe(0);
