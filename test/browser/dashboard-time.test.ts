@@ -330,7 +330,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     const dashboard = await open('/dashboard/stats');
     const { page } = dashboard;
     await eventually(() => page.getByRole('heading', { name: 'Front statistics', level: 1 }).count()).toBe(1);
-    await eventually(() => page.getByRole('heading', { name: 'Day by day' }).count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { name: 'Day by day', exact: true }).count()).toBe(1);
     const partsTable = page.getByRole('table', { name: /day by day/ });
     expect(await partsTable.locator('tbody tr').count()).toBe(30);
 
@@ -378,7 +378,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     // A year goes month by month; the last seven days, day by day.
     await page.getByLabel('Last year').check();
     await page.getByRole('button', { name: 'Show statistics' }).click();
-    await eventually(() => page.getByRole('heading', { name: 'Month by month' }).count()).toBe(1);
+    await eventually(() => page.getByRole('heading', { name: 'Month by month', exact: true }).count()).toBe(1);
     expect([12, 13]).toContain(await page.getByRole('table', { name: /month by month/ }).locator('tbody tr').count());
     await page.getByLabel('Last 7 days').check();
     await page.getByRole('button', { name: 'Show statistics' }).click();
