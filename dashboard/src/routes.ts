@@ -5,4 +5,7 @@ import type { Route } from './lib/router.svelte';
 
 export const ROUTES: readonly Route[] = [
   { pattern: '/', title: 'Overview', nav: 'Overview', load: () => import('./screens/Overview.svelte') },
+  { pattern: '/tags', title: 'Tags', nav: 'Tags', load: () => import('./screens/Tags.svelte') },
+  { pattern: '/history', title: 'Front history', nav: 'History', load: () => import('./screens/History.svelte') },
+  { pattern: '/stats', title: 'Front statistics', nav: 'Statistics', load: () => import('./screens/Stats.svelte') },
 ];
