@@ -5,4 +5,5 @@ import type { Route } from './lib/router.svelte';
 
 export const ROUTES: readonly Route[] = [
   { pattern: '/', title: 'Overview', nav: 'Overview', load: () => import('./screens/Overview.svelte') },
+  { pattern: '/alters', title: 'Alters', nav: 'Alters', load: () => import('./screens/Alters.svelte') },
 ];
