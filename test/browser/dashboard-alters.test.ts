@@ -115,6 +115,8 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s alters scre
     // Searching names and descriptions, through the API's search.
     await page.getByLabel('Search by name or description').fill('ced');
     await expect.poll(() => rowNames(page)).toEqual(['Cedar']);
+    // The query is in the address, for bookmarks, reloads and the back button.
+    expect(new URL(page.url()).search).toBe('?search=ced');
     await page.getByLabel('Search by name or description').fill('garden');
     await expect.poll(() => rowNames(page)).toEqual(['Ash']);
     await page.getByLabel('Search by name or description').fill('nobody like this');
@@ -125,6 +127,7 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s alters scre
     // Filtering by tag (the API's tag) and by privacy.
     await page.getByLabel('Tag', { exact: true }).selectOption({ label: 'Night crew' });
     await expect.poll(() => rowNames(page)).toEqual(['Ash', 'Elm']);
+    expect(new URL(page.url()).searchParams.get('tag')).toBe(String(crew.tagId));
     await page.getByLabel('Tag', { exact: true }).selectOption({ label: 'Any tag' });
     await page.getByLabel('Privacy', { exact: true }).selectOption({ label: 'Visible to everyone' });
     await expect.poll(() => rowNames(page)).toEqual(['Ash', 'Birch', 'Cedar']);
@@ -204,13 +207,15 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s alters scre
     const tuppers = Array.from({ length: 260 }, (_, index) => ({ id: index + 1, name: `Member ${String(index + 1).padStart(3, '0')}`, brackets: [`m${index + 1}:`, ''] }));
     const imported = await request(server, 'POST', '/v1/users/@me/system/import', { token: user.token, body: { tuppers, groups: [] } });
     expect(imported.status, JSON.stringify(imported.body).slice(0, 300)).toBe(200);
-    const dashboard = await openDashboard(browser, server, MANY_USER, '/dashboard/alters');
+    // Opened at an address that asks for names Z to A: the query in the address is the grid's.
+    const dashboard = await openDashboard(browser, server, MANY_USER, '/dashboard/alters?reversed=1');
     const { page } = dashboard;
     await expect.poll(() => page.getByText('Showing 260 of 260 alters.').count(), { timeout: 30_000 }).toBe(1);
+    expect(await sortOf(page, 'Name')).toBe('descending');
     const names = await rowNames(page);
     expect(names).toHaveLength(260);
-    expect(names.at(0)).toBe('Member 001');
-    expect(names.at(-1)).toBe('Member 260');
+    expect(names.at(0)).toBe('Member 260');
+    expect(names.at(-1)).toBe('Member 001');
     await expectClean(dashboard);
   }, 180_000);
 });
