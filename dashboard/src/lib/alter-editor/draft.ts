@@ -1,7 +1,7 @@
 // The editor's form state (a draft: text boxes hold strings, rows have keys for the page to track
 // them) made from an alter as stored, and back: the one edit request that changes what the member
 // changed and nothing else (so an edit made meanwhile in another app to another field stays).
-import type { Alter, AlterEdit } from './requests';
+import type { Alter, AlterEdit } from './types.js';
 
 export type AlterMode = Alter['alterMode'];
 

@@ -1,7 +1,7 @@
 // An alter's privacy bitmask (`public`) in words: one setting per bit of the domain's AlterPrivacy,
 // each either shown to everyone who can see the alter or kept to its system. The table is keyed by
 // the domain's bit names, so a new bit there is a type error here until it has its words.
-import { AlterPrivacy } from '../../../../src/domain/privacy-bits';
+import { AlterPrivacy } from '../../../../src/domain/privacy-bits.js';
 
 export type AlterPrivacyBit = keyof typeof AlterPrivacy;
 

@@ -2,11 +2,11 @@
 // (src/domain/proxy, pure TypeScript, bundled here so the preview and the bot cannot disagree) and
 // its own webhook name rule. The system is the member's alters as saved, with the alter being
 // edited as it is in the form; only proxy tags are tried (autoproxy depends on the channel).
-import { decideProxy, type ProxyAlter } from '../../../../src/domain/proxy/index';
-import { SystemFlags } from '../../../../src/domain/privacy-bits';
-import { webhookName } from '../../../../src/bot/proxy/webhook-name';
-import type { Alter } from './requests';
-import type { AlterDraft } from './draft';
+import { decideProxy, type ProxyAlter } from '../../../../src/domain/proxy/index.js';
+import { SystemFlags } from '../../../../src/domain/privacy-bits.js';
+import { webhookName } from '../../../../src/bot/proxy/webhook-name.js';
+import type { AlterDraft } from './draft.js';
+import type { Alter } from './types.js';
 
 export interface SystemSettings {
   flags: number | null;

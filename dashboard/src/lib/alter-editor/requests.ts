@@ -3,10 +3,9 @@
 // and an image upload, which is multipart/form-data rather than JSON. Both go through the backend
 // for the frontend with the session's CSRF token, as every state change of the dashboard does.
 import { currentSession, type Schemas } from '../api';
-import type { paths } from '../api-types';
+import type { Alter, AlterEdit } from './types.js';
 
-export type Alter = Schemas['Alter'];
-export type AlterEdit = NonNullable<paths['/v1/users/{user}/alters/{alter}/edit']['post']['requestBody']>['content']['application/json'];
+export type { Alter, AlterEdit };
 export type ImagePurpose = 'avatar' | 'banner';
 
 /** One error of a refused request: its sentence, and the field it names (`displayName`, `profileFields.3`), if any. */
