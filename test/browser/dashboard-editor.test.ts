@@ -111,6 +111,12 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the alter editor in Chromium 
     await page.locator('#alter-displayName').fill('Ash Grey');
     await page.locator('#alter-pronouns').fill('they/them');
     await page.locator('#alter-description').fill('Likes **tea**.\nAnd rain.');
+    // The Markdown preview is made of elements, not HTML text: markup typed stays text.
+    await expect.poll(() => page.locator('#description-preview strong').textContent(), SLOW).toBe('tea');
+    await page.locator('#alter-description').fill('Likes **tea**.\nAnd rain. <img src=x onerror=alert(1)>');
+    await expect.poll(() => page.locator('#description-preview').textContent(), SLOW).toContain('<img src=x onerror=alert(1)>');
+    expect(await page.locator('#description-preview img').count()).toBe(0);
+    await page.locator('#alter-description').fill('Likes **tea**.\nAnd rain.');
     await page.getByLabel('Colour', { exact: true }).fill('#336699');
     await page.locator('#alter-birthday').fill('--07-21');
 

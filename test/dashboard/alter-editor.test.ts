@@ -3,6 +3,7 @@
 // the project's own proxy engine and webhook name rule.
 import { describe, expect, it } from 'vitest';
 import { cropRectangle, exportSize } from '../../dashboard/src/lib/alter-editor/crop.js';
+import { parseInline, parseMarkdown } from '../../dashboard/src/lib/alter-editor/markdown.js';
 import { draftOf, editBetween, errorAnchor } from '../../dashboard/src/lib/alter-editor/draft.js';
 import { ALTER_PRIVACY_SETTINGS, isShown, withShown } from '../../dashboard/src/lib/alter-editor/privacy.js';
 import { previewMessage } from '../../dashboard/src/lib/alter-editor/proxy-preview.js';
@@ -142,5 +143,42 @@ describe('Try a message', () => {
     draft.alterMode = 'nickname';
     expect(previewMessage('[hi]', 1, draft, [ash, rowan], noFlags)).toEqual({ kind: 'none' });
     expect(previewMessage(`[${'x'.repeat(2001)}]`, 1, draftOf(ash), [ash, rowan], noFlags)).toEqual({ kind: 'too-long' });
+  });
+});
+
+describe('the Markdown preview', () => {
+  it('parses Discord’s inline marks, nested, and leaves anything else as text', () => {
+    expect(parseInline('a **b *c* d** `d *e*` ~~f~~ __g__ ||h|| [i](https://example.org/x) \\*j\\*')).toEqual([
+      { kind: 'text', text: 'a ' },
+      { kind: 'strong', children: [{ kind: 'text', text: 'b ' }, { kind: 'em', children: [{ kind: 'text', text: 'c' }] }, { kind: 'text', text: ' d' }] },
+      { kind: 'text', text: ' ' },
+      { kind: 'code', text: 'd *e*' },
+      { kind: 'text', text: ' ' },
+      { kind: 'strike', children: [{ kind: 'text', text: 'f' }] },
+      { kind: 'text', text: ' ' },
+      { kind: 'underline', children: [{ kind: 'text', text: 'g' }] },
+      { kind: 'text', text: ' ' },
+      { kind: 'spoiler', children: [{ kind: 'text', text: 'h' }] },
+      { kind: 'text', text: ' ' },
+      { kind: 'link', href: 'https://example.org/x', children: [{ kind: 'text', text: 'i' }] },
+      { kind: 'text', text: ' *j*' },
+    ]);
+    // Markup and other schemes stay text: the page renders nodes, never HTML.
+    expect(parseInline('<img src=x onerror=alert(1)> [x](javascript:alert(1)) snake_case_name 2 * 3 * 4')).toEqual([
+      { kind: 'text', text: '<img src=x onerror=alert(1)> [x](javascript:alert(1)) snake_case_name 2 * 3 * 4' },
+    ]);
+  });
+
+  it('parses blocks: paragraphs over lines, headings, subtext, quotes, items, code fences', () => {
+    expect(parseMarkdown('# Title\nfirst\nsecond\n\n> said\n- one\n-# small\n```\n**raw**\n```\n```unclosed')).toEqual([
+      { kind: 'heading', level: 1, children: [{ kind: 'text', text: 'Title' }] },
+      { kind: 'paragraph', children: [{ kind: 'text', text: 'first\nsecond' }] },
+      { kind: 'quote', children: [{ kind: 'text', text: 'said' }] },
+      { kind: 'item', children: [{ kind: 'text', text: 'one' }] },
+      { kind: 'subtext', children: [{ kind: 'text', text: 'small' }] },
+      { kind: 'code', text: '**raw**' },
+      // An unclosed fence is text.
+      { kind: 'paragraph', children: [{ kind: 'text', text: '```unclosed' }] },
+    ]);
   });
 });
