@@ -9,4 +9,5 @@ export const ROUTES: readonly Route[] = [
   { pattern: '/tags', title: 'Tags', nav: 'Tags', load: () => import('./screens/Tags.svelte') },
   { pattern: '/history', title: 'Front history', nav: 'History', load: () => import('./screens/History.svelte') },
   { pattern: '/stats', title: 'Front statistics', nav: 'Statistics', load: () => import('./screens/Stats.svelte') },
+  { pattern: '/alters/:alter', title: 'Edit alter', load: () => import('./screens/AlterEditor.svelte') },
 ];
