@@ -5,4 +5,6 @@ import type { Route } from './lib/router.svelte';
 
 export const ROUTES: readonly Route[] = [
   { pattern: '/', title: 'Overview', nav: 'Overview', load: () => import('./screens/Overview.svelte') },
+  { pattern: '/import', title: 'Import & export', nav: 'Import & export', load: () => import('./screens/ImportExport.svelte') },
+  { pattern: '/apps', title: 'Apps', nav: 'Apps', load: () => import('./screens/Apps.svelte') },
 ];
