@@ -38,13 +38,9 @@ async function alterNames(member: ApiUser): Promise<string[]> {
 async function dropFile(page: Page, path: string): Promise<void> {
   const text = readFileSync(path, 'utf8');
   const name = path.split('/').pop() ?? 'file.json';
+  // As text: the tests' TypeScript has no DOM types. Evaluated over the DevTools protocol, which the page's CSP does not govern.
   const dataTransfer = await page.evaluateHandle(
-    ([content, fileName]) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([content as string], fileName as string, { type: 'application/json' }));
-      return transfer;
-    },
-    [text, name],
+    `(() => { const transfer = new DataTransfer(); transfer.items.add(new File([${JSON.stringify(text)}], ${JSON.stringify(name)}, { type: 'application/json' })); return transfer; })()`,
   );
   const zone = page.locator('label.drop');
   await zone.dispatchEvent('dragover', { dataTransfer });
