@@ -5,7 +5,8 @@
 //   state bound to a short-lived cookie), /dashboard/callback exchanges the code on the server;
 // - the browser gets only a session cookie (HttpOnly, SameSite=Lax; `__Host-` and Secure when
 //   PUBLIC_URL is https); the tokens stay sealed in the database (sessions.ts);
-// - /dashboard/api/v1/* forwards to /v1/* with the session's access token, refreshed when due;
+// - /dashboard/api/v1/* forwards to /v1/* with the session's access token, refreshed when due
+//   (an import's file up to the endpoint's 32 MiB, read only for a live session);
 // - every state change (any method but GET and HEAD) must be same-origin by Fetch Metadata and
 //   Origin and carry the session's CSRF token (x-csrf-token);
 // - sign-out deletes the session (a copied cookie stops working), revokes the dashboard's grant
