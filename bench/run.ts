@@ -34,11 +34,12 @@ import { benchReadAmplification } from './read-amplification.js';
 import { benchImages } from './images.js';
 import { benchCapacity } from './capacity.js';
 import { FIELDS as PROFILE_FIELDS, PAGE as PROFILE_PAGE, benchProfileFields } from './profile-fields.js';
+import { FIRST_LOAD_BUDGET, benchDashboard } from './dashboard.js';
 
 const quick = process.argv.includes('--quick');
 /** `--only=reads,writes,startup`: run just these groups (no RESULTS.md is written then). */
 const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'front-stats', 'import', 'events', 'amplification', 'images', 'capacity', 'profile-fields'] as const;
+const GROUPS = ['reads', 'writes', 'tokens', 'bot', 'scale', 'startup', 'records', 'engine', 'bot-proxy', 'front', 'front-stats', 'import', 'events', 'amplification', 'images', 'capacity', 'profile-fields', 'dashboard'] as const;
 type Group = (typeof GROUPS)[number];
 for (const name of only ?? []) if (!(GROUPS as readonly string[]).includes(name)) throw new Error(`--only: no group ${name} (groups: ${GROUPS.join(', ')})`);
 const runs = (group: Group) => !only || only.includes(group);
@@ -694,6 +695,20 @@ async function profileFieldsBenchmark() {
   }
 }
 
+/** 18. The dashboard's first load in Chromium: JavaScript as served against the issue's budget, and time to interactive (bench/dashboard.ts). */
+async function dashboardBenchmark() {
+  const r = await benchDashboard({ quick });
+  rows.push({
+    id: '18',
+    name: `Dashboard: first load of the Overview in Chromium, signed in, cold cache, ${r.alters} alters; JavaScript transferred (${r.scripts} files, ${r.encodings.join(', ')}) and navigation start → first "Switch to" button enabled (median of ${r.runs})`,
+    measured: `${fmt(r.transferredBytes)} bytes of JavaScript (${fmt(r.decodedBytes)} decoded); interactive in ${fmt(r.interactive.median)} ms (worst ${fmt(r.interactive.worst)} ms; DOMContentLoaded ${fmt(r.contentLoaded)} ms)`,
+    baseline: `the issue's budget: ${fmt(FIRST_LOAD_BUDGET)} bytes`,
+    ratio: fmt(r.transferredBytes / FIRST_LOAD_BUDGET, 2),
+    target: `< ${fmt(FIRST_LOAD_BUDGET)} bytes of JS`,
+    met: r.transferredBytes < FIRST_LOAD_BUDGET,
+  });
+}
+
 function table(): string {
   const lines = ['| # | Benchmark | switchboard | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.id} | ${row.name} | ${row.measured} | ${row.baseline} | ${row.ratio} | ${row.target} | ${row.met === undefined ? '–' : row.met ? 'yes' : '**no**'} |`);
@@ -752,6 +767,7 @@ async function main() {
     if (runs('images')) await imagesBenchmark();
     if (runs('capacity')) await capacityBenchmark(postgresUrl);
     if (runs('profile-fields')) await profileFieldsBenchmark();
+    if (runs('dashboard')) await dashboardBenchmark();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(startDir, { recursive: true, force: true });

@@ -10,4 +10,6 @@ export const ROUTES: readonly Route[] = [
   { pattern: '/history', title: 'Front history', nav: 'History', load: () => import('./screens/History.svelte') },
   { pattern: '/stats', title: 'Front statistics', nav: 'Statistics', load: () => import('./screens/Stats.svelte') },
   { pattern: '/alters/:alter', title: 'Edit alter', load: () => import('./screens/AlterEditor.svelte') },
+  { pattern: '/import', title: 'Import & export', nav: 'Import & export', load: () => import('./screens/ImportExport.svelte') },
+  { pattern: '/apps', title: 'Apps', nav: 'Apps', load: () => import('./screens/Apps.svelte') },
 ];

@@ -214,7 +214,7 @@ export const DASHBOARD_CLIENT_ID = 'switchboard-dashboard';
 /** Where the dashboard's backend receives the authorization code (src/dashboard/). */
 export const DASHBOARD_REDIRECT_PATH = '/dashboard/callback';
 /** What the dashboard does: everything a member does with their own system, and staying signed in. */
-export const DASHBOARD_SCOPES = ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap'];
+export const DASHBOARD_SCOPES = ['openid', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'apps:manage'];
 
 /**
  * The dashboard's own client: first-party (the member is not asked to approve it: it is this

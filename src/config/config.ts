@@ -172,6 +172,14 @@ const SETTINGS = {
     apiBase: setting('DISCORD_API_BASE', httpUrl.default('https://discord.com/api')),
   },
   devLogin: setting('AUTH_DEV_LOGIN', booleanFlag.default(false)),
+  /**
+   * The web dashboard at /dashboard (src/dashboard/). false: no /dashboard route answers (404),
+   * and its OAuth client is neither registered nor usable (an existing one is deleted on start,
+   * with its grants and tokens). The /v1 API is the same either way.
+   */
+  dashboard: {
+    enabled: setting('DASHBOARD_ENABLED', booleanFlag.default(true)),
+  },
   bot: {
     /** The bot runs only when a token is configured. */
     token: setting('DISCORD_TOKEN', z.string().min(10, 'expected a Discord bot token').optional()),

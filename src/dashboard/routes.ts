@@ -5,7 +5,8 @@
 //   state bound to a short-lived cookie), /dashboard/callback exchanges the code on the server;
 // - the browser gets only a session cookie (HttpOnly, SameSite=Lax; `__Host-` and Secure when
 //   PUBLIC_URL is https); the tokens stay sealed in the database (sessions.ts);
-// - /dashboard/api/v1/* forwards to /v1/* with the session's access token, refreshed when due;
+// - /dashboard/api/v1/* forwards to /v1/* with the session's access token, refreshed when due
+//   (an import's file up to the endpoint's 32 MiB, read only for a live session);
 // - every state change (any method but GET and HEAD) must be same-origin by Fetch Metadata and
 //   Origin and carry the session's CSRF token (x-csrf-token);
 // - sign-out deletes the session (a copied cookie stops working), revokes the dashboard's grant
@@ -13,13 +14,14 @@
 // The /v1 calls and the token endpoint are reached in-process (Fastify's inject): the same
 // routes, checks and rate limits as over the network, without depending on PUBLIC_URL being
 // reachable from the server itself.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { BrowserSession } from '../auth/browser-session.js';
 import { DASHBOARD_CLIENT_ID, DASHBOARD_REDIRECT_PATH, DASHBOARD_SCOPES } from '../auth/clients.js';
 import { errorPage } from '../auth/pages/pages.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
 import { MAX_UPLOAD_BYTES } from '../domain/images.js';
+import { MAX_IMPORT_BYTES } from '../domain/import/model.js';
 import { Problem } from '../domain/problems.js';
 import { DASHBOARD_CSP } from '../http/security-headers.js';
 import { sendProblem } from '../http/v1/problem-responses.js';
@@ -237,40 +239,56 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDepen
     return reply.code(204).header('cache-control', 'no-store').send();
   });
 
-  app.route<{ Params: { '*': string } }>({
-    method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    url: `${DASHBOARD_PREFIX}/api/v1/*`,
-    async handler(request, reply) {
+  async function forward(request: FastifyRequest, reply: FastifyReply) {
+    const session = await currentSession(request);
+    if (!session) return signedOut(reply);
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const refused = crossSiteRefusal(request, session);
+      if (refused) return sendProblem(reply, new Problem('cross-site-request', refused));
+    }
+    const token = await accessToken(session, request.ip);
+    if (!token) return signedOut(reply);
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    for (const name of FORWARDED_REQUEST_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const response = await service.inject({
+      // The member's address, for /v1's per-IP rate limit (else every member would share one).
+      remoteAddress: request.ip,
+      method: request.method as 'GET',
+      // `/dashboard/api/v1/…?…` is `/v1/…?…`.
+      url: request.url.slice(`${DASHBOARD_PREFIX}/api`.length),
+      headers,
+      ...(Buffer.isBuffer(request.body) ? { payload: request.body } : {}),
+    });
+    reply.code(response.statusCode);
+    for (const name of FORWARDED_RESPONSE_HEADERS) {
+      const value = response.headers[name];
+      if (value !== undefined) reply.header(name, value);
+    }
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return reply.send(response.rawPayload);
+  }
+
+  app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: `${DASHBOARD_PREFIX}/api/v1/*`, handler: forward });
+
+  // An import's file may be as large as /v1 takes (32 MiB), far over the service's default body
+  // limit; so large a body is read only for a live session's same-origin write with its CSRF
+  // token (checked before the body is, as for an image upload).
+  app.post(`${DASHBOARD_PREFIX}/api/v1/users/:user/system/import`, {
+    bodyLimit: MAX_IMPORT_BYTES,
+    async onRequest(request, reply) {
       const session = await currentSession(request);
       if (!session) return signedOut(reply);
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        const refused = crossSiteRefusal(request, session);
-        if (refused) return sendProblem(reply, new Problem('cross-site-request', refused));
-      }
-      const token = await accessToken(session, request.ip);
-      if (!token) return signedOut(reply);
-      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-      const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-      for (const name of FORWARDED_REQUEST_HEADERS) {
-        const value = request.headers[name];
-        if (typeof value === 'string') headers[name] = value;
-      }
-      const response = await service.inject({
-        // The member's address, for /v1's per-IP rate limit (else every member would share one).
-        remoteAddress: request.ip,
-        method: request.method as 'GET',
-        url: `/v1/${request.params['*']}${query}`,
-        headers,
-        ...(Buffer.isBuffer(request.body) ? { payload: request.body } : {}),
-      });
-      reply.code(response.statusCode);
-      for (const name of FORWARDED_RESPONSE_HEADERS) {
-        const value = response.headers[name];
-        if (value !== undefined) reply.header(name, value);
-      }
-      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-      return reply.send(response.rawPayload);
+      const refused = crossSiteRefusal(request, session);
+      if (refused) return sendProblem(reply, new Problem('cross-site-request', refused));
     },
+    errorHandler(error: FastifyError, _request, reply) {
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, new Problem('body-too-large', `the file is larger than ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB, the most an import takes`));
+      throw error;
+    },
+    handler: forward,
   });
 
   // Every other path under /dashboard/ is a page of the app: its one document for a signed-in

@@ -28,7 +28,7 @@ export const AUDIT_KIND_DESCRIPTIONS: Record<AuditKind, string> = {
   'sign-in': 'a person signed in (details: method = discord, login-link or dev-login)',
   consent: 'a person approved an app (details: scopes)',
   'consent-denied': 'a person refused an app',
-  revocation: "an app's access ended (details: by = user from the account page, or client at the revocation endpoint)",
+  revocation: "an app's access ended (details: by = user from the account page or through POST /v1/users/{user}/apps/{client}/revoke, with via = the app it came through; or client at the revocation endpoint)",
   'code-replay': 'an authorization code was used twice: the grant and its tokens were revoked',
   'refresh-token-replay': 'a refresh token was used twice: the grant and its tokens were revoked',
   'client-created': 'an OAuth client was registered',

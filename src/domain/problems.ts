@@ -50,6 +50,8 @@ export const PROBLEM_TYPES = [
   'account-has-system',
   'unknown-account',
   'owner-account',
+  'unknown-app',
+  'calling-app',
   'cross-site-request',
   'internal-error',
 ] as const;

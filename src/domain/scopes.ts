@@ -13,6 +13,7 @@ export const SCOPES = [
   'messages:write',
   'events:manage',
   'guilds:manage',
+  'apps:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -32,6 +33,8 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'events:manage': 'Manage the app’s own webhook endpoints',
   // The bot's own client only (FIRST_PARTY_SCOPES): it acts for server admins who checked in Discord.
   'guilds:manage': 'Read and change Discord servers’ settings for the bot (the bot’s own client only)',
+  // Powerful (it can cut off every other app), so never implied by another scope and asked for on its own.
+  'apps:manage': 'See the apps you authorized and revoke their access',
 };
 
 /** Scopes only first-party clients (the bot) can be registered for, and so granted. */

@@ -17,7 +17,8 @@ import { createBearerVerifier } from '../auth/access-tokens.js';
 import { accountRoutes } from '../auth/account-routes.js';
 import { auditProviderEvents, createAuditLog, type AuditLog } from '../auth/audit.js';
 import { createBrowserSession } from '../auth/browser-session.js';
-import { ensureDashboardClient } from '../auth/clients.js';
+import { DASHBOARD_CLIENT_ID, ensureDashboardClient } from '../auth/clients.js';
+import { deleteClient } from '../db/repositories/oauth-clients.js';
 import { dashboardAssets } from '../dashboard/assets.js';
 import { dashboardRoutes } from '../dashboard/routes.js';
 import { createDashboardSessions } from '../dashboard/sessions.js';
@@ -148,7 +149,10 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   await registerOpenApi(app, config);
   // The dashboard's client secret, derived: every process of the installation agrees on it.
   const dashboardSecret = createHmac('sha256', secrets.dataEncryptionKey).update('switchboard dashboard client secret').digest('base64url');
-  await ensureDashboardClient(database.db, config.publicUrl, dashboardSecret);
+  // Turned off, the dashboard's client must not be usable either: one left from an earlier start
+  // goes, with its grants and tokens (its sessions stop working).
+  if (config.dashboard.enabled) await ensureDashboardClient(database.db, config.publicUrl, dashboardSecret);
+  else await deleteClient(database.db, DASHBOARD_CLIENT_ID);
 
   // Cookies belong to the browser-facing parts (pages, the back channel, the authorization server):
   // registered in their scope only, so API requests do not parse a Cookie header they never read.
@@ -179,14 +183,16 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
       await scope.register(loginLinkRoutes, { config, db: database.db, session });
     });
     await site.register(oidcMount, { provider, introspection, session });
-    await site.register(dashboardRoutes, {
-      config,
-      service: app,
-      sessions: createDashboardSessions(database.db, crypto, secrets.cookieSecrets, config.ttl.session),
-      browserSession: session,
-      assets: dashboardAssets(),
-      clientSecret: dashboardSecret,
-    });
+    if (config.dashboard.enabled) {
+      await site.register(dashboardRoutes, {
+        config,
+        service: app,
+        sessions: createDashboardSessions(database.db, crypto, secrets.cookieSecrets, config.ttl.session),
+        browserSession: session,
+        assets: dashboardAssets(),
+        clientSecret: dashboardSecret,
+      });
+    }
   });
   await app.register(v1Api, {
     prefix: '/v1',

@@ -86,6 +86,7 @@ async function buildReference(app: FastifyInstance, config: Config, routes: read
         { name: 'Autoproxy', description: 'Which alter speaks for untagged messages, per scope.' },
         { name: 'Proxying', description: 'What the bot reads and records when it re-sends messages as alters; message info.' },
         { name: 'Servers', description: 'Discord servers’ settings for the bot (the bot’s own client only).' },
+        { name: 'Apps', description: 'The apps (OAuth clients) your account authorized, and revoking one (scope `apps:manage`).' },
         { name: 'Events', description: 'Webhook endpoints of your app (client-credentials token): events pushed for the users who authorized it.' },
       ],
       components: {

@@ -35,6 +35,14 @@ describe('loadConfig', () => {
     expect(problems({ INSTANCE_NAME: '   ' })).toMatch(/INSTANCE_NAME: expected a name/);
   });
 
+  it('serves the dashboard unless DASHBOARD_ENABLED turns it off', () => {
+    expect(loadConfig({}).dashboard.enabled).toBe(true);
+    expect(loadConfig({ DASHBOARD_ENABLED: 'false' }).dashboard.enabled).toBe(false);
+    expect(loadConfig({ DASHBOARD_ENABLED: '0' }).dashboard.enabled).toBe(false);
+    expect(loadConfig({ DASHBOARD_ENABLED: 'true' }).dashboard.enabled).toBe(true);
+    expect(problems({ DASHBOARD_ENABLED: 'off' })).toMatch(/DASHBOARD_ENABLED: expected true or false/);
+  });
+
   it('treats empty values as unset, as in a copied .env.example', () => {
     expect(loadConfig({ PUBLIC_URL: '', DATABASE_URL: '' }).databaseUrl).toBe('sqlite:./data/switchboard.db');
   });

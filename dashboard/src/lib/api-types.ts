@@ -1711,6 +1711,219 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{user}/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the apps you authorized
+         * @description Every app (OAuth client) the token’s account has authorized and not revoked, with the scopes it was granted, sorted by name; the app making the request is marked `calling`. Only for the token’s own account (`@me` or its id; another id is 403 `not-matching-oauth`) and a user’s token (403 `user-token-required`). Other accounts of the same system have apps of their own.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description By name. */
+                            data: components["schemas"]["AuthorizedApp"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user}/apps/{client}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an app’s access
+         * @description Ends every authorization the token’s account gave the app, with every code, access token and refresh token issued under them, at once and in every process; the app’s tokens answer 401 from then on and it receives no more events for this account. Answers the apps that remain. An app the account has not authorized (or an unknown client) is 404 `unknown-app`, and nothing changes. The app making the request cannot revoke itself here (409 `calling-app`): it signs out by revoking its own token (`POST /auth/oauth2/revoke`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The app’s OAuth client id (`clientId` in the list). */
+                    client: string;
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description By name. */
+                            data: components["schemas"]["AuthorizedApp"][];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user}/autoproxy": {
         parameters: {
             query?: never;
@@ -6247,6 +6460,26 @@ export interface components {
             username: string | null;
             webhookAvatarUrl: string | null;
         };
+        AuthorizedApp: {
+            /** @description true for the app making this request: it cannot revoke itself here. */
+            calling: boolean;
+            /** @description The app’s OAuth client id. */
+            clientId: string;
+            /** @description The app’s name, as its developer registered it. */
+            name: string;
+            /** @description What the account allowed it, all its authorizations together (OAuth scopes). */
+            scopes: string[];
+        };
+        AuthorizedAppInput: {
+            /** @description true for the app making this request: it cannot revoke itself here. */
+            calling: boolean;
+            /** @description The app’s OAuth client id. */
+            clientId: string;
+            /** @description The app’s name, as its developer registered it. */
+            name: string;
+            /** @description What the account allowed it, all its authorizations together (OAuth scopes). */
+            scopes: string[];
+        };
         Autoproxy: {
             /** @description null: the entry of every account of the system; a Discord id: that account’s own entry, which wins over the system’s of the same scope for it. */
             account: string | null;
@@ -6498,7 +6731,7 @@ export interface components {
                 field?: string;
                 friendly: string;
                 /** @enum {string} */
-                type: "no-access-token" | "invalid-auth" | "invalid-scopes" | "not-matching-oauth" | "user-token-required" | "token-in-query" | "client-token-required" | "first-party-only" | "validation" | "read-only-field" | "invalid-json" | "unsupported-media-type" | "body-too-large" | "max-too-high" | "not-found" | "rate-limited" | "no-system" | "unknown-alter" | "unknown-tag" | "unknown-profile-field" | "unknown-switch" | "unknown-message" | "unknown-endpoint" | "unknown-delivery" | "alters-private" | "tags-private" | "duplicate" | "duplicate-field" | "too-many-alters" | "too-many-tags" | "too-many-profile-fields" | "too-many-entries" | "system-too-large" | "same-front" | "invalid-import" | "invalid-image" | "expiring-image-link" | "image-quota" | "unknown-image" | "idempotency-key-reused" | "invalid-account-code" | "account-has-system" | "unknown-account" | "owner-account" | "cross-site-request" | "internal-error";
+                type: "no-access-token" | "invalid-auth" | "invalid-scopes" | "not-matching-oauth" | "user-token-required" | "token-in-query" | "client-token-required" | "first-party-only" | "validation" | "read-only-field" | "invalid-json" | "unsupported-media-type" | "body-too-large" | "max-too-high" | "not-found" | "rate-limited" | "no-system" | "unknown-alter" | "unknown-tag" | "unknown-profile-field" | "unknown-switch" | "unknown-message" | "unknown-endpoint" | "unknown-delivery" | "alters-private" | "tags-private" | "duplicate" | "duplicate-field" | "too-many-alters" | "too-many-tags" | "too-many-profile-fields" | "too-many-entries" | "system-too-large" | "same-front" | "invalid-import" | "invalid-image" | "expiring-image-link" | "image-quota" | "unknown-image" | "idempotency-key-reused" | "invalid-account-code" | "account-has-system" | "unknown-account" | "owner-account" | "unknown-app" | "calling-app" | "cross-site-request" | "internal-error";
             }[];
         };
         ErrorsInput: {
@@ -6506,7 +6739,7 @@ export interface components {
                 field?: string;
                 friendly: string;
                 /** @enum {string} */
-                type: "no-access-token" | "invalid-auth" | "invalid-scopes" | "not-matching-oauth" | "user-token-required" | "token-in-query" | "client-token-required" | "first-party-only" | "validation" | "read-only-field" | "invalid-json" | "unsupported-media-type" | "body-too-large" | "max-too-high" | "not-found" | "rate-limited" | "no-system" | "unknown-alter" | "unknown-tag" | "unknown-profile-field" | "unknown-switch" | "unknown-message" | "unknown-endpoint" | "unknown-delivery" | "alters-private" | "tags-private" | "duplicate" | "duplicate-field" | "too-many-alters" | "too-many-tags" | "too-many-profile-fields" | "too-many-entries" | "system-too-large" | "same-front" | "invalid-import" | "invalid-image" | "expiring-image-link" | "image-quota" | "unknown-image" | "idempotency-key-reused" | "invalid-account-code" | "account-has-system" | "unknown-account" | "owner-account" | "cross-site-request" | "internal-error";
+                type: "no-access-token" | "invalid-auth" | "invalid-scopes" | "not-matching-oauth" | "user-token-required" | "token-in-query" | "client-token-required" | "first-party-only" | "validation" | "read-only-field" | "invalid-json" | "unsupported-media-type" | "body-too-large" | "max-too-high" | "not-found" | "rate-limited" | "no-system" | "unknown-alter" | "unknown-tag" | "unknown-profile-field" | "unknown-switch" | "unknown-message" | "unknown-endpoint" | "unknown-delivery" | "alters-private" | "tags-private" | "duplicate" | "duplicate-field" | "too-many-alters" | "too-many-tags" | "too-many-profile-fields" | "too-many-entries" | "system-too-large" | "same-front" | "invalid-import" | "invalid-image" | "expiring-image-link" | "image-quota" | "unknown-image" | "idempotency-key-reused" | "invalid-account-code" | "account-has-system" | "unknown-account" | "owner-account" | "unknown-app" | "calling-app" | "cross-site-request" | "internal-error";
             }[];
         };
         Event: {

@@ -71,7 +71,7 @@ Validation reports every problem at once.
 | token-in-query | 400 | \`access_token\` in the URL |
 | invalid-scopes | 403 | the token lacks the operation's scope |
 | not-matching-oauth | 403 | writing to another user; reading another user's fields, autoproxy or proxy profile |
-| user-token-required | 403 | \`@me\` or a write with a client-credentials token |
+| user-token-required | 403 | \`@me\`, a write or \`/apps\` with a client-credentials token |
 | validation | 400 | a body field, path or query parameter is invalid or unknown |
 | read-only-field | 400 | the body sets a field the service owns (alterId, created, …) |
 | max-too-high | 400 | \`max\` above the page limit |
@@ -104,6 +104,8 @@ Validation reports every problem at once.
 | account-has-system | 409 | the joining account's own system holds alters, tags or switches (send \`discardOwnSystem: true\`), it belongs to another system already, or others joined the system it owns |
 | unknown-account | 404 | the account to remove is not an account of this system |
 | owner-account | 409 | removing the owning account (delete the system instead) |
+| unknown-app | 404 | revoking an app the account has not authorized (\`/apps/{client}/revoke\`) |
+| calling-app | 409 | an app revoking itself through \`/apps/{client}/revoke\` (revoke its own token instead) |
 | unknown-delivery | 404 | your client has no such delivery |
 
 ## Decisions where the origin API left gaps

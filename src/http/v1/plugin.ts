@@ -26,6 +26,7 @@ import { eventRoutes, type EventRoutesOptions } from './routes/events.js';
 import { guildRoutes } from './routes/guilds.js';
 import { imageRoutes } from './routes/images.js';
 import { accountRoutes } from './routes/accounts.js';
+import { appRoutes } from './routes/apps.js';
 import type { StorageCrypto } from '../../security/crypto.js';
 import type { GuildRevisions } from '../../db/repositories/guilds.js';
 
@@ -83,6 +84,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, sys
       users.addHook('preHandler', createTargetResolver(systems));
       await users.register(systemRoutes, { db });
       await users.register(accountRoutes, { db, crypto });
+      await users.register(appRoutes, { db, crypto });
       await users.register(alterRoutes, { db });
       await users.register(frontRoutes, { db });
       await users.register(autoproxyRoutes, { db });

@@ -53,6 +53,8 @@ export const STATUS_OF: Record<ProblemType, number> = {
   'account-has-system': 409,
   'unknown-account': 404,
   'owner-account': 409,
+  'unknown-app': 404,
+  'calling-app': 409,
   'cross-site-request': 403,
   'internal-error': 500,
 };

@@ -95,6 +95,8 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/events/deliveries/{delivery}/replay', scope: 'events:manage', success: 200 },
   { method: 'GET', path: '/v1/events/feed', scope: 'events:manage', success: 200 },
   { method: 'GET', path: '/v1/guilds/{guild}/settings', scope: 'guilds:manage', success: 200 },
+  { method: 'GET', path: '/v1/users/{user}/apps', scope: 'apps:manage', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/apps/{client}/revoke', scope: 'apps:manage', success: 200 },
   { method: 'POST', path: '/v1/guilds/{guild}/settings/edit', scope: 'guilds:manage', success: 200 },
 ] as const;
 
@@ -596,6 +598,16 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     const accountRemoved = await call('POST', '/v1/users/{user}/system/accounts/{account}/remove', { user: '@me', account: joining.userId }, { token });
     expect(accountRemoved.body).toEqual({ data: { associatedUserId: OWNER, subAccounts: [] } });
 
+    // Apps: the owner's apps seen and one revoked through a client holding apps:manage.
+    const managerClient = await createTestClient(server, { name: 'Manager', scopes: ['openid', 'apps:manage'] });
+    const manager = await signIn(server, OWNER, { client: managerClient, scope: 'openid apps:manage' });
+    const apps = await call('GET', '/v1/users/{user}/apps', me, { token: manager.token });
+    expect(apps.body).toMatchObject({ data: expect.arrayContaining([{ clientId: managerClient.id, name: 'Manager', scopes: ['openid', 'apps:manage'], calling: true }]) });
+    const doomedApp = await signIn(server, OWNER, { client: await createTestClient(server, { name: 'Doomed' }), scope: 'openid system:read' });
+    const revokedApp = await call('POST', '/v1/users/{user}/apps/{client}/revoke', { user: '@me', client: doomedApp.client.id }, { token: manager.token });
+    expect(revokedApp.status).toBe(200);
+    expect((revokedApp.body as { data: Array<{ clientId: string }> }).data.map((app) => app.clientId)).not.toContain(doomedApp.client.id);
+
     expect(seen.get('GET /v1/users/{user}/proxy-profile')).toContain(304);
     for (const { method, path, success } of OPERATIONS.filter((operation) => operation.path !== '/v1/events/deliveries/{delivery}/replay')) expect(seen.get(`${method} ${path}`), `${method} ${path}`).toContain(success);
   });
@@ -713,7 +725,7 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 401s: no token, a malformed header, an unknown token', async () => {
     for (const { method, path } of OPERATIONS) {
-      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD, account: '200000000000000095' };
+      const params = { user: '@me', alter: 1, id: 'x', message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD, account: '200000000000000095', client: 'AAAAAAAAAAAAAAAAAAAAAA' };
       const none = await call(method, path, params, method === 'POST' ? { body: {} } : {});
       expect(none.status, `${method} ${path}`).toBe(401);
       expect(errorTypes(none)).toEqual(['no-access-token']);
@@ -896,13 +908,14 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
 
   it('holds for 413 and 415 on every write', async () => {
     const writes = OPERATIONS.filter(({ method }) => method === 'POST');
-    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD, account: '200000000000000095' };
+    const params = { user: '@me', alter: 1, message: snowflake(), tag: 1, field: 1, switch: 1, endpoint: 'ep_AAAAAAAAAAAAAAAA', delivery: 'msg_1', guild: GUILD, account: '200000000000000095', client: 'AAAAAAAAAAAAAAAAAAAAAA' };
     const json = { 'content-type': 'application/json' };
     const oversized = JSON.stringify({ displayName: 'x'.repeat(OVERSIZED) });
     // The import takes files up to 32 MiB.
     const oversizedFile = JSON.stringify({ tuppers: [], pad: 'x'.repeat(32 * 1024 * 1024) });
+    const appsToken = (await signIn(server, OWNER, { client: await createTestClient(server, { name: 'Manager', scopes: ['openid', 'apps:manage'] }), scope: 'openid apps:manage' })).token;
     for (const { method, path } of writes) {
-      const token = path.startsWith('/v1/events/') ? eventsToken : path.startsWith('/v1/guilds/') ? guildsToken : owner.token;
+      const token = path.startsWith('/v1/events/') ? eventsToken : path.startsWith('/v1/guilds/') ? guildsToken : path.startsWith('/v1/users/{user}/apps/') ? appsToken : owner.token;
       const tooLarge = await call(method, path, params, { token, raw: path.endsWith('/system/import') ? oversizedFile : oversized, headers: json });
       expect(tooLarge.status, `${method} ${path}`).toBe(413);
       expect(errorTypes(tooLarge)).toEqual(['body-too-large']);
