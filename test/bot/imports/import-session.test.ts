@@ -31,6 +31,7 @@ const report = (overrides: Partial<ImportReport> = {}): ImportReport => ({
     alters: { created: 3, updated: 1, unchanged: 0, deleted: 0 },
     tags: { created: 2, updated: 0, unchanged: 0, deleted: 0 },
     switches: { created: 0, unchanged: 0, deleted: 0 },
+    profileFields: { created: 0, matched: 0, deleted: 0 },
   },
   renames: [],
   skipped: [],
