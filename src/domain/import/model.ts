@@ -58,7 +58,7 @@ export const ImportReport = z
       profileFields: z
         .strictObject({ created: z.number().int(), matched: z.number().int(), deleted: z.number().int() })
         .describe(
-          'Custom profile field definitions: `created` (the file’s fields the system had none of that name for), `matched` (the file’s fields that are one the system has, by name compared as tag names; it keeps its kind and privacy and takes the values), `deleted` (replace mode: the system’s fields the file does not have, with their values; only when the file carries field definitions at all).',
+          'Custom profile field definitions: `created` (the file’s fields the system had none of that name for), `matched` (the system’s fields a file field matched by name, compared as tag names: each keeps its kind and privacy and takes the file’s values), `deleted` (replace mode: the system’s fields the file does not have, with their values; only when the file carries field definitions at all).',
         ),
     }),
     renames: z
