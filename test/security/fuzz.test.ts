@@ -139,7 +139,8 @@ describe.each(DIALECTS)('fuzzing every endpoint (%s)', (dialect) => {
       ...['createAlter', 'editAlter', 'editSystem', 'pushFront', 'readSystem', 'readAlter', 'fieldLookup', 'listAlters', 'readFront', 'readFrontHistory', 'readFrontStats'],
       ...['readAutoproxy', 'setAutoproxy', 'removeAutoproxy', 'autoproxyState', 'proxyProfile', 'recordMessage', 'readMessage', 'reproxyMessage'],
       ...['deleteAlter', 'createTag', 'readTag', 'listTags', 'editTag', 'tagMembers', 'deleteTag'],
-      ...['createProfileField', 'listProfileFields', 'readProfileField', 'editProfileField', 'orderProfileFields', 'deleteProfileField'],
+      // Orders first: they succeed only while the owner's fields are the fixtures' (creates add more).
+      ...['listProfileFields', 'readProfileField', 'orderProfileFields', 'editProfileField', 'createProfileField', 'deleteProfileField'],
       ...['accountCode', 'redeemAccountCode', 'removeAccount'],
       // Last: an import may rename or (replace mode) delete the alters the cases above use.
       ...['exportSystem', 'importSystem'],
