@@ -63,13 +63,16 @@ function userOption(value: string, fail: CliContext['fail']): string {
 
 /** The report as lines for people. */
 export function describeReport(report: ImportReport): string[] {
-  const { alters, tags, switches } = report.counts;
+  const { alters, tags, switches, profileFields: fields } = report.counts;
   const lines = [
     `${report.dryRun ? 'preview of an import' : 'imported'} (${report.format}, mode ${report.mode}${report.history ? ', with front history' : ''})`,
     `  alters:   ${alters.created} created, ${alters.updated} updated, ${alters.unchanged} unchanged${alters.deleted ? `, ${alters.deleted} deleted` : ''}`,
     `  tags:     ${tags.created} created, ${tags.updated} updated, ${tags.unchanged} unchanged${tags.deleted ? `, ${tags.deleted} deleted` : ''}`,
     `  switches: ${switches.created} created, ${switches.unchanged} already there${switches.deleted ? `, ${switches.deleted} deleted` : ''}`,
   ];
+  if (fields.created + fields.matched + fields.deleted > 0) {
+    lines.push(`  profile fields: ${fields.created} created, ${fields.matched} matched by name${fields.deleted ? `, ${fields.deleted} deleted` : ''}`);
+  }
   for (const rename of report.renames) lines.push(`renamed: ${JSON.stringify(rename.name)} (${rename.source} ${rename.id}) → ${rename.to}`);
   for (const skip of report.skipped) lines.push(`skipped: ${skip.id || '(no id)'}${skip.name ? ` ${JSON.stringify(skip.name)}` : ''}: ${skip.reason}`);
   for (const warning of report.warnings) lines.push(`warning: ${warning}`);

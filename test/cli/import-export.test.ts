@@ -75,6 +75,7 @@ describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
       alters: { created: 0, updated: 0, unchanged: 5, deleted: 0 },
       tags: { created: 0, updated: 0, unchanged: 2, deleted: 0 },
       switches: { created: 0, unchanged: 4, deleted: 0 },
+      profileFields: { created: 0, matched: 0, deleted: 0 },
     });
     expect(result.stderr).toBe('');
   });
@@ -84,11 +85,12 @@ describe.each(DIALECTS)('switchboard import and export on %s', (dialect) => {
     expect({ code: refused.code, stderr: refused.stderr }).toMatchObject({ code: 2, stderr: expect.stringMatching(/--custom-fronts must be import or skip/) });
     const result = await run('import', '--user', SP_USER, '--history', '--custom-fronts', 'skip', '--friends-are-public', SP);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.split('\n').slice(1, 5)).toEqual([
+    expect(result.stdout.split('\n').slice(1, 6)).toEqual([
       'imported (simplyplural, mode merge, with front history)',
       '  alters:   6 created, 0 updated, 0 unchanged',
       '  tags:     2 created, 0 updated, 0 unchanged',
       '  switches: 9 created, 0 already there',
+      '  profile fields: 5 created, 0 matched by name',
     ]);
     expect(result.stdout).toContain('not imported: customFronts: 2');
     expect(result.stdout).toMatch(/not imported: .*comments: 2/);

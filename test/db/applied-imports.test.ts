@@ -38,6 +38,21 @@ describe.each(DIALECTS)('applied import reports (%s)', (dialect) => {
     expect(await stored()).toEqual([day + IMPORT_REPLAY_WINDOW_MS]);
   });
 
+  it('a report kept before reports counted profile fields replays with zero counts and a warning saying they are not known', async () => {
+    const now = Date.UTC(2026, 10, 2);
+    const first = await apply(now);
+    const olderCounts: Partial<typeof first.report.counts> = { ...first.report.counts };
+    delete olderCounts.profileFields;
+    await database.db.updateTable('applied_imports').set({ report: JSON.stringify({ ...first.report, counts: olderCounts }) }).execute();
+    const replay = await apply(now + 1);
+    expect(replay.replayed).toBe(true);
+    expect(replay.report.counts).toEqual({ ...olderCounts, profileFields: { created: 0, matched: 0, deleted: 0 } });
+    expect(replay.report.warnings.at(-1)).toMatch(/made before reports counted custom profile fields: their counts are not known/);
+    // A report kept with them replays as it was.
+    await database.db.updateTable('applied_imports').set({ report: JSON.stringify(first.report) }).execute();
+    expect((await apply(now + 2)).report).toEqual(first.report);
+  });
+
   it('purges the reports older than the window', async () => {
     const now = Date.now();
     await apply(now - IMPORT_REPLAY_WINDOW_MS - 1);

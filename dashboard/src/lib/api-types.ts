@@ -5369,11 +5369,11 @@ export interface paths {
          * @description Reads the file, plans the import against your system and, unless `dryRun=true`, applies it in one transaction: all of it or nothing. A preview and an applied import answer the same report.
          *
          *     - **Per field, per entity**: a bad field (a colour that is not hex, a non-https link, text over our limits) is dropped or shortened and named in `warnings`; an entity without a usable id or name is listed in `skipped` by its id and name in the file. Only the whole file is refused (422 `invalid-import`, 400 `invalid-json`, 413, or 409 when the alters (2,000) or tags (500) would not fit, or over 100,000 switches, or when applying it would grow the system’s alters past 16 Mi characters of text, `system-too-large`), and then nothing is written.
-         *     - **Matching** (merge, replace): an alter imported before from the same source entity (PluralKit member id, Tupperbox tupper id) is that alter again, even renamed on either side; otherwise a username equal ignoring case and look-alike forms. Names become usernames by dropping spaces, `@`, `\`, `/` and invisible characters; a taken name gets `-2`, `-3`, … (listed in `renames`).
+         *     - **Matching** (merge, replace): an alter imported before from the same source entity (PluralKit member id, Tupperbox tupper id, Simply Plural member id; a Simply Plural member’s `pkId` links its alter to that PluralKit member too) is that alter again, even renamed on either side; otherwise a username equal ignoring case and look-alike forms. Names become usernames by dropping spaces, `@`, `\`, `/` and invisible characters; a taken name gets `-2`, `-3`, … (listed in `renames`).
          *     - **Re-importing** the same file creates nothing new: alters and tags match, switches are skipped by their exact time, message counts only grow.
          *     - **Mapping**: PluralKit privacy maps to the privacy bits, groups to tags, per-member keep_proxy to the system flag when all members agree. Birthdays, `tts`, `autoproxy_enabled`, colours of systems, `config` other than the latch timeout, Tupperbox group tags and differing per-tupper tags are not imported (a warning says so). `accounts` and `webhook_url` are never read. A file we exported carries our own fields under `switchboard` and imports losslessly.
          *     - **Switches** are recorded as made by the calling client.
-         *     - **Simply Plural** (`export.json` from its export email, including the flat-array files of mid-2022, whose documents are told apart by shape with a warning): members become alters; custom fronts alters in a tag named "Custom fronts" (`customFronts=skip` leaves them out); groups tags (nesting flattened, the emoji put before the display name, loops broken with a warning); front history (with `history=true`) switches, each interval rule (open, overlapping, swapped or missing ends, times as text, deleted members) counted in `warnings`. Avatars: external https links kept, uploads to Simply Plural's own host (gone) dropped and counted, nothing fetched. Everything is private unless `friendsArePublic=true`. Comments, notes, board messages, polls, reminders, chat and friends are not imported and are counted in `notImported`; custom fields become profile fields with the members' values. API tokens, push tokens, IP addresses and friends' ids in the file are never read, stored or logged. A file without a usable member is refused (422 `invalid-import`, naming why).
+         *     - **Simply Plural** (`export.json` from its export email, including the flat-array files of mid-2022, whose documents are told apart by shape with a warning): members become alters; custom fronts alters in a tag named "Custom fronts" (`customFronts=skip` leaves them out); groups tags (nesting flattened, the emoji put before the display name, loops broken with a warning); front history (with `history=true`) switches, each interval rule (open, overlapping, swapped or missing ends, times as text, deleted members) counted in `warnings`. Avatars: external https links kept, uploads to Simply Plural's own host (gone) dropped and counted, nothing fetched. Everything is private unless `friendsArePublic=true`. Comments, notes, board messages, polls, reminders, chat and friends are not imported and are counted in `notImported`; custom fields become profile fields with the members' values (matched by name to the system’s; `counts.profileFields` says how many were created, matched and, in replace mode, deleted: replace deletes the fields a file that carries field definitions lacks, and a Simply Plural file always does). API tokens, push tokens, IP addresses and friends' ids in the file are never read, stored or logged. A file without a usable member is refused (422 `invalid-import`, naming why).
          */
         post: {
             parameters: {
@@ -7918,6 +7918,12 @@ export interface components {
                     unchanged: number;
                     updated: number;
                 };
+                /** @description Custom profile field definitions: `created` (the file’s fields the system had none of that name for), `matched` (the system’s fields a file field matched by name, compared as tag names: each keeps its kind and privacy and takes the file’s values), `deleted` (replace mode: the system’s fields the file does not have, with their values; only when the file carries field definitions at all). */
+                profileFields: {
+                    created: number;
+                    deleted: number;
+                    matched: number;
+                };
                 switches: {
                     created: number;
                     deleted: number;
@@ -7971,6 +7977,12 @@ export interface components {
                     deleted: number;
                     unchanged: number;
                     updated: number;
+                };
+                /** @description Custom profile field definitions: `created` (the file’s fields the system had none of that name for), `matched` (the system’s fields a file field matched by name, compared as tag names: each keeps its kind and privacy and takes the file’s values), `deleted` (replace mode: the system’s fields the file does not have, with their values; only when the file carries field definitions at all). */
+                profileFields: {
+                    created: number;
+                    deleted: number;
+                    matched: number;
                 };
                 switches: {
                     created: number;

@@ -83,6 +83,12 @@ export function importReportEmbed(report: ImportReport, stage: ReportStage): Emb
       { name: 'Alters', value: countLine(report.counts.alters, { new: 'new', unchanged: 'unchanged' }), inline: true },
       { name: 'Tags', value: countLine(report.counts.tags, { new: 'new', unchanged: 'unchanged' }), inline: true },
     );
+  const fields = report.counts.profileFields;
+  if (fields.created + fields.matched + fields.deleted > 0) {
+    const parts = [`${number(fields.created)} new`, `${number(fields.matched)} already there`];
+    if (fields.deleted > 0) parts.push(`**${number(fields.deleted)} deleted**`);
+    embed.addFields({ name: 'Profile fields', value: parts.join(' · '), inline: true });
+  }
   if (report.history) {
     embed.addFields({ name: 'Front history', value: countLine(report.counts.switches, { new: 'new switches', unchanged: 'already there' }), inline: true });
   }

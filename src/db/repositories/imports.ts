@@ -48,12 +48,14 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
   const [alters, tags, alterLinks, tagLinks, switches] = await Promise.all([
     listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true, profileFields: false }),
     db.selectFrom('tags').selectAll().where('system_id', '=', systemId).orderBy('id').execute(),
+    // Also the links recorded without their source system (''), such as the PluralKit member ids a
+    // Simply Plural file names: PluralKit's ids are unique across systems. This system's own win.
     db
       .selectFrom('import_alter_links')
-      .select(['source_entity_id', 'alter_id'])
+      .select(['source_entity_id', 'alter_id', 'source_system_id'])
       .where('system_id', '=', systemId)
       .where('source', '=', source)
-      .where('source_system_id', '=', sourceSystemId)
+      .where('source_system_id', 'in', [sourceSystemId, ''])
       .execute(),
     db
       .selectFrom('import_tag_links')
@@ -74,7 +76,11 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
       const { id, ...record } = tagRecord(row, []);
       return { id, ...pickTagFields(record) };
     }),
-    alterLinks: new Map(alterLinks.map((link) => [link.source_entity_id, Number(link.alter_id)])),
+    alterLinks: new Map(
+      alterLinks
+        .sort((a, b) => Number(a.source_system_id === sourceSystemId) - Number(b.source_system_id === sourceSystemId))
+        .map((link) => [link.source_entity_id, Number(link.alter_id)]),
+    ),
     tagLinks: new Map(tagLinks.map((link) => [link.source_entity_id, Number(link.tag_id)])),
     switchTimes: new Set(switches.map((row) => Number(row.switched_at))),
     profileFields,
@@ -225,6 +231,18 @@ export async function applyImportPlan(
           .columns(['system_id', 'source', 'source_system_id', 'source_entity_id'])
           .doUpdateSet({ alter_id: sql.ref('excluded.alter_id'), source_uuid: sql.ref('excluded.source_uuid') }),
       )
+      .execute();
+  }
+  // The PluralKit member ids another source links its alters to, as links of an unknown PluralKit system.
+  const pluralKitLinks = plan.pluralKitLinks.flatMap(({ sourceId, pluralKitId }) => {
+    const id = alterIds.get(sourceId);
+    return id === undefined ? [] : [{ system_id: systemId, source: 'pluralkit', source_system_id: '', source_entity_id: pluralKitId, source_uuid: null, alter_id: id }];
+  });
+  for (const batch of chunks(pluralKitLinks, 1000)) {
+    await trx
+      .insertInto('import_alter_links')
+      .values(batch)
+      .onConflict((oc) => oc.columns(['system_id', 'source', 'source_system_id', 'source_entity_id']).doUpdateSet({ alter_id: sql.ref('excluded.alter_id') }))
       .execute();
   }
   const parentOf = new Map([...plan.tagCreates, ...plan.tagUpdates].map((tag) => [tag.sourceId, tag.parentId]));
@@ -387,10 +405,16 @@ async function appendImportEvents(
 }
 
 /**
- * The plan's custom profile fields: the new ones created after the system's (refused whole past the
- * cap: the import with them), then each alter's values, through the same functions as the API.
+ * The plan's custom profile fields: those replace mode deletes (with their values) and the values
+ * it clears, then the new ones created after the system's (refused whole past the cap: the import
+ * with them), then each alter's values, through the same functions as the API.
  */
 async function applyProfileFields(trx: Transaction<Schema>, systemId: number, plan: ImportPlan['profileFields'], alterIds: ReadonlyMap<string, number>, now: number): Promise<void> {
+  for (const ids of chunks(plan.deletes)) {
+    await trx.deleteFrom('profile_field_values').where('system_id', '=', systemId).where('field_id', 'in', ids).execute();
+    await trx.deleteFrom('profile_fields').where('system_id', '=', systemId).where('id', 'in', ids).execute();
+  }
+  for (const ids of chunks(plan.clearValues)) await trx.deleteFrom('profile_field_values').where('system_id', '=', systemId).where('alter_id', 'in', ids).execute();
   if (plan.creates.length === 0 && plan.values.size === 0) return;
   const fieldIds = new Map(plan.matched);
   const created = await createProfileFieldsIn(trx, systemId, plan.creates, now);

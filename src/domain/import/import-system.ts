@@ -82,7 +82,21 @@ async function replayOf(reads: ImportReads, idempotency: Idempotency, now: numbe
   if (applied.requestHash !== idempotency.requestHash) {
     throw new Problem('idempotency-key-reused', 'this Idempotency-Key was already used for another import (a different file or options); use a new key');
   }
-  return applied.report;
+  return withProfileFieldCounts(applied.report);
+}
+
+/**
+ * A report kept before reports counted profile fields (kept a day at most) answers with counts of
+ * zero and a warning that they are not known: the answer's schema requires them.
+ */
+function withProfileFieldCounts(report: ImportReport): ImportReport {
+  const counts: Partial<ImportReport['counts']> = report.counts;
+  if (counts.profileFields !== undefined) return report;
+  return {
+    ...report,
+    counts: { ...report.counts, profileFields: { created: 0, matched: 0, deleted: 0 } },
+    warnings: [...report.warnings, 'this import was made before reports counted custom profile fields: their counts are not known (the warnings say which were created)'],
+  };
 }
 
 class Replay extends Error {

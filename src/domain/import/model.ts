@@ -55,6 +55,11 @@ export const ImportReport = z
       alters: Counts,
       tags: Counts,
       switches: z.strictObject({ created: z.number().int(), unchanged: z.number().int(), deleted: z.number().int() }),
+      profileFields: z
+        .strictObject({ created: z.number().int(), matched: z.number().int(), deleted: z.number().int() })
+        .describe(
+          'Custom profile field definitions: `created` (the file’s fields the system had none of that name for), `matched` (the system’s fields a file field matched by name, compared as tag names: each keeps its kind and privacy and takes the file’s values), `deleted` (replace mode: the system’s fields the file does not have, with their values; only when the file carries field definitions at all).',
+        ),
     }),
     renames: z
       .array(z.strictObject({ source: SourceKind, id: z.string(), name: z.string(), to: z.string() }))
@@ -96,6 +101,12 @@ export interface SourceAlter extends Partial<Omit<AlterFieldValues, 'proxyTags' 
   keepProxy: boolean | null;
   /** Custom profile field values: the file's field id (ImportSource.profileFields) → value. */
   profileFields?: Record<string, string>;
+  /**
+   * The PluralKit member id another format links this alter to (Simply Plural's `pkId`), five or
+   * six lower-case letters: recorded as a PluralKit import link, so a later PluralKit import of that
+   * member matches this alter.
+   */
+  pluralKitId?: string;
 }
 
 /**
@@ -154,7 +165,11 @@ export interface ImportSource {
   alters: SourceAlter[];
   tags: SourceTag[];
   switches: SourceSwitch[];
-  /** Custom profile field definitions, in the file's order (none when the format has none). */
+  /**
+   * Custom profile field definitions, in the file's order. Undefined when the file cannot say (a
+   * format without them, or our own key without its `profileFields`): replace mode then leaves the
+   * system's fields; an empty list is a file whose system has none.
+   */
   profileFields?: SourceProfileField[];
   skipped: SkippedEntity[];
   warnings: string[];

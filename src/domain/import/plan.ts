@@ -9,7 +9,11 @@
 // - add: every file alter and tag is created; names already taken get `-2`, `-3`, …
 // - replace: as merge, then every alter and tag of the system that the file did not match is
 //   deleted, matched alters' tag memberships are set to exactly the file's, and with history the
-//   switches whose time is not in the file are deleted: the system becomes the file.
+//   switches whose time is not in the file are deleted: the system becomes the file. Custom
+//   profile fields the same way, when the file carries field definitions at all (a format that has
+//   none, or our own key without them, says nothing about fields, and they are left as they are):
+//   the system's fields the file does not have are deleted with their values, and matched alters'
+//   values become exactly the file's.
 import { ALTER_DEFAULTS, MAX_ALTERS_PER_SYSTEM, MAX_SYSTEM_ALTER_CHARS, pickAlterFields, storedAlterChars, systemTooLargeProblem } from '../alter.js';
 import { SystemFlags } from '../privacy-bits.js';
 import { Problem } from '../problems.js';
@@ -17,7 +21,7 @@ import { pickFields } from '../fields.js';
 import { SYSTEM_FIELD_NAMES, type SystemFieldName, type SystemRecord } from '../system.js';
 import { TAG_DEFAULTS, pickTagFields, type TagFieldName, type TagRecord } from '../tag.js';
 import { usernameKey } from '../username-key.js';
-import { parseProfileFieldValue, type ProfileFieldKind, type ProfileFieldRecord } from '../profile-fields.js';
+import { MAX_PROFILE_FIELDS, parseProfileFieldValue, type ProfileFieldKind, type ProfileFieldRecord } from '../profile-fields.js';
 import {
   MAX_TAGS_PER_SYSTEM,
   type ImportMode,
@@ -75,6 +79,10 @@ export interface ProfileFieldPlan {
   creates: SourceProfileField[];
   /** File field id → the system's field of the same name. */
   matched: Map<string, number>;
+  /** The system's fields to delete with their values, before the creates (replace mode). */
+  deletes: number[];
+  /** Existing alters whose values are all removed before the file's are written (replace mode). */
+  clearValues: number[];
   /** File alter id → (file field id → value, valid for the field's kind). */
   values: Map<string, Map<string, string>>;
 }
@@ -109,6 +117,12 @@ export interface ImportPlan {
   matchedTags: Map<string, number>;
   /** Custom profile fields: those to create, those matched by name, and each alter's values (file ids). */
   profileFields: ProfileFieldPlan;
+  /**
+   * PluralKit member ids the file links its alters to (Simply Plural's `pkId`), by file alter id,
+   * each id once: recorded as PluralKit import links of an unknown PluralKit system (source system
+   * id ''), which a later PluralKit import matches by (PluralKit member ids are unique across systems).
+   */
+  pluralKitLinks: Array<{ sourceId: string; pluralKitId: string }>;
 }
 
 const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
@@ -294,6 +308,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     alters: { created: 0, updated: 0, unchanged: 0, deleted: alterDeletes.length },
     tags: { created: 0, updated: 0, unchanged: 0, deleted: tagDeletes.length },
     switches: { created: 0, unchanged: 0, deleted: 0 },
+    profileFields: { created: 0, matched: 0, deleted: 0 },
   };
 
   // Memberships, by file alter id.
@@ -384,7 +399,11 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
   if (mode === 'add' && Object.keys(source.system).length > 0) notes.once('the system profile was left as it is (add mode imports alters and tags only)');
 
   const notImported = { ...source.notImported };
-  const profileFields = planProfileFields(source, target, notes);
+  const profileFields = planProfileFields(source, target, mode, alterUpdates, notes);
+  // Matched: the system's fields the file's took, each once (two file fields may name one).
+  const matchedFields = new Set(profileFields.matched.values()).size;
+  counts.profileFields = { created: profileFields.creates.length, matched: matchedFields, deleted: profileFields.deletes.length };
+  const pluralKitLinks = planPluralKitLinks(source, notes);
 
   const report: ImportReport = {
     format: source.format,
@@ -415,19 +434,57 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     matchedAlters: alterMatches,
     matchedTags: tagMatches,
     profileFields,
+    pluralKitLinks,
   };
+}
+
+/**
+ * The PluralKit member ids a file of another source links its alters to, each id once (the first
+ * alter naming it keeps it; the database holds one link per id). A PluralKit file's own ids are
+ * its links already.
+ */
+function planPluralKitLinks(source: ImportSource, notes: Notes): ImportPlan['pluralKitLinks'] {
+  if (source.source === 'pluralkit') return [];
+  const links: ImportPlan['pluralKitLinks'] = [];
+  const seen = new Set<string>();
+  for (const alter of source.alters) {
+    if (alter.pluralKitId === undefined) continue;
+    if (seen.has(alter.pluralKitId)) {
+      notes.add('pluralkit-id-repeated', alter.name, (n, names) => `${plural(n, 'member')} named a PluralKit member id an earlier member already had; only the first is linked to it${names}`);
+      continue;
+    }
+    seen.add(alter.pluralKitId);
+    links.push({ sourceId: alter.id, pluralKitId: alter.pluralKitId });
+  }
+  return links;
 }
 
 /**
  * The file's custom profile fields matched to the system's by name (as tag names: usernameKey), the
  * others created; each alter's values checked against its field's kind (the system's kind for a
- * matched field), a value that is not one left out and counted. The cap is the repository's.
+ * matched field), a value that is not one left out and counted. In replace mode, when the file
+ * carries field definitions at all (`source.profileFields` defined, even empty), the system's
+ * fields it does not have are deleted and matched alters' values cleared first. Refused whole, as
+ * the repository would refuse it, when the fields kept and created would pass MAX_PROFILE_FIELDS.
  */
-function planProfileFields(source: ImportSource, target: ImportTarget, notes: Notes): ProfileFieldPlan {
-  const plan: ProfileFieldPlan = { creates: [], matched: new Map(), values: new Map() };
+function planProfileFields(
+  source: ImportSource,
+  target: ImportTarget,
+  mode: ImportMode,
+  alterUpdates: ImportPlan['alterUpdates'],
+  notes: Notes,
+): ProfileFieldPlan {
+  const plan: ProfileFieldPlan = { creates: [], matched: new Map(), deletes: [], clearValues: [], values: new Map() };
+  const systemFields = target.profileFields ?? [];
+  const replacing = mode === 'replace' && source.profileFields !== undefined;
+  if (replacing) plan.clearValues = alterUpdates.map((update) => update.alterId);
   const fileFields = source.profileFields ?? [];
-  if (fileFields.length === 0) return plan;
-  const existing = new Map((target.profileFields ?? []).map((field) => [usernameKey(field.name), field]));
+  if (fileFields.length === 0) {
+    if (replacing) plan.deletes = systemFields.map((field) => field.id);
+    noteDeletes(plan, systemFields, notes);
+    return plan;
+  }
+  const existing = new Map(systemFields.map((field) => [usernameKey(field.name), field]));
   const kinds = new Map<string, ProfileFieldKind>();
   const seen = new Set<string>();
   for (const field of fileFields) {
@@ -442,6 +499,18 @@ function planProfileFields(source: ImportSource, target: ImportTarget, notes: No
     }
     seen.add(key);
   }
+  if (replacing) {
+    const kept = new Set(plan.matched.values());
+    plan.deletes = systemFields.filter((field) => !kept.has(field.id)).map((field) => field.id);
+  }
+  const after = systemFields.length - plan.deletes.length + plan.creates.length;
+  if (plan.creates.length > 0 && after > MAX_PROFILE_FIELDS) {
+    throw new Problem(
+      'too-many-profile-fields',
+      `the import would leave the system with ${after} profile fields (${systemFields.length - plan.deletes.length} kept, ${plan.creates.length} new); a system can have at most ${MAX_PROFILE_FIELDS}. Nothing was imported`,
+    );
+  }
+  noteDeletes(plan, systemFields, notes);
   if (plan.creates.length > 0) notes.once(`${plural(plan.creates.length, 'custom profile field')} will be created: ${plan.creates.slice(0, 5).map((field) => JSON.stringify(field.name)).join(', ')}${plan.creates.length > 5 ? ', …' : ''}`);
   for (const alter of source.alters) {
     const values = new Map<string, string>();
@@ -454,6 +523,14 @@ function planProfileFields(source: ImportSource, target: ImportTarget, notes: No
     if (values.size > 0) plan.values.set(alter.id, values);
   }
   return plan;
+}
+
+/** Names the fields a replace deletes, in a warning (the report counts them too). */
+function noteDeletes(plan: ProfileFieldPlan, systemFields: NonNullable<ImportTarget['profileFields']>, notes: Notes): void {
+  if (plan.deletes.length === 0) return;
+  const doomed = new Set(plan.deletes);
+  const names = systemFields.filter((field) => doomed.has(field.id)).slice(0, 5).map((field) => JSON.stringify(field.name));
+  notes.once(`${plural(plan.deletes.length, 'custom profile field')} not in the file will be deleted with ${plan.deletes.length === 1 ? 'its' : 'their'} values (replace mode): ${names.join(', ')}${plan.deletes.length > 5 ? ', …' : ''}`);
 }
 
 /** The system fields the file sets (merge and replace), and the keep-proxy flag from the alters. */

@@ -297,8 +297,12 @@ export function readPluralKit(file: Json, format: ImportFormat): ImportSource {
   };
 }
 
-/** Our own key's custom profile fields (each checked on its own; a repeated id keeps the first). */
-function readProfileFields(entries: unknown[] | undefined, notes: Notes): SourceProfileField[] {
+/**
+ * Our own key's custom profile fields (each checked on its own; a repeated id keeps the first);
+ * undefined when the file has none to say (no key, or one written before fields existed).
+ */
+function readProfileFields(entries: unknown[] | undefined, notes: Notes): SourceProfileField[] | undefined {
+  if (entries === undefined) return undefined;
   const fields: SourceProfileField[] = [];
   const ids = new Set<string>();
   for (const entry of entries ?? []) {

@@ -4,7 +4,7 @@
 // profile fields. The file is a raw database dump: every field may be missing or of another type,
 // references may dangle, and it holds secrets (API tokens, push tokens, IP addresses, friends'
 // ids) that are never read: only the collections named in READ_COLLECTIONS are looked at, and
-// the rest are counted by length at most.
+// the rest are counted by length at most. A member's `pkId` becomes a PluralKit import link.
 import { AlterPrivacy } from '../privacy-bits.js';
 import { Problem } from '../problems.js';
 import { isTimeZone } from '../system.js';
@@ -218,6 +218,16 @@ const FRIEND_VISIBLE_TAG_BITS = TagPrivacy.visible | TagPrivacy.name | TagPrivac
 // ---------------------------------------------------------------------------------------------
 // The reader
 
+/**
+ * A member's `pkId` (§4.2, §7.2): the PluralKit member id it is linked to, five or six letters
+ * (PluralKit's ids are lower case; one typed by hand may not be), else null (`""`, or not an id).
+ */
+export function pluralKitIdOf(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const id = value.trim().toLowerCase();
+  return /^[a-z]{5,6}$/.test(id) ? id : null;
+}
+
 /** `sp-<id>` when a name leaves no username. */
 function spFallbackUsername(id: string): string {
   const candidate = `sp-${id}`.slice(0, NAME_MAX);
@@ -381,10 +391,16 @@ export function readSimplyPlural(file: unknown, options: ImportReadOptions): Imp
     proxyTags: [],
     keepProxy: null,
   });
+  let staleLinks = 0;
   for (const member of members) {
     if (member.doc.archived === true) archived++;
-    alters.push(toAlter(member, 'member'));
+    const alter = toAlter(member, 'member');
+    const pluralKitId = pluralKitIdOf(member.doc.pkId);
+    if (pluralKitId !== null) alter.pluralKitId = pluralKitId;
+    else if (typeof member.doc.pkId === 'string' && member.doc.pkId.trim() !== '') staleLinks++;
+    alters.push(alter);
   }
+  if (staleLinks > 0) notes.once(`${plural(staleLinks, 'member')} named a PluralKit member id that is not one (five or six letters) and ${staleLinks === 1 ? 'was' : 'were'} not linked to PluralKit`);
   if (archived > 0) notes.once(`${plural(archived, 'archived member')} ${archived === 1 ? 'was' : 'were'} imported as ${archived === 1 ? 'an alter' : 'alters'} like the others (there is no archive here)`);
   const usableMembers = alters.length;
   if (importCustomFronts) for (const front of customFronts) alters.push(toAlter(front, 'custom front'));

@@ -31,6 +31,7 @@ const report = (overrides: Partial<ImportReport> = {}): ImportReport => ({
     alters: { created: 3, updated: 1, unchanged: 0, deleted: 0 },
     tags: { created: 2, updated: 0, unchanged: 0, deleted: 0 },
     switches: { created: 0, unchanged: 0, deleted: 0 },
+    profileFields: { created: 0, matched: 0, deleted: 0 },
   },
   renames: [],
   skipped: [],
@@ -257,6 +258,10 @@ describe('the import report in Discord', () => {
     const replaced = importReportEmbed(report({ format: 'tupperbox', mode: 'replace', counts: { ...report().counts, alters: { created: 0, updated: 0, unchanged: 1, deleted: 4 } } }), 'result').toJSON();
     expect(replaced.title).toBe('Imported from Tupperbox');
     expect(replaced.fields?.[0]?.value).toContain('**4 deleted**');
+    // Profile fields only when the file had any to count.
+    expect(preview.fields?.map((field) => field.name)).not.toContain('Profile fields');
+    const withFields = importReportEmbed(report({ mode: 'replace', counts: { ...report().counts, profileFields: { created: 2, matched: 3, deleted: 1 } } }), 'preview').toJSON();
+    expect(withFields.fields?.find((field) => field.name === 'Profile fields')?.value).toBe('2 new · 3 already there · **1 deleted**');
   });
 
   it('counts the alters in a file when it can', () => {

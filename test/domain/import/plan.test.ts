@@ -1,7 +1,7 @@
 // The import planner: what a file does to a system in each mode, table-driven over a small
 // in-memory system. No database: the planner is pure.
 import { describe, expect, it } from 'vitest';
-import type { ImportSource, SourceAlter, SourceTag } from '../../../src/domain/import/model.js';
+import type { ImportSource, SourceAlter, SourceProfileField, SourceTag } from '../../../src/domain/import/model.js';
 import { planImport, type ImportOptions, type ImportTarget, type TargetAlter, type TargetTag } from '../../../src/domain/import/plan.js';
 import { Problem } from '../../../src/domain/problems.js';
 import { aSystem, aTargetAlter } from '../../support/fixtures.js';
@@ -185,5 +185,58 @@ describe('planImport: the system', () => {
     expect(planImport(file, target(), options({ mode: 'add' })).system).toEqual({});
     // the creation time only for a system with nothing in it yet
     expect(planImport(file, target([existingAlter(1, 'x')]), options()).system).toEqual({ name: 'Lanternhouse' });
+  });
+});
+
+describe('planImport: custom profile fields', () => {
+  const fileField = (id: string, name: string): SourceProfileField => ({ id, name, kind: 'text', privacy: 'owner' });
+  const systemField = (id: number, name: string) => ({ id, name, kind: 'text' as const });
+  const withFields = (fields: SourceProfileField[] | undefined, values: Record<string, string> = {}) =>
+    source([fileAlter('a', 'alex', { profileFields: values })], fields === undefined ? {} : { profileFields: fields });
+  const existing = target([existingAlter(7, 'alex')], { profileFields: [systemField(1, 'Role'), systemField(2, 'Likes')] });
+
+  it('counts the fields it creates and those it matches by name (as tag names compare), the same in a preview', () => {
+    const file = withFields([fileField('f1', 'ROLE'), fileField('f2', 'Age'), fileField('f3', 'role')], { f1: 'host', f2: '30' });
+    for (const dryRun of [true, false]) {
+      const plan = planImport(file, existing, options({ dryRun }));
+      expect(plan.report.counts.profileFields).toEqual({ created: 1, matched: 1, deleted: 0 });
+      expect(plan.profileFields.creates.map((field) => field.name)).toEqual(['Age']);
+      expect(plan.profileFields.matched).toEqual(new Map([['f1', 1], ['f3', 1]]));
+    }
+  });
+
+  it.each([
+    { name: 'merge leaves the system’s other fields and values', mode: 'merge' as const, fields: [fileField('f1', 'Role')], deletes: [], clear: [] },
+    { name: 'add leaves them too', mode: 'add' as const, fields: [fileField('f1', 'Role')], deletes: [], clear: [] },
+    { name: 'replace deletes the fields the file does not have, and clears matched alters’ values', mode: 'replace' as const, fields: [fileField('f1', 'Role')], deletes: [2], clear: [7] },
+    { name: 'replace with a file whose system has no fields deletes them all', mode: 'replace' as const, fields: [], deletes: [1, 2], clear: [7] },
+    { name: 'replace with a file that cannot say (no field definitions at all) leaves them', mode: 'replace' as const, fields: undefined, deletes: [], clear: [] },
+  ])('$name', ({ mode, fields, deletes, clear }) => {
+    const plan = planImport(withFields(fields), existing, options({ mode }));
+    expect(plan.profileFields.deletes).toEqual(deletes);
+    expect(plan.profileFields.clearValues).toEqual(clear);
+    expect(plan.report.counts.profileFields.deleted).toBe(deletes.length);
+    expect(plan.report.warnings.some((warning) => /not in the file will be deleted/.test(warning))).toBe(deletes.length > 0);
+  });
+
+  it('refuses a file whose fields would not fit, counting the fields replace keeps, before writing', () => {
+    const full = target([], { profileFields: Array.from({ length: 99 }, (_, i) => systemField(i + 1, `f${i}`)) });
+    const two = source([], { profileFields: [fileField('x', 'New 1'), fileField('y', 'New 2')] });
+    expect(() => planImport(two, full, options({ dryRun: true }))).toThrow(expect.objectContaining({ type: 'too-many-profile-fields' }) as Error);
+    expect(planImport(two, full, options({ mode: 'replace' })).report.counts.profileFields).toEqual({ created: 2, matched: 0, deleted: 99 });
+    expect(() => planImport(source([], { profileFields: [fileField('x', 'f0')] }), full, options())).not.toThrow();
+  });
+});
+
+describe('planImport: PluralKit ids another source links its alters to', () => {
+  it('records each id once, for the first alter naming it, with a warning for the others', () => {
+    const file = source([fileAlter('m1', 'ash', { pluralKitId: 'ashxx' }), fileAlter('m2', 'bea'), fileAlter('m3', 'cy', { pluralKitId: 'ashxx' })], { format: 'simplyplural', source: 'simplyplural' });
+    const plan = planImport(file, target(), options());
+    expect(plan.pluralKitLinks).toEqual([{ sourceId: 'm1', pluralKitId: 'ashxx' }]);
+    expect(plan.report.warnings.join('\n')).toMatch(/1 member named a PluralKit member id an earlier member already had; only the first is linked to it \("cy"\)/);
+  });
+
+  it('a PluralKit file’s own ids are its links already', () => {
+    expect(planImport(source([fileAlter('abcde', 'ash', { pluralKitId: 'abcde' })]), target(), options()).pluralKitLinks).toEqual([]);
   });
 });

@@ -392,6 +392,28 @@ describe('members', () => {
   });
 });
 
+describe('pkId: the PluralKit member a member is linked to (§7.2)', () => {
+  it.each<[string, unknown, string | undefined, RegExp | null]>([
+    ['six letters', 'abcdef', 'abcdef', null],
+    ['five letters (older PluralKit ids)', 'abcde', 'abcde', null],
+    ['typed by hand in capitals, with spaces', ' AbCdE ', 'abcde', null],
+    ['empty: not linked', '', undefined, null],
+    ['not an id: not linked, warned', 'abc-12', undefined, /1 member named a PluralKit member id that is not one/],
+    ['seven letters: not linked, warned', 'abcdefg', undefined, /that is not one/],
+    ['not a string: not linked', 12345, undefined, null],
+  ])('%s', (_name, pkId, expected, warning) => {
+    const source = read(exportOf({ members: [{ _id: 'a', uid: UID, name: 'A', pkId }] }));
+    expect(source.alters[0]?.pluralKitId).toBe(expected);
+    if (warning) expect(source.warnings.join('\n')).toMatch(warning);
+    else expect(source.warnings.join('\n')).not.toMatch(/PluralKit member id/);
+  });
+
+  it('custom fronts carry none', () => {
+    const source = read(exportOf({ members: [{ _id: 'a', uid: UID, name: 'A' }], frontStatuses: [{ _id: 'f', uid: UID, name: 'Foggy', pkId: 'abcde' }] }));
+    expect(source.alters.map((alter) => alter.pluralKitId)).toEqual([undefined, undefined]);
+  });
+});
+
 describe('refusals and pitfalls (§8)', () => {
   it.each<[string, unknown, string, RegExp]>([
     ['the June 2022 bug: {}', {}, 'invalid-import', /the file is empty/],
@@ -458,6 +480,10 @@ describe('the sample file', () => {
       ['64b00000000000000000f001', 'Foggy', 'Foggy', null, '#9E9E9E', null, 0, 'Nobody clearly in front.'],
       ['64b00000000000000000f002', 'Resting', 'Resting', null, '#34495E', null, 0, null],
     ]);
+  });
+
+  it('keeps the PluralKit ids members are linked to (pkId)', () => {
+    expect(source.alters.flatMap((alter) => (alter.pluralKitId === undefined ? [] : [[alter.name, alter.pluralKitId]]))).toEqual([['Ash', 'ashxx'], ['Cy Brightwater', 'cybrw']]);
   });
 
   it('maps groups to tags and puts custom fronts in their own tag', () => {

@@ -91,6 +91,7 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
           alters: { created: 5, updated: 0, unchanged: 0, deleted: 0 },
           tags: { created: 2, updated: 0, unchanged: 0, deleted: 0 },
           switches: { created: 4, unchanged: 0, deleted: 0 },
+          profileFields: { created: 0, matched: 0, deleted: 0 },
         },
         renames: [],
         skipped: [],
@@ -174,6 +175,7 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         alters: { created: 0, updated: 0, unchanged: 5, deleted: 0 },
         tags: { created: 0, updated: 0, unchanged: 2, deleted: 0 },
         switches: { created: 0, unchanged: 4, deleted: 0 },
+        profileFields: { created: 0, matched: 0, deleted: 0 },
       });
       expect(await listAlters(user)).toHaveLength(5);
       expect(await switchesOf(user)).toHaveLength(4);
@@ -353,6 +355,7 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         alters: { created: 0, updated: 2, unchanged: 0, deleted: 4 },
         tags: { created: 0, updated: 0, unchanged: 0, deleted: 2 },
         switches: { created: 0, unchanged: 1, deleted: 3 },
+        profileFields: { created: 0, matched: 0, deleted: 0 },
       });
       const alters = await listAlters(user);
       expect(alters.map((alter) => [alter.alterId, alter.username, alter.tagIds])).toEqual([[ren?.alterId, 'TomásFerreira', []], [expect.any(Number), 'ソラ', []]]);
@@ -537,6 +540,93 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         alters: { created: 0, updated: 0, unchanged: 5, deleted: 0 },
         tags: { created: 0, updated: 0, unchanged: 2, deleted: 0 },
         switches: { created: 0, unchanged: 4, deleted: 0 },
+        profileFields: { created: 0, matched: 0, deleted: 0 },
+      });
+    });
+
+    describe('custom profile fields through our own key', () => {
+      interface Field { fieldId: number; name: string; kind: string; privacy: string }
+      const createField = async (user: ApiUser, body: Record<string, unknown>) => {
+        const response = await user.call<Field>('POST', '/v1/users/@me/system/create-profile-field', body);
+        expect(response.status, JSON.stringify(response.body)).toBe(201);
+        return response.body;
+      };
+      const fieldsOf = async (user: ApiUser) => (await user.call<Field[]>('GET', '/v1/users/@me/system/list-profile-fields')).body;
+      /** Each alter's values by field name (ids differ between systems). */
+      const valuesOf = async (user: ApiUser) => {
+        const names = new Map((await fieldsOf(user)).map((field) => [String(field.fieldId), field.name]));
+        const rows = await server.database.db
+          .selectFrom('profile_field_values as v')
+          .innerJoin('alters as a', 'a.id', 'v.alter_id')
+          .select(['a.username', 'v.field_id', 'v.value'])
+          .where('v.system_id', '=', await systemIdOf(user))
+          .execute();
+        return rows.map((row) => `${row.username}: ${names.get(String(row.field_id)) ?? '(gone)'} = ${row.value}`).sort();
+      };
+      const exportOf = async (user: ApiUser) => JSON.stringify((await user.call<Record<string, unknown>>('GET', '/v1/users/@me/system/export')).body);
+
+      it('are counted in the report, created then matched by name, the same in a preview; replace deletes those the file lacks', async () => {
+        const user = await signIn(server, newUserId());
+        ok(await importFile(user, pkText));
+        const role = await createField(user, { name: 'Role', kind: 'text' });
+        const met = await createField(user, { name: 'Met', kind: 'date', privacy: 'everyone' });
+        const [first, second] = await listAlters(user);
+        expect((await user.call('POST', `/v1/users/@me/alters/${first?.alterId}/edit`, { profileFields: { [role.fieldId]: 'host', [met.fieldId]: '2024-01-02' } })).status).toBe(200);
+        const file = await exportOf(user);
+
+        // Into a fresh system: created, and the preview says the same.
+        const fresh = await signIn(server, newUserId());
+        const preview = ok(await importFile(fresh, file, '?dryRun=true'));
+        const applied = ok(await importFile(fresh, file));
+        expect(applied.counts.profileFields).toEqual({ created: 2, matched: 0, deleted: 0 });
+        expect({ ...applied, dryRun: true }).toEqual(preview);
+        expect((await fieldsOf(fresh)).map(({ name, kind, privacy }) => [name, kind, privacy])).toEqual([['Role', 'text', 'owner'], ['Met', 'date', 'everyone']]);
+        expect(await valuesOf(fresh)).toEqual(await valuesOf(user));
+
+        // Back into the system it came from: matched by name, nothing created.
+        expect(ok(await importFile(user, file)).counts.profileFields).toEqual({ created: 0, matched: 2, deleted: 0 });
+        expect((await fieldsOf(user)).map((field) => field.fieldId)).toEqual([role.fieldId, met.fieldId]);
+
+        // Replace: a field the file lacks goes with its values; matched alters' values become the file's.
+        const extra = await createField(user, { name: 'Extra' });
+        await user.call('POST', `/v1/users/@me/alters/${first?.alterId}/edit`, { profileFields: { [role.fieldId]: 'changed', [extra.fieldId]: 'x' } });
+        await user.call('POST', `/v1/users/@me/alters/${second?.alterId}/edit`, { profileFields: { [role.fieldId]: 'not in the file' } });
+        const replacePreview = ok(await importFile(user, file, '?mode=replace&dryRun=true'));
+        const replaced = ok(await importFile(user, file, '?mode=replace'));
+        expect(replaced.counts.profileFields).toEqual({ created: 0, matched: 2, deleted: 1 });
+        expect({ ...replaced, dryRun: true }).toEqual(replacePreview);
+        expect(replaced.warnings).toContain('1 custom profile field not in the file will be deleted with its values (replace mode): "Extra"');
+        expect((await fieldsOf(user)).map((field) => field.name)).toEqual(['Role', 'Met']);
+        expect(await valuesOf(user)).toEqual(await valuesOf(fresh));
+
+        // A file that says nothing of fields (PluralKit's own, without our key) leaves them, even in replace mode.
+        const plain = ok(await importFile(user, pkText, '?mode=replace'));
+        expect(plain.counts.profileFields).toEqual({ created: 0, matched: 0, deleted: 0 });
+        expect((await fieldsOf(user)).map((field) => field.name)).toEqual(['Role', 'Met']);
+        expect(await valuesOf(user)).toEqual(await valuesOf(fresh));
+
+        // Our own key with no fields at all: the system had none, so replace deletes them.
+        const none = JSON.parse(file) as { switchboard: { profileFields: unknown[]; alters: Record<string, { profileFields?: unknown }> } };
+        none.switchboard.profileFields = [];
+        for (const alter of Object.values(none.switchboard.alters)) delete alter.profileFields;
+        expect(ok(await importFile(user, JSON.stringify(none), '?mode=replace')).counts.profileFields).toEqual({ created: 0, matched: 0, deleted: 2 });
+        expect(await fieldsOf(user)).toEqual([]);
+        expect(await valuesOf(user)).toEqual([]);
+      });
+
+      it('a file whose fields would pass the cap is refused, preview or not, and changes nothing', async () => {
+        const user = await signIn(server, newUserId());
+        ok(await importFile(user, pkText));
+        for (let i = 0; i < 99; i++) await createField(user, { name: `Field ${i}` });
+        const file = pkFile();
+        (file as Record<string, unknown>).switchboard = { version: 1, profileFields: [{ id: 'a', name: 'New A' }, { id: 'b', name: 'New B' }] };
+        const before = await snapshot();
+        for (const query of ['?dryRun=true', '']) {
+          const refused = await importFile(user, JSON.stringify(file), query);
+          expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+          expect(errorTypes(refused)).toEqual(['too-many-profile-fields']);
+        }
+        await expectUnchanged(before);
       });
     });
   });

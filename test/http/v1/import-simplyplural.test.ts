@@ -29,7 +29,7 @@ let nextUser = 0;
 const newUserId = () => `2000000000000${String(60000 + ++nextUser)}`;
 
 interface AlterBody {
-  id: number;
+  alterId: number;
   username: string;
   displayName: string;
   color: string | null;
@@ -110,6 +110,7 @@ describe.each(DIALECTS)('Simply Plural import (%s)', (dialect) => {
           alters: { created: 8, updated: 0, unchanged: 0, deleted: 0 },
           tags: { created: 3, updated: 0, unchanged: 0, deleted: 0 },
           switches: { created: 10, unchanged: 0, deleted: 0 },
+          profileFields: { created: 5, matched: 0, deleted: 0 },
         },
         renames: [],
         skipped: [],
@@ -197,10 +198,11 @@ describe.each(DIALECTS)('Simply Plural import (%s)', (dialect) => {
         alters: { created: 0, updated: 0, unchanged: 8, deleted: 0 },
         tags: { created: 0, updated: 0, unchanged: 3, deleted: 0 },
         switches: { created: 0, unchanged: 10, deleted: 0 },
+        profileFields: { created: 0, matched: 5, deleted: 0 },
       });
       // The system's revision moves with every applied import; its alters, tags, switches and links do not.
       const after = await snapshot();
-      for (const table of ['alters', 'tags', 'alter_tags', 'switches', 'switch_members', 'import_alter_links', 'import_tag_links'] as const) {
+      for (const table of ['alters', 'tags', 'alter_tags', 'switches', 'switch_members', 'import_alter_links', 'import_tag_links', 'profile_fields', 'profile_field_values'] as const) {
         expect(after.tables[table], table).toBe(before.tables[table]);
       }
     });
@@ -256,6 +258,65 @@ describe.each(DIALECTS)('Simply Plural import (%s)', (dialect) => {
     const replaced = ok(await importFile(user, spText, '?mode=replace'));
     expect(replaced.counts.alters).toMatchObject({ created: 0, deleted: 8 });
     expect(await listAlters(user)).toHaveLength(8);
+  });
+
+  it('replace deletes the profile fields the file lacks, with their values; a file without custom fields has none', async () => {
+    const user = await signIn(server, newUserId());
+    ok(await importFile(user, spText));
+    const created = await user.call<{ fieldId: number }>('POST', '/v1/users/@me/system/create-profile-field', { name: 'Made here' });
+    expect(created.status).toBe(201);
+    const bea = (await listAlters(user)).find((alter) => alter.username === 'Bea');
+    expect((await user.call('POST', `/v1/users/@me/alters/${bea?.alterId}/edit`, { profileFields: { [created.body.fieldId]: 'kept?' } })).status).toBe(200);
+    const fieldNames = async () => (await user.call<Array<{ name: string }>>('GET', '/v1/users/@me/system/list-profile-fields')).body.map((field) => field.name);
+    const valueCount = async () => Number((await server.database.db.selectFrom('profile_field_values').select((eb) => eb.fn.countAll().as('n')).where('system_id', '=', await systemIdOf(user)).executeTakeFirstOrThrow()).n);
+    const fileValues = await valueCount() - 1;
+
+    const preview = ok(await importFile(user, spText, '?mode=replace&dryRun=true'));
+    const replaced = ok(await importFile(user, spText, '?mode=replace'));
+    expect(replaced.counts.profileFields).toEqual({ created: 0, matched: 5, deleted: 1 });
+    expect({ ...replaced, dryRun: true }).toEqual(preview);
+    expect(await fieldNames()).toEqual(['Birthday', 'Favourite colour', 'Role', 'First noticed', 'Last checkup']);
+    expect(await valueCount()).toBe(fileValues);
+
+    const noFields = spFile();
+    delete noFields.customFields;
+    for (const user of noFields.users ?? []) delete user.fields;
+    const emptied = ok(await importFile(user, JSON.stringify(noFields), '?mode=replace'));
+    expect(emptied.counts.profileFields).toEqual({ created: 0, matched: 0, deleted: 5 });
+    expect(await fieldNames()).toEqual([]);
+    expect(await valueCount()).toBe(0);
+  });
+
+  it('records a member’s pkId as a PluralKit link: a later PluralKit import of that member updates the same alter', async () => {
+    const user = await signIn(server, newUserId());
+    ok(await importFile(user, spText));
+    const before = await listAlters(user);
+    const cy = before.find((alter) => alter.username === 'CyBrightwater');
+    const links = await server.database.db
+      .selectFrom('import_alter_links')
+      .select(['source', 'source_system_id', 'source_entity_id', 'alter_id'])
+      .where('system_id', '=', await systemIdOf(user))
+      .where('source', '=', 'pluralkit')
+      .orderBy('source_entity_id')
+      .execute();
+    expect(links.map((link) => [link.source_system_id, link.source_entity_id, Number(link.alter_id)])).toEqual([
+      ['', 'ashxx', before.find((alter) => alter.username === 'Ash')?.alterId],
+      ['', 'cybrw', cy?.alterId],
+    ]);
+
+    // A PluralKit export of that member, renamed there: no name would match it.
+    const pluralKit = {
+      version: 2, id: 'qwert', name: 'Lantern House', switches: [], groups: [],
+      members: [{ id: 'cybrw', uuid: '0b5e3c1a-0000-4000-8000-00000000c3c3', name: 'Cyrus', display_name: 'Cyrus', pronouns: 'he/him', privacy: { visibility: 'private' } }],
+    };
+    const report = ok(await importFile(user, JSON.stringify(pluralKit)));
+    expect(report.counts.alters).toEqual({ created: 0, updated: 1, unchanged: 0, deleted: 0 });
+    const after = await listAlters(user);
+    expect(after).toHaveLength(before.length);
+    expect(after.find((alter) => alter.alterId === cy?.alterId)?.username).toBe('Cyrus');
+    // The PluralKit import keeps its own link too, and a second one matches by it.
+    expect(ok(await importFile(user, JSON.stringify(pluralKit))).counts.alters).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 0 });
+    expect(await listAlters(user)).toHaveLength(before.length);
   });
 
   it('the 2022 flat array imports, with a warning that it is a guess', async () => {

@@ -15,6 +15,7 @@ import { System } from '../../../src/domain/system.js';
 import { Tag } from '../../../src/domain/tag.js';
 import { ALTER_FIELDS, AUTOPROXY_FIELDS, autoproxyScope, FRONT_FIELDS, IMPORT_FIELDS, importFile, importFileText, MEMBERSHIP_FIELDS, MESSAGE_FIELDS, plausibleAlter, plausibleAutoproxy, plausibleFront, plausibleMembership, plausibleMessage, plausibleReproxy, plausibleState, plausibleSystem, plausibleTag, REPROXY_FIELDS, STATE_FIELDS, SYSTEM_FIELDS, TAG_FIELDS, validAlter, validAutoproxy, validFront, validMessage, validReproxy, validSnowflake, validState, validSystem, validTag } from './bodies.js';
 import type { Expectation } from './contract.js';
+import { accountEndpoints, profileFieldEndpoints } from './fields-and-accounts.js';
 import type { FuzzRequest } from './exchange.js';
 import { AUTOPROXY_SCOPES, type Fixtures, GUILD, OTHER, OTHER_GUILD, OWNER, snowflakeAt, STRANGER } from './fixtures.js';
 import { edgeString, extraHeaders, jsonBody, jsonContentType, JUNK_BODIES, KNOWN_METHODS, methodFor, urlComponent, w, withWrongFields } from './generators.js';
@@ -333,6 +334,8 @@ export function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
     },
     ...eventEndpoints(fixtures),
     ...guildEndpoints(fixtures),
+    ...profileFieldEndpoints(fixtures),
+    ...accountEndpoints(),
   ];
 }
 
@@ -504,7 +507,7 @@ export function v1Request(fixtures: Fixtures, endpoint: V1Endpoint): fc.Arbitrar
 }
 
 export const ENDPOINT_PATH =
-  /^\/v1\/(users\/[^/]+\/(system|system\/edit|system\/import|system\/export|system\/create-alter|system\/list-alters|front|front\/history|alters\/[^/]+|alters\/[^/]+\/edit|alters\/[^/]+\/delete|system\/create-tag|system\/list-tags|tags\/[^/]+|tags\/[^/]+\/(edit|alters|delete)|fields\/alters\/[^/]+|autoproxy|autoproxy\/remove|autoproxy\/state|proxy-profile|messages|messages\/[^/]+\/reproxy)|messages\/[^/]+)$/;
+  /^\/v1\/(users\/[^/]+\/(system|system\/edit|system\/import|system\/export|system\/create-alter|system\/list-alters|front|front\/history|alters\/[^/]+|alters\/[^/]+\/edit|alters\/[^/]+\/delete|system\/create-tag|system\/list-tags|tags\/[^/]+|tags\/[^/]+\/(edit|alters|delete)|fields\/alters\/[^/]+|autoproxy|autoproxy\/remove|autoproxy\/state|proxy-profile|messages|messages\/[^/]+\/reproxy|system\/(create|list|order)-profile-fields?|profile-fields\/[^/]+|profile-fields\/[^/]+\/(edit|delete)|system\/accounts\/(code|redeem)|system\/accounts\/[^/]+\/remove)|messages\/[^/]+)$/;
 
 /** Paths under /v1 that are no endpoint, or almost one. */
 export function otherV1Request(fixtures: Fixtures): fc.Arbitrary<FuzzRequest> {
@@ -512,6 +515,7 @@ export function otherV1Request(fixtures: Fixtures): fc.Arbitrary<FuzzRequest> {
     ...['users', '@me', 'system', 'alters', 'fields', 'front', 'history', 'edit', 'create-alter', 'list-alters', String(fixtures.ownerAlterId)],
     ...['tags', 'create-tag', 'list-tags', 'delete', String(fixtures.ownerTagId)],
     ...['autoproxy', 'remove', 'state', 'proxy-profile', 'messages', 'reproxy', fixtures.ownerMessage.messageId],
+    ...['profile-fields', 'create-profile-field', 'list-profile-fields', 'order-profile-fields', String(fixtures.ownerFieldId), 'accounts', 'code', 'redeem'],
   ]);
   const path = fc.oneof(
     fc.constantFrom(

@@ -52,6 +52,12 @@ export interface Fixtures {
   ownerTagId: number;
   otherShownTagId: number;
   otherHiddenTagId: number;
+  /** A profile field of the owner that edits aim at; fields only the delete property names. */
+  ownerFieldId: number;
+  doomedFieldIds: number[];
+  /** The other system's fields: one anyone may see, one only its owner. */
+  otherShownFieldId: number;
+  otherHiddenFieldId: number;
   fuzzClient: TestClient;
   bot: TestClient;
   publicClient: TestClient;
@@ -160,6 +166,18 @@ export async function setUp(server: TestServer): Promise<Fixtures> {
     doomedAlterIds.push(doomed.body.alterId);
     doomedTagIds.push(await tagOf(owner, { name: `doomed ${i}` }));
   }
+  // Profile fields: the owner's (one with a value on the steady alter), the other system's shown and hidden.
+  const fieldOf = async (user: ApiUser, body: Record<string, unknown>) => {
+    const field = await user.call<{ fieldId: number }>('POST', '/v1/users/@me/system/create-profile-field', body);
+    expect(field.status).toBe(201);
+    return field.body.fieldId;
+  };
+  const ownerFieldId = await fieldOf(owner, { name: 'steady field', kind: 'text', privacy: 'everyone' });
+  const doomedFieldIds: number[] = [];
+  for (let i = 0; i < 3; i++) doomedFieldIds.push(await fieldOf(owner, { name: `doomed field ${i}`, kind: i === 0 ? 'date' : 'text' }));
+  expect((await owner.call('POST', `/v1/users/@me/alters/${created.body.alterId}/edit`, { profileFields: { [ownerFieldId]: 'steady value' } })).status).toBe(200);
+  const otherShownFieldId = await fieldOf(other, { name: 'shown field', privacy: 'everyone' });
+  const otherHiddenFieldId = await fieldOf(other, { name: 'hidden field' });
   const profile = await owner.call('GET', `/v1/users/@me/proxy-profile?guild=${GUILD}`);
   expect(profile.status).toBe(200);
 
@@ -212,6 +230,10 @@ export async function setUp(server: TestServer): Promise<Fixtures> {
     ownerTagId,
     otherShownTagId,
     otherHiddenTagId,
+    ownerFieldId,
+    doomedFieldIds,
+    otherShownFieldId,
+    otherHiddenFieldId,
     fuzzClient,
     bot,
     publicClient,
