@@ -18,7 +18,7 @@ describe('the /v1 response serializers', () => {
       const responses = (route.schema?.response ?? {}) as Record<string, z.ZodType>;
       for (const [status, schema] of Object.entries(responses)) schemas.push({ route: `${route.method} ${route.url}`, status, schema });
     });
-    const dependencies: V1Dependencies = { db: UNUSED, verifyBearerToken: UNUSED, systems: UNUSED, guilds: UNUSED, events: { crypto: UNUSED, allowPrivateAddresses: false, wake: () => undefined }, crypto: UNUSED, publicUrl: 'http://localhost' };
+    const dependencies: V1Dependencies = { db: UNUSED, verifyBearerToken: UNUSED, systems: UNUSED, profileValues: UNUSED, guilds: UNUSED, events: { crypto: UNUSED, allowPrivateAddresses: false, wake: () => undefined }, crypto: UNUSED, publicUrl: 'http://localhost' };
     await app.register(v1Api, { prefix: '/v1', ...dependencies });
     await app.ready();
     try {
