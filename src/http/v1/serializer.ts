@@ -9,10 +9,13 @@
 // fast-json-stringify itself (with the Ajv it builds on, 25–45 ms to load) is loaded then too.
 //
 // A map of strings (`z.record(z.string(), z.string())`: an alter's `fields` and `profileFields`)
-// is written by the native JSON.stringify instead of the generated loop, which escapes each key and
-// value in JavaScript: a page of 250 alters with 20 profile field values each spent about 0.5 ms
-// there (bench/ANALYSIS.md, issue 30). The output is the same JSON; the document is unchanged (the
-// OpenAPI document is built from the zod schemas, not from what is compiled here).
+// is not written by the generated code, whose loop escapes each key and value in JavaScript: a
+// page of 250 alters with 20 profile field values each spent more there than on the rest of the
+// page (bench/ANALYSIS.md, issue 30). A schema that holds one is compiled in parts: the runs of
+// other properties by fast-json-stringify as before, each map by JSON.stringify, and a frozen map
+// (privacy.ts shares one between the answers that show the same values) once, its text kept with
+// it. The output is the same JSON; the document is unchanged (the OpenAPI document is built from
+// the zod schemas, not from what is compiled here).
 import { createRequire } from 'node:module';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import type FastJson from 'fast-json-stringify';
@@ -29,17 +32,123 @@ export const serializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ schem
 /** The serializer of one response schema, compiled now. */
 export function compileSerializer(schema: z.ZodType): (data: unknown) => string {
   fastJson ??= require('fast-json-stringify') as typeof FastJson;
-  const jsonSchema = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' });
-  return fastJson(withNativeStringMaps(jsonSchema) as unknown as Parameters<typeof FastJson>[0]);
+  const jsonSchema = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' }) as SchemaObject;
+  return compileNode(jsonSchema, { fastJson, definitions: jsonSchema.definitions as Record<string, SchemaObject> | undefined });
+}
+
+type SchemaObject = Record<string, unknown>;
+type Serialize = (value: unknown) => string;
+
+interface Compilation {
+  fastJson: typeof FastJson;
+  /** The document's shared schemas (`#/definitions/…`), which every part compiled alone needs too. */
+  definitions: Record<string, SchemaObject> | undefined;
+}
+
+const DEFINITION_REF = '#/definitions/';
+
+function resolved(node: SchemaObject, compilation: Compilation): SchemaObject {
+  const ref = node.$ref;
+  if (typeof ref !== 'string' || !ref.startsWith(DEFINITION_REF)) return node;
+  return compilation.definitions?.[ref.slice(DEFINITION_REF.length)] ?? node;
+}
+
+/** A map of strings: an object with no named properties whose every value is a string. */
+function isStringMap(node: SchemaObject): boolean {
+  const values = node.additionalProperties as SchemaObject | undefined;
+  return node.type === 'object' && node.properties === undefined && node.patternProperties === undefined && values?.type === 'string' && Object.keys(values).every((key) => key === 'type');
+}
+
+/** Whether a map of strings is somewhere in the schema (through its references too). */
+function holdsStringMap(node: unknown, compilation: Compilation, seen = new Set<unknown>()): boolean {
+  if (node === null || typeof node !== 'object' || seen.has(node)) return false;
+  seen.add(node);
+  if (Array.isArray(node)) return node.some((item) => holdsStringMap(item, compilation, seen));
+  const object = resolved(node as SchemaObject, compilation);
+  if (object !== node) return holdsStringMap(object, compilation, seen);
+  if (isStringMap(object)) return true;
+  return Object.entries(object).some(([keyword, value]) => keyword !== 'definitions' && holdsStringMap(value, compilation, seen));
+}
+
+/** The text of each frozen map written, kept as long as the map is. */
+const frozenMapTexts = new WeakMap<object, string>();
+
+function writeStringMap(map: unknown): string {
+  if (typeof map !== 'object' || map === null || !Object.isFrozen(map)) return JSON.stringify(map);
+  let text = frozenMapTexts.get(map);
+  if (text === undefined) frozenMapTexts.set(map, (text = JSON.stringify(map)));
+  return text;
+}
+
+function compileNode(node: SchemaObject, compilation: Compilation): Serialize {
+  const schema = resolved(node, compilation);
+  if (!holdsStringMap(schema, compilation)) return compilation.fastJson({ ...schema, definitions: compilation.definitions } as Parameters<typeof FastJson>[0]);
+  if (isStringMap(schema)) return writeStringMap;
+  if (schema.type === 'array' && typeof schema.items === 'object' && schema.items !== null && !Array.isArray(schema.items)) {
+    const item = compileNode(schema.items as SchemaObject, compilation);
+    return (value) => {
+      const items = value as unknown[];
+      let json = '[';
+      for (let i = 0; i < items.length; i++) json += (i === 0 ? '' : ',') + item(items[i]);
+      return json + ']';
+    };
+  }
+  if (schema.type === 'object' && typeof schema.properties === 'object' && schema.additionalProperties === false) return compileObject(schema, compilation);
+  // A map inside anything else (a union, a nullable map): fast-json-stringify writes it, with JSON.stringify.
+  return compilation.fastJson(withNativeStringMaps({ ...schema, definitions: compilation.definitions }) as unknown as Parameters<typeof FastJson>[0]);
+}
+
+/**
+ * An object whose properties hold a map: each run of other properties written by
+ * fast-json-stringify as an object of those properties (its braces left out), each property
+ * holding a map by its own serializer, in the schema's order.
+ */
+function compileObject(schema: SchemaObject, compilation: Compilation): Serialize {
+  const properties = schema.properties as Record<string, SchemaObject>;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const parts: Serialize[] = [];
+  let run: string[] = [];
+  const endRun = () => {
+    if (run.length === 0) return;
+    const names = run;
+    const serialize = compilation.fastJson({
+      type: 'object',
+      properties: Object.fromEntries(names.map((name) => [name, properties[name]])),
+      required: names.filter((name) => required.has(name)),
+      additionalProperties: false,
+      definitions: compilation.definitions,
+    } as Parameters<typeof FastJson>[0]);
+    parts.push((value) => serialize(value).slice(1, -1));
+    run = [];
+  };
+  for (const [name, property] of Object.entries(properties)) {
+    if (!holdsStringMap(property, compilation)) {
+      run.push(name);
+      continue;
+    }
+    endRun();
+    const serialize = compileNode(property, compilation);
+    const key = `${JSON.stringify(name)}:`;
+    const isRequired = required.has(name);
+    parts.push((value) => {
+      const field = (value as Record<string, unknown>)[name];
+      if (field !== undefined) return key + serialize(field);
+      if (isRequired) throw new Error(`"${name}" is required!`);
+      return '';
+    });
+  }
+  endRun();
+  return (value) => {
+    let json = '';
+    for (const part of parts) {
+      const text = part(value);
+      if (text !== '') json += json === '' ? text : `,${text}`;
+    }
+    return `{${json}}`;
+  };
 }
 
 type JsonSchemaNode = boolean | JsonSchemaNode[] | { [keyword: string]: unknown };
-
-/** A map of strings: an object with no named properties whose every value is a string. */
-function isStringMap(node: Record<string, unknown>): boolean {
-  const values = node.additionalProperties as Record<string, unknown> | undefined;
-  return node.type === 'object' && node.properties === undefined && node.patternProperties === undefined && values?.type === 'string' && Object.keys(values).every((key) => key === 'type');
-}
 
 /**
  * The schema with each map of strings replaced by `true`, which fast-json-stringify writes with
