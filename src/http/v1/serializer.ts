@@ -11,10 +11,10 @@
 // A map of strings (`z.record(z.string(), z.string())`: an alter's `fields` and `profileFields`)
 // is not written by the generated code, whose loop escapes each key and value in JavaScript: a
 // page of 250 alters with 20 profile field values each spent more there than on the rest of the
-// page (bench/ANALYSIS.md, issue 30). A schema that holds one is compiled in parts: the runs of
-// other properties by fast-json-stringify as before, each map by JSON.stringify, and a frozen map
+// page (bench/ANALYSIS.md, issue 30). An object that holds one is also compiled in parts: the
+// runs of other properties by fast-json-stringify, each map by JSON.stringify, and a frozen map
 // (privacy.ts shares one between the answers that show the same values) once, its text kept with
-// it. The output is the same JSON; the document is unchanged (the OpenAPI document is built from
+// it; it is written so when it holds a shared map that is not empty, and whole otherwise. The output is the same JSON; the document is unchanged (the OpenAPI document is built from
 // the zod schemas, not from what is compiled here).
 import { createRequire } from 'node:module';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
@@ -73,11 +73,16 @@ function holdsStringMap(node: unknown, compilation: Compilation, seen = new Set<
 /** The text of each frozen map written, kept as long as the map is. */
 const frozenMapTexts = new WeakMap<object, string>();
 
-function writeStringMap(map: unknown): string {
-  if (typeof map !== 'object' || map === null || !Object.isFrozen(map)) return JSON.stringify(map);
+/** A frozen map's text, written once; undefined for any other value. */
+function sharedMapText(map: unknown): string | undefined {
+  if (typeof map !== 'object' || map === null || !Object.isFrozen(map)) return undefined;
   let text = frozenMapTexts.get(map);
   if (text === undefined) frozenMapTexts.set(map, (text = JSON.stringify(map)));
   return text;
+}
+
+function writeStringMap(map: unknown): string {
+  return sharedMapText(map) ?? JSON.stringify(map);
 }
 
 function compileNode(node: SchemaObject, compilation: Compilation): Serialize {
@@ -138,13 +143,27 @@ function compileObject(schema: SchemaObject, compilation: Compilation): Serializ
     });
   }
   endRun();
-  return (value) => {
+  const inParts: Serialize = (value) => {
     let json = '';
     for (const part of parts) {
       const text = part(value);
       if (text !== '') json += json === '' ? text : `,${text}`;
     }
     return `{${json}}`;
+  };
+  // Written in parts, an object costs a little more than written whole (about a microsecond: more
+  // calls, more pieces to join): only worth it when a map's text is already kept. Otherwise
+  // (a map made for this answer, an empty one) the object is written whole, as without maps.
+  const whole = compilation.fastJson({ ...schema, definitions: compilation.definitions } as Parameters<typeof FastJson>[0]);
+  const maps = Object.entries(properties)
+    .filter(([, property]) => isStringMap(resolved(property, compilation)))
+    .map(([name]) => name);
+  return (value) => {
+    for (const name of maps) {
+      const text = sharedMapText((value as Record<string, unknown>)[name]);
+      if (text !== undefined && text !== '{}') return inParts(value);
+    }
+    return whole(value);
   };
 }
 
