@@ -14,8 +14,9 @@
 // page (bench/ANALYSIS.md, issue 30). An object that holds one is also compiled in parts: the
 // runs of other properties by fast-json-stringify, each map by JSON.stringify, and a frozen map
 // (privacy.ts shares one between the answers that show the same values) once, its text kept with
-// it; it is written so when it holds a shared map that is not empty, and whole otherwise. The output is the same JSON; the document is unchanged (the OpenAPI document is built from
-// the zod schemas, not from what is compiled here).
+// it; it is written so when it holds a shared map that is not empty, and whole otherwise. The
+// output is the same JSON; the document is unchanged (the OpenAPI document is built from the zod
+// schemas, not from what is compiled here).
 import { createRequire } from 'node:module';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import type FastJson from 'fast-json-stringify';
