@@ -2,10 +2,10 @@
 // the scripts and styles), which the service serves
 // under /dashboard (src/dashboard/assets.ts). Run by scripts/build.mjs (`npm run build`, and so
 // `npm start`) and by the tests that need the pages. Skipped when dist/dashboard/.stamp holds the
-// hash of the current inputs (dashboard/, the lockfile, this script); built into a temporary folder
+// hash of the current inputs (dashboard/, the service's modules it bundles, the lockfile, this script); built into a temporary folder
 // and renamed into place, so a reader never sees half a build.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,9 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 export const DASHBOARD_OUT = join(ROOT, 'dist', 'dashboard');
 const SOURCES = join(ROOT, 'dashboard');
 const INPUT_FILES = ['package-lock.json', 'scripts/build-dashboard.mjs'];
+// The service's own pure modules the dashboard bundles (the alter editor's proxy preview and
+// privacy words), so that a change to them rebuilds it too.
+const SHARED_SOURCES = ['src/domain/proxy', 'src/domain/privacy-bits.ts', 'src/bot/proxy/webhook-name.ts'];
 
 function filesUnder(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -23,7 +26,8 @@ function filesUnder(dir) {
 }
 
 export function dashboardInputHash() {
-  const files = [...filesUnder(SOURCES), ...INPUT_FILES.map((file) => join(ROOT, file))].map((file) => relative(ROOT, file)).sort();
+  const shared = SHARED_SOURCES.map((path) => join(ROOT, path)).flatMap((path) => (statSync(path).isDirectory() ? filesUnder(path) : [path]));
+  const files = [...filesUnder(SOURCES), ...shared, ...INPUT_FILES.map((file) => join(ROOT, file))].map((file) => relative(ROOT, file)).sort();
   const hash = createHash('sha256');
   for (const file of files) {
     const content = readFileSync(join(ROOT, file));

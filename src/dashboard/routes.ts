@@ -19,6 +19,7 @@ import type { BrowserSession } from '../auth/browser-session.js';
 import { DASHBOARD_CLIENT_ID, DASHBOARD_REDIRECT_PATH, DASHBOARD_SCOPES } from '../auth/clients.js';
 import { errorPage } from '../auth/pages/pages.js';
 import { OAUTH_ROUTES } from '../auth/provider.js';
+import { MAX_UPLOAD_BYTES } from '../domain/images.js';
 import { Problem } from '../domain/problems.js';
 import { DASHBOARD_CSP } from '../http/security-headers.js';
 import { sendProblem } from '../http/v1/problem-responses.js';
@@ -31,6 +32,10 @@ const REFRESH_MARGIN_MS = 60_000;
 /** Response headers of /v1 the dashboard's calls see. */
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'etag', 'cache-control', 'retry-after', 'location', 'content-disposition'];
 const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'if-none-match', 'if-match', 'idempotency-key'];
+/** An image upload (multipart: the file and its part's headers) as large as /v1 takes one. */
+const UPLOAD_BODY_LIMIT = MAX_UPLOAD_BYTES + 64 * 1024;
+
+const isMultipart = (request: FastifyRequest) => (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() === 'multipart/form-data';
 
 export interface DashboardDependencies {
   config: Config;
@@ -75,12 +80,16 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDepen
   const origin = new URL(config.publicUrl).origin;
   const redirectUri = `${config.publicUrl}${DASHBOARD_REDIRECT_PATH}`;
   const basicAuth = `Basic ${Buffer.from(`${encodeURIComponent(DASHBOARD_CLIENT_ID)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
-  /** Refreshes under way, one per session in this process (a refresh token is used once). */
+  /** Refreshes under way, one per session in this process (across processes, sessions.refreshOnce takes a lease). */
   const refreshing = new Map<string, Promise<Tokens | undefined>>();
 
   // Request bodies reach /v1 as they came: /v1 validates them.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // Image uploads (POST /v1/users/{user}/images) are larger than the service's JSON limit; they are
+  // read only once the session and its CSRF token passed (the onRequest hook below), so no one
+  // else can make the server hold megabytes.
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: UPLOAD_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
   const page = (reply: FastifyReply, status: number, title: string, message: string) =>
     reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(errorPage(title, message, undefined, { instanceName: config.instanceName }));
@@ -109,15 +118,15 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDepen
   /** The session's access token, refreshed when due; undefined when it cannot be (signed out, revoked). */
   async function accessToken(session: LoadedSession, remoteAddress: string): Promise<string | undefined> {
     if (session.tokens.accessExpiresAt - REFRESH_MARGIN_MS > Date.now()) return session.tokens.accessToken;
-    const refreshToken = session.tokens.refreshToken;
-    if (!refreshToken) return undefined;
+    if (!session.tokens.refreshToken) return undefined;
     let refresh = refreshing.get(session.idHash);
     if (!refresh) {
-      refresh = (async () => {
-        const result = await tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken }, remoteAddress);
-        if (!result.ok) return undefined;
-        return (await sessions.replaceTokens(session, result.tokens)) ? result.tokens : undefined;
-      })().finally(() => refreshing.delete(session.idHash));
+      refresh = sessions
+        .refreshOnce(session, async (token) => {
+          const result = await tokenRequest({ grant_type: 'refresh_token', refresh_token: token }, remoteAddress);
+          return result.ok ? result.tokens : undefined;
+        })
+        .finally(() => refreshing.delete(session.idHash));
       refreshing.set(session.idHash, refresh);
     }
     return (await refresh)?.accessToken;
@@ -139,6 +148,16 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDepen
 
   const signedOut = (reply: FastifyReply) =>
     sendProblem(reply.header('cache-control', 'no-store'), new Problem('invalid-auth', 'the dashboard session ended; sign in again'));
+
+  // A multipart body is refused before it is read unless it is a signed-in member's same-origin
+  // write (the forwarding route checks every request again, multipart or not).
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isMultipart(request)) return;
+    const session = await currentSession(request);
+    if (!session) return signedOut(reply);
+    const refused = crossSiteRefusal(request, session);
+    if (refused) return sendProblem(reply, new Problem('cross-site-request', refused));
+  });
 
   app.get(DASHBOARD_PREFIX, async (_request, reply) => reply.redirect(`${DASHBOARD_PREFIX}/`, 308));
 

@@ -9,6 +9,8 @@ import {
   deleteDashboardSession,
   findDashboardSession,
   insertDashboardSession,
+  releaseDashboardRefreshLease,
+  takeDashboardRefreshLease,
   updateDashboardSession,
 } from '../db/repositories/dashboard-sessions.js';
 import type { Schema } from '../db/tables.js';
@@ -34,10 +36,16 @@ export interface LoadedSession {
   idHash: string;
   userId: string;
   tokens: Tokens;
+  /** The row's sealed content as read: a refresh lease is taken only if nobody changed it since. */
+  sealed: string;
 }
 
 /** A sign-in under way lasts this long: the member signs in with Discord meanwhile. */
 const PENDING_TTL_MS = 15 * 60 * 1000;
+/** How long one process may hold a session's refresh before another may take it over (the token endpoint is called in-process). */
+const REFRESH_LEASE_MS = 10_000;
+/** How often a process waiting for another's refresh reads the session again. */
+const REFRESH_POLL_MS = 50;
 
 export const randomId = () => randomBytes(32).toString('base64url');
 
@@ -79,12 +87,37 @@ export function createDashboardSessions(db: Kysely<Schema>, crypto: StorageCrypt
       const row = await findDashboardSession(db, idHash, now);
       if (!row || row.userId === null) return undefined;
       const tokens = crypto.unseal<Tokens>(row.sealed, idHash);
-      return tokens?.kind === 'session' ? { id, idHash, userId: row.userId, tokens } : undefined;
+      return tokens?.kind === 'session' ? { id, idHash, userId: row.userId, tokens, sealed: row.sealed } : undefined;
     },
 
-    /** Stores refreshed tokens; false when the session ended meanwhile. */
-    async replaceTokens(session: LoadedSession, tokens: Tokens): Promise<boolean> {
-      return updateDashboardSession(db, session.idHash, crypto.seal(tokens, session.idHash));
+    /**
+     * Runs `refresh` for the session in at most one process at a time (a refresh token is used
+     * once; a second use would revoke the grant): the process that takes the row's lease refreshes
+     * and stores the new tokens, the others wait for them. Answers the tokens to use, or undefined
+     * when the session cannot go on (signed out meanwhile, refresh refused).
+     */
+    async refreshOnce(session: LoadedSession, refresh: (refreshToken: string) => Promise<Tokens | undefined>): Promise<Tokens | undefined> {
+      let current = session;
+      for (;;) {
+        const now = Date.now();
+        const refreshToken = current.tokens.refreshToken;
+        if (!refreshToken) return undefined;
+        if (await takeDashboardRefreshLease(db, current.idHash, current.sealed, now, now + REFRESH_LEASE_MS)) {
+          const tokens = await refresh(refreshToken).catch(() => undefined);
+          if (!tokens) {
+            await releaseDashboardRefreshLease(db, current.idHash);
+            return undefined;
+          }
+          return (await updateDashboardSession(db, current.idHash, crypto.seal(tokens, current.idHash))) ? tokens : undefined;
+        }
+        // Another process refreshes (or just did): wait for the tokens it stores, or for its lease
+        // to lapse (it stopped mid-refresh) and try again.
+        await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
+        const reread = await this.load(current.id);
+        if (!reread) return undefined;
+        if (reread.sealed !== current.sealed) return reread.tokens;
+        current = reread;
+      }
     },
 
     async end(id: string): Promise<void> {

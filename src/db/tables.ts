@@ -310,6 +310,8 @@ export interface DashboardSessionsTable {
   sealed: string;
   created_at: number;
   expires_at: number;
+  /** Until when one process holds the right to refresh the session's tokens (ms since the epoch). */
+  refresh_lease_until: number | null;
 }
 
 export interface AuditLogTable {

@@ -4,17 +4,15 @@
 // Security Policy violation, no script error, no request to another origin.
 //
 // Without a Chromium this suite is skipped, except in CI, where it fails (test/support/environment.ts).
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn } from '../support/api.js';
 import { auditedPage, launchChromium } from '../support/chromium.js';
 import { ensureDashboardBuilt } from '../support/dashboard.js';
+import { openDashboard, overflowsSideways, screenshotEveryWay, seriousAccessibilityFindings } from '../support/dashboard-browser.js';
 import { DIALECTS } from '../support/dialects.js';
 import { RUN_BROWSER_SUITES } from '../support/environment.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { SCREENSHOTS } from './screenshots.js';
 
 const USER = '500000000000000032';
 
@@ -65,8 +63,11 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard in Chromium (%s
     const recent = page.getByRole('region', { name: 'Recent switches' }).getByRole('listitem');
     expect(await recent.count()).toBe(2);
     expect(await recent.first().textContent()).toContain('Rowan, Ash');
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `dashboard-overview-${dialect}.png`), fullPage: true });
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
+    await screenshotEveryWay(page, `overview-${dialect}`);
+    await page.setViewportSize({ width: 375, height: 812 });
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.setViewportSize({ width: 1000, height: 900 });
 
     // The service agrees: the switch went through the backend to /v1.
     const front = await server.app.inject({ method: 'GET', url: '/dashboard/api/v1/users/@me/front', headers: { cookie: (await audit.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } });
@@ -80,5 +81,33 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard in Chromium (%s
     expect(audit.errors).toEqual([]);
     expect(foreign).toEqual([]);
     await audit.context.close();
+  }, 120_000);
+
+  it('moves between screens in place, with the keyboard alone, and names an address it has no page for', async () => {
+    const dashboard = await openDashboard(browser, server, USER, '/dashboard/no-such-page');
+    const { page } = dashboard;
+    await expect.poll(() => page.getByRole('heading', { name: 'Page not found' }).count()).toBe(1);
+    expect(await page.title()).toBe('Page not found · switchboard');
+
+    // Keyboard only: Tab reaches the Overview link, Enter follows it without a page load, and the
+    // screen's main region takes the focus.
+    await page.evaluate('window.loadedOnce = true');
+    for (let presses = 0; presses < 10; presses++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate('document.activeElement?.textContent')) === 'Overview') break;
+    }
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { name: 'Overview' }).count()).toBe(1);
+    expect(new URL(page.url()).pathname).toBe('/dashboard/');
+    expect(await page.evaluate('window.loadedOnce')).toBe(true);
+    expect(await page.evaluate('document.activeElement?.id')).toBe('main');
+    expect(await page.getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).toBe('page');
+    await page.goBack();
+    await expect.poll(() => page.getByRole('heading', { name: 'Page not found' }).count()).toBe(1);
+
+    expect(dashboard.violations).toEqual([]);
+    expect(dashboard.errors).toEqual([]);
+    expect(dashboard.foreign).toEqual([]);
+    await dashboard.context.close();
   }, 120_000);
 });

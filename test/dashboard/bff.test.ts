@@ -3,11 +3,13 @@
 // page asked for; the cookie's attributes; tokens that never reach the browser; state changes
 // refused from another site; sign-out that kills a copied cookie, the service's sign-in and the
 // dashboard's tokens.
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSecrets } from '../../src/config/secrets.js';
 import { dashboardCookieNames, safeReturnPath } from '../../src/dashboard/routes.js';
 import type { Tokens } from '../../src/dashboard/sessions.js';
 import { createStorageCrypto } from '../../src/security/crypto.js';
+import { multipartFile } from '../support/api.js';
 import { TestBrowser, type Page } from '../support/browser.js';
 import { ensureDashboardBuilt } from '../support/dashboard.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -177,6 +179,33 @@ describe.each(DIALECTS)('the dashboard backend (%s)', (dialect) => {
 
     const made = await call(server, browser, path, { method: 'POST', headers: { 'x-csrf-token': csrf, 'sec-fetch-site': 'same-origin', origin: new URL(server.url).origin }, body });
     expect(made.status, made.text).toBe(201);
+  });
+
+  it('forwards an image upload (multipart, larger than a JSON body may be) to /v1, only for a signed-in same-origin write', async () => {
+    const { browser } = await signInAt(server, '/dashboard/');
+    const csrf = (await call(server, browser, '/dashboard/api/session')).json().csrfToken as string;
+    // Noise does not compress: a PNG well over the 64 KiB the service takes as JSON.
+    const noise = Buffer.from(Array.from({ length: 300 * 300 * 3 }, () => Math.floor(Math.random() * 256)));
+    const png = await sharp(noise, { raw: { width: 300, height: 300, channels: 3 } }).png().toBuffer();
+    expect(png.length).toBeGreaterThan(200 * 1024);
+    const { raw, headers } = multipartFile('file', png, 'photo.png');
+    const path = '/dashboard/api/v1/users/@me/images?purpose=avatar';
+    const send = (extra: Record<string, string>, cookie = browser.cookieHeader(new URL(`${server.url}${path}`))) =>
+      fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, cookie, ...extra }, body: raw });
+
+    expect((await send({ 'x-csrf-token': csrf, 'sec-fetch-site': 'same-origin' }, '')).status).toBe(401);
+    const crossSite = await send({ 'x-csrf-token': csrf, 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(403);
+    expect(((await crossSite.json()) as { errors: Array<{ type: string }> }).errors[0]?.type).toBe('cross-site-request');
+    expect((await send({ 'sec-fetch-site': 'same-origin' })).status).toBe(403);
+
+    const uploaded = await send({ 'x-csrf-token': csrf, 'sec-fetch-site': 'same-origin', origin: new URL(server.url).origin });
+    const answer = (await uploaded.json()) as { data: { url: string; width: number } };
+    expect(uploaded.status, JSON.stringify(answer)).toBe(201);
+    expect(answer.data.width).toBe(300);
+    const served = await fetch(answer.data.url.replace(server.config.publicUrl, server.url));
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/webp');
   });
 
   it('signs out: a copied cookie stops working, the service’s sign-in ends and the dashboard’s tokens are revoked', async () => {

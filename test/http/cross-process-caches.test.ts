@@ -3,15 +3,23 @@
 // other at once: the next request after the change's answer. A token revoked through one is
 // refused by the other; a privacy setting changed through one hides the data in the other; a
 // process's cache never answers with what the other has changed since (PostgreSQL: LISTEN/NOTIFY;
-// SQLite: the file's data version).
+// SQLite: the file's data version). The dashboard's backend refreshes a due session in one process
+// only (a refresh token is used once; a second use would be taken for theft and end the grant).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { loadSecrets } from '../../src/config/secrets.js';
 import { openDatabase } from '../../src/db/database.js';
+import { dashboardCookieNames } from '../../src/dashboard/routes.js';
+import type { Tokens } from '../../src/dashboard/sessions.js';
 import { ALTER_PRIVACY_MASK, SYSTEM_PRIVACY_MASK, SystemPrivacy } from '../../src/domain/privacy-bits.js';
+import { createStorageCrypto } from '../../src/security/crypto.js';
 import { ALL_API_SCOPES } from '../support/api.js';
+import { TestBrowser } from '../support/browser.js';
+import { ensureDashboardBuilt } from '../support/dashboard.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/dialects.js';
 import { createTestClient, obtainTokens, type TestClient } from '../support/oauth.js';
 import { freePort, type TestServer } from '../support/server.js';
@@ -19,6 +27,8 @@ import { startService, stopService, waitReady, type Service } from '../support/s
 
 const OWNER = '310000000000000001';
 const READER = '310000000000000002';
+const DASHBOARD_USER = '310000000000000003';
+const DASHBOARD_COOKIE = dashboardCookieNames(false).session;
 
 interface Reply {
   status: number;
@@ -43,6 +53,8 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
   let second = '';
   let client: TestClient;
   let botClient: TestClient;
+  /** The environment of the processes (the last one's; they share all but the port). */
+  let env: Record<string, string> = {};
 
   async function signIn(userId: string) {
     const { tokens } = await obtainTokens(client, { userId, scope: `openid offline_access ${ALL_API_SCOPES}` });
@@ -50,12 +62,13 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
   }
 
   beforeAll(async () => {
+    await ensureDashboardBuilt();
     testDatabase = await createTestDatabase(dialect);
     dataDir = mkdtempSync(join(tmpdir(), 'switchboard-two-processes-'));
     const ports = [await freePort(), await freePort()];
     [first, second] = ports.map((port) => `http://127.0.0.1:${port}`) as [string, string];
     for (const port of ports) {
-      const env = {
+      env = {
         NODE_ENV: 'test',
         HOST: '127.0.0.1',
         PORT: String(port),
@@ -257,5 +270,39 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
     expect(afterEdit.status).toBe(200);
     expect(afterEdit.body?.revision).toBeGreaterThan(afterCreate.body?.revision ?? Infinity);
     expect(afterEdit.body?.alters.map((alter) => alter.username)).toContain('crossrev2');
+  });
+
+  it('refreshes a due session in one process only, and both go on with its new tokens', { timeout: 60_000 }, async () => {
+    const browser = new TestBrowser();
+    const page = await browser.navigate(`${first}/dashboard/`);
+    await browser.submit(page, '/dev-login', { user_id: DASHBOARD_USER });
+    const cookie = browser.cookie(DASHBOARD_COOKIE);
+    expect(cookie).toBeDefined();
+
+    const crypto = createStorageCrypto(loadSecrets(loadConfig(env)).dataEncryptionKey);
+    const idHash = crypto.lookupHash('dashboard-session', cookie as string);
+    const registration = openDatabase((testDatabase as TestDatabase).url);
+    const db = registration.db;
+    const tokensNow = async () => crypto.unseal<Tokens>((await db.selectFrom('dashboard_sessions').select('sealed').where('id_hash', '=', idHash).executeTakeFirstOrThrow()).sealed, idHash) as Tokens;
+
+    for (let round = 0; round < 3; round++) {
+      const before = await tokensNow();
+      // As if the access token were about to expire, seen by both processes at once.
+      await db.updateTable('dashboard_sessions').set({ sealed: crypto.seal({ ...before, accessExpiresAt: Date.now() }, idHash) }).where('id_hash', '=', idHash).execute();
+      const calls = [first, second, first, second, second, first].map((base) =>
+        fetch(`${base}/dashboard/api/v1/users/@me/system`, { headers: { cookie: `${DASHBOARD_COOKIE}=${cookie}` } }).then((response) => response.status),
+      );
+      expect(await Promise.all(calls)).toEqual([200, 200, 200, 200, 200, 200]);
+      const after = await tokensNow();
+      expect(after.refreshToken).not.toBe(before.refreshToken);
+      expect(after.accessExpiresAt).toBeGreaterThan(Date.now() + 60_000);
+    }
+    // The grant lives on: no refresh token was used twice.
+    for (const base of [first, second]) {
+      expect((await fetch(`${base}/dashboard/api/v1/users/@me/front`, { headers: { cookie: `${DASHBOARD_COOKIE}=${cookie}` } })).status).toBe(200);
+    }
+    const lease = await db.selectFrom('dashboard_sessions').select('refresh_lease_until').where('id_hash', '=', idHash).executeTakeFirstOrThrow();
+    expect(lease.refresh_lease_until).toBeNull();
+    await registration.close();
   });
 });

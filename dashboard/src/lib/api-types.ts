@@ -4939,6 +4939,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{user}/system/edit-alters-privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the privacy of many alters
+         * @description Gives every alter in `alterIds` (1 to 2000, each once) the privacy bitmask `public`, in one transaction: every id must be an alter of the system (404 `unknown-alter` naming the first that is not, and nothing changes). Each alter whose privacy this changes sends the `alter.updated` event an edit of it would; an alter that already had these bits is left as it was and sends none. Answers the alters as written, in the order named, as an edit answers one.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A Discord user id, or @me for the token’s own user. */
+                    user: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["EditAltersPrivacyBodyInput"];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Alter"][];
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Errors"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user}/system/export": {
         parameters: {
             query?: never;
@@ -6245,6 +6354,18 @@ export interface components {
              */
             privacy?: "owner" | "everyone" | "name" | "description" | "banner" | "pronouns" | "avatar" | "proxyTags" | "tags" | "messageStats" | "username" | "birthday";
             systemId?: unknown;
+        };
+        EditAltersPrivacyBody: {
+            /** @description The alters to change, every one of the system (404 `unknown-alter` naming the first that is not, and nothing changes). */
+            alterIds: number[];
+            /** @description The privacy bitmask every named alter gets, as an edit’s `public` sets it: 0 shows nothing of them to anyone else, all bits (2047) everything; see the privacy section of the API reference. */
+            public: number;
+        };
+        EditAltersPrivacyBodyInput: {
+            /** @description The alters to change, every one of the system (404 `unknown-alter` naming the first that is not, and nothing changes). */
+            alterIds: number[];
+            /** @description The privacy bitmask every named alter gets, as an edit’s `public` sets it: 0 shows nothing of them to anyone else, all bits (2047) everything; see the privacy section of the API reference. */
+            public: number;
         };
         EditGuildSettingsBody: {
             /** @description Who makes the change and which permission the bot checked; required when anything else is given. */

@@ -507,3 +507,40 @@ export async function deleteAlter(db: Db, systemId: number, alterId: number, act
   });
   return deleted;
 }
+
+const altersForEvents = (db: Executor, systemId: number, alterIds: number[]) =>
+  db
+    .selectFrom('alters')
+    .select(ALTER_RECORD_COLUMNS)
+    .select((eb) => [tagList(eb), fieldsJson(db), profileList(db, false)])
+    .where('alters.system_id', '=', systemId)
+    .where('alters.id', 'in', alterIds)
+    .execute();
+
+/**
+ * Gives every alter of `alterIds` the privacy bitmask `bits`, in one transaction: each must be the
+ * system's (else a Problem and nothing changes). Each alter whose bits this changes gets the
+ * `alter.updated` event an edit of it would; the others are left as they were, without one. The
+ * alters as written, in the order asked, each with only the calling client's field.
+ */
+export async function setAltersPrivacy(db: Db, systemId: number, alterIds: number[], bits: number, related: Omit<RelatedChanges, 'field'>): Promise<AlterRecord[]> {
+  return db.transaction().execute(async (trx) => {
+    // The system's row lock first (the one lock order: system-revision.ts); the events' numbers follow under it.
+    await lockSystem(trx, systemId);
+    const current = await trx.selectFrom('alters').select(['id', 'public']).where('system_id', '=', systemId).where('id', 'in', alterIds).execute();
+    const before = new Map(current.map((row) => [Number(row.id), row.public]));
+    const missing = alterIds.find((id) => !before.has(id));
+    if (missing !== undefined) throw new Problem('unknown-alter', `alterIds: the system has no alter ${missing}`, 'alterIds');
+    const changing = alterIds.filter((id) => before.get(id) !== bits);
+    if (changing.length > 0) await trx.updateTable('alters').set({ public: bits }).where('system_id', '=', systemId).where('id', 'in', changing).execute();
+    const written = new Map((await altersForEvents(trx, systemId, alterIds)).map((row) => [Number(row.id), forEvent(row)]));
+    const now = Date.now();
+    for (const id of changing) {
+      const alter = written.get(id);
+      if (!alter) throw new Error('a changed alter was not found');
+      // The event keeps every client's field, as an edit's does: each receiving client is shown its own.
+      await appendEvent(trx, systemId, related, { type: 'alter.updated', alter }, now);
+    }
+    return alterIds.map((id) => withFieldOf(written.get(id) as AlterRecord, related.clientId));
+  });
+}

@@ -26,10 +26,29 @@ export async function findDashboardSession(db: Db, idHash: string, now: number):
   return row && { idHash: row.id_hash, userId: row.user_id, sealed: row.sealed, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at) };
 }
 
-/** Replaces the sealed content of a live row; false when the row is gone (signed out meanwhile). */
+/** Replaces the sealed content of a live row and ends any refresh lease; false when the row is gone (signed out meanwhile). */
 export async function updateDashboardSession(db: Db, idHash: string, sealed: string): Promise<boolean> {
-  const result = await db.updateTable('dashboard_sessions').set({ sealed }).where('id_hash', '=', idHash).executeTakeFirst();
+  const result = await db.updateTable('dashboard_sessions').set({ sealed, refresh_lease_until: null }).where('id_hash', '=', idHash).executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Takes the lease to refresh the row's tokens until `until`: only when the row still holds
+ * `sealed` (nobody stored new tokens since the caller read it) and no live lease is held.
+ */
+export async function takeDashboardRefreshLease(db: Db, idHash: string, sealed: string, now: number, until: number): Promise<boolean> {
+  const result = await db
+    .updateTable('dashboard_sessions')
+    .set({ refresh_lease_until: until })
+    .where('id_hash', '=', idHash)
+    .where('sealed', '=', sealed)
+    .where((eb) => eb.or([eb('refresh_lease_until', 'is', null), eb('refresh_lease_until', '<=', now)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function releaseDashboardRefreshLease(db: Db, idHash: string): Promise<void> {
+  await db.updateTable('dashboard_sessions').set({ refresh_lease_until: null }).where('id_hash', '=', idHash).execute();
 }
 
 export async function deleteDashboardSession(db: Db, idHash: string): Promise<void> {

@@ -61,6 +61,7 @@ const OPERATIONS = [
   { method: 'POST', path: '/v1/users/{user}/messages/{message}/reproxy', scope: 'messages:write', success: 200 },
   { method: 'GET', path: '/v1/messages/{message}', scope: 'messages:read', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/alters/{alter}/delete', scope: 'alters:write', success: 200 },
+  { method: 'POST', path: '/v1/users/{user}/system/edit-alters-privacy', scope: 'alters:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/system/delete', scope: 'system:write', success: 200 },
   { method: 'POST', path: '/v1/users/{user}/system/accounts/code', scope: 'system:write', success: 201 },
   { method: 'POST', path: '/v1/users/{user}/system/accounts/redeem', scope: 'system:write', success: 200 },
@@ -401,6 +402,9 @@ describe.each(DIALECTS)('the OpenAPI document (%s)', (dialect) => {
     expect(edit.body).toMatchObject({ alterId, description: null, banner: 'https://example.com/banner.png' });
     // An empty body is "no changes", not an error.
     expect((await call('POST', '/v1/users/{user}/alters/{alter}/edit', { user: '@me', alter: minimalId }, { token, raw: '', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    // Many alters' privacy at once (here one, to the bits it has: the views below stay as they are).
+    const privacy = await call('POST', '/v1/users/{user}/system/edit-alters-privacy', me, { token, body: { alterIds: [minimalId], public: 0 } });
+    expect(privacy.body).toMatchObject([{ alterId: minimalId, public: 0 }]);
 
     const one = await call('GET', '/v1/users/{user}/alters/{alter}', { user: OWNER, alter: alterId }, { token });
     expect(one.status).toBe(200);

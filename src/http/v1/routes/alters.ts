@@ -1,12 +1,14 @@
-// Alter endpoints: create, edit, delete, read one, list, and look up by integration field.
+// Alter endpoints: create, edit, delete, read one, list, look up by integration field, and set the
+// privacy of many at once.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { createAlter, deleteAlter, editAlter, findAlter, findAlterByField, listAlters, listAltersBy, type ProfileValueSource } from '../../../db/repositories/alters.js';
+import { createAlter, deleteAlter, editAlter, findAlter, findAlterByField, listAlters, listAltersBy, setAltersPrivacy, type ProfileValueSource } from '../../../db/repositories/alters.js';
 import { findTag } from '../../../db/repositories/tags.js';
 import type { Schema } from '../../../db/tables.js';
-import { Alter, CreateAlterBody, EditAlterBody } from '../../../domain/alter.js';
+import { Alter, CreateAlterBody, EditAlterBody, MAX_ALTERS_PER_SYSTEM } from '../../../domain/alter.js';
 import { ListAltersFilters } from '../../../domain/alter-list.js';
+import { EditAltersPrivacyBody } from '../../../domain/alter-privacy-change.js';
 import { alterLoadPolicy, alterQueryPrivacy, isOwner, readsSystems, tagFilterAllowed, viewAlter, writtenAlterView } from '../../../domain/privacy.js';
 import { Problem } from '../../../domain/problems.js';
 import { AlterParams, FieldParams, NoQuery, UserParams, pageQuery } from '../params.js';
@@ -100,6 +102,29 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema>; profileVal
       const { viewer, system } = targetOf(request);
       if (!(await deleteAlter(db, system.id, request.params.alter, actorOf(viewer)))) throw notFound();
       return { deleted: true as const };
+    },
+  );
+
+  app.post(
+    '/system/edit-alters-privacy',
+    {
+      config: { scope: 'alters:write', writes: true },
+      schema: {
+        tags: ['Alters'],
+        summary: 'Set the privacy of many alters',
+        description: `Gives every alter in \`alterIds\` (1 to ${MAX_ALTERS_PER_SYSTEM}, each once) the privacy bitmask \`public\`, in one transaction: every id must be an alter of the system (404 \`unknown-alter\` naming the first that is not, and nothing changes). Each alter whose privacy this changes sends the \`alter.updated\` event an edit of it would; an alter that already had these bits is left as it was and sends none. Answers the alters as written, in the order named, as an edit answers one.`,
+        security: security('alters:write'),
+        params: UserParams,
+        querystring: NoQuery,
+        body: EditAltersPrivacyBody,
+        response: { 200: z.array(Alter), ...errorResponses(404, 413, 415) },
+      },
+    },
+    async (request) => {
+      const { viewer, system } = targetOf(request);
+      const { alterIds, public: bits } = request.body;
+      const records = await setAltersPrivacy(db, system.id, alterIds, bits, { clientId: viewer.clientId, accountId: viewer.userId });
+      return records.map((record) => writtenAlterView(record, system, viewer));
     },
   );
 
