@@ -229,6 +229,22 @@ export function profileFieldShown(privacy: ProfileFieldPrivacy, alterPublic: num
  * others anyway; this is the filter's own check).
  */
 function viewProfileFieldValues(values: readonly ProfileFieldValueRecord[], alterPublic: number, owner: boolean): Record<string, string> {
+  if (!Object.isFrozen(values)) return profileFieldValuesShown(values, alterPublic, owner);
+  // A shared list (the lists' cache hands the same frozen one to every read of the alter:
+  // db/repositories/profile-value-cache.ts): its view for each kind of viewer is made once, frozen,
+  // and shared too, so the answers' serializer writes its text once (http/v1/serializer.ts).
+  let views = sharedValueViews.get(values);
+  if (views === undefined) sharedValueViews.set(values, (views = new Map()));
+  const viewerKey = owner ? 'owner' : alterPublic;
+  let view = views.get(viewerKey);
+  if (view === undefined) views.set(viewerKey, (view = Object.freeze(profileFieldValuesShown(values, alterPublic, owner))));
+  return view as Record<string, string>;
+}
+
+/** Views of frozen value lists: for the owner, or for others by the alter's bits (all the view depends on besides the list). */
+const sharedValueViews = new WeakMap<readonly ProfileFieldValueRecord[], Map<'owner' | number, Readonly<Record<string, string>>>>();
+
+function profileFieldValuesShown(values: readonly ProfileFieldValueRecord[], alterPublic: number, owner: boolean): Record<string, string> {
   const view: Record<string, string> = {};
   for (const { fieldId, value, privacy } of values) {
     if (owner || profileFieldShown(privacy, alterPublic, false)) view[fieldId] = value;

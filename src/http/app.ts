@@ -11,6 +11,7 @@ import type { Config, TrustedProxies } from '../config/config.js';
 import type { Secrets } from '../config/secrets.js';
 import type { Database } from '../db/database.js';
 import { createSystemLookup } from '../db/repositories/system-lookup.js';
+import { createProfileValueCache } from '../db/repositories/profile-value-cache.js';
 import { createGuildRevisions } from '../db/repositories/guilds.js';
 import type { Schema } from '../db/tables.js';
 import { createBearerVerifier } from '../auth/access-tokens.js';
@@ -114,6 +115,8 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
   app.addHook('onRequest', (_request, _reply, done) => changes.catchUp(done));
   const systems = createSystemLookup(database.db, changes);
   app.addHook('onClose', async () => systems.close());
+  const profileValues = createProfileValueCache(changes);
+  app.addHook('onClose', async () => profileValues.close());
   const guilds = createGuildRevisions(database.db, changes);
   app.addHook('onClose', async () => guilds.close());
   app.decorate('db', database.db);
@@ -199,6 +202,7 @@ export async function buildApp({ config, secrets, database }: AppDependencies): 
     db: database.db,
     verifyBearerToken: createBearerVerifier(provider, crypto, changes),
     systems,
+    profileValues,
     guilds,
     events: { crypto, allowPrivateAddresses: config.events.allowPrivateAddresses, wake: () => events.wake() },
     crypto,

@@ -190,6 +190,42 @@ describe.each(DIALECTS)('two service processes on one database (%s)', (dialect) 
     expect((await call(first, reader, 'GET', `/v1/users/${OWNER}/system/list-alters`)).status).toBe(200);
   });
 
+  // The lists of alters hold profile field values in memory (db/repositories/profile-value-cache.ts).
+  it('shows a profile field value or privacy changed through one process on the other’s next list', { timeout: 60_000 }, async () => {
+    const owning = '310000000000000006';
+    const owner = await signIn(owning);
+    const reader = await signIn(READER);
+    expect((await call(first, owner, 'POST', '/v1/users/@me/system/edit', { public: SYSTEM_PRIVACY_MASK })).status).toBe(200);
+    const field = await call(first, owner, 'POST', '/v1/users/@me/system/create-profile-field', { name: 'Likes', privacy: 'everyone' });
+    expect(field.status, JSON.stringify(field.body)).toBe(201);
+    const fieldId = String(field.body.fieldId);
+    const alterBody = { username: 'fielded', displayName: 'F', public: ALTER_PRIVACY_MASK, profileFields: { [fieldId]: 'tea' } };
+    const created = await call(first, owner, 'POST', '/v1/users/@me/system/create-alter', alterBody);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const valuesOn = async (base: string, token: string, of: string) => {
+      const listed = await fetch(`${base}/v1/users/${of}/system/list-alters`, { headers: { authorization: `Bearer ${token}` } });
+      expect(listed.status).toBe(200);
+      const alters = (await listed.json()) as Array<{ alterId: number; profileFields: Record<string, string> }>;
+      return alters.find((alter) => alter.alterId === created.body.alterId)?.profileFields;
+    };
+    // Read twice through the second process, by the owner and by another user, so that both are held there.
+    for (let read = 0; read < 2; read++) {
+      expect(await valuesOn(second, owner, '@me')).toEqual({ [fieldId]: 'tea' });
+      expect(await valuesOn(second, reader, owning)).toEqual({ [fieldId]: 'tea' });
+    }
+
+    const edited = await call(first, owner, 'POST', `/v1/users/@me/alters/${String(created.body.alterId)}/edit`, { profileFields: { [fieldId]: 'coffee' } });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect(await valuesOn(second, owner, '@me')).toEqual({ [fieldId]: 'coffee' });
+    expect(await valuesOn(second, reader, owning)).toEqual({ [fieldId]: 'coffee' });
+
+    // Made private through the second process: the first, which holds the values too, hides them at once.
+    for (let read = 0; read < 2; read++) expect(await valuesOn(first, reader, owning)).toEqual({ [fieldId]: 'coffee' });
+    expect((await call(second, owner, 'POST', `/v1/users/@me/profile-fields/${fieldId}/edit`, { privacy: 'owner' })).status).toBe(200);
+    expect(await valuesOn(first, reader, owning)).toEqual({});
+    expect(await valuesOn(first, owner, '@me')).toEqual({ [fieldId]: 'coffee' });
+  });
+
   it('tells a server settings change made through one process on the next proxy profile answer of the other', { timeout: 60_000 }, async () => {
     const guild = '130000000000000001';
     const owner = await signIn(OWNER);

@@ -35,3 +35,9 @@ export const endpointOfTopic = (topic: string): string | undefined => (topic.sta
 
 /** One Discord server's settings (their revision moves with every change). */
 export const guildTopic = (guildId: string) => `guild:${guildId}`;
+
+/**
+ * A system's custom profile field values or the definitions that decide who sees them (privacy,
+ * kind, a field deleted): every write of profile_field_values or of those columns notes it.
+ */
+export const profileValuesTopic = (systemId: number) => `profile-values:${systemId}`;

@@ -21,6 +21,8 @@ import { releaseAlter } from './autoproxy.js';
 import { settleFrontDays } from './front-days.js';
 import { appendEvent, numberEvent } from './events/outbox.js';
 import { lockSystem, touchSystem } from './system-revision.js';
+import { noteChange } from '../changes/notes.js';
+import { profileValuesTopic } from '../changes/topics.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -79,6 +81,29 @@ function parseProfileList(list: string | null): ProfileFieldValueRecord[] {
   if (list === null || list === '[]') return [];
   const entries = JSON.parse(list) as Array<[number | string, ProfileFieldPrivacy, string]>;
   return entries.map(([fieldId, privacy, value]) => ({ fieldId: Number(fieldId), privacy, value }));
+}
+
+/** Alters' profile field values as a page's query reads them (profileList), with each alter's privacy bits. */
+export interface LoadedProfileValues {
+  alterId: number;
+  /** The alter's bits when its values were read: others' values were filtered by them. */
+  public: number;
+  values: ProfileFieldValueRecord[];
+}
+
+/**
+ * The profile field values of some of the system's alters, in one query: all of them, or with
+ * `shownOnly` those a viewer besides the owner may see (as the page's own query reads them).
+ */
+export async function loadProfileValues(db: Executor, systemId: number, alterIds: readonly number[], shownOnly: boolean): Promise<LoadedProfileValues[]> {
+  if (alterIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('alters')
+    .select(['alters.id', 'alters.public', profileList(db, shownOnly)])
+    .where('alters.system_id', '=', systemId)
+    .where('alters.id', 'in', [...alterIds])
+    .execute();
+  return rows.map((row) => ({ alterId: Number(row.id), public: Number(row.public), values: parseProfileList(row.profile_list) }));
 }
 
 /** One alter's profile field values (after a write, for its answer and event). */
@@ -189,10 +214,31 @@ export async function findAlters(db: Executor, systemId: number, alterIds: numbe
   return rows.map((row) => fromLoaded(row, policy.fieldsFor));
 }
 
-/** A page of the system's alters in id order; with `onlyVisible`, paging counts visible ones only. */
-export async function listAlters(db: Db, systemId: number, page: { skip: number; max: number }, policy: AlterLoadPolicy): Promise<AlterRecord[]> {
-  const rows = await alterPage(policy)(db, { systemId, max: page.max, skip: page.skip, fieldsFor: policy.fieldsFor });
-  return rows.map((row) => fromLoaded(row, policy.fieldsFor));
+/**
+ * Where a list's profile field values may come from instead of its query (profile-value-cache.ts):
+ * it sets each record's values as `policy` would have read them.
+ */
+export interface ProfileValueSource {
+  attach(db: Executor, systemId: number, records: AlterRecord[], policy: AlterLoadPolicy): Promise<void>;
+}
+
+/**
+ * A page of the system's alters in id order; with `onlyVisible`, paging counts visible ones only.
+ * With `profileValues`, the page's query reads no profile field values and the source gives them.
+ */
+export async function listAlters(
+  db: Db,
+  systemId: number,
+  page: { skip: number; max: number },
+  policy: AlterLoadPolicy,
+  profileValues?: ProfileValueSource,
+): Promise<AlterRecord[]> {
+  const readValues = policy.profileFields !== false;
+  const pagePolicy = profileValues && readValues ? { ...policy, profileFields: false } : policy;
+  const rows = await alterPage(pagePolicy)(db, { systemId, max: page.max, skip: page.skip, fieldsFor: policy.fieldsFor });
+  const records = rows.map((row) => fromLoaded(row, policy.fieldsFor));
+  if (profileValues && readValues) await profileValues.attach(db, systemId, records, policy);
+  return records;
 }
 
 /** `%` and `_` (and the escape itself) taken literally in a LIKE pattern escaped with `\`. */
@@ -214,14 +260,16 @@ export async function listAltersBy(
   policy: AlterLoadPolicy,
   query: AlterListQuery,
   privacy: AlterQueryPrivacy | null,
+  profileValues?: ProfileValueSource,
 ): Promise<AlterRecord[]> {
+  const readValues = policy.profileFields !== false;
   /** The value where the viewer may see it, else null. */
   const shown = <T>(bits: number | undefined, value: RawBuilder<T>): RawBuilder<T | null> =>
     privacy === null || !bits ? value : sql<T | null>`(case when ${hasBitsCondition('alters.public', bits)} then ${value} end)`;
   const matches = (bits: number | undefined, value: RawBuilder<unknown>, pattern: string): RawBuilder<boolean> =>
     privacy === null || !bits ? sql<boolean>`${value} like ${pattern} escape '\\'` : sql<boolean>`(${hasBitsCondition('alters.public', bits)} and ${value} like ${pattern} escape '\\')`;
 
-  let select = selectAlters(db, policy.fieldsFor, policy.allFields)
+  let select = selectAlters(db, policy.fieldsFor, policy.allFields, readValues && !profileValues)
     .where('alters.system_id', '=', systemId)
     .$if(policy.onlyVisible, (q) => q.where(onlyVisible));
   if (query.tagId !== undefined) {
@@ -256,7 +304,9 @@ export async function listAltersBy(
     .limit(page.max)
     .offset(page.skip)
     .execute();
-  return rows.map((row) => fromLoaded(row, policy.fieldsFor));
+  const records = rows.map((row) => fromLoaded(row, policy.fieldsFor));
+  if (profileValues && readValues) await profileValues.attach(db, systemId, records, policy);
+  return records;
 }
 
 /** The system's alter whose integration field for `clientId` equals `value`, in one query. */
@@ -448,6 +498,7 @@ export async function deleteAlter(db: Db, systemId: number, alterId: number, act
     await trx.deleteFrom('alter_tags').where('alter_id', '=', alterId).execute();
     await trx.deleteFrom('alter_fields').where('alter_id', '=', alterId).execute();
     await trx.deleteFrom('profile_field_values').where('alter_id', '=', alterId).execute();
+    await noteChange(trx, [profileValuesTopic(systemId)]);
     await trx.deleteFrom('alters').where('id', '=', alterId).execute();
     // Its place in switches went by cascade, changing their alters: the statistics' summary follows.
     await settleFrontDays(trx, systemId);

@@ -2,7 +2,8 @@
 // unique per system by `name_key` under a unique index (as tags). Every write that spans rows runs in
 // one transaction under the system's lock (lockSystem's order: the system's row first), with its
 // event. The `…In` functions take a transaction already holding that lock: the alter writes and
-// an import (the ProfileFieldStore port) write fields and values through them.
+// an import (the ProfileFieldStore port) write fields and values through them. A write that changes
+// values, or who sees them, notes profileValuesTopic (the lists' cache: profile-value-cache.ts).
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { EventActor } from '../../domain/events.js';
 import { Problem } from '../../domain/problems.js';
@@ -24,6 +25,8 @@ import { profileFieldSharedCondition } from '../privacy-conditions.js';
 import { profileFieldColumns, profileFieldRecord } from '../profile-field-columns.js';
 import type { ProfileFieldRow, Schema } from '../tables.js';
 import { systemTooLargeProblem } from '../../domain/alter.js';
+import { noteChange } from '../changes/notes.js';
+import { profileValuesTopic } from '../changes/topics.js';
 import { appendEvent } from './events/outbox.js';
 import { lockSystem } from './system-revision.js';
 
@@ -117,6 +120,7 @@ export async function setProfileFieldValuesIn(
       .onConflict((oc) => oc.columns(['alter_id', 'field_id']).doUpdateSet({ value: sql`excluded.value` }).where(sql.ref('profile_field_values.value'), '<>', sql.ref('excluded.value')))
       .execute();
   }
+  if (removed.length > 0 || written.length > 0) await noteChange(trx, [profileValuesTopic(systemId)]);
 }
 
 /** An alter write's `profileFields`, checked against the system's fields and written (in the alter's transaction, under the system's lock). */
@@ -170,6 +174,8 @@ export async function editProfileField(
       const row = await trx.updateTable('profile_fields').set(columns).where('system_id', '=', systemId).where('id', '=', fieldId).returningAll().executeTakeFirstOrThrow();
       const record = profileFieldRecord(row);
       if (record.kind !== current.kind) await convertValues(trx, record);
+      // Who sees the values, and (after a new kind) which values there are.
+      if (record.kind !== current.kind || record.privacy !== current.privacy) await noteChange(trx, [profileValuesTopic(systemId)]);
       // An edit to the same values says nothing.
       if (record.name !== current.name || record.kind !== current.kind || record.privacy !== current.privacy) await appendEvent(trx, systemId, actor, { type: 'profile-field.updated', field: record });
       return record;
@@ -201,6 +207,7 @@ export async function deleteProfileField(db: Db, systemId: number, fieldId: numb
     if (!found) return false;
     await trx.deleteFrom('profile_field_values').where('field_id', '=', fieldId).execute();
     await trx.deleteFrom('profile_fields').where('id', '=', fieldId).execute();
+    await noteChange(trx, [profileValuesTopic(systemId)]);
     await appendEvent(trx, systemId, actor, { type: 'profile-field.deleted', fieldId });
     return true;
   });

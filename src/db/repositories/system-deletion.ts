@@ -14,7 +14,7 @@
 //   was in it.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { noteChange } from '../changes/notes.js';
-import { oidcRowTopic, systemTopic, userSystemTopic } from '../changes/topics.js';
+import { oidcRowTopic, profileValuesTopic, systemTopic, userSystemTopic } from '../changes/topics.js';
 import type { Schema } from '../tables.js';
 import { insertAuditEntry } from './audit-log.js';
 import { appendEvent } from './events/outbox.js';
@@ -129,7 +129,7 @@ export async function deleteSystemIn(trx: Transaction<Schema>, deletion: SystemD
   if (accounts.length > 0) await trx.updateTable('event_grant_periods').set({ account_id: placeholder }).where('account_id', 'in', accounts).execute();
 
   await insertAuditEntry(trx, { kind: 'system-deleted', userId: ownerId, clientId: deletion.actorClientId ?? undefined, ip: deletion.ip ?? undefined, details: { systemId } }, now);
-  await noteChange(trx, [systemTopic(systemId), ...[ownerId, ...accounts].map(userSystemTopic)]);
+  await noteChange(trx, [systemTopic(systemId), profileValuesTopic(systemId), ...[ownerId, ...accounts].map(userSystemTopic)]);
 }
 
 /**

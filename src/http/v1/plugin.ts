@@ -29,12 +29,15 @@ import { accountRoutes } from './routes/accounts.js';
 import { appRoutes } from './routes/apps.js';
 import type { StorageCrypto } from '../../security/crypto.js';
 import type { GuildRevisions } from '../../db/repositories/guilds.js';
+import type { ProfileValueSource } from '../../db/repositories/alters.js';
 
 export interface V1Dependencies {
   db: Kysely<Schema>;
   verifyBearerToken: BearerVerifier;
   /** `{user}` → system (cached; db/repositories/system-lookup.ts). */
   systems: SystemLookup;
+  /** Alters' profile field values for the lists (cached; db/repositories/profile-value-cache.ts). */
+  profileValues: ProfileValueSource;
   /** Servers' settings revisions (cached; db/repositories/guilds.ts), told to the bot with each proxy profile. */
   guilds: GuildRevisions;
   events: Omit<EventRoutesOptions, 'db'>;
@@ -47,7 +50,7 @@ export interface V1Dependencies {
 /** Request bodies are small JSON objects; the largest legitimate edit is well under this. */
 export const V1_BODY_LIMIT = 256 * 1024;
 
-export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, systems, guilds, events, crypto, publicUrl }: V1Dependencies) {
+export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, systems, profileValues, guilds, events, crypto, publicUrl }: V1Dependencies) {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -85,7 +88,7 @@ export async function v1Api(scope: FastifyInstance, { db, verifyBearerToken, sys
       await users.register(systemRoutes, { db });
       await users.register(accountRoutes, { db, crypto });
       await users.register(appRoutes, { db, crypto });
-      await users.register(alterRoutes, { db });
+      await users.register(alterRoutes, { db, profileValues });
       await users.register(frontRoutes, { db });
       await users.register(autoproxyRoutes, { db });
       await users.register(proxyProfileRoutes, { db, guilds, systems });

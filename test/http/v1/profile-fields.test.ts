@@ -221,6 +221,62 @@ describe.each(DIALECTS)('profile fields (%s)', (dialect) => {
     });
   });
 
+  // The lists read the values from memory (db/repositories/profile-value-cache.ts): every write
+  // that changes what a list shows must show on the next list, for the owner and for others.
+  it('shows every change of values, of a field’s privacy, kind or existence and of an alter’s bits on the next list', async () => {
+    const lister = await signIn(server, '200000000000000809');
+    expect((await lister.call('POST', '/v1/users/@me/system/edit', { public: SHOWS_ALTERS })).status).toBe(200);
+    const open = await newField(lister, { privacy: 'everyone' });
+    const follows = await newField(lister, { privacy: 'description' });
+    const worded = await newField(lister, { kind: 'text', privacy: 'everyone' });
+    const alter = await createAlter(lister, { public: ALTER_SHOWN, profileFields: { [open.fieldId]: 'one', [follows.fieldId]: 'two', [worded.fieldId]: 'not a date' } });
+    /** The alter's values on the owner's list and on another user's, each read twice (the second from memory). */
+    const lists = async () => {
+      const valuesOn = async (user: ApiUser, of: string) => {
+        const listed = await user.call<Alter[]>('GET', `/v1/users/${of}/system/list-alters`);
+        expect(listed.status).toBe(200);
+        return listed.body.find((entry) => entry.alterId === alter.alterId)?.profileFields;
+      };
+      const owner = await valuesOn(lister, '@me');
+      const others = await valuesOn(other, lister.userId);
+      expect({ owner: await valuesOn(lister, '@me'), others: await valuesOn(other, lister.userId) }, 'the second read answers as the first').toEqual({ owner, others });
+      return { owner, others };
+    };
+    expect(await lists()).toEqual({
+      owner: { [open.fieldId]: 'one', [follows.fieldId]: 'two', [worded.fieldId]: 'not a date' },
+      others: { [open.fieldId]: 'one', [follows.fieldId]: 'two', [worded.fieldId]: 'not a date' },
+    });
+
+    // A value changed, one removed.
+    expect((await editAlter(lister, alter.alterId, { profileFields: { [open.fieldId]: 'uno', [follows.fieldId]: null } })).status).toBe(200);
+    expect(await lists()).toEqual({ owner: { [open.fieldId]: 'uno', [worded.fieldId]: 'not a date' }, others: { [open.fieldId]: 'uno', [worded.fieldId]: 'not a date' } });
+    expect((await editAlter(lister, alter.alterId, { profileFields: { [follows.fieldId]: 'two' } })).status).toBe(200);
+
+    // A field made private: others no longer see its value.
+    expect((await lister.call('POST', `/v1/users/@me/profile-fields/${open.fieldId}/edit`, { privacy: 'owner' })).status).toBe(200);
+    expect((await lists()).others).toEqual({ [follows.fieldId]: 'two', [worded.fieldId]: 'not a date' });
+
+    // The alter hides its description: the field that follows it is hidden too.
+    expect((await editAlter(lister, alter.alterId, { public: ALTER_SHOWN & ~4 })).status).toBe(200);
+    expect((await lists()).others).toEqual({ [worded.fieldId]: 'not a date' });
+    expect((await editAlter(lister, alter.alterId, { public: ALTER_SHOWN })).status).toBe(200);
+    expect((await lists()).others).toEqual({ [follows.fieldId]: 'two', [worded.fieldId]: 'not a date' });
+
+    // A new kind drops the values that are not of it; a deleted field takes its values.
+    expect((await lister.call('POST', `/v1/users/@me/profile-fields/${worded.fieldId}/edit`, { kind: 'date' })).status).toBe(200);
+    expect(await lists()).toEqual({ owner: { [open.fieldId]: 'uno', [follows.fieldId]: 'two' }, others: { [follows.fieldId]: 'two' } });
+    expect((await lister.call('POST', `/v1/users/@me/profile-fields/${follows.fieldId}/delete`)).status).toBe(200);
+    expect(await lists()).toEqual({ owner: { [open.fieldId]: 'uno' }, others: {} });
+
+    // The lists do answer from memory: a write that notes no change (made here behind the service's
+    // back) is not seen until one that does.
+    await server.database.db.updateTable('profile_field_values').set({ value: 'behind its back' }).where('field_id', '=', open.fieldId).where('alter_id', '=', alter.alterId).execute();
+    expect((await lists()).owner).toEqual({ [open.fieldId]: 'uno' });
+    const another = await newField(lister, { privacy: 'everyone' });
+    expect((await editAlter(lister, alter.alterId, { profileFields: { [another.fieldId]: 'noted' } })).status).toBe(200);
+    expect((await lists()).owner).toEqual({ [open.fieldId]: 'behind its back', [another.fieldId]: 'noted' });
+  });
+
   it('keeps fields and values through an export and an import (the switchboard key), matching fields by name', async () => {
     const from = await signIn(server, '200000000000000806');
     const to = await signIn(server, '200000000000000807');

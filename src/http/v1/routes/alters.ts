@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { createAlter, deleteAlter, editAlter, findAlter, findAlterByField, listAlters, listAltersBy, setAltersPrivacy } from '../../../db/repositories/alters.js';
+import { createAlter, deleteAlter, editAlter, findAlter, findAlterByField, listAlters, listAltersBy, setAltersPrivacy, type ProfileValueSource } from '../../../db/repositories/alters.js';
 import { findTag } from '../../../db/repositories/tags.js';
 import type { Schema } from '../../../db/tables.js';
 import { Alter, CreateAlterBody, EditAlterBody, MAX_ALTERS_PER_SYSTEM } from '../../../domain/alter.js';
@@ -32,7 +32,7 @@ function notFound(): Problem {
   return new Problem('unknown-alter', 'there is no such alter, or you may not see it');
 }
 
-export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async (app, { db }) => {
+export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema>; profileValues: ProfileValueSource }> = async (app, { db, profileValues }) => {
   app.post(
     '/system/create-alter',
     {
@@ -181,8 +181,8 @@ export const alterRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       }
       const records =
         sort === 'id' && tagId === undefined && search === undefined
-          ? await listAlters(db, system.id, page, policy)
-          : await listAltersBy(db, system.id, page, policy, { sort, tagId, search }, alterQueryPrivacy(system, viewer));
+          ? await listAlters(db, system.id, page, policy, profileValues)
+          : await listAltersBy(db, system.id, page, policy, { sort, tagId, search }, alterQueryPrivacy(system, viewer), profileValues);
       return records.flatMap((record) => viewAlter(record, system, viewer) ?? []);
     },
   );
