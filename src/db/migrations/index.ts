@@ -25,6 +25,7 @@ import * as customProfileFields from './2026-11-28T00-fields-custom-profile-fiel
 import * as simplyPluralTagParents from './2026-11-28T00-simplyplural-tag-parents.js';
 import * as statsFrontDays from './2026-11-28T00-stats-front-days.js';
 import * as accountsAutoproxy from './2026-11-28T01-accounts-autoproxy.js';
+import * as switchListsSetBased from './2026-11-29T00-switch-lists-set-based.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T00-simplyplural-tag-parents': simplyPluralTagParents,
   '2026-11-28T00-stats-front-days': statsFrontDays,
   '2026-11-28T01-accounts-autoproxy': accountsAutoproxy,
+  '2026-11-29T00-switch-lists-set-based': switchListsSetBased,
 };
