@@ -2,8 +2,9 @@
 // and 10,000 switches (200 members and 1,000 switches with --quick), imported with its history
 // into a fresh system through the whole path the API takes: bytes → JSON → source model → plan →
 // one transaction of bulk writes (importSystem). Next to it, in the same run and database: a bare
-// bulk insert of the same rows (alters, tags, memberships, switches, switch members) in one
-// transaction, with nothing read, checked or planned. Then the same file again (everything
+// bulk insert of the same rows (alters, tags, memberships, custom fields and their values,
+// switches, switch members) in one transaction, as the import writes rows in bulk, with nothing
+// read, checked or planned. Then the same file again (everything
 // matches: nothing but reads and the plan).
 //
 // With --simplyplural (issue 30), a Simply Plural export of 2,000 members, 100 custom fields and

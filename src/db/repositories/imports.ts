@@ -397,15 +397,19 @@ async function appendImportEvents(
   now: number,
 ): Promise<void> {
   const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null, allFields: true };
-  // Gathered in order, then numbered and written together (appendEvents): one import's thousands of
-  // events would otherwise take five statements each.
+  // Gathered in order and numbered and written a batch at a time (appendEvents): one import's
+  // thousands of events would otherwise take five statements each; a batch bounds the snapshots held.
   const events: EventSnapshot[] = [];
+  const flush = async () => {
+    await appendEvents(trx, systemId, actor, events.splice(0), now);
+  };
   const createdAlters = new Set(applied.createdAlterIds);
   const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
   for (const ids of chunks([...createdAlters, ...changedAlters])) {
     for (const alter of await findAlters(trx, systemId, ids, owner)) {
       events.push({ type: createdAlters.has(alter.id) ? 'alter.created' : 'alter.updated', alter });
     }
+    await flush();
   }
   for (const alterId of plan.alterDeletes) events.push({ type: 'alter.deleted', alterId });
   const createdTags = new Set(applied.createdTagIds);
@@ -420,7 +424,7 @@ async function appendImportEvents(
     const system = await findSystemById(trx, systemId);
     if (system) events.push({ type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, OWNER_SYSTEM_LOAD) });
   }
-  await appendEvents(trx, systemId, actor, events, now);
+  await flush();
 }
 
 /**
