@@ -2,8 +2,9 @@
 // and 10,000 switches (200 members and 1,000 switches with --quick), imported with its history
 // into a fresh system through the whole path the API takes: bytes → JSON → source model → plan →
 // one transaction of bulk writes (importSystem). Next to it, in the same run and database: a bare
-// bulk insert of the same rows (alters, tags, memberships, switches, switch members) in one
-// transaction, with nothing read, checked or planned. Then the same file again (everything
+// bulk insert of the same rows (alters, tags, memberships, custom fields and their values,
+// switches, switch members) in one transaction, as the import writes rows in bulk, with nothing
+// read, checked or planned. Then the same file again (everything
 // matches: nothing but reads and the plan).
 //
 // With --simplyplural (issue 30), a Simply Plural export of 2,000 members, 100 custom fields and
@@ -14,6 +15,8 @@
 // Run alone: node --import tsx bench/import.ts [--quick] [--postgres] [--simplyplural]
 // (--postgres uses BENCH_DATABASE_URL or TEST_DATABASE_URL). bench/run.ts runs it too.
 import { pathToFileURL } from 'node:url';
+import { sql } from 'kysely';
+import { insertInBulk, type BulkColumn } from '../src/db/bulk-rows.js';
 import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
 import { importStore, newProxyTagId, systemForImport } from '../src/db/repositories/imports.js';
 import { importSystem } from '../src/domain/import/import-system.js';
@@ -161,7 +164,14 @@ export function largeSimplyPluralFile(members: number, fields: number, intervals
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 const seconds = (started: number) => (performance.now() - started) / 1000;
 
-/** The same rows the import writes, inserted as they are: one transaction, multi-row INSERTs. */
+/**
+ * The same rows the import writes, inserted as they are, in one transaction, each table's in bulk
+ * as the import writes them (db/bulk-rows.ts: unnested arrays on PostgreSQL, whatever the count,
+ * multi-row VALUES on SQLite): alters, tags and memberships, custom fields and their values,
+ * switches with their alter lists, and their members. Nothing read, checked or planned; no links,
+ * events or statistics summary (what an import adds). The database's own triggers and foreign
+ * keys run, as for any writer.
+ */
 async function bareInsert(database: Database, systemId: number, text: string): Promise<number> {
   const source = readImportFile(parseImportJson(text));
   const now = Date.now();
@@ -190,34 +200,89 @@ async function bareInsert(database: Database, systemId: number, text: string): P
       const rows = await trx.insertInto('alters').values(batch).returning(['id']).execute();
       rows.forEach((row, k) => alterIds.set(source.alters[i + k]?.id ?? '', Number(row.id)));
     }
-    const tagRows = await trx
-      .insertInto('tags')
-      .values(
-        source.tags.map((tag) => ({
-          system_id: systemId,
-          name: tag.name,
-          name_key: usernameKey(tag.name),
-          description: tag.description ?? null,
-          color: tag.color ?? null,
-          public: tag.public ?? 0,
-          created_at: now,
-        })),
-      )
-      .returning(['id'])
-      .execute();
-    const pairs = source.tags.flatMap((tag, t) => tag.memberIds.map((member) => ({ alter_id: alterIds.get(member) ?? 0, tag_id: Number(tagRows[t]?.id) })));
-    for (let i = 0; i < pairs.length; i += 2000) await trx.insertInto('alter_tags').values(pairs.slice(i, i + 2000)).execute();
-    for (let i = 0; i < source.switches.length; i += 1000) {
-      const batch = source.switches.slice(i, i + 1000);
-      const rows = await trx.insertInto('switches').values(batch.map((entry) => ({ system_id: systemId, client_id: 'bench', switched_at: entry.at }))).returning(['id']).execute();
-      const members = batch.flatMap((entry, k) =>
-        entry.memberIds.map((member, position) => ({ switch_id: Number(rows[k]?.id), alter_id: alterIds.get(member) ?? 0, position })),
-      );
-      for (let j = 0; j < members.length; j += 3000) await trx.insertInto('switch_members').values(members.slice(j, j + 3000)).execute();
+    if (source.tags.length > 0) {
+      const tagRows = await trx
+        .insertInto('tags')
+        .values(
+          source.tags.map((tag) => ({
+            system_id: systemId,
+            name: tag.name,
+            name_key: usernameKey(tag.name),
+            description: tag.description ?? null,
+            color: tag.color ?? null,
+            public: tag.public ?? 0,
+            created_at: now,
+          })),
+        )
+        .returning(['id'])
+        .execute();
+      const pairs = source.tags.flatMap((tag, t) => tag.memberIds.map((member) => ({ alter_id: alterIds.get(member) ?? 0, tag_id: Number(tagRows[t]?.id) })));
+      await insertInBulk(trx, 'alter_tags', ALTER_TAG_COLUMNS, pairs);
     }
+    const fields = source.profileFields ?? [];
+    const fieldIds = new Map<string, number>();
+    if (fields.length > 0) {
+      const fieldRows = await trx
+        .insertInto('profile_fields')
+        .values(
+          fields.map((field, position) => ({
+            system_id: systemId,
+            name: field.name,
+            name_key: usernameKey(field.name),
+            kind: field.kind,
+            privacy: field.privacy,
+            position,
+            created_at: now,
+          })),
+        )
+        .returning(['id'])
+        .execute();
+      fields.forEach((field, k) => fieldIds.set(field.id, Number(fieldRows[k]?.id)));
+    }
+    const values = source.alters.flatMap((alter) =>
+      Object.entries(alter.profileFields ?? {}).flatMap(([fieldId, value]) => {
+        const field = fieldIds.get(fieldId);
+        return field === undefined ? [] : [{ alter_id: alterIds.get(alter.id) ?? 0, field_id: field, system_id: systemId, value }];
+      }),
+    );
+    await insertInBulk(trx, 'profile_field_values', PROFILE_VALUE_COLUMNS, values);
+    const switches = source.switches.map((entry) => ({ at: entry.at, alterIds: entry.memberIds.map((member) => alterIds.get(member) ?? 0) }));
+    const rows = await insertInBulk<{ system_id: number; client_id: string; switched_at: number; alter_list: string }, { id: number | string }>(
+      trx,
+      'switches',
+      SWITCH_COLUMNS,
+      switches.map((entry) => ({ system_id: systemId, client_id: 'bench', switched_at: entry.at, alter_list: entry.alterIds.join(',') })),
+      sql`returning id`,
+    );
+    const members = switches.flatMap((entry, k) =>
+      entry.alterIds.map((alterId, position) => ({ switch_id: Number(rows[k]?.id), alter_id: alterId, position })),
+    );
+    await insertInBulk(trx, 'switch_members', SWITCH_MEMBER_COLUMNS, members);
   });
   return seconds(started);
 }
+
+const ALTER_TAG_COLUMNS: ReadonlyArray<BulkColumn<{ alter_id: number; tag_id: number }>> = [
+  { name: 'alter_id', pgType: 'bigint' },
+  { name: 'tag_id', pgType: 'bigint' },
+];
+const PROFILE_VALUE_COLUMNS: ReadonlyArray<BulkColumn<{ alter_id: number; field_id: number; system_id: number; value: string }>> = [
+  { name: 'alter_id', pgType: 'bigint' },
+  { name: 'field_id', pgType: 'bigint' },
+  { name: 'system_id', pgType: 'bigint' },
+  { name: 'value', pgType: 'text' },
+];
+const SWITCH_COLUMNS: ReadonlyArray<BulkColumn<{ system_id: number; client_id: string; switched_at: number; alter_list: string }>> = [
+  { name: 'system_id', pgType: 'bigint' },
+  { name: 'client_id', pgType: 'text' },
+  { name: 'switched_at', pgType: 'bigint' },
+  { name: 'alter_list', pgType: 'text' },
+];
+const SWITCH_MEMBER_COLUMNS: ReadonlyArray<BulkColumn<{ switch_id: number; alter_id: number; position: number }>> = [
+  { name: 'switch_id', pgType: 'bigint' },
+  { name: 'alter_id', pgType: 'bigint' },
+  { name: 'position', pgType: 'integer' },
+];
 
 export async function benchImport(opts: ImportBenchOptions): Promise<ImportBenchResult> {
   const simplyPlural = opts.format === 'simplyplural';

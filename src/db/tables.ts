@@ -172,7 +172,8 @@ export interface SwitchesTable {
   switched_at: number;
   /**
    * Its alters' ids in position order, comma-separated ('' for a switch-out): kept from
-   * switch_members by triggers (migration 2026-11-27T20l), for front statistics. Never written.
+   * switch_members by triggers (migration 2026-11-27T20l), for front statistics. Written only
+   * by an import, with the switch, as the triggers make it (they then rewrite nothing).
    */
   alter_list: Generated<string>;
 }

@@ -26,6 +26,7 @@ import * as simplyPluralTagParents from './2026-11-28T00-simplyplural-tag-parent
 import * as statsFrontDays from './2026-11-28T00-stats-front-days.js';
 import * as accountsAutoproxy from './2026-11-28T01-accounts-autoproxy.js';
 import * as dashboardRefreshLease from './2026-11-29T00-dashboard-refresh-lease.js';
+import * as switchListsSetBased from './2026-11-29T00-switch-lists-set-based.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21T00-initial': initial,
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28T00-stats-front-days': statsFrontDays,
   '2026-11-28T01-accounts-autoproxy': accountsAutoproxy,
   '2026-11-29T00-dashboard-refresh-lease': dashboardRefreshLease,
+  '2026-11-29T00-switch-lists-set-based': switchListsSetBased,
 };

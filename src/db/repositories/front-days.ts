@@ -17,11 +17,28 @@ import {
   type StatsSwitch,
 } from '../../domain/front-stats.js';
 import type { Schema } from '../tables.js';
+import { insertInBulk, type BulkColumn } from '../bulk-rows.js';
 
 type Executor = Kysely<Schema> | Transaction<Schema>;
 
-/** Rows per insert statement (5 values each, far below either database's limit on parameters). */
-const INSERT_BATCH = 1000;
+type FrontDayRow = { system_id: number; span: number; day: number; alter_list: string; ms: number; last_at: number };
+const FRONT_DAY_COLUMNS: ReadonlyArray<BulkColumn<FrontDayRow>> = [
+  { name: 'system_id', pgType: 'bigint' },
+  { name: 'span', pgType: 'integer' },
+  { name: 'day', pgType: 'integer' },
+  { name: 'alter_list', pgType: 'text' },
+  { name: 'ms', pgType: 'bigint' },
+  { name: 'last_at', pgType: 'bigint' },
+];
+type FrontDayEntryRow = { system_id: number; span: number; day: number; alter_id: number; entries: number; primary_entries: number };
+const FRONT_DAY_ENTRY_COLUMNS: ReadonlyArray<BulkColumn<FrontDayEntryRow>> = [
+  { name: 'system_id', pgType: 'bigint' },
+  { name: 'span', pgType: 'integer' },
+  { name: 'day', pgType: 'integer' },
+  { name: 'alter_id', pgType: 'bigint' },
+  { name: 'entries', pgType: 'integer' },
+  { name: 'primary_entries', pgType: 'integer' },
+];
 
 /**
  * What front statistics read (domain/front-stats.ts): the switches in [from, to) and the one in
@@ -159,26 +176,26 @@ export async function settleFrontDays(db: Executor, systemId: number): Promise<v
       await db.deleteFrom(table).where('system_id', '=', systemId).where('span', '=', span).where('day', '>=', low).where('day', '<', high).execute();
     }
   }
-  for (let start = 0; start < summary.times.length; start += INSERT_BATCH) {
-    await db
-      .insertInto('front_days')
-      .values(
-        summary.times
-          .slice(start, start + INSERT_BATCH)
-          .map((row) => ({ system_id: systemId, span: 1, day: row.day, alter_list: row.alterList, ms: row.ms, last_at: row.last })),
-      )
-      .execute();
-  }
-  for (let start = 0; start < summary.entries.length; start += INSERT_BATCH) {
-    await db
-      .insertInto('front_day_entries')
-      .values(
-        summary.entries
-          .slice(start, start + INSERT_BATCH)
-          .map((row) => ({ system_id: systemId, span: 1, day: row.day, alter_id: row.alterId, entries: row.entries, primary_entries: row.primaryEntries })),
-      )
-      .execute();
-  }
+  // In bulk (db/bulk-rows.ts): an import's years of days are a few statements.
+  await insertInBulk(
+    db,
+    'front_days',
+    FRONT_DAY_COLUMNS,
+    summary.times.map((row) => ({ system_id: systemId, span: 1, day: row.day, alter_list: row.alterList, ms: row.ms, last_at: row.last })),
+  );
+  await insertInBulk(
+    db,
+    'front_day_entries',
+    FRONT_DAY_ENTRY_COLUMNS,
+    summary.entries.map((row) => ({
+      system_id: systemId,
+      span: 1,
+      day: row.day,
+      alter_id: row.alterId,
+      entries: row.entries,
+      primary_entries: row.primaryEntries,
+    })),
+  );
   // The longer runs holding those days, each summed from the 4 runs of the size below it. A run
   // starts at a multiple of its span: `day - mod(day, span)`, with a modulo that is never negative
   // (SQL's % keeps the dividend's sign, and days before 1970 are negative).

@@ -17,18 +17,19 @@ import { usernameKey } from '../../domain/username-key.js';
 import { alterColumns } from '../alter-columns.js';
 import { noteChange } from '../changes/notes.js';
 import { settleFrontDays } from './front-days.js';
-import { systemTopic, userSystemTopic } from '../changes/topics.js';
+import { profileValuesTopic, systemTopic, userSystemTopic } from '../changes/topics.js';
 import { newSystemColumns, systemColumns } from '../system-columns.js';
 import { tagColumns, tagRecord } from '../tag-columns.js';
 import type { NewTag, Schema } from '../tables.js';
-import type { EventActor } from '../../domain/events.js';
+import type { EventActor, EventSnapshot } from '../../domain/events.js';
 import { OWNER_SYSTEM_LOAD, type AlterLoadPolicy } from '../../domain/privacy.js';
 import { findAlters, listAlters } from './alters.js';
-import { appendEvent } from './events/outbox.js';
+import { appendEvents } from './events/outbox.js';
 import { findTagsById } from './tags.js';
 import { findSystemById, loadSystemDetails } from './systems.js';
 import { touchSystem } from './system-revision.js';
-import { createProfileFieldsIn, listProfileFields, setProfileFieldValuesIn } from './profile-fields.js';
+import { createProfileFieldsIn, listProfileFields } from './profile-fields.js';
+import { insertInBulk, type BulkColumn } from '../bulk-rows.js';
 
 type Db = Kysely<Schema>;
 type Executor = Db | Transaction<Schema>;
@@ -258,25 +259,7 @@ export async function applyImportPlan(
       .execute();
   }
 
-  // Switches: the rows, then their members by position.
-  for (const batch of chunks(plan.switches, 1000)) {
-    const rows = await trx
-      .insertInto('switches')
-      .values(batch.map((entry) => ({ system_id: systemId, client_id: clientId, switched_at: entry.at })))
-      .returning(['id', 'switched_at'])
-      .execute();
-    const byTime = new Map(rows.map((row) => [Number(row.switched_at), Number(row.id)]));
-    const members = batch.flatMap((entry) => {
-      const switchId = byTime.get(entry.at);
-      if (switchId === undefined) throw new Error('an inserted switch was not returned');
-      return entry.memberIds.flatMap((memberId, position) => {
-        const alterId = alterIds.get(memberId);
-        return alterId === undefined ? [] : [{ switch_id: switchId, alter_id: alterId, position }];
-      });
-    });
-    for (const part of chunks(members, 3000)) await trx.insertInto('switch_members').values(part).execute();
-    step('switches', batch.length);
-  }
+  await insertImportedSwitches(trx, systemId, clientId, plan.switches, alterIds, (count) => step('switches', count));
 
   const update = systemColumns(plan.system);
   if (Object.keys(update).length > 0) {
@@ -287,6 +270,63 @@ export async function applyImportPlan(
   // Switches and alters changed: the front statistics' summary follows, in the same transaction.
   await settleFrontDays(trx, systemId);
   return { createdAlterIds: created(plan.alterCreates, alterIds), createdTagIds: created(plan.tagCreates, tagIds) };
+}
+
+/** Switches written per round: each round is one statement of switches and one of their members. */
+const SWITCHES_PER_ROUND = 10_000;
+
+type SwitchRow = { system_id: number; client_id: string; switched_at: number; alter_list: string };
+const SWITCH_COLUMNS: ReadonlyArray<BulkColumn<SwitchRow>> = [
+  { name: 'system_id', pgType: 'bigint' },
+  { name: 'client_id', pgType: 'text' },
+  { name: 'switched_at', pgType: 'bigint' },
+  { name: 'alter_list', pgType: 'text' },
+];
+type SwitchMemberRow = { switch_id: number; alter_id: number; position: number };
+const SWITCH_MEMBER_COLUMNS: ReadonlyArray<BulkColumn<SwitchMemberRow>> = [
+  { name: 'switch_id', pgType: 'bigint' },
+  { name: 'alter_id', pgType: 'bigint' },
+  { name: 'position', pgType: 'integer' },
+];
+
+/**
+ * The plan's switches, then their members by position, in bulk (db/bulk-rows.ts). Each switch row
+ * is written with its alter list as the members' triggers make it (ids in position order,
+ * comma-separated): on PostgreSQL the triggers then find every list right and rewrite no switch.
+ * The triggers stay the lists' keepers; a list written here that differed would be corrected.
+ */
+async function insertImportedSwitches(
+  trx: Transaction<Schema>,
+  systemId: number,
+  clientId: string,
+  switches: ImportPlan['switches'],
+  alterIds: ReadonlyMap<string, number>,
+  done: (count: number) => void,
+): Promise<void> {
+  for (let start = 0; start < switches.length; start += SWITCHES_PER_ROUND) {
+    const round = switches.slice(start, start + SWITCHES_PER_ROUND).map((entry) => ({
+      at: entry.at,
+      members: entry.memberIds.flatMap((memberId, position) => {
+        const alterId = alterIds.get(memberId);
+        return alterId === undefined ? [] : [{ alterId, position }];
+      }),
+    }));
+    const rows = await insertInBulk<SwitchRow, { id: number | string; switched_at: number | string }>(
+      trx,
+      'switches',
+      SWITCH_COLUMNS,
+      round.map((entry) => ({ system_id: systemId, client_id: clientId, switched_at: entry.at, alter_list: entry.members.map((member) => member.alterId).join(',') })),
+      sql`returning id, switched_at`,
+    );
+    const byTime = new Map(rows.map((row) => [Number(row.switched_at), Number(row.id)]));
+    const members = round.flatMap((entry) => {
+      const switchId = byTime.get(entry.at);
+      if (switchId === undefined) throw new Error('an inserted switch was not returned');
+      return entry.members.map(({ alterId, position }) => ({ switch_id: switchId, alter_id: alterId, position }));
+    });
+    await insertInBulk(trx, 'switch_members', SWITCH_MEMBER_COLUMNS, members);
+    done(round.length);
+  }
 }
 
 /**
@@ -375,33 +415,34 @@ async function appendImportEvents(
   now: number,
 ): Promise<void> {
   const owner: AlterLoadPolicy = { onlyVisible: false, fieldsFor: null, allFields: true };
+  // Gathered in order and numbered and written a batch at a time (appendEvents): one import's
+  // thousands of events would otherwise take five statements each; a batch bounds the snapshots held.
+  const events: EventSnapshot[] = [];
+  const flush = async () => {
+    await appendEvents(trx, systemId, actor, events.splice(0), now);
+  };
   const createdAlters = new Set(applied.createdAlterIds);
   const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
   for (const ids of chunks([...createdAlters, ...changedAlters])) {
     for (const alter of await findAlters(trx, systemId, ids, owner)) {
-      await appendEvent(trx, systemId, actor, { type: createdAlters.has(alter.id) ? 'alter.created' : 'alter.updated', alter }, now);
+      events.push({ type: createdAlters.has(alter.id) ? 'alter.created' : 'alter.updated', alter });
     }
+    await flush();
   }
-  for (const alterId of plan.alterDeletes) await appendEvent(trx, systemId, actor, { type: 'alter.deleted', alterId }, now);
+  for (const alterId of plan.alterDeletes) events.push({ type: 'alter.deleted', alterId });
   const createdTags = new Set(applied.createdTagIds);
   const changedTags = plan.tagUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.tagId);
   for (const ids of chunks([...createdTags, ...changedTags])) {
     for (const tag of await findTagsById(trx, systemId, ids)) {
-      await appendEvent(trx, systemId, actor, { type: createdTags.has(tag.id) ? 'tag.created' : 'tag.updated', tag }, now);
+      events.push({ type: createdTags.has(tag.id) ? 'tag.created' : 'tag.updated', tag });
     }
   }
-  for (const tagId of plan.tagDeletes) await appendEvent(trx, systemId, actor, { type: 'tag.deleted', tagId }, now);
+  for (const tagId of plan.tagDeletes) events.push({ type: 'tag.deleted', tagId });
   if (Object.keys(plan.system).length > 0) {
     const system = await findSystemById(trx, systemId);
-    if (system)
-      await appendEvent(
-        trx,
-        systemId,
-        actor,
-        { type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, OWNER_SYSTEM_LOAD) },
-        now,
-      );
+    if (system) events.push({ type: 'system.updated', system, details: await loadSystemDetails(trx, systemId, OWNER_SYSTEM_LOAD) });
   }
+  await flush();
 }
 
 /**
@@ -415,6 +456,8 @@ async function applyProfileFields(trx: Transaction<Schema>, systemId: number, pl
     await trx.deleteFrom('profile_fields').where('system_id', '=', systemId).where('id', 'in', ids).execute();
   }
   for (const ids of chunks(plan.clearValues)) await trx.deleteFrom('profile_field_values').where('system_id', '=', systemId).where('alter_id', 'in', ids).execute();
+  // The lists' cache of values (profile-value-cache.ts) forgets this system's, in every process.
+  if (plan.deletes.length > 0 || plan.clearValues.length > 0 || plan.values.size > 0) await noteChange(trx, [profileValuesTopic(systemId)]);
   if (plan.creates.length === 0 && plan.values.size === 0) return;
   const fieldIds = new Map(plan.matched);
   const created = await createProfileFieldsIn(trx, systemId, plan.creates, now);
@@ -422,17 +465,33 @@ async function applyProfileFields(trx: Transaction<Schema>, systemId: number, pl
     const record = created[index];
     if (record) fieldIds.set(field.id, record.id);
   });
+  const rows = new Map<string, ProfileValueRow>();
   for (const [sourceAlterId, values] of plan.values) {
     const alterId = alterIds.get(sourceAlterId);
     if (alterId === undefined) continue;
-    const byField = new Map<number, string>();
     for (const [sourceFieldId, value] of values) {
       const fieldId = fieldIds.get(sourceFieldId);
-      if (fieldId !== undefined) byField.set(fieldId, value);
+      // The last value for a field wins, as it would set one after another.
+      if (fieldId !== undefined) rows.set(`${alterId} ${fieldId}`, { alter_id: alterId, field_id: fieldId, system_id: systemId, value });
     }
-    await setProfileFieldValuesIn(trx, systemId, alterId, byField);
   }
+  // Every alter's values in bulk (db/bulk-rows.ts), as setProfileFieldValuesIn writes one alter's.
+  await insertInBulk(
+    trx,
+    'profile_field_values',
+    PROFILE_VALUE_COLUMNS,
+    [...rows.values()],
+    sql`on conflict (alter_id, field_id) do update set value = excluded.value where profile_field_values.value <> excluded.value`,
+  );
 }
+
+type ProfileValueRow = { alter_id: number; field_id: number; system_id: number; value: string };
+const PROFILE_VALUE_COLUMNS: ReadonlyArray<BulkColumn<ProfileValueRow>> = [
+  { name: 'alter_id', pgType: 'bigint' },
+  { name: 'field_id', pgType: 'bigint' },
+  { name: 'system_id', pgType: 'bigint' },
+  { name: 'value', pgType: 'text' },
+];
 
 /** Everything an export writes: the system, its alters and tags, its switches, its PluralKit ids. */
 export async function loadExportData(db: Db, systemId: number): Promise<ExportData> {

@@ -591,8 +591,12 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         const extra = await createField(user, { name: 'Extra' });
         await user.call('POST', `/v1/users/@me/alters/${first?.alterId}/edit`, { profileFields: { [role.fieldId]: 'changed', [extra.fieldId]: 'x' } });
         await user.call('POST', `/v1/users/@me/alters/${second?.alterId}/edit`, { profileFields: { [role.fieldId]: 'not in the file' } });
+        // The list shows the edit (and holds it in its cache) before the import replaces it.
+        const listedRole = async () => (await listAlters(user)).find((alter) => alter.alterId === first?.alterId)?.profileFields[role.fieldId];
+        expect(await listedRole()).toBe('changed');
         const replacePreview = ok(await importFile(user, file, '?mode=replace&dryRun=true'));
         const replaced = ok(await importFile(user, file, '?mode=replace'));
+        expect(await listedRole()).toBe('host');
         expect(replaced.counts.profileFields).toEqual({ created: 0, matched: 2, deleted: 1 });
         expect({ ...replaced, dryRun: true }).toEqual(replacePreview);
         expect(replaced.warnings).toContain('1 custom profile field not in the file will be deleted with its values (replace mode): "Extra"');
@@ -612,6 +616,7 @@ describe.each(DIALECTS)('import and export (%s)', (dialect) => {
         expect(ok(await importFile(user, JSON.stringify(none), '?mode=replace')).counts.profileFields).toEqual({ created: 0, matched: 0, deleted: 2 });
         expect(await fieldsOf(user)).toEqual([]);
         expect(await valuesOf(user)).toEqual([]);
+        expect((await listAlters(user)).map((alter) => alter.profileFields)).toEqual((await listAlters(user)).map(() => ({})));
       });
 
       it('a file whose fields would pass the cap is refused, preview or not, and changes nothing', async () => {
