@@ -2,6 +2,7 @@
 // that client goes, with every code and token issued under it, in one transaction.
 import type { Kysely } from 'kysely';
 import { findClient } from '../db/repositories/oauth-clients.js';
+import { SCOPES } from '../domain/scopes.js';
 import { listAccountPayloads, revokeGrantPayloads } from '../db/repositories/oidc-payloads.js';
 import type { Schema } from '../db/tables.js';
 import type { StorageCrypto } from '../security/crypto.js';
@@ -35,7 +36,14 @@ export async function listAuthorizedApps(db: Kysely<Schema>, crypto: StorageCryp
     app.grantIds.push(grant.jti);
     app.scopes = [...new Set([...app.scopes, ...(grant.openid?.scope?.split(' ').filter(Boolean) ?? [])])];
   }
+  // A client's grants come back in no set order; its scopes are listed in the catalogue's.
+  for (const app of byClient.values()) app.scopes.sort((a, b) => scopeRank(a) - scopeRank(b) || a.localeCompare(b));
   return [...byClient.values()].sort((a, b) => a.clientName.localeCompare(b.clientName));
+}
+
+function scopeRank(scope: string): number {
+  const index = (SCOPES as readonly string[]).indexOf(scope);
+  return index === -1 ? SCOPES.length : index;
 }
 
 /** Revokes the user's access for one client; false when the user had not authorized it. */

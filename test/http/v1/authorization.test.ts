@@ -8,6 +8,7 @@ import type { Autoproxy } from '../../../src/domain/autoproxy.js';
 import type { Front, FrontHistory } from '../../../src/domain/front.js';
 import type { MessageInfo } from '../../../src/domain/proxied-message.js';
 import type { ProxyProfile } from '../../../src/domain/proxy-profile.js';
+import { ALTER_PRIVACY_MASK } from '../../../src/domain/privacy-bits.js';
 import { isScope } from '../../../src/domain/scopes.js';
 import type { System } from '../../../src/domain/system.js';
 import type { Tag } from '../../../src/domain/tag.js';
@@ -71,6 +72,8 @@ interface Endpoint {
 
 let unique = 0;
 const next = () => ++unique;
+/** The alter edit-alters-privacy's row changes (made by its `prepare`, per database), and its privacy bits now. */
+const privacyProbe = { alterId: 0, bits: 0 };
 
 /** A Discord snowflake created at `time` (epoch ms), unique by its low bits. */
 const snowflake = (time: number) => ((BigInt(time - 1_420_070_400_000) << 22n) | BigInt(next())).toString();
@@ -147,6 +150,18 @@ const ENDPOINTS: Endpoint[] = [
     method: 'POST', path: '/v1/users/{user}/alters/{alter}/delete', scope: 'alters:write', writes: true, ok: 200,
     prepare: async (owner, fixture) => {
       fixture.doomedAlterId = await freshAlter(owner);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/users/{user}/system/edit-alters-privacy', scope: 'alters:write', writes: true, ok: 200,
+    // An alter of its own, whose privacy each call moves to a value it did not have.
+    body: () => ({ alterIds: [privacyProbe.alterId], public: (privacyProbe.bits = (privacyProbe.bits + 1) % (ALTER_PRIVACY_MASK + 1)) }),
+    prepare: async (owner) => {
+      if (privacyProbe.alterId !== 0) return;
+      const made = await owner.call<Alter>('POST', '/v1/users/@me/system/create-alter', { username: `probe-${next()}`, displayName: 'Privacy probe' });
+      expect(made.status).toBe(201);
+      privacyProbe.alterId = made.body.alterId;
+      privacyProbe.bits = made.body.public;
     },
   },
   { method: 'POST', path: '/v1/users/{user}/system/create-tag', scope: 'alters:write', writes: true, ok: 201, body: () => ({ name: `probe ${next()}` }) },
@@ -343,6 +358,7 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       '/v1/users/{user}/messages/{message}/reproxy': [`/v1/messages/${fixture.reproxy.original}`, `/v1/users/@me/alters/${fixture.secondAlterId}`],
       '/v1/users/{user}/alters/{alter}/delete': ['/v1/users/@me/system/list-alters', profile],
       '/v1/users/{user}/system/create-tag': ['/v1/users/@me/system/list-tags'],
+      '/v1/users/{user}/system/edit-alters-privacy': ['/v1/users/@me/system/list-alters'],
       '/v1/users/{user}/tags/{tag}/edit': [`/v1/users/@me/tags/${fixture.tagId}`],
       '/v1/users/{user}/tags/{tag}/alters': [`/v1/users/@me/tags/${fixture.tagId}`, `/v1/users/@me/alters/${fixture.secondAlterId}`],
       '/v1/users/{user}/tags/{tag}/delete': ['/v1/users/@me/system/list-tags'],
@@ -362,6 +378,7 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
   };
 
   beforeAll(async () => {
+    privacyProbe.alterId = 0;
     server = await startTestServer(dialect);
     // A second server whose access tokens live one second.
     shortLived = await startTestServer(dialect, { ACCESS_TOKEN_TTL: '1' });
@@ -615,6 +632,8 @@ describe.each(DIALECTS)('/v1 authorization (%s)', (dialect) => {
       expect((after as Array<{ fieldId: number }>).map((field) => field.fieldId)).not.toContain(fixture.doomedProfileFieldId);
     } else if (endpoint.path.endsWith('/create-alter')) {
       expect((after as Alter[]).map((alter) => alter.username)).toContain(sent.username);
+    } else if (endpoint.path.endsWith('/edit-alters-privacy')) {
+      expect((after as Alter[]).find((alter) => alter.alterId === privacyProbe.alterId)?.public).toBe(sent.public);
     } else if (endpoint.path.endsWith('/alters/{alter}/edit')) {
       expect((after as { data: Alter }).data.description).toBe(sent.description);
     } else if (endpoint.path.endsWith('/system/import')) {
