@@ -4,7 +4,8 @@
 // both. Both systems show their alters and every field is `everyone`'s, so the owner's page and a
 // stranger's (whose query filters the values by their privacy, in SQL) both carry every value.
 //
-// Run alone: node --import tsx bench/profile-fields.ts [--quick]. bench/run.ts runs it too.
+// Run alone: node --import tsx bench/profile-fields.ts [--quick] [--postgres] (--postgres uses
+// BENCH_DATABASE_URL or TEST_DATABASE_URL). bench/run.ts runs it too.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { findSystemByUser } from '../src/db/repositories/systems.js';
 import type { Database } from '../src/db/database.js';
 import { ALTER_DEFAULTS } from '../src/domain/alter.js';
 import { startServer } from '../src/http/server.js';
+import { createTestDatabase } from '../test/support/dialects.js';
 import { createTestClient, obtainTokens } from '../test/support/oauth.js';
 import { freePort, type TestServer } from '../test/support/server.js';
 
@@ -68,11 +70,22 @@ export async function seed(database: Database, userId: string, fields: number): 
   }
 }
 
-export async function benchProfileFields(opts: { quick: boolean }): Promise<ProfileFieldsBenchResult> {
+export async function benchProfileFields(opts: { quick: boolean; dialect?: 'sqlite' | 'postgres'; postgresUrl?: string }): Promise<ProfileFieldsBenchResult> {
   const requests = opts.quick ? 5 : 200;
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-fields-'));
+  const schema = opts.dialect === 'postgres' ? await createTestDatabase('postgres', opts.postgresUrl) : undefined;
   const port = await freePort();
-  const config = loadConfig({ NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent', DATA_DIR: dataDir, AUTH_DEV_LOGIN: 'true', RATE_LIMIT_ENABLED: 'false' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    AUTH_DEV_LOGIN: 'true',
+    RATE_LIMIT_ENABLED: 'false',
+    ...(schema ? { DATABASE_URL: schema.url } : {}),
+  });
   const running = await startServer(config);
   try {
     const server = { ...running, url: config.publicUrl } as unknown as TestServer;
@@ -114,12 +127,17 @@ export async function benchProfileFields(opts: { quick: boolean }): Promise<Prof
     return { requests, owner, stranger: strangers };
   } finally {
     await running.close();
+    await schema?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const result = await benchProfileFields({ quick: process.argv.includes('--quick') });
+  const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const dialect = process.argv.includes('--postgres') ? 'postgres' : 'sqlite';
+  if (dialect === 'postgres' && !postgresUrl) throw new Error('--postgres needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  const result = await benchProfileFields({ quick: process.argv.includes('--quick'), dialect, ...(postgresUrl ? { postgresUrl } : {}) });
+  console.log(dialect);
   for (const [who, cost] of [['owner', result.owner], ['stranger', result.stranger]] as const) {
     console.log(
       `${who}: ${cost.withFields.toFixed(2)} ms (${(cost.bytesWith / 1024).toFixed(0)} KiB) with ${FIELDS} fields vs ${cost.without.toFixed(2)} ms (${(cost.bytesWithout / 1024).toFixed(0)} KiB) without: ${(cost.withFields / cost.without).toFixed(2)}x (median of ${result.requests})`,

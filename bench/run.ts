@@ -678,14 +678,15 @@ async function capacityBenchmark(postgresUrl: string | undefined) {
   });
 }
 
-/** 17. A page of alters with custom profile fields, against the same page without (bench/profile-fields.ts). */
-async function profileFieldsBenchmark() {
-  const r = await benchProfileFields({ quick });
-  for (const [id, who, cost] of [['17a', 'the owner’s', r.owner], ['17b', 'a stranger’s', r.stranger]] as const) {
+/** 17. A page of alters with custom profile fields, against the same page without (bench/profile-fields.ts): a/b on SQLite, c/d on PostgreSQL. */
+async function profileFieldsBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: string) {
+  const r = await benchProfileFields({ quick, dialect, ...(postgresUrl ? { postgresUrl } : {}) });
+  const ids = dialect === 'sqlite' ? (['17a', '17b'] as const) : (['17c', '17d'] as const);
+  for (const [id, who, cost] of [[ids[0], 'the owner’s', r.owner], [ids[1], 'a stranger’s', r.stranger]] as const) {
     const ratio = cost.withFields / Math.max(cost.without, 0.001);
     rows.push({
       id,
-      name: `${who} \`list-alters?max=${PROFILE_PAGE}\`, ${PROFILE_FIELDS} profile field values per alter, SQLite (median of ${r.requests}, interleaved)`,
+      name: `${who} \`list-alters?max=${PROFILE_PAGE}\`, ${PROFILE_FIELDS} profile field values per alter, ${dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (median of ${r.requests}, interleaved)`,
       measured: `${fmt(cost.withFields, 1)} ms, ${fmt(cost.bytesWith / 1024)} KiB`,
       baseline: `${fmt(cost.without, 1)} ms, ${fmt(cost.bytesWithout / 1024)} KiB (no fields)`,
       ratio: fmt(ratio, 2),
@@ -766,7 +767,10 @@ async function main() {
     if (runs('amplification')) await readAmplificationBenchmark();
     if (runs('images')) await imagesBenchmark();
     if (runs('capacity')) await capacityBenchmark(postgresUrl);
-    if (runs('profile-fields')) await profileFieldsBenchmark();
+    if (runs('profile-fields')) {
+      await profileFieldsBenchmark('sqlite');
+      if (postgresUrl) await profileFieldsBenchmark('postgres', postgresUrl);
+    }
     if (runs('dashboard')) await dashboardBenchmark();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
