@@ -159,13 +159,13 @@ function withApplicationName(url: string, name: string): string {
   return parsed.toString();
 }
 
-interface Child {
+export interface Child {
   child: ChildProcess;
   lines: string[];
   exited: Promise<number | null>;
 }
 
-function spawnBundle(script: string, args: string[], env: Record<string, string>): Child {
+export function spawnBundle(script: string, args: string[], env: Record<string, string>): Child {
   const child = spawn(process.execPath, ['--max-semi-space-size=4', join(testBundle(), script), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
@@ -173,7 +173,7 @@ function spawnBundle(script: string, args: string[], env: Record<string, string>
   return { child, lines, exited: new Promise((resolve) => child.once('exit', resolve)) };
 }
 
-async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs = 120_000, child?: Child): Promise<void> {
+export async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs = 120_000, child?: Child): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
     if (child && (child.child.exitCode !== null || child.child.signalCode !== null)) throw new Error(`${what}: the process exited:\n${child.lines.slice(-30).join('\n')}`);
@@ -182,7 +182,7 @@ async function until(what: string, done: () => boolean | Promise<boolean>, timeo
   }
 }
 
-async function stopChild(running: Child | undefined): Promise<void> {
+export async function stopChild(running: Child | undefined): Promise<void> {
   if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return;
   running.child.kill('SIGTERM');
   const timer = setTimeout(() => running.child.kill('SIGKILL'), 10_000);

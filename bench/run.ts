@@ -32,6 +32,7 @@ import { benchEvents } from './events.js';
 import { benchProxyEngine } from './proxy-engine.js';
 import { benchReadAmplification } from './read-amplification.js';
 import { benchImages } from './images.js';
+import { benchBotMemory, CHANNELS_PER_SERVER, ROLES_PER_SERVER } from './bot-memory.js';
 import { benchCapacity } from './capacity.js';
 import { FIELDS as PROFILE_FIELDS, PAGE as PROFILE_PAGE, benchProfileFields } from './profile-fields.js';
 import { FIRST_LOAD_BUDGET, benchDashboard } from './dashboard.js';
@@ -678,6 +679,20 @@ async function capacityBenchmark(postgresUrl: string | undefined) {
   });
 }
 
+/** 16c. What a server costs a bot process in memory (bench/bot-memory.ts). */
+async function botMemoryBenchmark() {
+  const r = await benchBotMemory({ quick });
+  rows.push({
+    id: '16c',
+    name: `One bot process's resident memory with ${fmt(r.servers)} more servers (${CHANNELS_PER_SERVER} text channels and ${ROLES_PER_SERVER} roles each, the bot's own member only), idle after ready`,
+    measured: `${fmt(r.withServersMb)} MB: ${fmt(r.perServerKib, 1)} KiB per server`,
+    baseline: `${fmt(r.baseMb)} MB (its own test server only)`,
+    ratio: fmt(r.withServersMb / Math.max(r.baseMb, 1), 2),
+    target: 'reported',
+    met: undefined,
+  });
+}
+
 /** 17. A page of alters with custom profile fields, against the same page without (bench/profile-fields.ts): a/b on SQLite, c/d on PostgreSQL. */
 async function profileFieldsBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?: string) {
   const r = await benchProfileFields({ quick, dialect, ...(postgresUrl ? { postgresUrl } : {}) });
@@ -766,7 +781,10 @@ async function main() {
     if (runs('events')) await eventsBenchmark();
     if (runs('amplification')) await readAmplificationBenchmark();
     if (runs('images')) await imagesBenchmark();
-    if (runs('capacity')) await capacityBenchmark(postgresUrl);
+    if (runs('capacity')) {
+      await capacityBenchmark(postgresUrl);
+      await botMemoryBenchmark();
+    }
     if (runs('profile-fields')) {
       await profileFieldsBenchmark('sqlite');
       if (postgresUrl) await profileFieldsBenchmark('postgres', postgresUrl);

@@ -14,6 +14,7 @@ let fake: FakeDiscord;
 const clients: Client[] = [];
 const seen: Array<{ shard: number; kind: 'message' | 'interaction'; guildId: string | null }> = [];
 let otherGuild: string;
+let sizedGuild: string;
 
 /** Polls: what the clients saw changes outside the fake, which waitFor watches. */
 async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -43,6 +44,7 @@ async function shardClient(shard: number): Promise<Client> {
 beforeAll(async () => {
   fake = await startFakeDiscord({ guildId: GUILD_ON_SHARD_1, shards: 2, maxConcurrency: 2 });
   otherGuild = fake.addGuild({ name: 'Other', shard: 0, count: 2 });
+  sizedGuild = fake.addGuild({ name: 'Sized', shard: 0, count: 2, channels: 3, roles: 2 });
   await Promise.all([shardClient(0), shardClient(1)]);
   await fake.waitForReady();
 });
@@ -67,8 +69,26 @@ describe('fake Discord sharding', () => {
     expect(fake.shardOf(fake.guild.id)).toBe(1);
     expect(fake.shardOf(otherGuild)).toBe(0);
     const [zero, one] = clients as [Client, Client];
-    expect([...zero.guilds.cache.keys()]).toEqual([otherGuild]);
+    expect([...zero.guilds.cache.keys()].sort()).toEqual([otherGuild, sizedGuild].sort());
     expect([...one.guilds.cache.keys()]).toEqual([fake.guild.id]);
+  });
+
+  it('describes a sized guild with its text channels, roles and overwrites, as discord.js caches them', () => {
+    const [zero] = clients as [Client];
+    const bare = zero.guilds.cache.get(otherGuild);
+    const sized = zero.guilds.cache.get(sizedGuild);
+    expect(bare?.channels.cache.size).toBe(0);
+    expect(bare?.roles.cache.size).toBe(1);
+    expect(sized?.channels.cache.map((channel) => channel.name).sort()).toEqual(['channel-1', 'channel-2', 'channel-3']);
+    expect(sized?.roles.cache.map((role) => role.name).sort()).toEqual(['@everyone', 'role 1', 'role 2']);
+    for (const channel of sized?.channels.cache.values() ?? []) {
+      expect(channel.guildId).toBe(sizedGuild);
+      if (!('permissionOverwrites' in channel)) throw new Error('a text channel has overwrites');
+      const overwrites = [...channel.permissionOverwrites.cache.values()];
+      expect(overwrites).toHaveLength(1);
+      expect(sized?.roles.cache.has(overwrites[0]?.id ?? '')).toBe(true);
+    }
+    expect(sized?.members.me?.id).toBe(zero.user?.id);
   });
 
   it('sends a guild message only to the shard of its guild', async () => {

@@ -228,17 +228,28 @@ export function createGuildModel(state: FakeState, gateway: Pick<Gateway, 'dispa
     embedded_activities: [],
   });
 
-  /** Another guild's GUILD_CREATE: the bot alone in it, no channels. */
+  /** Another guild's GUILD_CREATE: the bot alone in it, with the channels and roles it was given. */
   const otherGuildCreate = (id: string): Json => {
     const other = state.otherGuilds.get(id);
     if (!other) throw new Error(`fake Discord: no guild ${id}`);
     const everyone = role(id, '@everyone', 0, EVERYONE_PERMISSIONS);
+    const otherRoles = other.roleIds.map((roleId, n) => role(roleId, `role ${n + 1}`, n + 1, '0'));
+    const otherChannels = other.channelIds.map((channelId, n) => {
+      const overwriteRole = other.roleIds[n % Math.max(other.roleIds.length, 1)];
+      return {
+        ...channelJson({ name: `channel-${n + 1}` }, channelId),
+        guild_id: id,
+        position: n,
+        topic: `What channel ${n + 1} is for`,
+        permission_overwrites: overwriteRole ? [{ id: overwriteRole, type: 0, allow: '0', deny: '2048' }] : [],
+      };
+    });
     return {
       ...guildObject(),
       id,
       name: other.name,
       system_channel_id: null,
-      roles: [everyone],
+      roles: [everyone, ...otherRoles],
       emojis: [],
       stickers: [],
       joined_at: JOINED_AT,
@@ -247,7 +258,7 @@ export function createGuildModel(state: FakeState, gateway: Pick<Gateway, 'dispa
       lazy: true,
       member_count: 1,
       members: [{ ...structuredClone(members.get(botUser.id)), roles: [] }],
-      channels: [],
+      channels: otherChannels,
       threads: [],
       presences: [],
       voice_states: [],

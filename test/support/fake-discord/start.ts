@@ -63,12 +63,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     ...webhooks.api,
     ...interactions.api,
 
-    addGuild({ name, shard, count }) {
+    addGuild({ name, shard, count, channels = 0, roles = 0 }) {
       // The smallest id past the fake's own guild's whose shard of `count` is `shard`.
       let id = (BigInt(state.guild.id) >> 22n) + 1n;
       while (Number(id % BigInt(count)) !== shard || state.otherGuilds.has((id << 22n).toString())) id += 1n;
       const guildId = (id << 22n).toString();
-      state.otherGuilds.set(guildId, { id: guildId, name });
+      const ids = (n: number) => Array.from({ length: n }, () => state.snowflake());
+      state.otherGuilds.set(guildId, { id: guildId, name, channelIds: ids(channels), roleIds: ids(roles) });
       gateway.guildAdded(guildId);
       return guildId;
     },

@@ -85,7 +85,7 @@ export function createState(options: FakeDiscordOptions = {}) {
 
   const guild = { id: options.guildId ?? '200000000000000002', name: 'Fake Guild' };
   /** Guilds besides the modelled one: bare (no channels), for routing across shards. */
-  const otherGuilds = new Map<string, { id: string; name: string }>();
+  const otherGuilds = new Map<string, { id: string; name: string; channelIds: string[]; roleIds: string[] }>();
 
   return {
     clientId,

@@ -339,8 +339,12 @@ export interface FakeDiscord {
   deliveredMessages(): string[];
   /** The shard a guild's events go to: `(guild_id >> 22) % count` (count: the current one). */
   shardOf(guildId: string, count?: number): number;
-  /** Another guild the bot is in (bare: no channels), with an id on `shard` of `count`; its id. */
-  addGuild(input: { name: string; shard: number; count: number }): string;
+  /**
+   * Another guild the bot is in, with an id on `shard` of `count`; its id. Bare unless sized:
+   * `channels` text channels and `roles` roles besides @everyone (each channel with one role
+   * overwrite, as servers set them), for measuring what a server costs the bot.
+   */
+  addGuild(input: { name: string; shard: number; count: number; channels?: number; roles?: number }): string;
   resumeCount(): number;
   /** Calls `listener` right after the next IDENTIFY is answered (before the client can act on it). */
   afterNextIdentify(listener: () => void): void;
