@@ -87,9 +87,9 @@ export async function benchBotMemory(options: { quick: boolean }): Promise<BotMe
         await until('the bot to be ready', () => botProcess.lines.some((line) => line.includes('bot is ready')), 180_000, botProcess);
         await fake.waitForReady(60_000);
         // Idle a while (start-up's garbage collected, timers settled), then sample.
-        await new Promise((resolve) => setTimeout(resolve, 5000));
+        await new Promise((resolve) => setTimeout(resolve, options.quick ? 500 : 5000));
         const samples: number[] = [];
-        for (let i = 0; i < 5; i++) {
+        for (let i = 0; i < (options.quick ? 1 : 5); i++) {
           samples.push(residentBytes(botProcess.child.pid ?? 0));
           await new Promise((resolve) => setTimeout(resolve, 1000));
         }
