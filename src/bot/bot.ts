@@ -72,8 +72,10 @@ export async function startBot(options: BotOptions): Promise<RunningBot> {
     throw error;
   });
   const accounts = createLinkedAccounts(store, api, log, shared.store);
-  // A stop leaves the shards' gateway sessions for the next process to resume (session-handoff.ts).
-  const handoff = createSessionHandoff({ store: shared.store, sealer: shared.sealer, log });
+  // The shards' gateway sessions outlive this process for the next one to resume (session-handoff.ts):
+  // a stop saves them whole; after a crash, each shard's last checkpoint is resumed once this
+  // process's "alive" lease lapses.
+  const handoff = createSessionHandoff({ store: shared.store, sealer: shared.sealer, log, coordination: shared.coordination });
 
   const client = new Client({
     // MessageContent is privileged: the server admin enables it in the developer portal (README).
