@@ -15,8 +15,8 @@ export const DASHBOARD_OUT = join(ROOT, 'dist', 'dashboard');
 const SOURCES = join(ROOT, 'dashboard');
 const INPUT_FILES = ['package-lock.json', 'scripts/build-dashboard.mjs'];
 // The service's own pure modules the dashboard bundles (the alter editor's proxy preview and
-// privacy words), so that a change to them rebuilds it too.
-const SHARED_SOURCES = ['src/domain/proxy', 'src/domain/privacy-bits.ts', 'src/bot/proxy/webhook-name.ts'];
+// privacy words, the Apps screen's scope descriptions), so that a change to them rebuilds it too.
+const SHARED_SOURCES = ['src/domain/proxy', 'src/domain/privacy-bits.ts', 'src/bot/proxy/webhook-name.ts', 'src/domain/scopes.ts'];
 
 function filesUnder(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,7 +1,9 @@
 // The alter editor (/dashboard/alters/<id>) in a real headless Chromium against the real service,
 // on each database: every kind of field set in the form and found through the API afterwards, the
 // proxy tags' live preview, an avatar uploaded after a crop and served by the service, a refusal
-// shown at the field it names, a keyboard-only edit, deletion after a confirmation; no CSP
+// shown at the field it names, a keyboard-only edit, deletion after a confirmation, a warning
+// before leaving with unsaved changes (and none without), flags and a per-server avatar upload
+// round-tripped through the API; no CSP
 // violation, no script error, no request to another origin, no serious axe-core finding, no
 // sideways scrolling at 375 px.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -33,6 +35,7 @@ interface Alter {
   autoproxyEnabled: boolean;
   nameMap: Array<{ server: string; name: string }>;
   avatarUrlMap: Record<string, string>;
+  flags: number;
   proxyTags: Array<{ prefix: string | null; suffix: string | null }>;
   public: number;
   tagIds: number[];
@@ -313,6 +316,152 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the alter editor in Chromium 
     await page.keyboard.press('Enter');
     await expect.poll(() => status(page).textContent(), SLOW).toBe('Saved Elm Tree.');
     expect((await readAlter(alterId)).body.data.displayName).toBe('Elm Tree');
+    expectClean(dashboard);
+    await dashboard.context.close();
+  }, 180_000);
+
+  it('warns before leaving with unsaved changes (a link, the history buttons, signing out, the page itself), and not without or after a save', async () => {
+    const alterId = await makeAlter('hazel', 'Hazel');
+    const dashboard = await openEditor(alterId, 'Edit Hazel');
+    const { page } = dashboard;
+    const editorUrl = `${server.url}/dashboard/alters/${alterId}`;
+    const leave = page.getByRole('dialog', { name: 'Leave without saving?' });
+    const altersHeading = page.getByRole('heading', { name: 'Alters', level: 1 });
+    const nativeDialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      nativeDialogs.push(dialog.type());
+      void dialog.dismiss();
+    });
+
+    // Nothing changed: a link leaves at once.
+    await page.getByRole('link', { name: 'All alters' }).click();
+    await expect.poll(() => altersHeading.count(), SLOW).toBe(1);
+    expect(await leave.count()).toBe(0);
+    await page.evaluate('history.back()');
+    await expect.poll(() => page.getByRole('heading', { name: 'Edit Hazel', level: 1 }).count(), SLOW).toBe(1);
+
+    // A change, then a link: the dialog asks, with the focus on staying; staying keeps the page and the change.
+    await page.locator('#alter-pronouns').fill('she/her');
+    await page.getByRole('link', { name: 'All alters' }).click();
+    await expect.poll(() => leave.isVisible(), SLOW).toBe(true);
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Stay and keep editing');
+    expect(await leave.getByText('Your changes to Hazel are not saved.').count()).toBe(1);
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
+    await leave.getByRole('button', { name: 'Stay and keep editing' }).click();
+    await expect.poll(() => leave.isVisible(), SLOW).toBe(false);
+    expect(page.url()).toBe(editorUrl);
+    expect(await page.locator('#alter-pronouns').inputValue()).toBe('she/her');
+
+    // The forward button (to the grid visited before): the address stays the editor's while the
+    // dialog asks; Escape stays.
+    await page.evaluate('history.forward()');
+    await expect.poll(() => leave.isVisible(), SLOW).toBe(true);
+    expect(page.url()).toBe(editorUrl);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => leave.isVisible(), SLOW).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(page.url()).toBe(editorUrl);
+    expect(await page.locator('#alter-pronouns').inputValue()).toBe('she/her');
+
+    // Signing out would lose the change too: it asks, and staying keeps the session.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => leave.isVisible(), SLOW).toBe(true);
+    await leave.getByRole('button', { name: 'Stay and keep editing' }).click();
+    expect(await page.getByRole('heading', { name: 'You are signed out' }).count()).toBe(0);
+
+    // Leaving the page itself (a reload) is the browser's question, from beforeunload; dismissed, the page stays.
+    await page.evaluate('location.reload()');
+    await expect.poll(() => nativeDialogs, SLOW).toEqual(['beforeunload']);
+    expect(await page.locator('#alter-pronouns').inputValue()).toBe('she/her');
+
+    // Forward again, and this time leave: the alters grid shows and nothing was saved.
+    await page.evaluate('history.forward()');
+    await expect.poll(() => leave.isVisible(), SLOW).toBe(true);
+    await leave.getByRole('button', { name: 'Leave without saving' }).click();
+    await expect.poll(() => altersHeading.count(), SLOW).toBe(1);
+    expect(page.url()).toBe(`${server.url}/dashboard/alters`);
+    expect((await readAlter(alterId)).body.data.pronouns).toBeNull();
+
+    // Back to the editor, change and save: then nothing is unsaved, so nothing asks.
+    await page.evaluate('history.back()');
+    await expect.poll(() => page.getByRole('heading', { name: 'Edit Hazel', level: 1 }).count(), SLOW).toBe(1);
+    await page.locator('#alter-pronouns').fill('they/them');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => status(page).textContent(), SLOW).toBe('Saved Hazel.');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Overview', level: 1 }).count(), SLOW).toBe(1);
+    expect(await leave.count()).toBe(0);
+    expect(nativeDialogs).toEqual(['beforeunload']);
+    // An untouched editor lets the page go without the browser asking.
+    await page.evaluate('history.back()');
+    await expect.poll(() => page.getByRole('heading', { name: 'Edit Hazel', level: 1 }).count(), SLOW).toBe(1);
+    await page.locator('#alter-pronouns').click();
+    await page.reload();
+    await expect.poll(() => page.getByRole('heading', { name: 'Edit Hazel', level: 1 }).count(), SLOW).toBe(1);
+    expect(nativeDialogs).toEqual(['beforeunload']);
+    expectClean(dashboard);
+    await dashboard.context.close();
+  }, 180_000);
+
+  it('edits flags, which round-trip through the API; a negative number is refused at the field', async () => {
+    const alterId = await makeAlter('juniper', 'Juniper', { flags: 5 });
+    const dashboard = await openEditor(alterId, 'Edit Juniper');
+    const { page } = dashboard;
+    const flags = page.getByLabel('Flags');
+    expect(await flags.inputValue()).toBe('5');
+    await flags.fill('1073741825');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => status(page).textContent(), SLOW).toBe('Saved Juniper.');
+    expect((await readAlter(alterId)).body.data.flags).toBe(1073741825);
+
+    await flags.fill('-1');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => flags.getAttribute('aria-invalid'), SLOW).toBe('true');
+    expect(await page.locator('#alter-flags-error').textContent()).toContain('flags');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('alter-flags');
+    expect((await readAlter(alterId)).body.data.flags).toBe(1073741825);
+
+    // Emptied, it is the default, 0; set by another app, the editor shows it.
+    await flags.fill('');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => status(page).textContent(), SLOW).toBe('Saved Juniper.');
+    expect((await readAlter(alterId)).body.data.flags).toBe(0);
+    expect((await member.call('POST', `/v1/users/@me/alters/${alterId}/edit`, { flags: 12 })).status).toBe(200);
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Flags').inputValue(), SLOW).toBe('12');
+    expectClean(dashboard, [/status of 400/]);
+    await dashboard.context.close();
+  }, 180_000);
+
+  it('uploads a cropped avatar for one server, stored in avatarUrlMap', async () => {
+    const alterId = await makeAlter('linden', 'Linden');
+    const dashboard = await openEditor(alterId, 'Edit Linden');
+    const { page } = dashboard;
+    const file = join(mkdtempSync(join(tmpdir(), 'editor-')), 'green.png');
+    writeFileSync(file, await sharp({ create: { width: 300, height: 150, channels: 3, background: '#00ff00' } }).png().toBuffer());
+    const avatars = page.getByRole('group', { name: 'Avatars in particular servers' });
+    await avatars.getByRole('button', { name: 'Add an avatar for a server' }).click();
+    await avatars.getByLabel('Server id 1').fill(SERVER_ID);
+    await avatars.getByLabel('Upload a new avatar for server 1 from this device').setInputFiles(file);
+    const crop = avatars.getByRole('group', { name: 'Crop the avatar for server 1' });
+    await expect.poll(() => crop.count(), SLOW).toBe(1);
+    await page.setViewportSize({ width: 375, height: 812 });
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.setViewportSize({ width: 1000, height: 900 });
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
+    await crop.getByRole('button', { name: 'Upload cropped avatar for server 1' }).click();
+    await expect.poll(() => avatars.getByText('Uploaded. Save the alter to use it as the avatar for server 1.').count(), SLOW).toBe(1);
+    const url = await avatars.getByLabel('Avatar URL in that server').inputValue();
+    expect(url.startsWith(`${server.config.publicUrl}/images/`)).toBe(true);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => status(page).textContent(), SLOW).toBe('Saved Linden.');
+
+    const stored = (await readAlter(alterId)).body.data;
+    expect(stored.avatarUrlMap).toEqual({ [SERVER_ID]: url });
+    expect(stored.avatarUrl).toBeNull();
+    const served = await fetch(url.replace(server.config.publicUrl, server.url));
+    expect(served.status).toBe(200);
+    expect(await sharp(Buffer.from(await served.arrayBuffer())).metadata()).toMatchObject({ width: 150, height: 150 });
     expectClean(dashboard);
     await dashboard.context.close();
   }, 180_000);

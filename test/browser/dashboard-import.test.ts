@@ -2,7 +2,9 @@
 // service, on each database: a PluralKit file dropped on the drop zone is previewed (nothing
 // written), confirmed, shown as in progress, reported, and its alters are there through the API;
 // the export downloads as the system's JSON; the same import with the keyboard alone; the apps
-// page lists an app the member authorized and revokes it, after which its token is refused. No
+// page lists an app the member authorized, each scope in the consent page's words, and revokes it,
+// after which its token is refused; a Simply Plural file's options reach the preview and the
+// import. No
 // Content Security Policy violation, script error or request to another origin; no serious axe
 // finding; no sideways scrolling at 375 px.
 //
@@ -17,12 +19,15 @@ import { ensureDashboardBuilt } from '../support/dashboard.js';
 import { openDashboard, overflowsSideways, screenshotEveryWay, seriousAccessibilityFindings, type DashboardPage } from '../support/dashboard-browser.js';
 import { DIALECTS } from '../support/dialects.js';
 import { RUN_BROWSER_SUITES } from '../support/environment.js';
+import { SCOPE_DESCRIPTIONS, type Scope } from '../../src/domain/scopes.js';
+import { DASHBOARD_SCOPES } from '../../src/auth/clients.js';
 import { createTestClient } from '../support/oauth.js';
 import { SAMPLES } from '../support/samples.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const PLURALKIT = join(SAMPLES, 'pluralkit-v2.json');
 const PLURALKIT_MEMBERS = (JSON.parse(readFileSync(PLURALKIT, 'utf8')) as { members: unknown[] }).members.length;
+const SIMPLY_PLURAL = join(SAMPLES, 'simply-plural.json');
 
 let users = 0;
 const newUserId = () => `5000000000000000${String(40 + ++users)}`;
@@ -155,6 +160,63 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s import, exp
     await dashboard.context.close();
   }, 180_000);
 
+  it('offers a Simply Plural file’s options, and they reach the preview and the import', async () => {
+    const userId = newUserId();
+    const member = await signIn(server, userId);
+    const dashboard = await openDashboard(browser, server, userId, '/dashboard/import');
+    const { page } = dashboard;
+    await expect.poll(() => page.getByRole('heading', { name: 'Import & export', level: 1 }).count()).toBe(1);
+    const queries: URLSearchParams[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/system/import?')) queries.push(new URL(request.url()).searchParams);
+    });
+    const options = page.getByRole('group', { name: 'Reading this Simply Plural export' });
+    const createdAlters = async () => (await page.getByRole('row', { name: /^Alters/ }).getByRole('cell').allTextContents())[0];
+
+    // A PluralKit file has no such options.
+    await dropFile(page, PLURALKIT);
+    await expect.poll(() => page.getByRole('heading', { name: 'Preview of pluralkit-v2.json' }).count(), { timeout: 20_000 }).toBe(1);
+    expect(await options.count()).toBe(0);
+    await page.getByRole('button', { name: 'Choose another file' }).click();
+
+    // A Simply Plural file: previewed with the API's defaults (custom fronts imported), which the options show.
+    await dropFile(page, SIMPLY_PLURAL);
+    await expect.poll(() => page.getByRole('heading', { name: 'Preview of simply-plural.json' }).count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => options.count()).toBe(1);
+    expect(await options.getByRole('radio', { name: /^Import custom fronts/ }).isChecked()).toBe(true);
+    expect(await options.getByRole('checkbox', { name: /^Make public what your friends could see/ }).isChecked()).toBe(false);
+    expect(await createdAlters()).toBe('8');
+
+    // Skipping custom fronts previews again without them: two alters fewer, and said so.
+    await options.getByRole('radio', { name: /^Leave custom fronts out/ }).check();
+    await expect.poll(() => createdAlters(), { timeout: 20_000 }).toBe('6');
+    expect(queries.at(-1)?.get('customFronts')).toBe('skip');
+    expect(queries.at(-1)?.get('dryRun')).toBe('true');
+    expect(await page.getByRole('listitem').filter({ hasText: 'customFronts: 2' }).count()).toBe(1);
+    await options.getByRole('checkbox', { name: /^Make public what your friends could see/ }).check();
+    await expect.poll(() => queries.at(-1)?.get('friendsArePublic'), { timeout: 20_000 }).toBe('true');
+    await expect.poll(() => page.getByRole('heading', { name: 'Preview of simply-plural.json' }).count(), { timeout: 20_000 }).toBe(1);
+    expect(await alterNames(member)).toEqual([]);
+    expect(await seriousAccessibilityFindings(page)).toEqual([]);
+    await page.setViewportSize({ width: 375, height: 812 });
+    expect(await overflowsSideways(page)).toBe(false);
+    await page.setViewportSize({ width: 1000, height: 900 });
+
+    // The import sends the same choices: no custom fronts, and what friends saw public.
+    await page.getByRole('button', { name: 'Import simply-plural.json' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Imported simply-plural.json' }).count(), { timeout: 20_000 }).toBe(1);
+    const applied = queries.at(-1);
+    expect([applied?.get('dryRun'), applied?.get('customFronts'), applied?.get('friendsArePublic')]).toEqual(['false', 'skip', 'true']);
+    expect(await alterNames(member)).toHaveLength(6);
+    const tags = await member.call<Array<{ name: string }>>('GET', '/v1/users/@me/system/list-tags');
+    expect(tags.body.map((tag) => tag.name)).not.toContain('Custom fronts');
+    const listed = await member.call<Array<{ public: number }>>('GET', '/v1/users/@me/system/list-alters');
+    expect(listed.body.filter((alter) => alter.public !== 0).length).toBeGreaterThan(0);
+
+    await expectClean(dashboard);
+    await dashboard.context.close();
+  }, 180_000);
+
   it('lists an app the member authorized and revokes it; its token stops working', async () => {
     const userId = newUserId();
     const notes = await signIn(server, userId, { client: await createTestClient(server, { name: 'Notes app' }) });
@@ -168,6 +230,14 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s import, exp
     // The dashboard itself cannot be revoked from here: signing out is how.
     expect(await page.getByRole('button', { name: 'Revoke access for Dashboard' }).count()).toBe(0);
     expect(await page.getByText('This is the dashboard you are using.').count()).toBe(1);
+    // Each scope in the consent page's words, from the one catalogue (src/domain/scopes.ts), then its name.
+    const scopeList = (app: string) => apps.getByRole('listitem').filter({ has: page.getByRole('heading', { name: app }) }).getByRole('listitem');
+    for (const app of ['Dashboard', 'Notes app']) {
+      const names = await scopeList(app).locator('code').allTextContents();
+      expect(names.length).toBeGreaterThan(0);
+      if (app === 'Dashboard') expect([...names].sort()).toEqual([...DASHBOARD_SCOPES].sort());
+      expect(await scopeList(app).allTextContents()).toEqual(names.map((scope) => `${SCOPE_DESCRIPTIONS[scope as Scope]} ${scope}`));
+    }
     expect(await seriousAccessibilityFindings(page)).toEqual([]);
     await screenshotEveryWay(page, `apps-${dialect}`);
     await page.setViewportSize({ width: 375, height: 812 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { cropRectangle, exportSize } from '../../dashboard/src/lib/alter-editor/crop.js';
 import { parseInline, parseMarkdown } from '../../dashboard/src/lib/alter-editor/markdown.js';
-import { draftOf, editBetween, errorAnchor } from '../../dashboard/src/lib/alter-editor/draft.js';
+import { draftOf, editBetween, errorAnchor, hasChanges } from '../../dashboard/src/lib/alter-editor/draft.js';
 import { ALTER_PRIVACY_SETTINGS, isShown, withShown } from '../../dashboard/src/lib/alter-editor/privacy.js';
 import { previewMessage } from '../../dashboard/src/lib/alter-editor/proxy-preview.js';
 import type { Alter } from '../../dashboard/src/lib/alter-editor/types.js';
@@ -68,6 +68,31 @@ describe('the edit request', () => {
       public: AlterPrivacy.pronouns,
       profileFields: { '3': null, '5': 'new' },
     });
+  });
+
+  it('sends flags as a number when changed, an emptied input as 0, and a fraction as typed for the service to refuse', () => {
+    const stored = alter(1, { flags: 5 });
+    const draft = draftOf(stored);
+    expect(draft.flags).toBe(5);
+    draft.flags = 7;
+    expect(editBetween(draftOf(stored), draft)).toEqual({ flags: 7 });
+    draft.flags = null;
+    expect(editBetween(draftOf(stored), draft)).toEqual({ flags: 0 });
+    draft.flags = 1.5;
+    expect(editBetween(draftOf(stored), draft)).toEqual({ flags: 1.5 });
+  });
+
+  it('tells unsaved changes from a form as saved (what leaving the editor asks about)', () => {
+    const stored = alter(1, { pronouns: 'she/her' });
+    const draft = draftOf(stored);
+    expect(hasChanges(draftOf(stored), draft)).toBe(false);
+    // A blank row the member added and left empty is not a change.
+    draft.nameMap.push({ key: 200, server: '', name: '' });
+    expect(hasChanges(draftOf(stored), draft)).toBe(false);
+    draft.pronouns = 'they/them';
+    expect(hasChanges(draftOf(stored), draft)).toBe(true);
+    draft.pronouns = 'she/her';
+    expect(hasChanges(draftOf(stored), draft)).toBe(false);
   });
 
   it('names where each refusal is shown', () => {

@@ -69,11 +69,94 @@ export function href(path: string): string {
   return `${BASE}${path === '/' ? '/' : path}`;
 }
 
-/** Goes to a dashboard path (`/alters/12`) without reloading the page. */
-export function navigate(path: string, options: { replace?: boolean } = {}): void {
+/**
+ * What a screen with unsaved work registers (its `guardLeaving`): asked before the dashboard goes
+ * elsewhere, it answers whether to go (after asking the member, if there is anything to lose).
+ */
+export type LeaveGuard = () => Promise<boolean>;
+
+let guard: LeaveGuard | undefined;
+
+/**
+ * Registers the guard asked before every in-place navigation (a link, `navigate`, the back and
+ * forward buttons) and before signing out; answers the function that removes it. One screen is
+ * shown at a time, so there is one guard at most. Leaving the page itself (a reload, another site,
+ * closing the tab) is the browser's to ask about: the screen listens for `beforeunload` too.
+ */
+export function guardLeaving(check: LeaveGuard): () => void {
+  guard = check;
+  return () => {
+    if (guard === check) guard = undefined;
+  };
+}
+
+/** Whether the dashboard may leave the current screen: true without a guard, else the guard's answer. */
+export async function mayLeave(): Promise<boolean> {
+  return guard ? guard() : true;
+}
+
+// Where in the session's history the shown entry is, kept in each entry's state: when the back or
+// forward button is refused, the browser has already moved, and this says how far to move back.
+interface EntryState {
+  dashboardIndex: number;
+}
+const indexOf = (state: unknown): number | undefined =>
+  typeof state === 'object' && state !== null && typeof (state as Partial<EntryState>).dashboardIndex === 'number' ? (state as EntryState).dashboardIndex : undefined;
+
+let index = indexOf(history.state) ?? 0;
+if (indexOf(history.state) === undefined) history.replaceState({ dashboardIndex: index } satisfies EntryState, '');
+
+function push(url: URL, replace = false): void {
+  if (replace) history.replaceState({ dashboardIndex: index } satisfies EntryState, '', url);
+  else history.pushState({ dashboardIndex: ++index } satisfies EntryState, '', url);
+  sync();
+}
+
+/** Whether going to `url` changes the screen or its query (a link to `#main` does not). */
+const movesAway = (url: URL): boolean => url.pathname !== location.pathname || url.search !== location.search;
+
+/** Goes to a dashboard path (`/alters/12`) without reloading the page, once the screen's guard agrees; answers whether it went. */
+export function navigate(path: string, options: { replace?: boolean } = {}): Promise<boolean> {
   const url = new URL(href(path), location.origin);
-  if (options.replace) history.replaceState(null, '', url);
-  else history.pushState(null, '', url);
+  return go(url, options.replace);
+}
+
+/** Goes to `url` at once when nothing guards the screen (so the address follows every keystroke of a search), else once the guard agrees. */
+function go(url: URL, replace = false): Promise<boolean> {
+  if (!guard || !movesAway(url)) {
+    push(url, replace);
+    return Promise.resolve(true);
+  }
+  return guard().then((leave) => {
+    if (leave) push(url, replace);
+    return leave;
+  });
+}
+
+/** A history move the guard is being asked about, or was refused: its popstate events are not screen changes. */
+let restoring = false;
+
+function onPopState(): void {
+  const to = indexOf(history.state);
+  if (restoring) {
+    // The browser went back to where the guard was asked: nothing changes on the page.
+    restoring = false;
+    return;
+  }
+  if (guard && to !== undefined && to !== index) {
+    const delta = to - index;
+    // Undo the move while the guard asks (the address stays that of the screen with the work),
+    // then make it again if the member chooses to leave.
+    restoring = true;
+    history.go(-delta);
+    void mayLeave().then((leave) => {
+      if (!leave) return;
+      guard = undefined;
+      history.go(delta);
+    });
+    return;
+  }
+  if (to !== undefined) index = to;
   sync();
 }
 
@@ -96,13 +179,12 @@ export function followLinksInPlace(root: HTMLElement): () => void {
     if (url.origin !== location.origin || !(url.pathname === BASE || url.pathname.startsWith(`${BASE}/`))) return;
     if (url.pathname.startsWith(`${BASE}/api/`) || url.pathname === `${BASE}/login` || url.pathname === `${BASE}/callback`) return;
     event.preventDefault();
-    history.pushState(null, '', url);
-    sync();
+    void go(url);
   };
   root.addEventListener('click', onClick);
-  addEventListener('popstate', sync);
+  addEventListener('popstate', onPopState);
   return () => {
     root.removeEventListener('click', onClick);
-    removeEventListener('popstate', sync);
+    removeEventListener('popstate', onPopState);
   };
 }

@@ -3,13 +3,21 @@
 // up to 32 MiB takes long enough on a slow connection for the member to want to see it move. The
 // import itself is one transaction on the service, which reports nothing until it is done.
 import { ApiError, currentSession, type Schemas } from './api';
+import type { paths } from './api-types';
 
 export type ImportMode = 'merge' | 'add' | 'replace';
+
+/** The import's query parameters, as the generated API types spell them. */
+type ImportQuery = NonNullable<paths['/v1/users/{user}/system/import']['post']['parameters']['query']>;
 
 export interface ImportOptions {
   mode: ImportMode;
   history: boolean;
   dryRun: boolean;
+  /** Simply Plural files only (the service ignores them for other formats): whether custom fronts become alters. */
+  customFronts?: NonNullable<ImportQuery['customFronts']>;
+  /** Simply Plural files only: make public what friends could see there (otherwise everything is private). */
+  friendsArePublic?: boolean;
 }
 
 export type ImportReport = Schemas['ImportReport'];
@@ -20,6 +28,8 @@ export type OnProgress = (sent: number) => void;
 export async function importFile(file: Blob, options: ImportOptions, onProgress: OnProgress = () => {}): Promise<ImportReport> {
   const { csrfToken } = await currentSession();
   const query = new URLSearchParams({ mode: options.mode, history: String(options.history), dryRun: String(options.dryRun) });
+  if (options.customFronts) query.set('customFronts', options.customFronts);
+  if (options.friendsArePublic !== undefined) query.set('friendsArePublic', String(options.friendsArePublic));
   const request = new XMLHttpRequest();
   request.open('POST', `/dashboard/api/v1/users/@me/system/import?${query.toString()}`);
   request.setRequestHeader('content-type', 'application/json');

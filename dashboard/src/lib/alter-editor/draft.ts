@@ -44,6 +44,8 @@ export interface AlterDraft {
   tagIds: number[];
   /** Profile field id → value; '' is no value. */
   profileFields: Record<string, string>;
+  /** The alter's `flags`, as a number input holds it: null when emptied (sent as 0, the default). */
+  flags: number | null;
 }
 
 let lastKey = 0;
@@ -69,6 +71,7 @@ export function draftOf(alter: Alter): AlterDraft {
     public: alter.public,
     tagIds: [...alter.tagIds],
     profileFields: { ...alter.profileFields },
+    flags: alter.flags ?? 0,
   };
 }
 
@@ -83,8 +86,8 @@ const proxyTagsOf = (draft: AlterDraft) =>
     .filter((row) => row.prefix !== '' || row.suffix !== '')
     .map((row) => ({ ...(row.id ? { id: row.id } : {}), prefix: row.prefix === '' ? null : row.prefix, suffix: row.suffix === '' ? null : row.suffix }));
 
-/** The edit request's keys this page edits (not the read-only ones, integrations' own `fields`, nor `flags`). */
-type EditedHere = Omit<AlterEdit, 'profileFields' | 'fields' | 'flags' | 'alterId' | 'created' | 'lastMessageTimestamp' | 'messageCount' | 'systemId'>;
+/** The edit request's keys this page edits (not the read-only ones, nor integrations' own `fields`). */
+type EditedHere = Omit<AlterEdit, 'profileFields' | 'fields' | 'alterId' | 'created' | 'lastMessageTimestamp' | 'messageCount' | 'systemId'>;
 
 /** Each edited field as the edit request spells it. */
 function requestValues(draft: AlterDraft): Required<EditedHere> {
@@ -105,7 +108,14 @@ function requestValues(draft: AlterDraft): Required<EditedHere> {
     proxyTags: proxyTagsOf(draft),
     public: draft.public,
     tagIds: [...draft.tagIds].sort((a, b) => a - b),
+    // Not rounded or clamped here: a fraction or a negative number is the service's to refuse, at the field.
+    flags: draft.flags ?? 0,
   };
+}
+
+/** Whether the form holds anything the last save did not store (what leaving would lose). */
+export function hasChanges(saved: AlterDraft, draft: AlterDraft): boolean {
+  return Object.keys(editBetween(saved, draft)).length > 0;
 }
 
 /** The edit request from `saved` to `draft`: only the keys that differ; `{}` when nothing does. */
