@@ -52,6 +52,13 @@ export interface ImportTarget {
   tags: TargetTag[];
   /** Source entity id → alter id, for this file's source and source system. */
   alterLinks: ReadonlyMap<string, number>;
+  /**
+   * PluralKit member id → alter id, from the system's PluralKit links (a PluralKit import's, or
+   * those an earlier file of another source recorded), for a file of another source whose alters
+   * name PluralKit members (SourceAlter.pluralKitId). Absent for a PluralKit file: its own ids are
+   * its links.
+   */
+  pluralKitLinks?: ReadonlyMap<string, number>;
   tagLinks: ReadonlyMap<string, number>;
   /** Times (ms) of the system's switches. */
   switchTimes: ReadonlySet<number>;
@@ -186,18 +193,27 @@ interface Matchable {
 }
 
 /**
- * Matches file entities to existing ones: by import link first, then (merge and replace) by the
- * folded name. Each existing entity matches at most one file entity, the first in file order.
+ * Matches file entities to existing ones: by import link first, then by each further set of links
+ * in turn (file id → existing id: an alter's PluralKit link), then by the folded name; each pass
+ * over the whole file before the next. Each existing entity matches at most one file entity, the
+ * first in file order of the earliest pass that names it.
  */
-function match(fileItems: Array<{ id: string; key: string }>, existing: Matchable[], links: ReadonlyMap<string, number>): Map<string, number> {
+function match(
+  fileItems: Array<{ id: string; key: string }>,
+  existing: Matchable[],
+  linkSets: ReadonlyArray<ReadonlyMap<string, number>>,
+): Map<string, number> {
   const matches = new Map<string, number>();
   const claimed = new Set<number>();
   const ids = new Set(existing.map((item) => item.id));
-  for (const item of fileItems) {
-    const linked = links.get(item.id);
-    if (linked !== undefined && ids.has(linked) && !claimed.has(linked)) {
-      matches.set(item.id, linked);
-      claimed.add(linked);
+  for (const links of linkSets) {
+    for (const item of fileItems) {
+      if (matches.has(item.id)) continue;
+      const linked = links.get(item.id);
+      if (linked !== undefined && ids.has(linked) && !claimed.has(linked)) {
+        matches.set(item.id, linked);
+        claimed.add(linked);
+      }
     }
   }
   const byKey = new Map<string, number>();
@@ -252,7 +268,7 @@ interface EntityKind {
 function planEntities(
   fileItems: Array<{ id: string; name: string }>,
   existing: Array<{ id: number; name: string }>,
-  links: ReadonlyMap<string, number>,
+  links: ReadonlyArray<ReadonlyMap<string, number>>,
   mode: ImportMode,
   kind: EntityKind,
 ): { matches: Map<string, number>; deletes: number[]; names: Map<string, string> } {
@@ -288,17 +304,18 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
   // Alters and tags are matched, counted against their cap and named the same way.
   const existingAlters = new Map(target.alters.map((alter) => [alter.id, alter]));
   const existingTags = new Map(target.tags.map((tag) => [tag.id, tag]));
+  const pluralKitLinks = planPluralKitLinks(source, notes);
   const { matches: alterMatches, deletes: alterDeletes, names: alterNames } = planEntities(
     source.alters.map((alter) => ({ id: alter.id, name: alter.username })),
     target.alters.map((alter) => ({ id: alter.id, name: alter.username })),
-    target.alterLinks,
+    [target.alterLinks, pluralKitMatches(pluralKitLinks, target)],
     mode,
     { noun: 'alters', max: MAX_ALTERS_PER_SYSTEM, problem: 'too-many-alters' },
   );
   const { matches: tagMatches, deletes: tagDeletes, names: tagNames } = planEntities(
     source.tags.map((tag) => ({ id: tag.id, name: tag.name })),
     target.tags.map((tag) => ({ id: tag.id, name: tag.name })),
-    target.tagLinks,
+    [target.tagLinks],
     mode,
     { noun: 'tags', max: MAX_TAGS_PER_SYSTEM, problem: 'too-many-tags' },
   );
@@ -403,7 +420,6 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
   // Matched: the system's fields the file's took, each once (two file fields may name one).
   const matchedFields = new Set(profileFields.matched.values()).size;
   counts.profileFields = { created: profileFields.creates.length, matched: matchedFields, deleted: profileFields.deletes.length };
-  const pluralKitLinks = planPluralKitLinks(source, notes);
 
   const report: ImportReport = {
     format: source.format,
@@ -439,9 +455,25 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
 }
 
 /**
+ * The existing alters the file's alters are linked to by their PluralKit member id (file alter id →
+ * alter id), through the system's PluralKit links: a file of another source matches by them after
+ * its own links and before names. Only the alter that keeps the id (planPluralKitLinks: the first
+ * in the file naming it) matches by it, so the link the import writes names the alter it matched.
+ */
+function pluralKitMatches(links: ImportPlan['pluralKitLinks'], target: ImportTarget): Map<string, number> {
+  const matches = new Map<string, number>();
+  if (!target.pluralKitLinks) return matches;
+  for (const { sourceId, pluralKitId } of links) {
+    const alterId = target.pluralKitLinks.get(pluralKitId);
+    if (alterId !== undefined) matches.set(sourceId, alterId);
+  }
+  return matches;
+}
+
+/**
  * The PluralKit member ids a file of another source links its alters to, each id once (the first
- * alter naming it keeps it; the database holds one link per id). A PluralKit file's own ids are
- * its links already.
+ * alter naming it keeps it, and only it matches by it; the database holds one link per id). A
+ * PluralKit file's own ids are its links already.
  */
 function planPluralKitLinks(source: ImportSource, notes: Notes): ImportPlan['pluralKitLinks'] {
   if (source.source === 'pluralkit') return [];
@@ -450,7 +482,7 @@ function planPluralKitLinks(source: ImportSource, notes: Notes): ImportPlan['plu
   for (const alter of source.alters) {
     if (alter.pluralKitId === undefined) continue;
     if (seen.has(alter.pluralKitId)) {
-      notes.add('pluralkit-id-repeated', alter.name, (n, names) => `${plural(n, 'member')} named a PluralKit member id an earlier member already had; only the first is linked to it${names}`);
+      notes.add('pluralkit-id-repeated', alter.name, (n, names) => `${plural(n, 'member')} named a PluralKit member id an earlier member already had; only the first is linked to it and matched by it${names}`);
       continue;
     }
     seen.add(alter.pluralKitId);

@@ -233,7 +233,54 @@ describe('planImport: PluralKit ids another source links its alters to', () => {
     const file = source([fileAlter('m1', 'ash', { pluralKitId: 'ashxx' }), fileAlter('m2', 'bea'), fileAlter('m3', 'cy', { pluralKitId: 'ashxx' })], { format: 'simplyplural', source: 'simplyplural' });
     const plan = planImport(file, target(), options());
     expect(plan.pluralKitLinks).toEqual([{ sourceId: 'm1', pluralKitId: 'ashxx' }]);
-    expect(plan.report.warnings.join('\n')).toMatch(/1 member named a PluralKit member id an earlier member already had; only the first is linked to it \("cy"\)/);
+    expect(plan.report.warnings.join('\n')).toMatch(/1 member named a PluralKit member id an earlier member already had; only the first is linked to it and matched by it \("cy"\)/);
+  });
+
+  const sp = (alters: SourceAlter[]) => source(alters, { format: 'simplyplural', source: 'simplyplural', sourceSystemId: 'uid' });
+  const matched = (plan: ReturnType<typeof planImport>) => Object.fromEntries(plan.matchedAlters);
+
+  it('matches by its own links, then by the PluralKit link of the id, then by name, each pass over the whole file first', () => {
+    const existing = [existingAlter(7, 'ash'), existingAlter(8, 'old-bea'), existingAlter(9, 'cy'), existingAlter(10, 'dee')];
+    const file = sp([
+      // Its own link (to 7) wins over its PluralKit link (to 9).
+      fileAlter('m1', 'anything', { pluralKitId: 'ashxx' }),
+      // Renamed on both sides: only the PluralKit link finds it.
+      fileAlter('m2', 'bea', { pluralKitId: 'beaxx' }),
+      // Its PluralKit link names 7, which m1 took by its own link: then the name.
+      fileAlter('m3', 'cy', { pluralKitId: 'cyxxx' }),
+      // Named like 10, but 10 is linked to a later member's PluralKit id: that one has it (links before names).
+      fileAlter('m4', 'dee'),
+      fileAlter('m5', 'eli', { pluralKitId: 'deexx' }),
+    ]);
+    const links = { alterLinks: new Map([['m1', 7]]), pluralKitLinks: new Map([['ashxx', 9], ['beaxx', 8], ['cyxxx', 7], ['deexx', 10]]) };
+    const plan = planImport(file, target(existing, links), options());
+    expect(matched(plan)).toEqual({ m1: 7, m2: 8, m3: 9, m5: 10 });
+    expect(plan.report.counts.alters).toMatchObject({ created: 1, deleted: 0 });
+    // 10 takes m5's name, so m4 is created under its own.
+    expect(plan.alterCreates.map((create) => [create.sourceId, create.values.username])).toEqual([['m4', 'dee']]);
+    // Each id's link is written to the alter its member matched.
+    expect(plan.pluralKitLinks).toEqual([
+      { sourceId: 'm1', pluralKitId: 'ashxx' }, { sourceId: 'm2', pluralKitId: 'beaxx' }, { sourceId: 'm3', pluralKitId: 'cyxxx' }, { sourceId: 'm5', pluralKitId: 'deexx' },
+    ]);
+  });
+
+  it('two members with one id: only the first matches by it, the second by name or not at all', () => {
+    const existing = [existingAlter(7, 'renamed'), existingAlter(8, 'twin')];
+    const plan = planImport(sp([fileAlter('m1', 'ash', { pluralKitId: 'ashxx' }), fileAlter('m2', 'twin', { pluralKitId: 'ashxx' }), fileAlter('m3', 'cy', { pluralKitId: 'ashxx' })]), target(existing, { pluralKitLinks: new Map([['ashxx', 7]]) }), options());
+    expect(matched(plan)).toEqual({ m1: 7, m2: 8 });
+    expect(plan.report.warnings.join('\n')).toMatch(/2 members named a PluralKit member id an earlier member already had; only the first is linked to it and matched by it \("twin", "cy"\)/);
+  });
+
+  it('add matches nothing, as for every file; replace keeps what the PluralKit link matched', () => {
+    const existing = [existingAlter(7, 'renamed'), existingAlter(8, 'other')];
+    const linked = target(existing, { pluralKitLinks: new Map([['ashxx', 7]]) });
+    const file = sp([fileAlter('m1', 'ash', { pluralKitId: 'ashxx' })]);
+    expect(matched(planImport(file, linked, options({ mode: 'add' })))).toEqual({});
+    const replaced = planImport(file, linked, options({ mode: 'replace' }));
+    expect(matched(replaced)).toEqual({ m1: 7 });
+    expect(replaced.alterDeletes).toEqual([8]);
+    // A link to an alter no longer there matches nothing.
+    expect(matched(planImport(file, target([existingAlter(8, 'other')], { pluralKitLinks: new Map([['ashxx', 7]]) }), options()))).toEqual({});
   });
 
   it('a PluralKit file’s own ids are its links already', () => {
