@@ -3,6 +3,7 @@
 // privacy rules; failures are retried with backoff, in order per system, and given up after the
 // configured time; a replay sends again; users who never authorized the client (or revoked it)
 // produce nothing; loopback is refused unless the operator allows it.
+import { readFileSync } from 'node:fs';
 import * as oidc from 'openid-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../src/domain/alter.js';
@@ -11,6 +12,7 @@ import { errorTypes, request, signIn, type ApiResponse, type ApiUser } from '../
 import { DIALECTS } from '../support/dialects.js';
 import { createTestClient, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { SAMPLES } from '../support/samples.js';
 import { snapshotDatabase } from '../support/snapshot.js';
 import { Receiver, verifySignature, type Received } from './receiver.js';
 import { EVENT_ENV } from './short-schedules.js';
@@ -19,9 +21,15 @@ const OWNER = '200000000000000701';
 const STRANGER = '200000000000000702';
 const NARROW = '200000000000000703';
 const LATER = '200000000000000704';
+/** Imports files with custom profile fields, through the other client (the app is authorized to read everything). */
+const FIELDS = '200000000000000705';
+/** The same, but the app is authorized with system:read only: profile fields are not its to see. */
+const FIELDS_HIDDEN = '200000000000000706';
 const ALL_SCOPES = ['openid', 'profile', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write', 'events:manage'] as const;
 const USER_SCOPES = 'openid offline_access alters:read alters:write system:read system:write messages:read messages:write';
 const ALL_TYPES = ['alter.created', 'alter.updated', 'alter.deleted', 'system.updated', 'tag.created', 'tag.updated', 'tag.deleted', 'switch.created', 'switch.updated', 'switch.deleted', 'message.proxied'];
+const FIELD_TYPES = ['profile-field.created', 'profile-field.updated', 'profile-field.deleted', 'profile-fields.ordered'];
+const spText = readFileSync(`${SAMPLES}/simply-plural.json`, 'utf8');
 
 
 interface EndpointAnswer {
@@ -332,6 +340,72 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     expect(mine[5]?.json.data).toMatchObject({ alterId: alter.alterId });
     expect(mine[6]?.json.data.alter).toMatchObject({ displayName: 'From a file' });
   });
+  it('announces the profile fields an import creates and deletes, in every format, as the API’s field writes do; a preview announces nothing', async () => {
+    await register('/fields', [...ALL_TYPES, ...FIELD_TYPES]);
+    await signIn(server, FIELDS, { client: app, scope: USER_SCOPES });
+    const writer = await signIn(server, FIELDS, { client: other, scope: USER_SCOPES });
+    await signIn(server, FIELDS_HIDDEN, { client: app, scope: 'openid system:read' });
+    const hiddenWriter = await signIn(server, FIELDS_HIDDEN, { client: other, scope: USER_SCOPES });
+    type FeedEvent = { type: string; data: { userId: string; sequence: number; field?: Record<string, unknown>; fieldId?: number } };
+    type Feed = { data: { events: FeedEvent[]; next: string } };
+    const start = await events<Feed>('GET', '/feed');
+    const importFile = async (user: ApiUser, body: string, query = '') => {
+      const response = await request<{ data: { counts: { profileFields: unknown } } }>(server, 'POST', `/v1/users/@me/system/import${query}`, {
+        token: user.token, raw: body, headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.data;
+    };
+    const listFields = async () => (await writer.call<Array<{ fieldId: number; name: string }>>('GET', '/v1/users/@me/system/list-profile-fields')).body;
+
+    const made = await writer.call<{ fieldId: number }>('POST', '/v1/users/@me/system/create-profile-field', { name: 'Made here' });
+    expect(made.status).toBe(201);
+    // A preview writes nothing, so announces nothing; then the Simply Plural file's five fields.
+    expect((await importFile(writer, spText, '?dryRun=true')).counts.profileFields).toEqual({ created: 5, matched: 0, deleted: 0 });
+    expect((await importFile(writer, spText)).counts.profileFields).toEqual({ created: 5, matched: 0, deleted: 0 });
+    const spFields = await listFields();
+    await importFile(hiddenWriter, spText);
+    // Our own format: a PluralKit file whose `switchboard` key carries the fields; merge adds one,
+    // replace then deletes the six the file lacks.
+    const ours = (members: Array<{ id: string; name: string }>) => JSON.stringify({
+      version: 2, id: 'fldsy', name: 'Fields', switches: [], groups: [], members: members.map((member) => ({ ...member, privacy: { visibility: 'private' } })),
+      switchboard: { version: 1, profileFields: [{ id: '1', name: 'Likes', kind: 'text', privacy: 'everyone' }], alters: { lkmem: { profileFields: { 1: 'tea' } } } },
+    });
+    expect((await importFile(writer, ours([{ id: 'lkmem', name: 'Liker' }]))).counts.profileFields).toEqual({ created: 1, matched: 0, deleted: 0 });
+    const likes = (await listFields()).find((field) => field.name === 'Likes');
+    expect((await importFile(writer, ours([{ id: 'lkmem', name: 'Liker' }]), '?mode=replace&dryRun=true')).counts.profileFields).toEqual({ created: 0, matched: 1, deleted: 6 });
+    expect((await importFile(writer, ours([{ id: 'lkmem', name: 'Liker' }]), '?mode=replace')).counts.profileFields).toEqual({ created: 0, matched: 1, deleted: 6 });
+    expect((await listFields()).map((field) => field.name)).toEqual(['Likes']);
+
+    const feed = await events<Feed>('GET', `/feed?after=${start.body.data.next}&max=500`);
+    const of = (userId: string) => feed.body.data.events.filter((event) => event.data.userId === userId);
+    const fieldEvents = of(FIELDS).filter((event) => event.type.startsWith('profile-field'));
+    const sp = spFields.filter((field) => field.name !== 'Made here');
+    expect(fieldEvents.map((event) => [event.type, event.data.field?.name ?? event.data.fieldId])).toEqual([
+      ['profile-field.created', 'Made here'],
+      ...sp.map((field) => ['profile-field.created', field.name]),
+      ['profile-field.created', 'Likes'],
+      ...spFields.map((field) => ['profile-field.deleted', field.fieldId]),
+    ]);
+    // The field as the API reads it, each import's field events before its alters' (whose values name them).
+    expect(fieldEvents.slice(0, 6).map((event) => event.data.field)).toEqual(spFields);
+    expect(fieldEvents[6]?.data.field).toEqual((await writer.call<{ data: unknown }>('GET', `/v1/users/@me/profile-fields/${likes?.fieldId}`)).body.data);
+    const types = of(FIELDS).map((event) => event.type);
+    expect(types.slice(1, 7)).toEqual(['profile-field.created', 'profile-field.created', 'profile-field.created', 'profile-field.created', 'profile-field.created', 'alter.created']);
+    // Not the app's to see without alters:read: neither the fields nor the alters that hold them.
+    expect(of(FIELDS_HIDDEN).map((event) => event.type)).toEqual(['system.updated']);
+
+    // Pushed to the webhook alike, in order, as the feed shows them (once each: a delivery that
+    // timed out on a loaded machine is sent again, as receivers are told to expect).
+    const once = (list: Received[]) => [...new Map(list.map((r) => [String(r.json.data.eventId), r])).values()];
+    const received = await receiver.waitFor('/fields', (list) => once(ofSystem(list, FIELDS)).length >= of(FIELDS).length);
+    const pushed = once(ofSystem(received, FIELDS)).sort((a, b) => Number(a.json.data.sequence) - Number(b.json.data.sequence));
+    expect(pushed.map((r) => r.json.type)).toEqual(types);
+    for (const event of pushed) expect(EventEnvelope.safeParse(event.json).success, JSON.stringify(event.json)).toBe(true);
+    expect(pushed.filter((r) => r.json.type.startsWith('profile-field')).map((r) => r.json.data.field ?? r.json.data.fieldId)).toEqual(fieldEvents.map((event) => event.data.field ?? event.data.fieldId));
+    expect(once(ofSystem(received, FIELDS_HIDDEN)).map((r) => r.json.type)).toEqual(['system.updated']);
+  });
+
   it('serves the same events as a feed to read: from now, as the grants and privacy allow, none of users who never authorized the client, page by page', async () => {
     type Feed = { data: { events: Array<{ type: string; data: Record<string, unknown> }>; next: string; more: boolean } };
     const start = await events<Feed>('GET', '/feed');
