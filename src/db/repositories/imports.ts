@@ -129,6 +129,7 @@ export async function applyImportPlan(
   systemId: number,
   plan: ImportPlan,
   clientId: string,
+  now: number,
   progress?: ImportProgress,
 ): Promise<AppliedImport> {
   const total = plan.alterCreates.length + plan.alterUpdates.length + plan.tagCreates.length + plan.tagUpdates.length + plan.switches.length;
@@ -229,7 +230,7 @@ export async function applyImportPlan(
       .execute();
   }
 
-  const createdFields = await applyProfileFields(trx, systemId, plan.profileFields, alterIds, Date.now());
+  const createdFields = await applyProfileFields(trx, systemId, plan.profileFields, alterIds, now);
 
   // Links: every imported entity now points at its alter or tag (an add-mode copy takes it over).
   const links = (
@@ -389,7 +390,7 @@ export function importStore(db: Db, systemId: number, accountId: string | null =
         // Stamps read under the lock are as they were before this transaction's own touch.
         ...importReads(trx, systemId, 1),
         async apply(plan, clientId, now, progress) {
-          const applied = await applyImportPlan(trx, systemId, plan, clientId, progress);
+          const applied = await applyImportPlan(trx, systemId, plan, clientId, now, progress);
           await appendImportEvents(trx, systemId, plan, applied, { clientId, accountId }, now);
         },
         async keepReport(idempotency, report, now) {
