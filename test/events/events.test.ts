@@ -25,6 +25,9 @@ const LATER = '200000000000000704';
 const FIELDS = '200000000000000705';
 /** The same, but the app is authorized with system:read only: profile fields are not its to see. */
 const FIELDS_HIDDEN = '200000000000000706';
+/** Imports files that change only alters' custom profile field values; and the same with an app that has system:read only. */
+const VALUES = '200000000000000707';
+const VALUES_HIDDEN = '200000000000000708';
 const ALL_SCOPES = ['openid', 'profile', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write', 'events:manage'] as const;
 const USER_SCOPES = 'openid offline_access alters:read alters:write system:read system:write messages:read messages:write';
 const ALL_TYPES = ['alter.created', 'alter.updated', 'alter.deleted', 'system.updated', 'tag.created', 'tag.updated', 'tag.deleted', 'switch.created', 'switch.updated', 'switch.deleted', 'message.proxied'];
@@ -404,6 +407,63 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     for (const event of pushed) expect(EventEnvelope.safeParse(event.json).success, JSON.stringify(event.json)).toBe(true);
     expect(pushed.filter((r) => r.json.type.startsWith('profile-field')).map((r) => r.json.data.field ?? r.json.data.fieldId)).toEqual(fieldEvents.map((event) => event.data.field ?? event.data.fieldId));
     expect(once(ofSystem(received, FIELDS_HIDDEN)).map((r) => r.json.type)).toEqual(['system.updated']);
+  });
+
+  it('announces an alter whose import changed only its custom profile field values (merge sets, replace clears), as an API edit of them does; the same file again announces nothing', async () => {
+    const reader = await signIn(server, VALUES, { client: app, scope: USER_SCOPES });
+    const writer = await signIn(server, VALUES, { client: other, scope: USER_SCOPES });
+    await signIn(server, VALUES_HIDDEN, { client: app, scope: 'openid system:read' });
+    const hiddenWriter = await signIn(server, VALUES_HIDDEN, { client: other, scope: USER_SCOPES });
+    type FeedEvent = { type: string; data: { userId: string; alter?: Alter } };
+    type Counts = { alters: Record<string, number> };
+    const importFile = async (user: ApiUser, body: string, query = '') => {
+      const response = await request<{ data: { counts: Counts } }>(server, 'POST', `/v1/users/@me/system/import${query}`, {
+        token: user.token, raw: body, headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.data.counts.alters;
+    };
+    // The sample with one member's values (Simply Plural's `info`, by its custom field's id) as given.
+    const withInfo = (base: string, name: string, info: (current: Record<string, string>) => Record<string, string>) => {
+      const file = JSON.parse(base) as { members: Array<{ name: string; info: Record<string, string> | null }> };
+      for (const member of file.members) if (member.name === name) member.info = info(member.info ?? {});
+      return JSON.stringify(file);
+    };
+    const ROLE = '66d00000000000000000aa03';
+    const CHECKUP = '66d00000000000000000aa05';
+    const librarian = withInfo(spText, 'Cy Brightwater', (info) => ({ ...info, [ROLE]: 'Librarian' }));
+    const unchecked = withInfo(librarian, 'Bea', ({ [CHECKUP]: _gone, ...info }) => info);
+    const one = { created: 0, updated: 1, unchanged: 7, deleted: 0 };
+    const none = { created: 0, updated: 0, unchanged: 8, deleted: 0 };
+    for (const user of [writer, hiddenWriter]) await importFile(user, spText);
+    const idOf = async (username: string) => (await writer.call<Alter[]>('GET', '/v1/users/@me/system/list-alters')).body.find((alter) => alter.username === username)?.alterId;
+    const cy = await idOf('CyBrightwater');
+    const bea = await idOf('Bea');
+    const read = async (id: number | undefined) => (await reader.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${id}`)).body.data;
+    const start = await events<{ data: { next: string } }>('GET', '/feed');
+
+    // Merge sets a value; replace clears one (the file's fields are all the system's: none deleted).
+    for (const [file, query] of [[librarian, ''], [unchecked, '?mode=replace']] as const) {
+      expect(await importFile(writer, file, `${query}${query ? '&' : '?'}dryRun=true`)).toEqual(one);
+      expect(await importFile(writer, file, query)).toEqual(one);
+      expect(await importFile(writer, file, query)).toEqual(none);
+      await importFile(hiddenWriter, file, query);
+    }
+    const cyImported = await read(cy);
+    const beaImported = await read(bea);
+    expect(cyImported.profileFields).toMatchObject({ [Object.keys(cyImported.profileFields)[0] ?? '']: 'Librarian' });
+    expect(Object.keys(beaImported.profileFields)).toHaveLength(1);
+    // The API's edit of a value, for comparison.
+    const roleId = Object.keys(cyImported.profileFields)[0] ?? '';
+    expect((await writer.call('POST', `/v1/users/@me/alters/${cy}/edit`, { profileFields: { [roleId]: 'Archivist' } })).status).toBe(200);
+
+    const feed = await events<{ data: { events: FeedEvent[] } }>('GET', `/feed?after=${start.body.data.next}&max=500`);
+    const of = (userId: string) => feed.body.data.events.filter((event) => event.data.userId === userId);
+    expect(of(VALUES).map((event) => [event.type, event.data.alter?.alterId])).toEqual([['alter.updated', cy], ['alter.updated', bea], ['alter.updated', cy]]);
+    // Each carries the alter as the app reads it after the change, values included, as the edit's does.
+    expect(of(VALUES).map((event) => event.data.alter)).toEqual([cyImported, beaImported, await read(cy)]);
+    // An app without alters:read is sent none of it.
+    expect(of(VALUES_HIDDEN)).toEqual([]);
   });
 
   it('serves the same events as a feed to read: from now, as the grants and privacy allow, none of users who never authorized the client, page by page', async () => {

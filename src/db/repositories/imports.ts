@@ -43,11 +43,14 @@ export function newProxyTagId(): string {
   return randomBytes(6).toString('base64url');
 }
 
-/** The system as an import sees it: alters with their tags, tags, this source's links, switch times. */
+/**
+ * The system as an import sees it: alters with their tags, tags, this source's links, switch
+ * times, its custom profile fields and the alters' values of them (one query for the system's).
+ */
 export async function loadImportTarget(db: Executor, systemId: number, source: string, sourceSystemId: string): Promise<ImportTarget> {
   const system = await findSystemById(db, systemId);
   if (!system) throw new Problem('no-system', 'the system no longer exists');
-  const [alters, tags, alterLinks, tagLinks, switches, pluralKitLinks] = await Promise.all([
+  const [alters, tags, alterLinks, tagLinks, switches, pluralKitLinks, valueRows] = await Promise.all([
     listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true, profileFields: false }),
     db.selectFrom('tags').selectAll().where('system_id', '=', systemId).orderBy('id').execute(),
     // Also the links recorded without their source system (''), such as the PluralKit member ids a
@@ -77,7 +80,16 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
           .where('system_id', '=', systemId)
           .where('source', '=', 'pluralkit')
           .execute(),
+    // The values, for the planner to tell an alter whose values change from one left as it is.
+    db.selectFrom('profile_field_values').select(['alter_id', 'field_id', 'value']).where('system_id', '=', systemId).execute(),
   ]);
+  const profileValues = new Map<number, Map<number, string>>();
+  for (const row of valueRows) {
+    const alterId = Number(row.alter_id);
+    let values = profileValues.get(alterId);
+    if (values === undefined) profileValues.set(alterId, (values = new Map()));
+    values.set(Number(row.field_id), row.value);
+  }
   const profileFields = await listProfileFields(db, systemId);
   const { alter_chars: alterChars } = await db.selectFrom('systems').select('alter_chars').where('id', '=', systemId).executeTakeFirstOrThrow();
   return {
@@ -104,6 +116,7 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
     ),
     switchTimes: new Set(switches.map((row) => Number(row.switched_at))),
     profileFields,
+    profileValues,
   };
 }
 
@@ -449,7 +462,11 @@ async function appendImportEvents(
   for (const fieldId of plan.profileFields.deletes) events.push({ type: 'profile-field.deleted', fieldId });
   for (const field of applied.createdFields) events.push({ type: 'profile-field.created', field });
   const createdAlters = new Set(applied.createdAlterIds);
-  const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
+  // Those whose columns or custom profile field values changed (a value changed alone is an
+  // alter.updated too, as an API edit of it is); the snapshot carries the values, as the edit's does.
+  const changedAlters = plan.alterUpdates
+    .filter((update) => Object.keys(update.values).length > 0 || plan.profileFields.changedValues.has(update.alterId))
+    .map((update) => update.alterId);
   for (const ids of chunks([...createdAlters, ...changedAlters])) {
     for (const alter of await findAlters(trx, systemId, ids, owner)) {
       events.push({ type: createdAlters.has(alter.id) ? 'alter.created' : 'alter.updated', alter });
@@ -530,12 +547,9 @@ const PROFILE_VALUE_COLUMNS: ReadonlyArray<BulkColumn<ProfileValueRow>> = [
 /** Everything an export writes: the system, its alters and tags, its switches, its PluralKit ids. */
 export async function loadExportData(db: Db, systemId: number): Promise<ExportData> {
   const target = await loadImportTarget(db, systemId, 'pluralkit', '');
-  const valueRows = await db.selectFrom('profile_field_values').select(['alter_id', 'field_id', 'value']).where('system_id', '=', systemId).execute();
   const profileValues = new Map<number, Record<string, string>>();
-  for (const row of valueRows) {
-    const values = profileValues.get(Number(row.alter_id)) ?? {};
-    values[String(row.field_id)] = row.value;
-    profileValues.set(Number(row.alter_id), values);
+  for (const [alterId, values] of target.profileValues ?? []) {
+    profileValues.set(alterId, Object.fromEntries([...values].map(([fieldId, value]) => [String(fieldId), value])));
   }
   const [tagRows, links, tagLinks, switchRows, memberRows, nestedLinks] = await Promise.all([
     db.selectFrom('tags').select(['id', 'created_at']).where('system_id', '=', systemId).execute(),

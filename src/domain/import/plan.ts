@@ -64,6 +64,8 @@ export interface ImportTarget {
   switchTimes: ReadonlySet<number>;
   /** The system's custom profile fields (none: a target read before they existed, or a test's). */
   profileFields?: ReadonlyArray<Pick<ProfileFieldRecord, 'id' | 'name' | 'kind'>>;
+  /** The alters' values of those fields: alter id → field id → value (an alter absent: none). */
+  profileValues?: ReadonlyMap<number, ReadonlyMap<number, string>>;
 }
 
 export interface ImportOptions {
@@ -92,6 +94,11 @@ export interface ProfileFieldPlan {
   clearValues: number[];
   /** File alter id → (file field id → value, valid for the field's kind). */
   values: Map<string, Map<string, string>>;
+  /**
+   * Matched alters whose values the import changes: a value set, changed, or cleared (replace). Not
+   * those a deleted field takes with it: the field's deletion announces them, as the API's does.
+   */
+  changedValues: Set<number>;
 }
 
 export interface ImportPlan {
@@ -342,6 +349,8 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
 
   const alterCreates: ImportPlan['alterCreates'] = [];
   const alterUpdates: ImportPlan['alterUpdates'] = [];
+  // Matched alters whose columns or tags change; their values are compared once the fields are planned.
+  const changedAlters = new Set<number>();
   for (const alter of source.alters) {
     const username = alterNames.get(alter.id) ?? alter.username;
     if (username !== alter.username) renames.push({ source: source.source, id: alter.id, name: alter.name, to: username });
@@ -363,8 +372,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
       (mode === 'replace' && current.tagIds.some((id) => !wantedTagIds.has(id)));
     if (mode === 'replace' && current.tagIds.length > 0) clearMemberships.push(current.id);
     alterUpdates.push({ sourceId: alter.id, uuid: alter.uuid, alterId: current.id, values });
-    if (Object.keys(values).length > 0 || tagsChange) counts.alters.updated++;
-    else counts.alters.unchanged++;
+    if (Object.keys(values).length > 0 || tagsChange) changedAlters.add(current.id);
   }
 
   checkSize(target, alterCreates, alterUpdates, alterDeletes, existingAlters);
@@ -417,6 +425,11 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
 
   const notImported = { ...source.notImported };
   const profileFields = planProfileFields(source, target, mode, alterUpdates, notes);
+  // A change of its custom profile field values is a change of the alter, as an API edit's is.
+  for (const update of alterUpdates) {
+    if (changedAlters.has(update.alterId) || profileFields.changedValues.has(update.alterId)) counts.alters.updated++;
+    else counts.alters.unchanged++;
+  }
   // Matched: the system's fields the file's took, each once (two file fields may name one).
   const matchedFields = new Set(profileFields.matched.values()).size;
   counts.profileFields = { created: profileFields.creates.length, matched: matchedFields, deleted: profileFields.deletes.length };
@@ -506,7 +519,7 @@ function planProfileFields(
   alterUpdates: ImportPlan['alterUpdates'],
   notes: Notes,
 ): ProfileFieldPlan {
-  const plan: ProfileFieldPlan = { creates: [], matched: new Map(), deletes: [], clearValues: [], values: new Map() };
+  const plan: ProfileFieldPlan = { creates: [], matched: new Map(), deletes: [], clearValues: [], values: new Map(), changedValues: new Set() };
   const systemFields = target.profileFields ?? [];
   const replacing = mode === 'replace' && source.profileFields !== undefined;
   if (replacing) plan.clearValues = alterUpdates.map((update) => update.alterId);
@@ -554,7 +567,41 @@ function planProfileFields(
     }
     if (values.size > 0) plan.values.set(alter.id, values);
   }
+  plan.changedValues = changedValues(plan, alterUpdates, target.profileValues);
   return plan;
+}
+
+/**
+ * The matched alters whose values the plan changes: the values each will hold (the file's on its
+ * fields, the last for a field two file fields name, as the repository writes them; on top of the
+ * current ones, or of none where replace clears them) against those it holds on the fields kept.
+ * Linear in the file's values and, where replace clears, the alters' current ones.
+ */
+function changedValues(plan: ProfileFieldPlan, alterUpdates: ImportPlan['alterUpdates'], current: ImportTarget['profileValues']): Set<number> {
+  const changed = new Set<number>();
+  const deleted = new Set(plan.deletes);
+  const cleared = new Set(plan.clearValues);
+  const none: ReadonlyMap<number, string> = new Map();
+  for (const { sourceId, alterId } of alterUpdates) {
+    const held = current?.get(alterId) ?? none;
+    const wanted = new Map<number, string>();
+    let created = false;
+    for (const [fileFieldId, value] of plan.values.get(sourceId) ?? []) {
+      const fieldId = plan.matched.get(fileFieldId);
+      // A field the import creates: the alter holds no value for it yet.
+      if (fieldId === undefined) created = true;
+      else wanted.set(fieldId, value);
+    }
+    let differs = created || [...wanted].some(([fieldId, value]) => held.get(fieldId) !== value);
+    // Every wanted value held already: a clear changes the alter when it held more, on fields kept.
+    if (!differs && cleared.has(alterId)) {
+      let kept = 0;
+      for (const fieldId of held.keys()) if (!deleted.has(fieldId)) kept++;
+      differs = kept > wanted.size;
+    }
+    if (differs) changed.add(alterId);
+  }
+  return changed;
 }
 
 /** Names the fields a replace deletes, in a warning (the report counts them too). */

@@ -219,6 +219,42 @@ describe('planImport: custom profile fields', () => {
     expect(plan.report.warnings.some((warning) => /not in the file will be deleted/.test(warning))).toBe(deletes.length > 0);
   });
 
+  // Alter 7 holds Role = host and Likes = tea, no Age; the file's alter `a` matches it by name.
+  const holding = target([existingAlter(7, 'alex')], {
+    profileFields: [systemField(1, 'Role'), systemField(2, 'Likes'), systemField(3, 'Age')],
+    profileValues: new Map([[7, new Map([[1, 'host'], [2, 'tea']])]]),
+  });
+  it.each([
+    { name: 'merge: the values it holds already', mode: 'merge' as const, fields: [fileField('f1', 'Role')], values: { f1: 'host' }, changed: false },
+    { name: 'merge: none in the file leaves its values', mode: 'merge' as const, fields: [fileField('f1', 'Role')], values: {}, changed: false },
+    { name: 'merge: a value changed', mode: 'merge' as const, fields: [fileField('f1', 'Role')], values: { f1: 'guard' }, changed: true },
+    { name: 'merge: another of the values it holds', mode: 'merge' as const, fields: [fileField('f1', 'Role'), fileField('f2', 'Likes')], values: { f2: 'tea' }, changed: false },
+    { name: 'merge: a value set on a field it had none of', mode: 'merge' as const, fields: [fileField('f1', 'AGE')], values: { f1: '30' }, changed: true },
+    { name: 'merge: a value on a field the import creates', mode: 'merge' as const, fields: [fileField('f1', 'Colour')], values: { f1: 'red' }, changed: true },
+    { name: 'merge: two file fields of one name, the last value wins', mode: 'merge' as const, fields: [fileField('f1', 'Role'), fileField('f3', 'role')], values: { f3: 'guard', f1: 'host' }, changed: false },
+    { name: 'merge: a value that does not fit its field is left out', mode: 'merge' as const, fields: [{ ...fileField('f1', 'Born'), kind: 'date' as const }], values: { f1: 'not a date' }, changed: false },
+    { name: 'replace: exactly the values it holds', mode: 'replace' as const, fields: [fileField('f1', 'Role'), fileField('f2', 'Likes')], values: { f1: 'host', f2: 'tea' }, changed: false },
+    { name: 'replace: a value cleared', mode: 'replace' as const, fields: [fileField('f1', 'Role'), fileField('f2', 'Likes')], values: { f1: 'host' }, changed: true },
+    { name: 'replace: a value changed', mode: 'replace' as const, fields: [fileField('f1', 'Role'), fileField('f2', 'Likes')], values: { f1: 'host', f2: 'coffee' }, changed: true },
+    // Likes is deleted, its values with it: the field's deletion, not a change of the alter (as the API's).
+    { name: 'replace: a value gone with its deleted field', mode: 'replace' as const, fields: [fileField('f1', 'Role')], values: { f1: 'host' }, changed: false },
+    { name: 'replace without field definitions leaves the values', mode: 'replace' as const, fields: undefined, values: {}, changed: false },
+  ] as Array<{ name: string; mode: 'merge' | 'replace'; fields: SourceProfileField[] | undefined; values: Record<string, string>; changed: boolean }>)('a change of only an alter’s values is a change of the alter ($name)', ({ mode, fields, values, changed }) => {
+    for (const dryRun of [true, false]) {
+      const plan = planImport(withFields(fields, values), holding, options({ mode, dryRun }));
+      expect(plan.report.counts.alters).toEqual({ created: 0, updated: changed ? 1 : 0, unchanged: changed ? 0 : 1, deleted: 0 });
+      expect(plan.profileFields.changedValues).toEqual(new Set(changed ? [7] : []));
+      // Nothing else of the alter changes: the values alone make it an update.
+      expect(plan.alterUpdates.map((update) => update.values)).toEqual([{}]);
+    }
+  });
+
+  it('an alter whose columns change is counted once, whatever its values do', () => {
+    const plan = planImport(source([fileAlter('a', 'alex', { description: 'new', profileFields: { f1: 'guard' } })], { profileFields: [fileField('f1', 'Role')] }), holding, options());
+    expect(plan.report.counts.alters).toMatchObject({ updated: 1, unchanged: 0 });
+    expect(plan.profileFields.changedValues).toEqual(new Set([7]));
+  });
+
   it('refuses a file whose fields would not fit, counting the fields replace keeps, before writing', () => {
     const full = target([], { profileFields: Array.from({ length: 99 }, (_, i) => systemField(i + 1, `f${i}`)) });
     const two = source([], { profileFields: [fileField('x', 'New 1'), fileField('y', 'New 2')] });

@@ -211,8 +211,11 @@ describe.each(DIALECTS)('Simply Plural import (%s)', (dialect) => {
       const file = spFile();
       file.members = (file.members ?? []).map((doc, i) => (i === 0 ? { ...doc, name: 'Ashen' } : doc));
       const renamed = ok(await importFile(user, JSON.stringify(file)));
-      expect(renamed.counts.alters).toMatchObject({ created: 0, updated: 1 });
-      expect((await listAlters(user)).map((alter) => alter.username)).toContain('Ashen');
+      // Ash, and Bea: her Role mentions Ash, and a mention is written as the member's name.
+      expect(renamed.counts.alters).toMatchObject({ created: 0, updated: 2 });
+      const alters = await user.call<Array<AlterBody & { profileFields: Record<string, string> }>>('GET', '/v1/users/@me/system/list-alters');
+      expect(alters.body.map((alter) => alter.username)).toContain('Ashen');
+      expect(Object.values(alters.body.find((alter) => alter.username === 'Bea')?.profileFields ?? {})).toContain('Protector, see @Ashen');
     });
 
     it('stores none of the file’s secrets', async () => {
@@ -285,6 +288,45 @@ describe.each(DIALECTS)('Simply Plural import (%s)', (dialect) => {
     expect(emptied.counts.profileFields).toEqual({ created: 0, matched: 0, deleted: 5 });
     expect(await fieldNames()).toEqual([]);
     expect(await valueCount()).toBe(0);
+  });
+
+  it('an import that changes only an alter’s custom profile field values updates it (merge sets, replace clears), preview equal to import; the same file again leaves it', async () => {
+    const user = await signIn(server, newUserId());
+    ok(await importFile(user, spText));
+    // The sample with one member's values (`info`, by custom field id) as given.
+    const withInfo = (base: string, name: string, info: (current: Record<string, unknown>) => Record<string, unknown>) => {
+      const file = JSON.parse(base) as Record<string, Array<Record<string, unknown>>>;
+      for (const member of file.members ?? []) if (member.name === name) member.info = info((member.info ?? {}) as Record<string, unknown>);
+      return JSON.stringify(file);
+    };
+    const ROLE = '66d00000000000000000aa03';
+    const CHECKUP = '66d00000000000000000aa05';
+    const librarian = withInfo(spText, 'Cy Brightwater', (info) => ({ ...info, [ROLE]: 'Librarian' }));
+    const unchecked = withInfo(librarian, 'Bea', ({ [CHECKUP]: _gone, ...info }) => info);
+    const valuesOf = async (username: string) => {
+      const alters = await user.call<Array<AlterBody & { profileFields: Record<string, string> }>>('GET', '/v1/users/@me/system/list-alters');
+      return Object.values(alters.body.find((alter) => alter.username === username)?.profileFields ?? {});
+    };
+    expect(await valuesOf('CyBrightwater')).toEqual(['Archivist']);
+    expect(await valuesOf('Bea')).toHaveLength(2);
+
+    for (const [file, query, username, values] of [[librarian, '', 'CyBrightwater', ['Librarian']], [unchecked, '?mode=replace', 'Bea', ['Protector, see @Ash']]] as const) {
+      const preview = ok(await importFile(user, file, `${query}${query ? '&' : '?'}dryRun=true`));
+      const applied = ok(await importFile(user, file, query));
+      expect(applied.counts).toEqual({
+        alters: { created: 0, updated: 1, unchanged: 7, deleted: 0 },
+        tags: { created: 0, updated: 0, unchanged: 3, deleted: 0 },
+        switches: { created: 0, unchanged: 0, deleted: 0 },
+        profileFields: { created: 0, matched: 5, deleted: 0 },
+      });
+      expect({ ...applied, dryRun: true }).toEqual(preview);
+      expect(await valuesOf(username)).toEqual(values);
+      // The same file again: nothing to change, nothing written but the system's revision.
+      const before = await snapshot();
+      expect(ok(await importFile(user, file, query)).counts.alters).toEqual({ created: 0, updated: 0, unchanged: 8, deleted: 0 });
+      const after = await snapshot();
+      for (const table of ['alters', 'alter_tags', 'profile_fields', 'profile_field_values', 'events'] as const) expect(after.tables[table], table).toBe(before.tables[table]);
+    }
   });
 
   it('records a member’s pkId as a PluralKit link: a later PluralKit import of that member updates the same alter', async () => {
