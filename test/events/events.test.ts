@@ -28,6 +28,9 @@ const FIELDS_HIDDEN = '200000000000000706';
 /** Imports files that change only alters' custom profile field values; and the same with an app that has system:read only. */
 const VALUES = '200000000000000707';
 const VALUES_HIDDEN = '200000000000000708';
+/** Imports files that change only alters' tag memberships; and the same with an app that has system:read only. */
+const MEMBERS = '200000000000000709';
+const MEMBERS_HIDDEN = '200000000000000710';
 const ALL_SCOPES = ['openid', 'profile', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write', 'events:manage'] as const;
 const USER_SCOPES = 'openid offline_access alters:read alters:write system:read system:write messages:read messages:write';
 const ALL_TYPES = ['alter.created', 'alter.updated', 'alter.deleted', 'system.updated', 'tag.created', 'tag.updated', 'tag.deleted', 'switch.created', 'switch.updated', 'switch.deleted', 'message.proxied'];
@@ -464,6 +467,85 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     expect(of(VALUES).map((event) => event.data.alter)).toEqual([cyImported, beaImported, await read(cy)]);
     // An app without alters:read is sent none of it.
     expect(of(VALUES_HIDDEN)).toEqual([]);
+  });
+
+  it('announces an alter whose import changed only its tag memberships (merge joins a tag, replace leaves one) exactly as an API edit of its tagIds does; a preview and the same file again announce nothing', async () => {
+    const reader = await signIn(server, MEMBERS, { client: app, scope: USER_SCOPES });
+    const writer = await signIn(server, MEMBERS, { client: other, scope: USER_SCOPES });
+    await signIn(server, MEMBERS_HIDDEN, { client: app, scope: 'openid system:read' });
+    const hiddenWriter = await signIn(server, MEMBERS_HIDDEN, { client: other, scope: USER_SCOPES });
+    type FeedEvent = { type: string; data: { userId: string; eventId: string; sequence: number; alter?: Alter; tagId?: number } };
+    const importFile = async (user: ApiUser, body: string, query = '') => {
+      const response = await request<{ data: { counts: { alters: Record<string, number>; tags: Record<string, number> } } }>(server, 'POST', `/v1/users/@me/system/import${query}`, {
+        token: user.token, raw: body, headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.data.counts;
+    };
+    // The sample with one group's members (Simply Plural member ids) as given.
+    const withMembers = (base: string, group: string, members: (current: string[]) => string[]) => {
+      const file = JSON.parse(base) as { groups: Array<{ name: string; members: string[] }> };
+      for (const doc of file.groups) if (doc.name === group) doc.members = members(doc.members);
+      return JSON.stringify(file);
+    };
+    const ASH = '64a0000000000000000000a1';
+    const ELI = '64a0000000000000000000e5';
+    const joined = withMembers(spText, 'Late Crew', (members) => [...members, ELI]);
+    const left = withMembers(joined, 'Guardians', (members) => members.filter((id) => id !== ASH));
+    // One alter updated, no tag: a tag whose members alone change is unchanged, as its own fields are.
+    const one = { alters: { created: 0, updated: 1, unchanged: 7, deleted: 0 }, tags: { created: 0, updated: 0, unchanged: 3, deleted: 0 } };
+    const none = { alters: { created: 0, updated: 0, unchanged: 8, deleted: 0 }, tags: { created: 0, updated: 0, unchanged: 3, deleted: 0 } };
+    for (const user of [writer, hiddenWriter]) await importFile(user, spText);
+    const idOf = async (username: string) => (await writer.call<Alter[]>('GET', '/v1/users/@me/system/list-alters')).body.find((alter) => alter.username === username)?.alterId;
+    const eli = await idOf('Eli');
+    const ash = await idOf('Ash');
+    const read = async (id: number | undefined) => (await reader.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${id}`)).body.data;
+    const ashBefore = await read(ash);
+    expect((await read(eli)).tagIds).toEqual([]);
+    expect(ashBefore.tagIds).toHaveLength(1);
+    const start = await events<{ data: { next: string } }>('GET', '/feed');
+
+    for (const [file, query] of [[joined, ''], [left, '?mode=replace']] as const) {
+      expect(await importFile(writer, file, `${query}${query ? '&' : '?'}dryRun=true`)).toMatchObject(one);
+      expect(await importFile(writer, file, query)).toMatchObject(one);
+      expect(await importFile(writer, file, query)).toMatchObject(none);
+      await importFile(hiddenWriter, file, query);
+    }
+    const eliImported = await read(eli);
+    const ashImported = await read(ash);
+    expect(eliImported.tagIds).toHaveLength(1);
+    expect(ashImported.tagIds).toEqual([]);
+    // The same changes through the API: each undone, then made again by an edit of the alter's tagIds.
+    const edit = async (id: number | undefined, tagIds: number[]) => expect((await writer.call('POST', `/v1/users/@me/alters/${id}/edit`, { tagIds })).status).toBe(200);
+    await edit(eli, []);
+    await edit(eli, eliImported.tagIds);
+    await edit(ash, ashBefore.tagIds);
+    await edit(ash, []);
+    // Replace without a group: its deletion alone is announced (tag.deleted), as the API's deletion
+    // of it is, not its members' leaving it (Eli and Dee were in it alone, Bea stays in Guardians).
+    const leftFile = JSON.parse(left) as { groups: Array<{ name: string }> };
+    const dropped = JSON.stringify({ ...leftFile, groups: leftFile.groups.filter((doc) => doc.name !== 'Late Crew') });
+    const dropping = { alters: none.alters, tags: { created: 0, updated: 0, unchanged: 2, deleted: 1 } };
+    expect(await importFile(writer, dropped, '?mode=replace&dryRun=true')).toMatchObject(dropping);
+    expect(await importFile(writer, dropped, '?mode=replace')).toMatchObject(dropping);
+    expect(await importFile(writer, dropped, '?mode=replace')).toMatchObject({ alters: none.alters, tags: { created: 0, updated: 0, unchanged: 2, deleted: 0 } });
+    expect((await read(eli)).tagIds).toEqual([]);
+
+    const feed = await events<{ data: { events: FeedEvent[] } }>('GET', `/feed?after=${start.body.data.next}&max=500`);
+    const of = (userId: string) => feed.body.data.events.filter((event) => event.data.userId === userId);
+    const mine = of(MEMBERS);
+    expect(mine.map((event) => [event.type, event.data.alter?.alterId ?? event.data.tagId])).toEqual([
+      ...[eli, ash, eli, eli, ash, ash].map((id) => ['alter.updated', id]),
+      ['tag.deleted', eliImported.tagIds[0]],
+    ]);
+    const eliLeft = { ...eliImported, tagIds: [] };
+    expect(mine.map((event) => event.data.alter)).toEqual([eliImported, ashImported, eliLeft, eliImported, ashBefore, ashImported, undefined]);
+    // The import's event is the API edit's, but for its number.
+    const unnumbered = ({ type, data: { eventId: _id, sequence: _sequence, ...data } }: FeedEvent) => ({ type, data });
+    expect(unnumbered(mine[0] as FeedEvent)).toEqual(unnumbered(mine[3] as FeedEvent));
+    expect(unnumbered(mine[1] as FeedEvent)).toEqual(unnumbered(mine[5] as FeedEvent));
+    // An app without alters:read is sent none of it.
+    expect(of(MEMBERS_HIDDEN)).toEqual([]);
   });
 
   it('serves the same events as a feed to read: from now, as the grants and privacy allow, none of users who never authorized the client, page by page', async () => {

@@ -462,10 +462,15 @@ async function appendImportEvents(
   for (const fieldId of plan.profileFields.deletes) events.push({ type: 'profile-field.deleted', fieldId });
   for (const field of applied.createdFields) events.push({ type: 'profile-field.created', field });
   const createdAlters = new Set(applied.createdAlterIds);
-  // Those whose columns or custom profile field values changed (a value changed alone is an
-  // alter.updated too, as an API edit of it is); the snapshot carries the values, as the edit's does.
+  // Those whose columns, tag memberships or custom profile field values changed (a membership or
+  // a value changed alone is an alter.updated too, as an API edit of the alter's tagIds or values
+  // is); the snapshot, read after the memberships and values are written, carries them, as the
+  // edit's does. A tag whose members alone changed sends no tag.updated: neither does that edit.
   const changedAlters = plan.alterUpdates
-    .filter((update) => Object.keys(update.values).length > 0 || plan.profileFields.changedValues.has(update.alterId))
+    .filter(
+      (update) =>
+        Object.keys(update.values).length > 0 || plan.changedMemberships.has(update.alterId) || plan.profileFields.changedValues.has(update.alterId),
+    )
     .map((update) => update.alterId);
   for (const ids of chunks([...createdAlters, ...changedAlters])) {
     for (const alter of await findAlters(trx, systemId, ids, owner)) {

@@ -122,6 +122,12 @@ export interface ImportPlan {
   memberships: Map<string, string[]>;
   /** Existing alters whose tag memberships are cleared first (replace mode). */
   clearMemberships: number[];
+  /**
+   * Matched alters whose tag memberships the import changes: a tag joined (one the import creates
+   * included) or, in replace mode, left. Not a tag the import deletes: its `tag.deleted` says so,
+   * as the API's deletion does.
+   */
+  changedMemberships: Set<number>;
   /** New switches, oldest first, members by file id. */
   switches: Array<{ at: number; memberIds: string[] }>;
   /** Times of switches to delete (replace mode with history). */
@@ -346,6 +352,8 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
   }
   const memberships: ImportPlan['memberships'] = new Map();
   const clearMemberships: number[] = [];
+  const changedMemberships = new Set<number>();
+  const deletedTags = new Set(tagDeletes);
 
   const alterCreates: ImportPlan['alterCreates'] = [];
   const alterUpdates: ImportPlan['alterUpdates'] = [];
@@ -364,14 +372,16 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
       continue;
     }
     const values = updatedAlterValues(alter, username, current, options);
-    // Tag membership changes count as an update of the alter.
+    // Tag membership changes count as an update of the alter (and send its alter.updated, as an
+    // edit of its tagIds does); leaving a tag the import deletes is the deletion's, not the alter's.
     const wantedTagIds = new Set(fileTags.map((tagId) => tagMatches.get(tagId)));
     const currentTagIds = new Set(current.tagIds);
     const tagsChange =
       [...wantedTagIds].some((id) => id === undefined || !currentTagIds.has(id)) ||
-      (mode === 'replace' && current.tagIds.some((id) => !wantedTagIds.has(id)));
+      (mode === 'replace' && current.tagIds.some((id) => !wantedTagIds.has(id) && !deletedTags.has(id)));
     if (mode === 'replace' && current.tagIds.length > 0) clearMemberships.push(current.id);
     alterUpdates.push({ sourceId: alter.id, uuid: alter.uuid, alterId: current.id, values });
+    if (tagsChange) changedMemberships.add(current.id);
     if (Object.keys(values).length > 0 || tagsChange) changedAlters.add(current.id);
   }
 
@@ -458,6 +468,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     tagDeletes,
     memberships,
     clearMemberships,
+    changedMemberships,
     switches,
     switchDeletes,
     matchedAlters: alterMatches,

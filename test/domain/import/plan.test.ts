@@ -144,7 +144,28 @@ describe('planImport: tags and memberships', () => {
     const plan = planImport(file, existing, options({ mode: 'replace' }));
     expect(plan.clearMemberships).toEqual([7]);
     expect(plan.tagDeletes).toEqual([3]);
-    expect(plan.report.counts.alters.updated).toBe(1);
+    // Leaving the deleted tag is the tag's deletion (its tag.deleted), not a change of the alter, as the API's deletion.
+    expect(plan.report.counts.alters).toMatchObject({ updated: 0, unchanged: 1 });
+    expect(plan.changedMemberships).toEqual(new Set());
+  });
+
+  // Alter 7 is in tag 3 (Night) only; the system also has tag 4 (Day). The file's alter `a` matches 7.
+  const member = target([existingAlter(7, 'alex', { tagIds: [3] })], { tags: [existingTag(3, 'Night'), existingTag(4, 'Day')] });
+  it.each([
+    { name: 'merge: joins a tag it was not in', mode: 'merge' as const, tags: [fileTag('g1', 'Night', ['a']), fileTag('g2', 'Day', ['a'])], changed: true },
+    { name: 'merge: joins a tag the import creates', mode: 'merge' as const, tags: [fileTag('g1', 'Night', ['a']), fileTag('g3', 'Dusk', ['a'])], changed: true },
+    { name: 'merge: already a member', mode: 'merge' as const, tags: [fileTag('g1', 'Night', ['a'])], changed: false },
+    { name: 'merge: a file tag without it leaves its tags', mode: 'merge' as const, tags: [fileTag('g1', 'Night', [])], changed: false },
+    { name: 'replace: exactly its tags', mode: 'replace' as const, tags: [fileTag('g1', 'Night', ['a']), fileTag('g2', 'Day', [])], changed: false },
+    { name: 'replace: leaves a tag the import keeps', mode: 'replace' as const, tags: [fileTag('g1', 'Night', []), fileTag('g2', 'Day', [])], changed: true },
+    { name: 'replace: leaves only a tag the import deletes', mode: 'replace' as const, tags: [fileTag('g2', 'Day', [])], changed: false },
+  ] as Array<{ name: string; mode: 'merge' | 'replace'; tags: SourceTag[]; changed: boolean }>)('a change of only an alter’s tags is a change of the alter ($name)', ({ mode, tags, changed }) => {
+    for (const dryRun of [true, false]) {
+      const plan = planImport(source([fileAlter('a', 'alex')], { tags }), member, options({ mode, dryRun }));
+      expect(plan.report.counts.alters).toEqual({ created: 0, updated: changed ? 1 : 0, unchanged: changed ? 0 : 1, deleted: 0 });
+      expect(plan.changedMemberships).toEqual(new Set(changed ? [7] : []));
+      expect(plan.alterUpdates.map((update) => update.values)).toEqual([{}]);
+    }
   });
 
   it('tag names collide like usernames', () => {
