@@ -3,6 +3,7 @@
 // privacy rules; failures are retried with backoff, in order per system, and given up after the
 // configured time; a replay sends again; users who never authorized the client (or revoked it)
 // produce nothing; loopback is refused unless the operator allows it.
+import { readFileSync } from 'node:fs';
 import * as oidc from 'openid-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Alter } from '../../src/domain/alter.js';
@@ -11,6 +12,7 @@ import { errorTypes, request, signIn, type ApiResponse, type ApiUser } from '../
 import { DIALECTS } from '../support/dialects.js';
 import { createTestClient, type TestClient } from '../support/oauth.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { SAMPLES } from '../support/samples.js';
 import { snapshotDatabase } from '../support/snapshot.js';
 import { Receiver, verifySignature, type Received } from './receiver.js';
 import { EVENT_ENV } from './short-schedules.js';
@@ -19,9 +21,21 @@ const OWNER = '200000000000000701';
 const STRANGER = '200000000000000702';
 const NARROW = '200000000000000703';
 const LATER = '200000000000000704';
+/** Imports files with custom profile fields, through the other client (the app is authorized to read everything). */
+const FIELDS = '200000000000000705';
+/** The same, but the app is authorized with system:read only: profile fields are not its to see. */
+const FIELDS_HIDDEN = '200000000000000706';
+/** Imports files that change only alters' custom profile field values; and the same with an app that has system:read only. */
+const VALUES = '200000000000000707';
+const VALUES_HIDDEN = '200000000000000708';
+/** Imports files that change only alters' tag memberships; and the same with an app that has system:read only. */
+const MEMBERS = '200000000000000709';
+const MEMBERS_HIDDEN = '200000000000000710';
 const ALL_SCOPES = ['openid', 'profile', 'offline_access', 'alters:read', 'alters:write', 'system:read', 'system:write', 'system:ai-ap', 'messages:read', 'messages:write', 'events:manage'] as const;
 const USER_SCOPES = 'openid offline_access alters:read alters:write system:read system:write messages:read messages:write';
 const ALL_TYPES = ['alter.created', 'alter.updated', 'alter.deleted', 'system.updated', 'tag.created', 'tag.updated', 'tag.deleted', 'switch.created', 'switch.updated', 'switch.deleted', 'message.proxied'];
+const FIELD_TYPES = ['profile-field.created', 'profile-field.updated', 'profile-field.deleted', 'profile-fields.ordered'];
+const spText = readFileSync(`${SAMPLES}/simply-plural.json`, 'utf8');
 
 
 interface EndpointAnswer {
@@ -332,6 +346,208 @@ describe.each(DIALECTS)('events pushed to webhooks (%s)', (dialect) => {
     expect(mine[5]?.json.data).toMatchObject({ alterId: alter.alterId });
     expect(mine[6]?.json.data.alter).toMatchObject({ displayName: 'From a file' });
   });
+  it('announces the profile fields an import creates and deletes, in every format, as the API’s field writes do; a preview announces nothing', async () => {
+    await register('/fields', [...ALL_TYPES, ...FIELD_TYPES]);
+    await signIn(server, FIELDS, { client: app, scope: USER_SCOPES });
+    const writer = await signIn(server, FIELDS, { client: other, scope: USER_SCOPES });
+    await signIn(server, FIELDS_HIDDEN, { client: app, scope: 'openid system:read' });
+    const hiddenWriter = await signIn(server, FIELDS_HIDDEN, { client: other, scope: USER_SCOPES });
+    type FeedEvent = { type: string; data: { userId: string; sequence: number; field?: Record<string, unknown>; fieldId?: number } };
+    type Feed = { data: { events: FeedEvent[]; next: string } };
+    const start = await events<Feed>('GET', '/feed');
+    const importFile = async (user: ApiUser, body: string, query = '') => {
+      const response = await request<{ data: { counts: { profileFields: unknown } } }>(server, 'POST', `/v1/users/@me/system/import${query}`, {
+        token: user.token, raw: body, headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.data;
+    };
+    const listFields = async () => (await writer.call<Array<{ fieldId: number; name: string }>>('GET', '/v1/users/@me/system/list-profile-fields')).body;
+
+    const made = await writer.call<{ fieldId: number }>('POST', '/v1/users/@me/system/create-profile-field', { name: 'Made here' });
+    expect(made.status).toBe(201);
+    // A preview writes nothing, so announces nothing; then the Simply Plural file's five fields.
+    expect((await importFile(writer, spText, '?dryRun=true')).counts.profileFields).toEqual({ created: 5, matched: 0, deleted: 0 });
+    expect((await importFile(writer, spText)).counts.profileFields).toEqual({ created: 5, matched: 0, deleted: 0 });
+    const spFields = await listFields();
+    await importFile(hiddenWriter, spText);
+    // Our own format: a PluralKit file whose `switchboard` key carries the fields; merge adds one,
+    // replace then deletes the six the file lacks.
+    const ours = (members: Array<{ id: string; name: string }>) => JSON.stringify({
+      version: 2, id: 'fldsy', name: 'Fields', switches: [], groups: [], members: members.map((member) => ({ ...member, privacy: { visibility: 'private' } })),
+      switchboard: { version: 1, profileFields: [{ id: '1', name: 'Likes', kind: 'text', privacy: 'everyone' }], alters: { lkmem: { profileFields: { 1: 'tea' } } } },
+    });
+    expect((await importFile(writer, ours([{ id: 'lkmem', name: 'Liker' }]))).counts.profileFields).toEqual({ created: 1, matched: 0, deleted: 0 });
+    const likes = (await listFields()).find((field) => field.name === 'Likes');
+    expect((await importFile(writer, ours([{ id: 'lkmem', name: 'Liker' }]), '?mode=replace&dryRun=true')).counts.profileFields).toEqual({ created: 0, matched: 1, deleted: 6 });
+    expect((await importFile(writer, ours([{ id: 'lkmem', name: 'Liker' }]), '?mode=replace')).counts.profileFields).toEqual({ created: 0, matched: 1, deleted: 6 });
+    expect((await listFields()).map((field) => field.name)).toEqual(['Likes']);
+
+    const feed = await events<Feed>('GET', `/feed?after=${start.body.data.next}&max=500`);
+    const of = (userId: string) => feed.body.data.events.filter((event) => event.data.userId === userId);
+    const fieldEvents = of(FIELDS).filter((event) => event.type.startsWith('profile-field'));
+    const sp = spFields.filter((field) => field.name !== 'Made here');
+    expect(fieldEvents.map((event) => [event.type, event.data.field?.name ?? event.data.fieldId])).toEqual([
+      ['profile-field.created', 'Made here'],
+      ...sp.map((field) => ['profile-field.created', field.name]),
+      ['profile-field.created', 'Likes'],
+      ...spFields.map((field) => ['profile-field.deleted', field.fieldId]),
+    ]);
+    // The field as the API reads it, each import's field events before its alters' (whose values name them).
+    expect(fieldEvents.slice(0, 6).map((event) => event.data.field)).toEqual(spFields);
+    expect(fieldEvents[6]?.data.field).toEqual((await writer.call<{ data: unknown }>('GET', `/v1/users/@me/profile-fields/${likes?.fieldId}`)).body.data);
+    const types = of(FIELDS).map((event) => event.type);
+    expect(types.slice(1, 7)).toEqual(['profile-field.created', 'profile-field.created', 'profile-field.created', 'profile-field.created', 'profile-field.created', 'alter.created']);
+    // Not the app's to see without alters:read: neither the fields nor the alters that hold them.
+    expect(of(FIELDS_HIDDEN).map((event) => event.type)).toEqual(['system.updated']);
+
+    // Pushed to the webhook alike, in order, as the feed shows them (once each: a delivery that
+    // timed out on a loaded machine is sent again, as receivers are told to expect).
+    const once = (list: Received[]) => [...new Map(list.map((r) => [String(r.json.data.eventId), r])).values()];
+    const received = await receiver.waitFor('/fields', (list) => once(ofSystem(list, FIELDS)).length >= of(FIELDS).length);
+    const pushed = once(ofSystem(received, FIELDS)).sort((a, b) => Number(a.json.data.sequence) - Number(b.json.data.sequence));
+    expect(pushed.map((r) => r.json.type)).toEqual(types);
+    for (const event of pushed) expect(EventEnvelope.safeParse(event.json).success, JSON.stringify(event.json)).toBe(true);
+    expect(pushed.filter((r) => r.json.type.startsWith('profile-field')).map((r) => r.json.data.field ?? r.json.data.fieldId)).toEqual(fieldEvents.map((event) => event.data.field ?? event.data.fieldId));
+    expect(once(ofSystem(received, FIELDS_HIDDEN)).map((r) => r.json.type)).toEqual(['system.updated']);
+  });
+
+  it('announces an alter whose import changed only its custom profile field values (merge sets, replace clears), as an API edit of them does; the same file again announces nothing', async () => {
+    const reader = await signIn(server, VALUES, { client: app, scope: USER_SCOPES });
+    const writer = await signIn(server, VALUES, { client: other, scope: USER_SCOPES });
+    await signIn(server, VALUES_HIDDEN, { client: app, scope: 'openid system:read' });
+    const hiddenWriter = await signIn(server, VALUES_HIDDEN, { client: other, scope: USER_SCOPES });
+    type FeedEvent = { type: string; data: { userId: string; alter?: Alter } };
+    type Counts = { alters: Record<string, number> };
+    const importFile = async (user: ApiUser, body: string, query = '') => {
+      const response = await request<{ data: { counts: Counts } }>(server, 'POST', `/v1/users/@me/system/import${query}`, {
+        token: user.token, raw: body, headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.data.counts.alters;
+    };
+    // The sample with one member's values (Simply Plural's `info`, by its custom field's id) as given.
+    const withInfo = (base: string, name: string, info: (current: Record<string, string>) => Record<string, string>) => {
+      const file = JSON.parse(base) as { members: Array<{ name: string; info: Record<string, string> | null }> };
+      for (const member of file.members) if (member.name === name) member.info = info(member.info ?? {});
+      return JSON.stringify(file);
+    };
+    const ROLE = '66d00000000000000000aa03';
+    const CHECKUP = '66d00000000000000000aa05';
+    const librarian = withInfo(spText, 'Cy Brightwater', (info) => ({ ...info, [ROLE]: 'Librarian' }));
+    const unchecked = withInfo(librarian, 'Bea', ({ [CHECKUP]: _gone, ...info }) => info);
+    const one = { created: 0, updated: 1, unchanged: 7, deleted: 0 };
+    const none = { created: 0, updated: 0, unchanged: 8, deleted: 0 };
+    for (const user of [writer, hiddenWriter]) await importFile(user, spText);
+    const idOf = async (username: string) => (await writer.call<Alter[]>('GET', '/v1/users/@me/system/list-alters')).body.find((alter) => alter.username === username)?.alterId;
+    const cy = await idOf('CyBrightwater');
+    const bea = await idOf('Bea');
+    const read = async (id: number | undefined) => (await reader.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${id}`)).body.data;
+    const start = await events<{ data: { next: string } }>('GET', '/feed');
+
+    // Merge sets a value; replace clears one (the file's fields are all the system's: none deleted).
+    for (const [file, query] of [[librarian, ''], [unchecked, '?mode=replace']] as const) {
+      expect(await importFile(writer, file, `${query}${query ? '&' : '?'}dryRun=true`)).toEqual(one);
+      expect(await importFile(writer, file, query)).toEqual(one);
+      expect(await importFile(writer, file, query)).toEqual(none);
+      await importFile(hiddenWriter, file, query);
+    }
+    const cyImported = await read(cy);
+    const beaImported = await read(bea);
+    expect(cyImported.profileFields).toMatchObject({ [Object.keys(cyImported.profileFields)[0] ?? '']: 'Librarian' });
+    expect(Object.keys(beaImported.profileFields)).toHaveLength(1);
+    // The API's edit of a value, for comparison.
+    const roleId = Object.keys(cyImported.profileFields)[0] ?? '';
+    expect((await writer.call('POST', `/v1/users/@me/alters/${cy}/edit`, { profileFields: { [roleId]: 'Archivist' } })).status).toBe(200);
+
+    const feed = await events<{ data: { events: FeedEvent[] } }>('GET', `/feed?after=${start.body.data.next}&max=500`);
+    const of = (userId: string) => feed.body.data.events.filter((event) => event.data.userId === userId);
+    expect(of(VALUES).map((event) => [event.type, event.data.alter?.alterId])).toEqual([['alter.updated', cy], ['alter.updated', bea], ['alter.updated', cy]]);
+    // Each carries the alter as the app reads it after the change, values included, as the edit's does.
+    expect(of(VALUES).map((event) => event.data.alter)).toEqual([cyImported, beaImported, await read(cy)]);
+    // An app without alters:read is sent none of it.
+    expect(of(VALUES_HIDDEN)).toEqual([]);
+  });
+
+  it('announces an alter whose import changed only its tag memberships (merge joins a tag, replace leaves one) exactly as an API edit of its tagIds does; a preview and the same file again announce nothing', async () => {
+    const reader = await signIn(server, MEMBERS, { client: app, scope: USER_SCOPES });
+    const writer = await signIn(server, MEMBERS, { client: other, scope: USER_SCOPES });
+    await signIn(server, MEMBERS_HIDDEN, { client: app, scope: 'openid system:read' });
+    const hiddenWriter = await signIn(server, MEMBERS_HIDDEN, { client: other, scope: USER_SCOPES });
+    type FeedEvent = { type: string; data: { userId: string; eventId: string; sequence: number; alter?: Alter; tagId?: number } };
+    const importFile = async (user: ApiUser, body: string, query = '') => {
+      const response = await request<{ data: { counts: { alters: Record<string, number>; tags: Record<string, number> } } }>(server, 'POST', `/v1/users/@me/system/import${query}`, {
+        token: user.token, raw: body, headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.data.counts;
+    };
+    // The sample with one group's members (Simply Plural member ids) as given.
+    const withMembers = (base: string, group: string, members: (current: string[]) => string[]) => {
+      const file = JSON.parse(base) as { groups: Array<{ name: string; members: string[] }> };
+      for (const doc of file.groups) if (doc.name === group) doc.members = members(doc.members);
+      return JSON.stringify(file);
+    };
+    const ASH = '64a0000000000000000000a1';
+    const ELI = '64a0000000000000000000e5';
+    const joined = withMembers(spText, 'Late Crew', (members) => [...members, ELI]);
+    const left = withMembers(joined, 'Guardians', (members) => members.filter((id) => id !== ASH));
+    // One alter updated, no tag: a tag whose members alone change is unchanged, as its own fields are.
+    const one = { alters: { created: 0, updated: 1, unchanged: 7, deleted: 0 }, tags: { created: 0, updated: 0, unchanged: 3, deleted: 0 } };
+    const none = { alters: { created: 0, updated: 0, unchanged: 8, deleted: 0 }, tags: { created: 0, updated: 0, unchanged: 3, deleted: 0 } };
+    for (const user of [writer, hiddenWriter]) await importFile(user, spText);
+    const idOf = async (username: string) => (await writer.call<Alter[]>('GET', '/v1/users/@me/system/list-alters')).body.find((alter) => alter.username === username)?.alterId;
+    const eli = await idOf('Eli');
+    const ash = await idOf('Ash');
+    const read = async (id: number | undefined) => (await reader.call<{ data: Alter }>('GET', `/v1/users/@me/alters/${id}`)).body.data;
+    const ashBefore = await read(ash);
+    expect((await read(eli)).tagIds).toEqual([]);
+    expect(ashBefore.tagIds).toHaveLength(1);
+    const start = await events<{ data: { next: string } }>('GET', '/feed');
+
+    for (const [file, query] of [[joined, ''], [left, '?mode=replace']] as const) {
+      expect(await importFile(writer, file, `${query}${query ? '&' : '?'}dryRun=true`)).toMatchObject(one);
+      expect(await importFile(writer, file, query)).toMatchObject(one);
+      expect(await importFile(writer, file, query)).toMatchObject(none);
+      await importFile(hiddenWriter, file, query);
+    }
+    const eliImported = await read(eli);
+    const ashImported = await read(ash);
+    expect(eliImported.tagIds).toHaveLength(1);
+    expect(ashImported.tagIds).toEqual([]);
+    // The same changes through the API: each undone, then made again by an edit of the alter's tagIds.
+    const edit = async (id: number | undefined, tagIds: number[]) => expect((await writer.call('POST', `/v1/users/@me/alters/${id}/edit`, { tagIds })).status).toBe(200);
+    await edit(eli, []);
+    await edit(eli, eliImported.tagIds);
+    await edit(ash, ashBefore.tagIds);
+    await edit(ash, []);
+    // Replace without a group: its deletion alone is announced (tag.deleted), as the API's deletion
+    // of it is, not its members' leaving it (Eli and Dee were in it alone, Bea stays in Guardians).
+    const leftFile = JSON.parse(left) as { groups: Array<{ name: string }> };
+    const dropped = JSON.stringify({ ...leftFile, groups: leftFile.groups.filter((doc) => doc.name !== 'Late Crew') });
+    const dropping = { alters: none.alters, tags: { created: 0, updated: 0, unchanged: 2, deleted: 1 } };
+    expect(await importFile(writer, dropped, '?mode=replace&dryRun=true')).toMatchObject(dropping);
+    expect(await importFile(writer, dropped, '?mode=replace')).toMatchObject(dropping);
+    expect(await importFile(writer, dropped, '?mode=replace')).toMatchObject({ alters: none.alters, tags: { created: 0, updated: 0, unchanged: 2, deleted: 0 } });
+    expect((await read(eli)).tagIds).toEqual([]);
+
+    const feed = await events<{ data: { events: FeedEvent[] } }>('GET', `/feed?after=${start.body.data.next}&max=500`);
+    const of = (userId: string) => feed.body.data.events.filter((event) => event.data.userId === userId);
+    const mine = of(MEMBERS);
+    expect(mine.map((event) => [event.type, event.data.alter?.alterId ?? event.data.tagId])).toEqual([
+      ...[eli, ash, eli, eli, ash, ash].map((id) => ['alter.updated', id]),
+      ['tag.deleted', eliImported.tagIds[0]],
+    ]);
+    const eliLeft = { ...eliImported, tagIds: [] };
+    expect(mine.map((event) => event.data.alter)).toEqual([eliImported, ashImported, eliLeft, eliImported, ashBefore, ashImported, undefined]);
+    // The import's event is the API edit's, but for its number.
+    const unnumbered = ({ type, data: { eventId: _id, sequence: _sequence, ...data } }: FeedEvent) => ({ type, data });
+    expect(unnumbered(mine[0] as FeedEvent)).toEqual(unnumbered(mine[3] as FeedEvent));
+    expect(unnumbered(mine[1] as FeedEvent)).toEqual(unnumbered(mine[5] as FeedEvent));
+    // An app without alters:read is sent none of it.
+    expect(of(MEMBERS_HIDDEN)).toEqual([]);
+  });
+
   it('serves the same events as a feed to read: from now, as the grants and privacy allow, none of users who never authorized the client, page by page', async () => {
     type Feed = { data: { events: Array<{ type: string; data: Record<string, unknown> }>; next: string; more: boolean } };
     const start = await events<Feed>('GET', '/feed');

@@ -29,6 +29,7 @@ import { findTagsById } from './tags.js';
 import { findSystemById, loadSystemDetails } from './systems.js';
 import { touchSystem } from './system-revision.js';
 import { createProfileFieldsIn, listProfileFields } from './profile-fields.js';
+import type { ProfileFieldRecord } from '../../domain/profile-fields.js';
 import { insertInBulk, type BulkColumn } from '../bulk-rows.js';
 
 type Db = Kysely<Schema>;
@@ -42,11 +43,14 @@ export function newProxyTagId(): string {
   return randomBytes(6).toString('base64url');
 }
 
-/** The system as an import sees it: alters with their tags, tags, this source's links, switch times. */
+/**
+ * The system as an import sees it: alters with their tags, tags, this source's links, switch
+ * times, its custom profile fields and the alters' values of them (one query for the system's).
+ */
 export async function loadImportTarget(db: Executor, systemId: number, source: string, sourceSystemId: string): Promise<ImportTarget> {
   const system = await findSystemById(db, systemId);
   if (!system) throw new Problem('no-system', 'the system no longer exists');
-  const [alters, tags, alterLinks, tagLinks, switches] = await Promise.all([
+  const [alters, tags, alterLinks, tagLinks, switches, pluralKitLinks, valueRows] = await Promise.all([
     listAlters(db as Db, systemId, { skip: 0, max: MAX_ALTERS_PER_SYSTEM * 2 }, { onlyVisible: false, fieldsFor: null, allFields: true, profileFields: false }),
     db.selectFrom('tags').selectAll().where('system_id', '=', systemId).orderBy('id').execute(),
     // Also the links recorded without their source system (''), such as the PluralKit member ids a
@@ -66,7 +70,26 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
       .where('source_system_id', '=', sourceSystemId)
       .execute(),
     db.selectFrom('switches').select('switched_at').where('system_id', '=', systemId).execute(),
+    // Another source's file may name PluralKit members (Simply Plural's `pkId`): every PluralKit
+    // link of the system, a PluralKit import's and those such files recorded ('').
+    source === 'pluralkit'
+      ? Promise.resolve([])
+      : db
+          .selectFrom('import_alter_links')
+          .select(['source_entity_id', 'alter_id', 'source_system_id'])
+          .where('system_id', '=', systemId)
+          .where('source', '=', 'pluralkit')
+          .execute(),
+    // The values, for the planner to tell an alter whose values change from one left as it is.
+    db.selectFrom('profile_field_values').select(['alter_id', 'field_id', 'value']).where('system_id', '=', systemId).execute(),
   ]);
+  const profileValues = new Map<number, Map<number, string>>();
+  for (const row of valueRows) {
+    const alterId = Number(row.alter_id);
+    let values = profileValues.get(alterId);
+    if (values === undefined) profileValues.set(alterId, (values = new Map()));
+    values.set(Number(row.field_id), row.value);
+  }
   const profileFields = await listProfileFields(db, systemId);
   const { alter_chars: alterChars } = await db.selectFrom('systems').select('alter_chars').where('id', '=', systemId).executeTakeFirstOrThrow();
   return {
@@ -83,8 +106,17 @@ export async function loadImportTarget(db: Executor, systemId: number, source: s
         .map((link) => [link.source_entity_id, Number(link.alter_id)]),
     ),
     tagLinks: new Map(tagLinks.map((link) => [link.source_entity_id, Number(link.tag_id)])),
+    // A PluralKit import's own link wins over one a file of another source recorded (''); among
+    // several PluralKit systems' (one member imported from two), the greatest system id, so the
+    // choice is the same every time.
+    pluralKitLinks: new Map(
+      pluralKitLinks
+        .sort((a, b) => (a.source_system_id < b.source_system_id ? -1 : a.source_system_id > b.source_system_id ? 1 : 0))
+        .map((link) => [link.source_entity_id, Number(link.alter_id)]),
+    ),
     switchTimes: new Set(switches.map((row) => Number(row.switched_at))),
     profileFields,
+    profileValues,
   };
 }
 
@@ -98,10 +130,11 @@ function chunks<T>(items: T[], size = BATCH): T[][] {
  * Writes a plan. Renames go through temporary names first: a matched alter may take the name
  * another one gives up in the same import, and the unique index checks every statement.
  */
-/** The ids of the alters and tags an applied plan created (its events name them). */
+/** The ids of the alters and tags an applied plan created, and the profile fields as created (its events name them). */
 export interface AppliedImport {
   createdAlterIds: number[];
   createdTagIds: number[];
+  createdFields: ProfileFieldRecord[];
 }
 
 export async function applyImportPlan(
@@ -109,6 +142,7 @@ export async function applyImportPlan(
   systemId: number,
   plan: ImportPlan,
   clientId: string,
+  now: number,
   progress?: ImportProgress,
 ): Promise<AppliedImport> {
   const total = plan.alterCreates.length + plan.alterUpdates.length + plan.tagCreates.length + plan.tagUpdates.length + plan.switches.length;
@@ -209,7 +243,7 @@ export async function applyImportPlan(
       .execute();
   }
 
-  await applyProfileFields(trx, systemId, plan.profileFields, alterIds, Date.now());
+  const createdFields = await applyProfileFields(trx, systemId, plan.profileFields, alterIds, now);
 
   // Links: every imported entity now points at its alter or tag (an add-mode copy takes it over).
   const links = (
@@ -269,7 +303,7 @@ export async function applyImportPlan(
   const created = (creates: Array<{ sourceId: string }>, ids: Map<string, number>) => creates.flatMap(({ sourceId }) => ids.get(sourceId) ?? []);
   // Switches and alters changed: the front statistics' summary follows, in the same transaction.
   await settleFrontDays(trx, systemId);
-  return { createdAlterIds: created(plan.alterCreates, alterIds), createdTagIds: created(plan.tagCreates, tagIds) };
+  return { createdAlterIds: created(plan.alterCreates, alterIds), createdTagIds: created(plan.tagCreates, tagIds), createdFields };
 }
 
 /** Switches written per round: each round is one statement of switches and one of their members. */
@@ -369,7 +403,7 @@ export function importStore(db: Db, systemId: number, accountId: string | null =
         // Stamps read under the lock are as they were before this transaction's own touch.
         ...importReads(trx, systemId, 1),
         async apply(plan, clientId, now, progress) {
-          const applied = await applyImportPlan(trx, systemId, plan, clientId, progress);
+          const applied = await applyImportPlan(trx, systemId, plan, clientId, now, progress);
           await appendImportEvents(trx, systemId, plan, applied, { clientId, accountId }, now);
         },
         async keepReport(idempotency, report, now) {
@@ -402,9 +436,13 @@ export function importStore(db: Db, systemId: number, accountId: string | null =
 }
 
 /**
- * The import's events, in the same transaction: each alter and tag created, changed or deleted,
- * and the system's profile when it changed. Switches read from a file's history are history, not a
- * switch made now: they are not announced.
+ * The import's events, in the same transaction: each custom profile field deleted (replace) or
+ * created, as the API's field writes announce them, first (the alters' values name the new
+ * fields); each alter and tag created, changed or deleted; and the system's profile when it
+ * changed. Switches read from a file's history are history, not a switch made now: they are not
+ * announced. An import changes no field's definition (a matched field keeps its name, kind and
+ * privacy) nor the order of those it keeps, so it sends no `profile-field.updated` nor
+ * `profile-fields.ordered`.
  */
 async function appendImportEvents(
   trx: Transaction<Schema>,
@@ -421,8 +459,19 @@ async function appendImportEvents(
   const flush = async () => {
     await appendEvents(trx, systemId, actor, events.splice(0), now);
   };
+  for (const fieldId of plan.profileFields.deletes) events.push({ type: 'profile-field.deleted', fieldId });
+  for (const field of applied.createdFields) events.push({ type: 'profile-field.created', field });
   const createdAlters = new Set(applied.createdAlterIds);
-  const changedAlters = plan.alterUpdates.filter((update) => Object.keys(update.values).length > 0).map((update) => update.alterId);
+  // Those whose columns, tag memberships or custom profile field values changed (a membership or
+  // a value changed alone is an alter.updated too, as an API edit of the alter's tagIds or values
+  // is); the snapshot, read after the memberships and values are written, carries them, as the
+  // edit's does. A tag whose members alone changed sends no tag.updated: neither does that edit.
+  const changedAlters = plan.alterUpdates
+    .filter(
+      (update) =>
+        Object.keys(update.values).length > 0 || plan.changedMemberships.has(update.alterId) || plan.profileFields.changedValues.has(update.alterId),
+    )
+    .map((update) => update.alterId);
   for (const ids of chunks([...createdAlters, ...changedAlters])) {
     for (const alter of await findAlters(trx, systemId, ids, owner)) {
       events.push({ type: createdAlters.has(alter.id) ? 'alter.created' : 'alter.updated', alter });
@@ -450,7 +499,13 @@ async function appendImportEvents(
  * it clears, then the new ones created after the system's (refused whole past the cap: the import
  * with them), then each alter's values, through the same functions as the API.
  */
-async function applyProfileFields(trx: Transaction<Schema>, systemId: number, plan: ImportPlan['profileFields'], alterIds: ReadonlyMap<string, number>, now: number): Promise<void> {
+async function applyProfileFields(
+  trx: Transaction<Schema>,
+  systemId: number,
+  plan: ImportPlan['profileFields'],
+  alterIds: ReadonlyMap<string, number>,
+  now: number,
+): Promise<ProfileFieldRecord[]> {
   for (const ids of chunks(plan.deletes)) {
     await trx.deleteFrom('profile_field_values').where('system_id', '=', systemId).where('field_id', 'in', ids).execute();
     await trx.deleteFrom('profile_fields').where('system_id', '=', systemId).where('id', 'in', ids).execute();
@@ -458,7 +513,7 @@ async function applyProfileFields(trx: Transaction<Schema>, systemId: number, pl
   for (const ids of chunks(plan.clearValues)) await trx.deleteFrom('profile_field_values').where('system_id', '=', systemId).where('alter_id', 'in', ids).execute();
   // The lists' cache of values (profile-value-cache.ts) forgets this system's, in every process.
   if (plan.deletes.length > 0 || plan.clearValues.length > 0 || plan.values.size > 0) await noteChange(trx, [profileValuesTopic(systemId)]);
-  if (plan.creates.length === 0 && plan.values.size === 0) return;
+  if (plan.creates.length === 0 && plan.values.size === 0) return [];
   const fieldIds = new Map(plan.matched);
   const created = await createProfileFieldsIn(trx, systemId, plan.creates, now);
   plan.creates.forEach((field, index) => {
@@ -483,6 +538,7 @@ async function applyProfileFields(trx: Transaction<Schema>, systemId: number, pl
     [...rows.values()],
     sql`on conflict (alter_id, field_id) do update set value = excluded.value where profile_field_values.value <> excluded.value`,
   );
+  return created;
 }
 
 type ProfileValueRow = { alter_id: number; field_id: number; system_id: number; value: string };
@@ -496,12 +552,9 @@ const PROFILE_VALUE_COLUMNS: ReadonlyArray<BulkColumn<ProfileValueRow>> = [
 /** Everything an export writes: the system, its alters and tags, its switches, its PluralKit ids. */
 export async function loadExportData(db: Db, systemId: number): Promise<ExportData> {
   const target = await loadImportTarget(db, systemId, 'pluralkit', '');
-  const valueRows = await db.selectFrom('profile_field_values').select(['alter_id', 'field_id', 'value']).where('system_id', '=', systemId).execute();
   const profileValues = new Map<number, Record<string, string>>();
-  for (const row of valueRows) {
-    const values = profileValues.get(Number(row.alter_id)) ?? {};
-    values[String(row.field_id)] = row.value;
-    profileValues.set(Number(row.alter_id), values);
+  for (const [alterId, values] of target.profileValues ?? []) {
+    profileValues.set(alterId, Object.fromEntries([...values].map(([fieldId, value]) => [String(fieldId), value])));
   }
   const [tagRows, links, tagLinks, switchRows, memberRows, nestedLinks] = await Promise.all([
     db.selectFrom('tags').select(['id', 'created_at']).where('system_id', '=', systemId).execute(),

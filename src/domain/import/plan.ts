@@ -52,11 +52,20 @@ export interface ImportTarget {
   tags: TargetTag[];
   /** Source entity id → alter id, for this file's source and source system. */
   alterLinks: ReadonlyMap<string, number>;
+  /**
+   * PluralKit member id → alter id, from the system's PluralKit links (a PluralKit import's, or
+   * those an earlier file of another source recorded), for a file of another source whose alters
+   * name PluralKit members (SourceAlter.pluralKitId). Absent for a PluralKit file: its own ids are
+   * its links.
+   */
+  pluralKitLinks?: ReadonlyMap<string, number>;
   tagLinks: ReadonlyMap<string, number>;
   /** Times (ms) of the system's switches. */
   switchTimes: ReadonlySet<number>;
   /** The system's custom profile fields (none: a target read before they existed, or a test's). */
   profileFields?: ReadonlyArray<Pick<ProfileFieldRecord, 'id' | 'name' | 'kind'>>;
+  /** The alters' values of those fields: alter id → field id → value (an alter absent: none). */
+  profileValues?: ReadonlyMap<number, ReadonlyMap<number, string>>;
 }
 
 export interface ImportOptions {
@@ -85,6 +94,11 @@ export interface ProfileFieldPlan {
   clearValues: number[];
   /** File alter id → (file field id → value, valid for the field's kind). */
   values: Map<string, Map<string, string>>;
+  /**
+   * Matched alters whose values the import changes: a value set, changed, or cleared (replace). Not
+   * those a deleted field takes with it: the field's deletion announces them, as the API's does.
+   */
+  changedValues: Set<number>;
 }
 
 export interface ImportPlan {
@@ -108,6 +122,12 @@ export interface ImportPlan {
   memberships: Map<string, string[]>;
   /** Existing alters whose tag memberships are cleared first (replace mode). */
   clearMemberships: number[];
+  /**
+   * Matched alters whose tag memberships the import changes: a tag joined (one the import creates
+   * included) or, in replace mode, left. Not a tag the import deletes: its `tag.deleted` says so,
+   * as the API's deletion does.
+   */
+  changedMemberships: Set<number>;
   /** New switches, oldest first, members by file id. */
   switches: Array<{ at: number; memberIds: string[] }>;
   /** Times of switches to delete (replace mode with history). */
@@ -186,18 +206,27 @@ interface Matchable {
 }
 
 /**
- * Matches file entities to existing ones: by import link first, then (merge and replace) by the
- * folded name. Each existing entity matches at most one file entity, the first in file order.
+ * Matches file entities to existing ones: by import link first, then by each further set of links
+ * in turn (file id → existing id: an alter's PluralKit link), then by the folded name; each pass
+ * over the whole file before the next. Each existing entity matches at most one file entity, the
+ * first in file order of the earliest pass that names it.
  */
-function match(fileItems: Array<{ id: string; key: string }>, existing: Matchable[], links: ReadonlyMap<string, number>): Map<string, number> {
+function match(
+  fileItems: Array<{ id: string; key: string }>,
+  existing: Matchable[],
+  linkSets: ReadonlyArray<ReadonlyMap<string, number>>,
+): Map<string, number> {
   const matches = new Map<string, number>();
   const claimed = new Set<number>();
   const ids = new Set(existing.map((item) => item.id));
-  for (const item of fileItems) {
-    const linked = links.get(item.id);
-    if (linked !== undefined && ids.has(linked) && !claimed.has(linked)) {
-      matches.set(item.id, linked);
-      claimed.add(linked);
+  for (const links of linkSets) {
+    for (const item of fileItems) {
+      if (matches.has(item.id)) continue;
+      const linked = links.get(item.id);
+      if (linked !== undefined && ids.has(linked) && !claimed.has(linked)) {
+        matches.set(item.id, linked);
+        claimed.add(linked);
+      }
     }
   }
   const byKey = new Map<string, number>();
@@ -252,7 +281,7 @@ interface EntityKind {
 function planEntities(
   fileItems: Array<{ id: string; name: string }>,
   existing: Array<{ id: number; name: string }>,
-  links: ReadonlyMap<string, number>,
+  links: ReadonlyArray<ReadonlyMap<string, number>>,
   mode: ImportMode,
   kind: EntityKind,
 ): { matches: Map<string, number>; deletes: number[]; names: Map<string, string> } {
@@ -288,17 +317,18 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
   // Alters and tags are matched, counted against their cap and named the same way.
   const existingAlters = new Map(target.alters.map((alter) => [alter.id, alter]));
   const existingTags = new Map(target.tags.map((tag) => [tag.id, tag]));
+  const pluralKitLinks = planPluralKitLinks(source, notes);
   const { matches: alterMatches, deletes: alterDeletes, names: alterNames } = planEntities(
     source.alters.map((alter) => ({ id: alter.id, name: alter.username })),
     target.alters.map((alter) => ({ id: alter.id, name: alter.username })),
-    target.alterLinks,
+    [target.alterLinks, pluralKitMatches(pluralKitLinks, target)],
     mode,
     { noun: 'alters', max: MAX_ALTERS_PER_SYSTEM, problem: 'too-many-alters' },
   );
   const { matches: tagMatches, deletes: tagDeletes, names: tagNames } = planEntities(
     source.tags.map((tag) => ({ id: tag.id, name: tag.name })),
     target.tags.map((tag) => ({ id: tag.id, name: tag.name })),
-    target.tagLinks,
+    [target.tagLinks],
     mode,
     { noun: 'tags', max: MAX_TAGS_PER_SYSTEM, problem: 'too-many-tags' },
   );
@@ -322,9 +352,13 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
   }
   const memberships: ImportPlan['memberships'] = new Map();
   const clearMemberships: number[] = [];
+  const changedMemberships = new Set<number>();
+  const deletedTags = new Set(tagDeletes);
 
   const alterCreates: ImportPlan['alterCreates'] = [];
   const alterUpdates: ImportPlan['alterUpdates'] = [];
+  // Matched alters whose columns or tags change; their values are compared once the fields are planned.
+  const changedAlters = new Set<number>();
   for (const alter of source.alters) {
     const username = alterNames.get(alter.id) ?? alter.username;
     if (username !== alter.username) renames.push({ source: source.source, id: alter.id, name: alter.name, to: username });
@@ -338,16 +372,17 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
       continue;
     }
     const values = updatedAlterValues(alter, username, current, options);
-    // Tag membership changes count as an update of the alter.
+    // Tag membership changes count as an update of the alter (and send its alter.updated, as an
+    // edit of its tagIds does); leaving a tag the import deletes is the deletion's, not the alter's.
     const wantedTagIds = new Set(fileTags.map((tagId) => tagMatches.get(tagId)));
     const currentTagIds = new Set(current.tagIds);
     const tagsChange =
       [...wantedTagIds].some((id) => id === undefined || !currentTagIds.has(id)) ||
-      (mode === 'replace' && current.tagIds.some((id) => !wantedTagIds.has(id)));
+      (mode === 'replace' && current.tagIds.some((id) => !wantedTagIds.has(id) && !deletedTags.has(id)));
     if (mode === 'replace' && current.tagIds.length > 0) clearMemberships.push(current.id);
     alterUpdates.push({ sourceId: alter.id, uuid: alter.uuid, alterId: current.id, values });
-    if (Object.keys(values).length > 0 || tagsChange) counts.alters.updated++;
-    else counts.alters.unchanged++;
+    if (tagsChange) changedMemberships.add(current.id);
+    if (Object.keys(values).length > 0 || tagsChange) changedAlters.add(current.id);
   }
 
   checkSize(target, alterCreates, alterUpdates, alterDeletes, existingAlters);
@@ -400,10 +435,14 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
 
   const notImported = { ...source.notImported };
   const profileFields = planProfileFields(source, target, mode, alterUpdates, notes);
+  // A change of its custom profile field values is a change of the alter, as an API edit's is.
+  for (const update of alterUpdates) {
+    if (changedAlters.has(update.alterId) || profileFields.changedValues.has(update.alterId)) counts.alters.updated++;
+    else counts.alters.unchanged++;
+  }
   // Matched: the system's fields the file's took, each once (two file fields may name one).
   const matchedFields = new Set(profileFields.matched.values()).size;
   counts.profileFields = { created: profileFields.creates.length, matched: matchedFields, deleted: profileFields.deletes.length };
-  const pluralKitLinks = planPluralKitLinks(source, notes);
 
   const report: ImportReport = {
     format: source.format,
@@ -429,6 +468,7 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
     tagDeletes,
     memberships,
     clearMemberships,
+    changedMemberships,
     switches,
     switchDeletes,
     matchedAlters: alterMatches,
@@ -439,9 +479,25 @@ export function planImport(source: ImportSource, target: ImportTarget, options: 
 }
 
 /**
+ * The existing alters the file's alters are linked to by their PluralKit member id (file alter id →
+ * alter id), through the system's PluralKit links: a file of another source matches by them after
+ * its own links and before names. Only the alter that keeps the id (planPluralKitLinks: the first
+ * in the file naming it) matches by it, so the link the import writes names the alter it matched.
+ */
+function pluralKitMatches(links: ImportPlan['pluralKitLinks'], target: ImportTarget): Map<string, number> {
+  const matches = new Map<string, number>();
+  if (!target.pluralKitLinks) return matches;
+  for (const { sourceId, pluralKitId } of links) {
+    const alterId = target.pluralKitLinks.get(pluralKitId);
+    if (alterId !== undefined) matches.set(sourceId, alterId);
+  }
+  return matches;
+}
+
+/**
  * The PluralKit member ids a file of another source links its alters to, each id once (the first
- * alter naming it keeps it; the database holds one link per id). A PluralKit file's own ids are
- * its links already.
+ * alter naming it keeps it, and only it matches by it; the database holds one link per id). A
+ * PluralKit file's own ids are its links already.
  */
 function planPluralKitLinks(source: ImportSource, notes: Notes): ImportPlan['pluralKitLinks'] {
   if (source.source === 'pluralkit') return [];
@@ -450,7 +506,7 @@ function planPluralKitLinks(source: ImportSource, notes: Notes): ImportPlan['plu
   for (const alter of source.alters) {
     if (alter.pluralKitId === undefined) continue;
     if (seen.has(alter.pluralKitId)) {
-      notes.add('pluralkit-id-repeated', alter.name, (n, names) => `${plural(n, 'member')} named a PluralKit member id an earlier member already had; only the first is linked to it${names}`);
+      notes.add('pluralkit-id-repeated', alter.name, (n, names) => `${plural(n, 'member')} named a PluralKit member id an earlier member already had; only the first is linked to it and matched by it${names}`);
       continue;
     }
     seen.add(alter.pluralKitId);
@@ -474,7 +530,7 @@ function planProfileFields(
   alterUpdates: ImportPlan['alterUpdates'],
   notes: Notes,
 ): ProfileFieldPlan {
-  const plan: ProfileFieldPlan = { creates: [], matched: new Map(), deletes: [], clearValues: [], values: new Map() };
+  const plan: ProfileFieldPlan = { creates: [], matched: new Map(), deletes: [], clearValues: [], values: new Map(), changedValues: new Set() };
   const systemFields = target.profileFields ?? [];
   const replacing = mode === 'replace' && source.profileFields !== undefined;
   if (replacing) plan.clearValues = alterUpdates.map((update) => update.alterId);
@@ -522,7 +578,41 @@ function planProfileFields(
     }
     if (values.size > 0) plan.values.set(alter.id, values);
   }
+  plan.changedValues = changedValues(plan, alterUpdates, target.profileValues);
   return plan;
+}
+
+/**
+ * The matched alters whose values the plan changes: the values each will hold (the file's on its
+ * fields, the last for a field two file fields name, as the repository writes them; on top of the
+ * current ones, or of none where replace clears them) against those it holds on the fields kept.
+ * Linear in the file's values and, where replace clears, the alters' current ones.
+ */
+function changedValues(plan: ProfileFieldPlan, alterUpdates: ImportPlan['alterUpdates'], current: ImportTarget['profileValues']): Set<number> {
+  const changed = new Set<number>();
+  const deleted = new Set(plan.deletes);
+  const cleared = new Set(plan.clearValues);
+  const none: ReadonlyMap<number, string> = new Map();
+  for (const { sourceId, alterId } of alterUpdates) {
+    const held = current?.get(alterId) ?? none;
+    const wanted = new Map<number, string>();
+    let created = false;
+    for (const [fileFieldId, value] of plan.values.get(sourceId) ?? []) {
+      const fieldId = plan.matched.get(fileFieldId);
+      // A field the import creates: the alter holds no value for it yet.
+      if (fieldId === undefined) created = true;
+      else wanted.set(fieldId, value);
+    }
+    let differs = created || [...wanted].some(([fieldId, value]) => held.get(fieldId) !== value);
+    // Every wanted value held already: a clear changes the alter when it held more, on fields kept.
+    if (!differs && cleared.has(alterId)) {
+      let kept = 0;
+      for (const fieldId of held.keys()) if (!deleted.has(fieldId)) kept++;
+      differs = kept > wanted.size;
+    }
+    if (differs) changed.add(alterId);
+  }
+  return changed;
 }
 
 /** Names the fields a replace deletes, in a warning (the report counts them too). */

@@ -144,7 +144,28 @@ describe('planImport: tags and memberships', () => {
     const plan = planImport(file, existing, options({ mode: 'replace' }));
     expect(plan.clearMemberships).toEqual([7]);
     expect(plan.tagDeletes).toEqual([3]);
-    expect(plan.report.counts.alters.updated).toBe(1);
+    // Leaving the deleted tag is the tag's deletion (its tag.deleted), not a change of the alter, as the API's deletion.
+    expect(plan.report.counts.alters).toMatchObject({ updated: 0, unchanged: 1 });
+    expect(plan.changedMemberships).toEqual(new Set());
+  });
+
+  // Alter 7 is in tag 3 (Night) only; the system also has tag 4 (Day). The file's alter `a` matches 7.
+  const member = target([existingAlter(7, 'alex', { tagIds: [3] })], { tags: [existingTag(3, 'Night'), existingTag(4, 'Day')] });
+  it.each([
+    { name: 'merge: joins a tag it was not in', mode: 'merge' as const, tags: [fileTag('g1', 'Night', ['a']), fileTag('g2', 'Day', ['a'])], changed: true },
+    { name: 'merge: joins a tag the import creates', mode: 'merge' as const, tags: [fileTag('g1', 'Night', ['a']), fileTag('g3', 'Dusk', ['a'])], changed: true },
+    { name: 'merge: already a member', mode: 'merge' as const, tags: [fileTag('g1', 'Night', ['a'])], changed: false },
+    { name: 'merge: a file tag without it leaves its tags', mode: 'merge' as const, tags: [fileTag('g1', 'Night', [])], changed: false },
+    { name: 'replace: exactly its tags', mode: 'replace' as const, tags: [fileTag('g1', 'Night', ['a']), fileTag('g2', 'Day', [])], changed: false },
+    { name: 'replace: leaves a tag the import keeps', mode: 'replace' as const, tags: [fileTag('g1', 'Night', []), fileTag('g2', 'Day', [])], changed: true },
+    { name: 'replace: leaves only a tag the import deletes', mode: 'replace' as const, tags: [fileTag('g2', 'Day', [])], changed: false },
+  ] as Array<{ name: string; mode: 'merge' | 'replace'; tags: SourceTag[]; changed: boolean }>)('a change of only an alter’s tags is a change of the alter ($name)', ({ mode, tags, changed }) => {
+    for (const dryRun of [true, false]) {
+      const plan = planImport(source([fileAlter('a', 'alex')], { tags }), member, options({ mode, dryRun }));
+      expect(plan.report.counts.alters).toEqual({ created: 0, updated: changed ? 1 : 0, unchanged: changed ? 0 : 1, deleted: 0 });
+      expect(plan.changedMemberships).toEqual(new Set(changed ? [7] : []));
+      expect(plan.alterUpdates.map((update) => update.values)).toEqual([{}]);
+    }
   });
 
   it('tag names collide like usernames', () => {
@@ -219,6 +240,42 @@ describe('planImport: custom profile fields', () => {
     expect(plan.report.warnings.some((warning) => /not in the file will be deleted/.test(warning))).toBe(deletes.length > 0);
   });
 
+  // Alter 7 holds Role = host and Likes = tea, no Age; the file's alter `a` matches it by name.
+  const holding = target([existingAlter(7, 'alex')], {
+    profileFields: [systemField(1, 'Role'), systemField(2, 'Likes'), systemField(3, 'Age')],
+    profileValues: new Map([[7, new Map([[1, 'host'], [2, 'tea']])]]),
+  });
+  it.each([
+    { name: 'merge: the values it holds already', mode: 'merge' as const, fields: [fileField('f1', 'Role')], values: { f1: 'host' }, changed: false },
+    { name: 'merge: none in the file leaves its values', mode: 'merge' as const, fields: [fileField('f1', 'Role')], values: {}, changed: false },
+    { name: 'merge: a value changed', mode: 'merge' as const, fields: [fileField('f1', 'Role')], values: { f1: 'guard' }, changed: true },
+    { name: 'merge: another of the values it holds', mode: 'merge' as const, fields: [fileField('f1', 'Role'), fileField('f2', 'Likes')], values: { f2: 'tea' }, changed: false },
+    { name: 'merge: a value set on a field it had none of', mode: 'merge' as const, fields: [fileField('f1', 'AGE')], values: { f1: '30' }, changed: true },
+    { name: 'merge: a value on a field the import creates', mode: 'merge' as const, fields: [fileField('f1', 'Colour')], values: { f1: 'red' }, changed: true },
+    { name: 'merge: two file fields of one name, the last value wins', mode: 'merge' as const, fields: [fileField('f1', 'Role'), fileField('f3', 'role')], values: { f3: 'guard', f1: 'host' }, changed: false },
+    { name: 'merge: a value that does not fit its field is left out', mode: 'merge' as const, fields: [{ ...fileField('f1', 'Born'), kind: 'date' as const }], values: { f1: 'not a date' }, changed: false },
+    { name: 'replace: exactly the values it holds', mode: 'replace' as const, fields: [fileField('f1', 'Role'), fileField('f2', 'Likes')], values: { f1: 'host', f2: 'tea' }, changed: false },
+    { name: 'replace: a value cleared', mode: 'replace' as const, fields: [fileField('f1', 'Role'), fileField('f2', 'Likes')], values: { f1: 'host' }, changed: true },
+    { name: 'replace: a value changed', mode: 'replace' as const, fields: [fileField('f1', 'Role'), fileField('f2', 'Likes')], values: { f1: 'host', f2: 'coffee' }, changed: true },
+    // Likes is deleted, its values with it: the field's deletion, not a change of the alter (as the API's).
+    { name: 'replace: a value gone with its deleted field', mode: 'replace' as const, fields: [fileField('f1', 'Role')], values: { f1: 'host' }, changed: false },
+    { name: 'replace without field definitions leaves the values', mode: 'replace' as const, fields: undefined, values: {}, changed: false },
+  ] as Array<{ name: string; mode: 'merge' | 'replace'; fields: SourceProfileField[] | undefined; values: Record<string, string>; changed: boolean }>)('a change of only an alter’s values is a change of the alter ($name)', ({ mode, fields, values, changed }) => {
+    for (const dryRun of [true, false]) {
+      const plan = planImport(withFields(fields, values), holding, options({ mode, dryRun }));
+      expect(plan.report.counts.alters).toEqual({ created: 0, updated: changed ? 1 : 0, unchanged: changed ? 0 : 1, deleted: 0 });
+      expect(plan.profileFields.changedValues).toEqual(new Set(changed ? [7] : []));
+      // Nothing else of the alter changes: the values alone make it an update.
+      expect(plan.alterUpdates.map((update) => update.values)).toEqual([{}]);
+    }
+  });
+
+  it('an alter whose columns change is counted once, whatever its values do', () => {
+    const plan = planImport(source([fileAlter('a', 'alex', { description: 'new', profileFields: { f1: 'guard' } })], { profileFields: [fileField('f1', 'Role')] }), holding, options());
+    expect(plan.report.counts.alters).toMatchObject({ updated: 1, unchanged: 0 });
+    expect(plan.profileFields.changedValues).toEqual(new Set([7]));
+  });
+
   it('refuses a file whose fields would not fit, counting the fields replace keeps, before writing', () => {
     const full = target([], { profileFields: Array.from({ length: 99 }, (_, i) => systemField(i + 1, `f${i}`)) });
     const two = source([], { profileFields: [fileField('x', 'New 1'), fileField('y', 'New 2')] });
@@ -233,7 +290,54 @@ describe('planImport: PluralKit ids another source links its alters to', () => {
     const file = source([fileAlter('m1', 'ash', { pluralKitId: 'ashxx' }), fileAlter('m2', 'bea'), fileAlter('m3', 'cy', { pluralKitId: 'ashxx' })], { format: 'simplyplural', source: 'simplyplural' });
     const plan = planImport(file, target(), options());
     expect(plan.pluralKitLinks).toEqual([{ sourceId: 'm1', pluralKitId: 'ashxx' }]);
-    expect(plan.report.warnings.join('\n')).toMatch(/1 member named a PluralKit member id an earlier member already had; only the first is linked to it \("cy"\)/);
+    expect(plan.report.warnings.join('\n')).toMatch(/1 member named a PluralKit member id an earlier member already had; only the first is linked to it and matched by it \("cy"\)/);
+  });
+
+  const sp = (alters: SourceAlter[]) => source(alters, { format: 'simplyplural', source: 'simplyplural', sourceSystemId: 'uid' });
+  const matched = (plan: ReturnType<typeof planImport>) => Object.fromEntries(plan.matchedAlters);
+
+  it('matches by its own links, then by the PluralKit link of the id, then by name, each pass over the whole file first', () => {
+    const existing = [existingAlter(7, 'ash'), existingAlter(8, 'old-bea'), existingAlter(9, 'cy'), existingAlter(10, 'dee')];
+    const file = sp([
+      // Its own link (to 7) wins over its PluralKit link (to 9).
+      fileAlter('m1', 'anything', { pluralKitId: 'ashxx' }),
+      // Renamed on both sides: only the PluralKit link finds it.
+      fileAlter('m2', 'bea', { pluralKitId: 'beaxx' }),
+      // Its PluralKit link names 7, which m1 took by its own link: then the name.
+      fileAlter('m3', 'cy', { pluralKitId: 'cyxxx' }),
+      // Named like 10, but 10 is linked to a later member's PluralKit id: that one has it (links before names).
+      fileAlter('m4', 'dee'),
+      fileAlter('m5', 'eli', { pluralKitId: 'deexx' }),
+    ]);
+    const links = { alterLinks: new Map([['m1', 7]]), pluralKitLinks: new Map([['ashxx', 9], ['beaxx', 8], ['cyxxx', 7], ['deexx', 10]]) };
+    const plan = planImport(file, target(existing, links), options());
+    expect(matched(plan)).toEqual({ m1: 7, m2: 8, m3: 9, m5: 10 });
+    expect(plan.report.counts.alters).toMatchObject({ created: 1, deleted: 0 });
+    // 10 takes m5's name, so m4 is created under its own.
+    expect(plan.alterCreates.map((create) => [create.sourceId, create.values.username])).toEqual([['m4', 'dee']]);
+    // Each id's link is written to the alter its member matched.
+    expect(plan.pluralKitLinks).toEqual([
+      { sourceId: 'm1', pluralKitId: 'ashxx' }, { sourceId: 'm2', pluralKitId: 'beaxx' }, { sourceId: 'm3', pluralKitId: 'cyxxx' }, { sourceId: 'm5', pluralKitId: 'deexx' },
+    ]);
+  });
+
+  it('two members with one id: only the first matches by it, the second by name or not at all', () => {
+    const existing = [existingAlter(7, 'renamed'), existingAlter(8, 'twin')];
+    const plan = planImport(sp([fileAlter('m1', 'ash', { pluralKitId: 'ashxx' }), fileAlter('m2', 'twin', { pluralKitId: 'ashxx' }), fileAlter('m3', 'cy', { pluralKitId: 'ashxx' })]), target(existing, { pluralKitLinks: new Map([['ashxx', 7]]) }), options());
+    expect(matched(plan)).toEqual({ m1: 7, m2: 8 });
+    expect(plan.report.warnings.join('\n')).toMatch(/2 members named a PluralKit member id an earlier member already had; only the first is linked to it and matched by it \("twin", "cy"\)/);
+  });
+
+  it('add matches nothing, as for every file; replace keeps what the PluralKit link matched', () => {
+    const existing = [existingAlter(7, 'renamed'), existingAlter(8, 'other')];
+    const linked = target(existing, { pluralKitLinks: new Map([['ashxx', 7]]) });
+    const file = sp([fileAlter('m1', 'ash', { pluralKitId: 'ashxx' })]);
+    expect(matched(planImport(file, linked, options({ mode: 'add' })))).toEqual({});
+    const replaced = planImport(file, linked, options({ mode: 'replace' }));
+    expect(matched(replaced)).toEqual({ m1: 7 });
+    expect(replaced.alterDeletes).toEqual([8]);
+    // A link to an alter no longer there matches nothing.
+    expect(matched(planImport(file, target([existingAlter(8, 'other')], { pluralKitLinks: new Map([['ashxx', 7]]) }), options()))).toEqual({});
   });
 
   it('a PluralKit file’s own ids are its links already', () => {

@@ -211,8 +211,11 @@ describe.each(DIALECTS)('Simply Plural import (%s)', (dialect) => {
       const file = spFile();
       file.members = (file.members ?? []).map((doc, i) => (i === 0 ? { ...doc, name: 'Ashen' } : doc));
       const renamed = ok(await importFile(user, JSON.stringify(file)));
-      expect(renamed.counts.alters).toMatchObject({ created: 0, updated: 1 });
-      expect((await listAlters(user)).map((alter) => alter.username)).toContain('Ashen');
+      // Ash, and Bea: her Role mentions Ash, and a mention is written as the member's name.
+      expect(renamed.counts.alters).toMatchObject({ created: 0, updated: 2 });
+      const alters = await user.call<Array<AlterBody & { profileFields: Record<string, string> }>>('GET', '/v1/users/@me/system/list-alters');
+      expect(alters.body.map((alter) => alter.username)).toContain('Ashen');
+      expect(Object.values(alters.body.find((alter) => alter.username === 'Bea')?.profileFields ?? {})).toContain('Protector, see @Ashen');
     });
 
     it('stores none of the file’s secrets', async () => {
@@ -287,6 +290,45 @@ describe.each(DIALECTS)('Simply Plural import (%s)', (dialect) => {
     expect(await valueCount()).toBe(0);
   });
 
+  it('an import that changes only an alter’s custom profile field values updates it (merge sets, replace clears), preview equal to import; the same file again leaves it', async () => {
+    const user = await signIn(server, newUserId());
+    ok(await importFile(user, spText));
+    // The sample with one member's values (`info`, by custom field id) as given.
+    const withInfo = (base: string, name: string, info: (current: Record<string, unknown>) => Record<string, unknown>) => {
+      const file = JSON.parse(base) as Record<string, Array<Record<string, unknown>>>;
+      for (const member of file.members ?? []) if (member.name === name) member.info = info((member.info ?? {}) as Record<string, unknown>);
+      return JSON.stringify(file);
+    };
+    const ROLE = '66d00000000000000000aa03';
+    const CHECKUP = '66d00000000000000000aa05';
+    const librarian = withInfo(spText, 'Cy Brightwater', (info) => ({ ...info, [ROLE]: 'Librarian' }));
+    const unchecked = withInfo(librarian, 'Bea', ({ [CHECKUP]: _gone, ...info }) => info);
+    const valuesOf = async (username: string) => {
+      const alters = await user.call<Array<AlterBody & { profileFields: Record<string, string> }>>('GET', '/v1/users/@me/system/list-alters');
+      return Object.values(alters.body.find((alter) => alter.username === username)?.profileFields ?? {});
+    };
+    expect(await valuesOf('CyBrightwater')).toEqual(['Archivist']);
+    expect(await valuesOf('Bea')).toHaveLength(2);
+
+    for (const [file, query, username, values] of [[librarian, '', 'CyBrightwater', ['Librarian']], [unchecked, '?mode=replace', 'Bea', ['Protector, see @Ash']]] as const) {
+      const preview = ok(await importFile(user, file, `${query}${query ? '&' : '?'}dryRun=true`));
+      const applied = ok(await importFile(user, file, query));
+      expect(applied.counts).toEqual({
+        alters: { created: 0, updated: 1, unchanged: 7, deleted: 0 },
+        tags: { created: 0, updated: 0, unchanged: 3, deleted: 0 },
+        switches: { created: 0, unchanged: 0, deleted: 0 },
+        profileFields: { created: 0, matched: 5, deleted: 0 },
+      });
+      expect({ ...applied, dryRun: true }).toEqual(preview);
+      expect(await valuesOf(username)).toEqual(values);
+      // The same file again: nothing to change, nothing written but the system's revision.
+      const before = await snapshot();
+      expect(ok(await importFile(user, file, query)).counts.alters).toEqual({ created: 0, updated: 0, unchanged: 8, deleted: 0 });
+      const after = await snapshot();
+      for (const table of ['alters', 'alter_tags', 'profile_fields', 'profile_field_values', 'events'] as const) expect(after.tables[table], table).toBe(before.tables[table]);
+    }
+  });
+
   it('records a member’s pkId as a PluralKit link: a later PluralKit import of that member updates the same alter', async () => {
     const user = await signIn(server, newUserId());
     ok(await importFile(user, spText));
@@ -317,6 +359,74 @@ describe.each(DIALECTS)('Simply Plural import (%s)', (dialect) => {
     // The PluralKit import keeps its own link too, and a second one matches by it.
     expect(ok(await importFile(user, JSON.stringify(pluralKit))).counts.alters).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 0 });
     expect(await listAlters(user)).toHaveLength(before.length);
+  });
+
+  describe('brought after a PluralKit import: members land on the alters of their pkId', () => {
+    /** A PluralKit export naming the sample's two linked members otherwise (no name would match), and one member more. */
+    const pluralKit = JSON.stringify({
+      version: 2, id: 'lantn', name: 'Lantern House', switches: [], groups: [],
+      members: [
+        { id: 'ashxx', uuid: '0b5e3c1a-0000-4000-8000-00000000a1a1', name: 'Ashen', privacy: { visibility: 'private' } },
+        { id: 'cybrw', uuid: '0b5e3c1a-0000-4000-8000-00000000c3c3', name: 'Cyrus', privacy: { visibility: 'private' } },
+        { id: 'zenzz', uuid: '0b5e3c1a-0000-4000-8000-00000000e5e5', name: 'Zen', privacy: { visibility: 'private' } },
+      ],
+    });
+    const fromPluralKit = async () => {
+      const user = await signIn(server, newUserId());
+      ok(await importFile(user, pluralKit));
+      const ids = new Map((await listAlters(user)).map((alter) => [alter.username, alter.alterId]));
+      return { user, ids };
+    };
+
+    it('merge: matched by the PluralKit link, in a preview as in the import, and by its own links after', async () => {
+      const { user, ids } = await fromPluralKit();
+      const preview = ok(await importFile(user, spText, '?dryRun=true'));
+      const report = ok(await importFile(user, spText));
+      expect({ ...report, dryRun: true }).toEqual(preview);
+      // Six members and two custom fronts: Ash and Cy are the PluralKit alters, renamed to the file's names.
+      expect(report.counts.alters).toEqual({ created: 6, updated: 2, unchanged: 0, deleted: 0 });
+      const after = new Map((await listAlters(user)).map((alter) => [alter.username, alter.alterId]));
+      expect(after.size).toBe(9);
+      expect([after.get('Ash'), after.get('CyBrightwater'), after.get('Zen')]).toEqual([ids.get('Ashen'), ids.get('Cyrus'), ids.get('Zen')]);
+      expect(ok(await importFile(user, spText)).counts.alters).toEqual({ created: 0, updated: 0, unchanged: 8, deleted: 0 });
+      // And PluralKit again finds them by its own links.
+      expect(ok(await importFile(user, pluralKit)).counts.alters).toMatchObject({ created: 0, deleted: 0 });
+      expect(new Set((await listAlters(user)).map((alter) => alter.alterId))).toEqual(new Set(after.values()));
+    });
+
+    it('replace keeps the linked alters and deletes the rest; add matches nothing', async () => {
+      const { user, ids } = await fromPluralKit();
+      const preview = ok(await importFile(user, spText, '?mode=replace&dryRun=true'));
+      const replaced = ok(await importFile(user, spText, '?mode=replace'));
+      expect({ ...replaced, dryRun: true }).toEqual(preview);
+      expect(replaced.counts.alters).toEqual({ created: 6, updated: 2, unchanged: 0, deleted: 1 });
+      const after = new Map((await listAlters(user)).map((alter) => [alter.username, alter.alterId]));
+      expect([after.get('Ash'), after.get('CyBrightwater'), after.has('Zen')]).toEqual([ids.get('Ashen'), ids.get('Cyrus'), false]);
+
+      const other = await fromPluralKit();
+      const added = ok(await importFile(other.user, spText, '?mode=add'));
+      expect(added.counts.alters).toEqual({ created: 8, updated: 0, unchanged: 0, deleted: 0 });
+      expect(await listAlters(other.user)).toHaveLength(11);
+    });
+
+    it('two members with one pkId: the first in the file takes its alter, the other matches by name or is created, with a warning', async () => {
+      const { user, ids } = await fromPluralKit();
+      const file = spFile();
+      const members = file.members ?? [];
+      // Bea, before Cy in the file, names Cy's PluralKit member too.
+      const bea = members.find((member) => member.name === 'Bea');
+      if (!bea) throw new Error('the sample has Bea');
+      bea.pkId = 'cybrw';
+      const preview = ok(await importFile(user, JSON.stringify(file), '?dryRun=true'));
+      const report = ok(await importFile(user, JSON.stringify(file)));
+      expect({ ...report, dryRun: true }).toEqual(preview);
+      expect(report.warnings.join('\n')).toContain('1 member named a PluralKit member id an earlier member already had; only the first is linked to it and matched by it ("Cy Brightwater")');
+      const after = new Map((await listAlters(user)).map((alter) => [alter.username, alter.alterId]));
+      expect(after.get('Bea')).toBe(ids.get('Cyrus'));
+      expect(after.get('Ash')).toBe(ids.get('Ashen'));
+      expect([...ids.values()]).not.toContain(after.get('CyBrightwater'));
+      expect(report.counts.alters).toEqual({ created: 6, updated: 2, unchanged: 0, deleted: 0 });
+    });
   });
 
   it('the 2022 flat array imports, with a warning that it is a guess', async () => {
