@@ -9,7 +9,7 @@ import { CHANGE_CHANNEL, decodeTopics, type Changes } from '../../src/db/changes
 import { deliveriesTopic } from '../../src/db/changes/topics.js';
 import { type Database } from '../../src/db/database.js';
 import { insertEndpoint } from '../../src/db/repositories/events/endpoints.js';
-import { appendEvent } from '../../src/db/repositories/events/outbox.js';
+import { appendEvent, appendEvents } from '../../src/db/repositories/events/outbox.js';
 import { purgeEvents } from '../../src/db/repositories/events/purge.js';
 import { WAITING, finishAttempts } from '../../src/db/repositories/events/queue.js';
 import { DIALECTS, type TestDatabase, closeTestDatabase, openMigratedTestDatabase } from '../support/dialects.js';
@@ -102,6 +102,38 @@ describe.each(DIALECTS)('the events outbox (%s)', (dialect) => {
       ['pending', false],
     ]);
     expect(after.filter((d) => d.endpoint_id === 'ep_via-sub').map((d) => Number(d.next_attempt_at) === WAITING)).toEqual([false, true]);
+  });
+
+  it('appendEvents numbers many events in order and queues their deliveries as appendEvent would one by one: only an endpoint’s first can be due', async () => {
+    const now = Date.now();
+    const other = '700000000000000013';
+    await database.db.insertInto('users').values({ id: other, username: null, created_at: now, last_sign_in_at: null }).execute();
+    const otherSystem = (await database.db.insertInto('systems').values({ user_id: other, name: 'T', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    await database.db
+      .insertInto('oidc_payloads')
+      .values({ id_hash: 'g4', model: 'Grant', payload: 'sealed', grant_id: 'g4', uid_hash: null, user_code_hash: null, account_id: other, client_id: 'authorized', expires_at: null, consumed_at: null })
+      .execute();
+    const appendMany = (alterIds: number[]) =>
+      database.db.transaction().execute((trx) =>
+        appendEvents(trx, otherSystem, NOBODY, alterIds.map((alterId) => ({ type: 'alter.deleted' as const, alterId })), now),
+      );
+    const queuedOf = async () =>
+      (await database.db.selectFrom('event_deliveries').innerJoin('events', 'events.id', 'event_deliveries.event_id').select(['events.seq', 'events.payload', 'event_deliveries.endpoint_id', 'event_deliveries.next_attempt_at']).where('event_deliveries.system_id', '=', otherSystem).orderBy('events.seq').execute()).map(
+        (row) => [Number(row.seq), (JSON.parse(row.payload) as { alterId: number }).alterId, row.endpoint_id, Number(row.next_attempt_at) === WAITING],
+      );
+    await appendMany([30, 10, 20]);
+    // Nothing of this system was pending for the endpoint: the first is due, the others wait behind it.
+    expect(await queuedOf()).toEqual([
+      [1, 30, 'ep_authorized', false],
+      [2, 10, 'ep_authorized', true],
+      [3, 20, 'ep_authorized', true],
+    ]);
+    // One is pending now: every new one waits, the batch's first included.
+    await appendMany([40, 50]);
+    expect((await queuedOf()).slice(3)).toEqual([
+      [4, 40, 'ep_authorized', true],
+      [5, 50, 'ep_authorized', true],
+    ]);
   });
 
   it('purges old events whose deliveries are all finished, with their log', async () => {

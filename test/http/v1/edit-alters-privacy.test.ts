@@ -6,10 +6,12 @@ import type { Alter } from '../../../src/domain/alter.js';
 import { ALTER_PRIVACY_MASK, AlterPrivacy, SystemPrivacy } from '../../../src/domain/privacy-bits.js';
 import { errorFields, errorTypes, signIn, type ApiUser } from '../../support/api.js';
 import { DIALECTS } from '../../support/dialects.js';
+import { seedAlters } from '../../support/seed.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
 const OWNER = '200000000000003101';
 const OTHER = '200000000000003102';
+const MANY = '200000000000003103';
 const PATH = '/v1/users/@me/system/edit-alters-privacy';
 
 describe.each(DIALECTS)('setting many alters’ privacy at once (%s)', (dialect) => {
@@ -72,6 +74,35 @@ describe.each(DIALECTS)('setting many alters’ privacy at once (%s)', (dialect)
     expect(shown).not.toContain(a.alterId);
     expect(shown).not.toContain(b.alterId);
     expect(shown).toContain(c.alterId);
+  });
+
+  it('writes the events of 2,000 alters, every one in the order named, numbered one after another', async () => {
+    const many = await signIn(server, MANY);
+    await seedAlters(server.database.db, MANY, 2_000);
+    const id = await systemId(many);
+    const ids = (await server.database.db.selectFrom('alters').select('id').where('system_id', '=', id).orderBy('id').execute()).map((row) => Number(row.id));
+    expect(ids).toHaveLength(2_000);
+    // Named out of order (odd places first, then the even ones backwards), one already public: no event for it.
+    const named = [...ids.filter((_, k) => k % 2 === 1), ...ids.filter((_, k) => k % 2 === 0).reverse()];
+    const already = named[777] as number;
+    await server.database.db.updateTable('alters').set({ public: ALTER_PRIVACY_MASK }).where('id', '=', already).execute();
+    const before = await server.database.db.selectFrom('events').select('seq').where('system_id', '=', id).orderBy('seq', 'desc').executeTakeFirst();
+
+    const made = await many.call<Alter[]>('POST', `/v1/users/@me/system/edit-alters-privacy`, { alterIds: named, public: ALTER_PRIVACY_MASK });
+    expect(made.status, JSON.stringify(made.body).slice(0, 200)).toBe(200);
+    expect(made.body.map((alter) => alter.alterId)).toEqual(named);
+    expect(made.body.every((alter) => alter.public === ALTER_PRIVACY_MASK)).toBe(true);
+
+    const sent = await server.database.db.selectFrom('events').select(['seq', 'type', 'payload', 'actor_client_id', 'actor_account_id']).where('system_id', '=', id).orderBy('seq').execute();
+    const firstSeq = Number(before?.seq ?? 0) + 1;
+    const changed = named.filter((alterId) => alterId !== already);
+    expect(sent.map((event) => Number(event.seq))).toEqual(changed.map((_, k) => firstSeq + k));
+    expect(sent.every((event) => event.type === 'alter.updated' && event.actor_client_id === many.client.id && event.actor_account_id === MANY)).toBe(true);
+    const payloads = sent.map((event) => (JSON.parse(event.payload) as { alter: { id: number; public: number } }).alter);
+    expect(payloads.map((alter) => alter.id)).toEqual(changed);
+    expect(payloads.every((alter) => alter.public === ALTER_PRIVACY_MASK)).toBe(true);
+    const system = await server.database.db.selectFrom('systems').select('event_seq').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(Number(system.event_seq)).toBe(firstSeq + changed.length - 1);
   });
 
   it('changes nothing, and sends no event, when one id is not an alter of the system', async () => {

@@ -17,7 +17,7 @@ import { revisionTopic } from '../../changes/topics.js';
 import { prepareQuery } from '../../prepared.js';
 import type { Schema } from '../../tables.js';
 import { splitSnapshot, storeEventValues, storeEventValuesOfMany } from './payloads.js';
-import { queueDeliveries } from './queue.js';
+import { queueDeliveries, queueDeliveriesOfMany } from './queue.js';
 
 /**
  * Endpoints of clients the system's users have authorized (a live grant), enabled: `<id> <event
@@ -118,7 +118,7 @@ const EVENTS_PER_STATEMENT = 500;
 /**
  * appendEvent for many events of one system at once, numbered in the order given (an import's
  * thousands): one statement numbers them all, the events and their stored values go in a few
- * multi-row statements, and deliveries are queued per event as appendEvent queues them.
+ * multi-row statements, and so do their deliveries (queued as appendEvent would queue them one by one).
  */
 export async function appendEvents(
   trx: Transaction<Schema>,
@@ -162,7 +162,16 @@ export async function appendEvents(
     return id;
   });
   await storeEventValuesOfMany(trx, split.map((part, k) => ({ eventId: eventIds[k] ?? 0, values: part.values })));
-  for (const [k, snapshot] of snapshots.entries()) {
-    await queueDeliveries(trx, { eventId: eventIds[k] ?? 0, systemId, endpointIds: endpointsWanting(system.endpoints, snapshot.type), now });
-  }
+  const wanting = new Map<string, string[]>();
+  const endpointsFor = (type: string): string[] => {
+    let found = wanting.get(type);
+    if (!found) wanting.set(type, (found = endpointsWanting(system.endpoints, type)));
+    return found;
+  };
+  await queueDeliveriesOfMany(
+    trx,
+    systemId,
+    snapshots.map((snapshot, k) => ({ eventId: eventIds[k] ?? 0, endpointIds: endpointsFor(snapshot.type) })),
+    now,
+  );
 }
