@@ -19,7 +19,7 @@
 // long period reads at most 3 runs of each size at either end and one or two of the largest
 // (frontDaySpans): at most 23 runs for five years (20 for one), whatever the number of switches,
 // where single days would be 1,826.
-import { addSwitches, emptyTotals, type StatsSwitch } from './front-stats.js';
+import { addEntries, addFrontTime, addSwitches, emptyTotals, type StatsFilter, type StatsSwitch, type StatsTotals } from './front-stats.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -154,4 +154,140 @@ export function summarizeDays(switches: readonly StatsSwitch[], firstDay: number
     index = end;
   }
   return { times: [...times.values()], entries };
+}
+
+/** Periods shorter than this many whole (UTC) days are read from the switches alone (a day or two of them). */
+export const MIN_SUMMARY_DAYS = 1;
+
+/** The whole (UTC) days of [from, to) the summary serves, or undefined when there are too few. */
+export function summaryDaysOf(from: number, to: number): { firstDay: number; endDay: number } | undefined {
+  const firstDay = Math.ceil(from / DAY_MS);
+  const endDay = Math.floor(to / DAY_MS);
+  return endDay - firstDay < MIN_SUMMARY_DAYS ? undefined : { firstDay, endDay };
+}
+
+/** A span of time [lo, hi). */
+export interface TimeRange {
+  lo: number;
+  hi: number;
+}
+
+/** One part of a period cut at boundaries, as frontStatsOf would read it alone. */
+export interface StatsPartPlan {
+  from: number;
+  to: number;
+  /** Its whole days, from the summary (as frontStatsOf reads them), if it has enough. */
+  middle?: { firstDay: number; endDay: number };
+  /** What comes from the switches: the partial days at either end, or the whole part. */
+  edges: TimeRange[];
+}
+
+/**
+ * How to read the statistics of [bounds[0], bounds[n]) cut at bounds[1..n-1], each part as a call
+ * for it alone reads it: its whole days from the summary, its edges from the switches. All parts
+ * at once, in one statement: the summary's runs of every part, merged where they touch (a year of
+ * UTC days is one range of single days), and the switches' ranges likewise (a part's tail and the
+ * next one's head are one range; a year of local days, which the summary cannot serve, is one).
+ */
+export function planStatsParts(bounds: readonly number[], useSummary: boolean): { parts: StatsPartPlan[]; runs: DaySpanRange[]; switchRanges: TimeRange[] } {
+  const parts: StatsPartPlan[] = [];
+  const runs: DaySpanRange[] = [];
+  for (let index = 0; index + 1 < bounds.length; index += 1) {
+    const from = bounds[index] as number;
+    const to = bounds[index + 1] as number;
+    const middle = useSummary ? summaryDaysOf(from, to) : undefined;
+    if (!middle) {
+      parts.push({ from, to, edges: [{ lo: from, hi: to }] });
+      continue;
+    }
+    const edges = [
+      { lo: from, hi: middle.firstDay * DAY_MS },
+      { lo: middle.endDay * DAY_MS, hi: to },
+    ].filter((edge) => edge.hi > edge.lo);
+    parts.push({ from, to, middle, edges });
+    runs.push(...frontDaySpans(middle.firstDay, middle.endDay));
+  }
+  // Runs of one size that touch become one range (parts never overlap, so neither do their runs).
+  runs.sort((a, b) => a.span - b.span || a.from - b.from);
+  const mergedRuns: DaySpanRange[] = [];
+  for (const run of runs) {
+    const last = mergedRuns.at(-1);
+    if (last && last.span === run.span && last.to === run.from) last.to = run.to;
+    else mergedRuns.push({ ...run });
+  }
+  const switchRanges: TimeRange[] = [];
+  for (const edge of parts.flatMap((part) => part.edges)) {
+    const last = switchRanges.at(-1);
+    if (last && last.hi === edge.lo) last.hi = edge.hi;
+    else switchRanges.push({ ...edge });
+  }
+  return { parts, runs: mergedRuns, switchRanges };
+}
+
+/** What planStatsParts's statement reads, for sumStatsParts. */
+export interface StatsPartsRead {
+  /** The system's first switch. */
+  firstAt: number | undefined;
+  /** The system's newest switch (the summary holds none of its time). */
+  newest: StatsSwitch | undefined;
+  /** The summary rows of the runs, each with the day it starts. */
+  times: ReadonlyArray<{ day: number; alterList: string; ms: number; last: number }>;
+  entries: ReadonlyArray<{ day: number; alterId: number; entries: number; primaryEntries: number }>;
+  /**
+   * Ordered by time then id, without repeats: every switch within the switch ranges, and for each
+   * range the one in effect at its start.
+   */
+  switches: ReadonlyArray<StatsSwitch>;
+}
+
+/** The first index of `switches` (ordered by time) at or after `at`. */
+function firstAtOrAfter(switches: ReadonlyArray<StatsSwitch>, at: number): number {
+  let low = 0;
+  let high = switches.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((switches[mid] as StatsSwitch).at < at) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * Each part's totals (planStatsParts's parts, in order) from what was read: the summary's rows
+ * of its whole days, the newest switch's open time within them, and its edges' switches, exactly
+ * as frontStatsOf adds up a period alone.
+ */
+export function sumStatsParts(parts: readonly StatsPartPlan[], read: StatsPartsRead, filter: StatsFilter): StatsTotals[] {
+  const totals = parts.map(() => emptyTotals());
+  // The part whose whole days hold a run starting at `day` (runs never straddle parts).
+  const withDays = parts.flatMap((part, index) => (part.middle ? [{ ...part.middle, index }] : []));
+  const partOfDay = (day: number): number => {
+    let low = 0;
+    let high = withDays.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      const candidate = withDays[mid] as { firstDay: number; endDay: number; index: number };
+      if (day < candidate.firstDay) high = mid - 1;
+      else if (day >= candidate.endDay) low = mid + 1;
+      else return candidate.index;
+    }
+    throw new Error(`a summary row of day ${day} belongs to no part`);
+  };
+  for (const row of read.times) addFrontTime(totals[partOfDay(row.day)] as StatsTotals, alterIdsOfList(row.alterList), row.ms, row.last, filter);
+  for (const row of read.entries) addEntries(totals[partOfDay(row.day)] as StatsTotals, row.alterId, filter.primary ? row.primaryEntries : row.entries, filter);
+  const { newest, switches } = read;
+  for (const [index, part] of parts.entries()) {
+    const sums = totals[index] as StatsTotals;
+    if (part.middle && newest) {
+      const middleStart = part.middle.firstDay * DAY_MS;
+      const middleEnd = part.middle.endDay * DAY_MS;
+      if (newest.at < middleEnd) addFrontTime(sums, newest.alterIds, middleEnd - Math.max(newest.at, middleStart), middleEnd, filter);
+    }
+    for (const edge of part.edges) {
+      const start = firstAtOrAfter(switches, edge.lo);
+      const end = firstAtOrAfter(switches, edge.hi);
+      addSwitches(sums, edge.lo, edge.hi, switches.slice(start > 0 ? start - 1 : 0, end), filter);
+    }
+  }
+  return totals;
 }

@@ -9,6 +9,10 @@ import { EntityIdString, IsoDateTime } from './values.js';
 const DAY = 24 * 60 * 60 * 1000;
 export const DEFAULT_STATS_DAYS = 30;
 export const MAX_STATS_YEARS = 5;
+/** Parts one statistics request may split its period into: a year of days, with room for a leap year and a few more. */
+export const MAX_STATS_PARTS = 400;
+/** The longest `boundaries` value accepted: MAX_STATS_PARTS - 1 instants with a few characters to spare each. */
+const MAX_BOUNDARIES_LENGTH = (MAX_STATS_PARTS - 1) * 40;
 
 export const FrontStatsQuery = z.strictObject({
   from: IsoDateTime.optional().describe(`The period's start (default: ${DEFAULT_STATS_DAYS} days before \`to\`). The period never starts before the system's first switch.`),
@@ -18,6 +22,13 @@ export const FrontStatsQuery = z.strictObject({
     .enum(['true', 'false'])
     .optional()
     .describe('`true`: count only the primary fronter of each switch (its first alter); default `false`: every co-fronter counts.'),
+  boundaries: z
+    .string()
+    .max(MAX_BOUNDARIES_LENGTH)
+    .optional()
+    .describe(
+      `Also answer the period part by part: ISO times (with an offset), comma-separated, ascending, each strictly between the period's \`from\` and \`to\` (a \`to\` later than now counts as now), at most ${MAX_STATS_PARTS - 1} of them. They cut the period into consecutive parts (n instants, n + 1 parts; an empty value, one part), answered in \`parts\`, each exactly what a call for that part alone would answer. The instants are yours, so parts can be days, weeks or months in any time zone. An unparsable, unsorted, repeated or outside instant is a 400.`,
+    ),
 });
 export type FrontStatsQuery = z.infer<typeof FrontStatsQuery>;
 
@@ -30,12 +41,24 @@ export const FrontStatsRow = z.strictObject({
 });
 export type FrontStatsRow = z.infer<typeof FrontStatsRow>;
 
+const periodStats = {
+  from: IsoDateTime.describe('The period counted: from the later of `from` and the system\'s first switch (`to` when there is none before `to`).'),
+  to: IsoDateTime,
+  alters: z.array(FrontStatsRow).describe('Only alters with time in the period, longest first.'),
+  nobody: z.strictObject({ seconds: z.number(), share: z.number().min(0).max(1) }).describe('The time nobody fronted (with `tag`: none of its members).'),
+};
+
+/** One part of a period cut at `boundaries`: exactly the statistics of a call for that part alone. */
+export const FrontStatsPart = z.strictObject(periodStats).meta({ id: 'FrontStatsPart' });
+export type FrontStatsPart = z.infer<typeof FrontStatsPart>;
+
 export const FrontStats = z
   .strictObject({
-    from: IsoDateTime.describe('The period counted: from the later of `from` and the system\'s first switch (`to` when there is none before `to`).'),
-    to: IsoDateTime,
-    alters: z.array(FrontStatsRow).describe('Only alters with time in the period, longest first.'),
-    nobody: z.strictObject({ seconds: z.number(), share: z.number().min(0).max(1) }).describe('The time nobody fronted (with `tag`: none of its members).'),
+    ...periodStats,
+    parts: z
+      .array(FrontStatsPart)
+      .optional()
+      .describe('Only with `boundaries`: the period\'s parts in order, the first from the period\'s start to the first boundary, the last from the last boundary to its end. Each is what a call for that part alone answers (its `from` the later of the part\'s start and the first switch), and they add up to the period\'s figures.'),
   })
   .meta({ id: 'FrontStats' });
 export type FrontStats = z.infer<typeof FrontStats>;
@@ -59,6 +82,32 @@ export function statsPeriod(query: { from?: string | undefined; to?: string | un
   }
   if (to > yearsAfter(from, MAX_STATS_YEARS)) throw new Problem('validation', `from: the period may be at most ${MAX_STATS_YEARS} years long`, 'from');
   return { from, to };
+}
+
+/**
+ * The instants of `boundaries` (FrontStatsQuery) that cut the period [from, to) (as statsPeriod
+ * resolved it) into parts: ascending, each strictly inside it, at most MAX_STATS_PARTS - 1. An
+ * empty value cuts nothing (one part). Anything else is a 400 naming the instant at fault.
+ */
+export function statsBoundaries(value: string, period: { from: number; to: number }): number[] {
+  if (value === '') return [];
+  const items = value.split(',');
+  if (items.length > MAX_STATS_PARTS - 1) {
+    throw new Problem('validation', `boundaries: at most ${MAX_STATS_PARTS - 1} instants (${MAX_STATS_PARTS} parts); ${items.length} were given`, 'boundaries');
+  }
+  const instants: number[] = [];
+  for (const [index, item] of items.entries()) {
+    const which = `boundaries: instant ${index + 1} (${JSON.stringify(item.slice(0, 40))})`;
+    if (!IsoDateTime.safeParse(item).success) throw new Problem('validation', `${which} is not an ISO date-time with an offset`, 'boundaries');
+    const at = Date.parse(item);
+    if (at <= period.from || at >= period.to) {
+      throw new Problem('validation', `${which} is not strictly between the period's from and to (a to later than now counts as now)`, 'boundaries');
+    }
+    const previous = instants.at(-1);
+    if (previous !== undefined && at <= previous) throw new Problem('validation', `${which} is not after the one before it: the list must be ascending, without repeats`, 'boundaries');
+    instants.push(at);
+  }
+  return instants;
 }
 
 /** A switch as the statistics need it: its time and alters, primary first. */
@@ -202,6 +251,18 @@ export function addEntries(totals: StatsTotals, alterId: number, entries: number
   if (filter.members && !filter.members.has(alterId)) return;
   if (!filter.shown(alterId)) return;
   tallyOf(totals, alterId).switches += entries;
+}
+
+/** Adds the totals of a later part of a period to those of the parts before it: the sums of one pass over the whole. */
+export function addTotals(totals: StatsTotals, part: StatsTotals): void {
+  for (const [alterId, tally] of part.tallies) {
+    const sum = tallyOf(totals, alterId);
+    sum.ms += tally.ms;
+    sum.switches += tally.switches;
+    if (tally.last > sum.last) sum.last = tally.last;
+  }
+  totals.hiddenMs += part.hiddenMs;
+  totals.nobodyMs += part.nobodyMs;
 }
 
 /** The answer for the period [from, to) (`from` as countedFrom gives it) from its totals. */

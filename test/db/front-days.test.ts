@@ -4,13 +4,14 @@
 // deleted (with their later twins), alters deleted (their places cascading), and switches written
 // behind the summary's back (as a writer that does not settle would). For random periods (edges
 // inside days and on them, short and up to years), tag members, primary=true and hidden alters,
-// the two answers must be equal to the millisecond; and the summary kept write by write must be
-// the one built from scratch. Both databases (PostgreSQL with TEST_DATABASE_URL).
+// the two answers must be equal to the millisecond, and so must each part of a period cut at any
+// instants (frontStatsInParts) be to the fold of that part alone; and the summary kept write by
+// write must be the one built from scratch. Both databases (PostgreSQL with TEST_DATABASE_URL).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { deleteAlter } from '../../src/db/repositories/alters.js';
-import { frontStatsOf, settleFrontDays, switchesForStats } from '../../src/db/repositories/front-days.js';
+import { frontStatsInParts, frontStatsOf, settleFrontDays, switchesForStats } from '../../src/db/repositories/front-days.js';
 import { deleteSwitch, editSwitch, recordSwitch } from '../../src/db/repositories/switches.js';
 import { DAY_MS, frontDaySpans } from '../../src/domain/front-days.js';
 import { frontStats, type StatsFilter } from '../../src/domain/front-stats.js';
@@ -58,6 +59,10 @@ const query = (maxDays: number) =>
     primary: fc.boolean(),
     members: fc.option(fc.subarray([0, 1, 2, 3, 4]), { nil: undefined }),
     hidden: fc.subarray([0, 1, 2, 3, 4], { maxLength: 2 }),
+    // Where the period is also cut into parts (frontStatsInParts): any times, plus every midnight
+    // of a time zone `zoneHours` from UTC (0: UTC days, which the summary serves whole).
+    cuts: fc.array(time(maxDays + 2), { maxLength: 6 }),
+    zoneHours: fc.option(fc.constantFrom(0, -3.5, 5.75, 13), { nil: undefined }),
   });
 
 const history = fc.constantFrom(12, 40, 700).chain((maxDays) =>
@@ -197,12 +202,42 @@ describe.each(DIALECTS)('front statistics from the summary (%s)', (dialect) => {
             const filter: StatsFilter = { primary: q.primary, shown: (alterId) => !hidden.has(alterId), ...members };
             const expected = frontStats({ from, to, switches: await switchesForStats(db, systemId, from, to), ...filter });
             expect(await frontStatsOf(db, systemId, from, to, filter), `${new Date(from).toISOString()}..${new Date(to).toISOString()} ${JSON.stringify(q)}`).toEqual(expected);
+            // In parts: each part is the fold of that part alone, the whole the fold of the whole.
+            const midnights: number[] = [];
+            if (q.zoneHours !== undefined) {
+              const shift = q.zoneHours * 3_600_000;
+              for (let at = Math.ceil((from + shift) / DAY_MS) * DAY_MS - shift; at < to; at += DAY_MS) midnights.push(at);
+            }
+            const cuts = [...new Set([...q.cuts, ...midnights])].filter((at) => at > from && at < to).sort((x, y) => x - y);
+            const inParts = await frontStatsInParts(db, systemId, from, to, cuts, filter);
+            const bounds = [from, ...cuts, to];
+            const expectedParts = await Promise.all(
+              bounds.slice(1).map(async (end, k) => {
+                const start = bounds[k] as number;
+                return frontStats({ from: start, to: end, switches: await switchesForStats(db, systemId, start, end), ...filter });
+              }),
+            );
+            expect(inParts, `in parts at ${cuts.map((at) => new Date(at).toISOString()).join(',')}`).toEqual({ ...expected, parts: expectedParts });
           }
           // Whole days on both sides, the whole history.
           const everything = { primary: false, shown: () => true };
           const wide = [T0 - 3 * DAY_MS, T0 + 800 * DAY_MS] as const;
           const folded = frontStats({ from: wide[0], to: wide[1], switches: await switchesForStats(db, systemId, ...wide), ...everything });
           expect(await frontStatsOf(db, systemId, ...wide, everything)).toEqual(folded);
+          // The whole history in UTC days and in days 3.5 hours behind UTC: each day the fold of that day.
+          for (const shift of [0, -3.5 * 3_600_000]) {
+            const cuts: number[] = [];
+            for (let at = wide[0] + DAY_MS - shift; at < wide[1]; at += DAY_MS) cuts.push(at);
+            const all = await switchesForStats(db, systemId, ...wide);
+            const bounds = [wide[0], ...cuts, wide[1]];
+            const days = bounds.slice(1).map((end, k) => {
+              const start = bounds[k] as number;
+              const before = all.filter((entry) => entry.at < start).at(-1);
+              const within = all.filter((entry) => entry.at >= start && entry.at < end);
+              return frontStats({ from: start, to: end, switches: before ? [before, ...within] : within, ...everything });
+            });
+            expect(await frontStatsInParts(db, systemId, ...wide, cuts, everything)).toEqual({ ...folded, parts: days });
+          }
         };
         // Behind (if a writer did not settle): read from the switches; then settled, from the summary.
         await check();

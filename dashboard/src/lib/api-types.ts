@@ -2767,11 +2767,15 @@ export interface paths {
          *
          *     `tag=<tag id>` lists only the tag’s members, and `nobody` is then the time none of them fronted (another user’s tag must show its members: 403 `tags-private` otherwise, 404 `unknown-tag` when it is hidden from you).
          *
+         *     `boundaries` (comma-separated ISO times, ascending, strictly inside the period, at most 399) also answers the period part by part in `parts` (n instants, n + 1 parts), each exactly what a call for that part alone answers, in one request: days, weeks or months in the caller’s own time zone, since the caller chooses the instants. A bad list is a 400 and nothing else is read.
+         *
          *     Another user’s statistics follow the rule of `GET /front/history`: refused (403 `alters-private`) unless their system shows its alters; the alters hidden from you are one row with `alterId: null` (the time any of them fronted; its `switches` and `lastFronted` null), never named.
          */
         get: {
             parameters: {
                 query?: {
+                    /** @description Also answer the period part by part: ISO times (with an offset), comma-separated, ascending, each strictly between the period's `from` and `to` (a `to` later than now counts as now), at most 399 of them. They cut the period into consecutive parts (n instants, n + 1 parts; an empty value, one part), answered in `parts`, each exactly what a call for that part alone would answer. The instants are yours, so parts can be days, weeks or months in any time zone. An unparsable, unsorted, repeated or outside instant is a 400. */
+                    boundaries?: string;
                     /** @description The period's start (default: 30 days before `to`). The period never starts before the system's first switch. */
                     from?: string;
                     /** @description `true`: count only the primary fronter of each switch (its first alter); default `false`: every co-fronter counts. */
@@ -7750,10 +7754,68 @@ export interface components {
                 seconds: number;
                 share: number;
             };
+            /** @description Only with `boundaries`: the period's parts in order, the first from the period's start to the first boundary, the last from the last boundary to its end. Each is what a call for that part alone answers (its `from` the later of the part's start and the first switch), and they add up to the period's figures. */
+            parts?: components["schemas"]["FrontStatsPart"][];
             /** Format: date-time */
             to: string;
         };
         FrontStatsInput: {
+            /** @description Only alters with time in the period, longest first. */
+            alters: {
+                /** @description The alter; null for the one row of every alter hidden from you (the time any of them fronted). */
+                alterId: number | null;
+                /** @description The last instant within the period when it fronted (`to` if it still fronts then); null for the hidden row. */
+                lastFronted: string | null;
+                /** @description Time fronting in the period, in seconds (millisecond precision). Co-fronting counts for each co-fronter. */
+                seconds: number;
+                /** @description `seconds` as a fraction of the period (0 to 1). */
+                share: number;
+                /** @description Switches that brought the alter into the front (into the primary place with `primary=true`) within the period; null for the hidden row. */
+                switches: number | null;
+            }[];
+            /**
+             * Format: date-time
+             * @description The period counted: from the later of `from` and the system's first switch (`to` when there is none before `to`).
+             */
+            from: string;
+            /** @description The time nobody fronted (with `tag`: none of its members). */
+            nobody: {
+                seconds: number;
+                share: number;
+            };
+            /** @description Only with `boundaries`: the period's parts in order, the first from the period's start to the first boundary, the last from the last boundary to its end. Each is what a call for that part alone answers (its `from` the later of the part's start and the first switch), and they add up to the period's figures. */
+            parts?: components["schemas"]["FrontStatsPartInput"][];
+            /** Format: date-time */
+            to: string;
+        };
+        FrontStatsPart: {
+            /** @description Only alters with time in the period, longest first. */
+            alters: {
+                /** @description The alter; null for the one row of every alter hidden from you (the time any of them fronted). */
+                alterId: number | null;
+                /** @description The last instant within the period when it fronted (`to` if it still fronts then); null for the hidden row. */
+                lastFronted: string | null;
+                /** @description Time fronting in the period, in seconds (millisecond precision). Co-fronting counts for each co-fronter. */
+                seconds: number;
+                /** @description `seconds` as a fraction of the period (0 to 1). */
+                share: number;
+                /** @description Switches that brought the alter into the front (into the primary place with `primary=true`) within the period; null for the hidden row. */
+                switches: number | null;
+            }[];
+            /**
+             * Format: date-time
+             * @description The period counted: from the later of `from` and the system's first switch (`to` when there is none before `to`).
+             */
+            from: string;
+            /** @description The time nobody fronted (with `tag`: none of its members). */
+            nobody: {
+                seconds: number;
+                share: number;
+            };
+            /** Format: date-time */
+            to: string;
+        };
+        FrontStatsPartInput: {
             /** @description Only alters with time in the period, longest first. */
             alters: {
                 /** @description The alter; null for the one row of every alter hidden from you (the time any of them fronted). */

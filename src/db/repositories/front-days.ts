@@ -3,11 +3,24 @@
 // with the period's partial edge days read from the switches themselves (frontStatsOf). The
 // answer is the one frontStats gives over every switch of the period, to the millisecond.
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { alterIdsOfList, DAY_MS, dayOf, FRONT_DAY_SPANS, frontDaySpans, spanStart, summarizeDays } from '../../domain/front-days.js';
+import {
+  alterIdsOfList,
+  DAY_MS,
+  dayOf,
+  FRONT_DAY_SPANS,
+  frontDaySpans,
+  planStatsParts,
+  spanStart,
+  summarizeDays,
+  summaryDaysOf,
+  sumStatsParts,
+  type StatsPartsRead,
+} from '../../domain/front-days.js';
 import {
   addEntries,
   addFrontTime,
   addSwitches,
+  addTotals,
   countedFrom,
   emptyTotals,
   frontStats,
@@ -216,8 +229,6 @@ export async function settleFrontDays(db: Executor, systemId: number): Promise<v
   await db.deleteFrom('front_days_stale').where('system_id', '=', systemId).execute();
 }
 
-/** Periods shorter than this many whole days are read from the switches alone (a day or two of them). */
-const MIN_SUMMARY_DAYS = 1;
 
 interface StatsPartRow {
   kind: number;
@@ -241,9 +252,9 @@ const TAIL = 5;
  * summary is behind (`front_days_stale`: a writer that did not settle) is read that way.
  */
 export async function frontStatsOf(db: Executor, systemId: number, from: number, to: number, filter: StatsFilter): Promise<FrontStats> {
-  const firstDay = Math.ceil(from / DAY_MS);
-  const endDay = Math.floor(to / DAY_MS);
-  if (endDay - firstDay < MIN_SUMMARY_DAYS) return frontStatsFromSwitches(db, systemId, from, to, filter);
+  const days = summaryDaysOf(from, to);
+  if (!days) return frontStatsFromSwitches(db, systemId, from, to, filter);
+  const { firstDay, endDay } = days;
   const middleStart = firstDay * DAY_MS;
   const middleEnd = endDay * DAY_MS;
   // The whole days as the fewest summary rows (a few dozen runs of days for five years).
@@ -315,4 +326,117 @@ export async function frontStatsOf(db: Executor, systemId: number, from: number,
 async function frontStatsFromSwitches(db: Executor, systemId: number, from: number, to: number, filter: StatsFilter): Promise<FrontStats> {
   const switches = await switchesForStats(db, systemId, from, to);
   return frontStats({ from, to, switches, ...filter });
+}
+
+const BEFORE = 6;
+const WITHIN = 7;
+
+interface StatsPartsRow {
+  kind: number;
+  at: number | string | null;
+  list: string | null;
+  a: number | string | null;
+  b: number | string | null;
+  c: number | string | null;
+}
+
+/**
+ * The statistics of [from, to) cut at `boundaries` (statsBoundaries: ascending, strictly inside):
+ * the period's figures with `parts`, each part exactly what frontStatsOf answers for it alone, and
+ * the period's the sum of its parts' (front-stats.ts: they add up exactly). One statement reads
+ * every part (domain/front-days.ts, planStatsParts): the summary's runs of all their whole days and
+ * the switches of all their edges, so a year of daily parts costs about what the year costs alone.
+ */
+export async function frontStatsInParts(
+  db: Executor,
+  systemId: number,
+  from: number,
+  to: number,
+  boundaries: readonly number[],
+  filter: StatsFilter,
+): Promise<FrontStats> {
+  const bounds = [from, ...boundaries, to];
+  let plan = planStatsParts(bounds, true);
+  let read = await readStatsParts(db, systemId, plan);
+  // A summary behind (a writer that did not settle): every part from the switches, as frontStatsOf does.
+  if (read.stale) read = await readStatsParts(db, systemId, (plan = planStatsParts(bounds, false)));
+  const totals = sumStatsParts(plan.parts, read, filter);
+  const whole = emptyTotals();
+  const parts = plan.parts.map((part, index) => {
+    const sums = totals[index] as ReturnType<typeof emptyTotals>;
+    addTotals(whole, sums);
+    return statsOfTotals(sums, countedFrom(part.from, part.to, read.firstAt), part.to);
+  });
+  return { ...statsOfTotals(whole, countedFrom(from, to, read.firstAt), to), parts };
+}
+
+/** planStatsParts's reads, in one statement (one snapshot on either database). */
+async function readStatsParts(db: Executor, systemId: number, plan: ReturnType<typeof planStatsParts>): Promise<StatsPartsRead & { stale: boolean }> {
+  const { runs, switchRanges } = plan;
+  // The ranges as VALUES lists of literal integers (never parameters: a year of parts would be
+  // thousands of them; columns column1, column2… on both databases), joined to the tables: no OR
+  // chain, whose depth SQLite bounds.
+  const runList = sql.join(runs.map((run) => sql`(${sql.lit(run.span)}, ${sql.lit(run.from)}, ${sql.lit(run.to)})`));
+  const rangeList = sql.join(switchRanges.map((range) => sql`(${sql.lit(range.lo)}, ${sql.lit(range.hi)})`));
+  const branches = [
+    sql`select ${sql.lit(FIRST)} as kind, (select min(switched_at) from switches where system_id = ${systemId}) as at, cast(null as text) as list,
+      (select count(*) from front_days_stale where system_id = ${systemId}) as a, cast(null as bigint) as b, cast(null as bigint) as c`,
+    sql`select ${sql.lit(NEWEST)}, n.switched_at, n.alter_list, cast(null as bigint), cast(null as bigint), cast(null as bigint)
+      from (select switched_at, alter_list from switches where system_id = ${systemId} order by switched_at desc, id desc limit 1) n`,
+  ];
+  if (runs.length > 0) {
+    branches.push(
+      sql`select ${sql.lit(TIMES)}, cast(f.last_at as bigint), f.alter_list, cast(f.ms as bigint), cast(f.day as bigint), cast(null as bigint)
+        from (values ${runList}) r join front_days f on f.system_id = ${systemId} and f.span = r.column1 and f.day >= r.column2 and f.day < r.column3`,
+      sql`select ${sql.lit(ENTRIES)}, cast(e.alter_id as bigint), cast(null as text), cast(e.entries as bigint), cast(e.primary_entries as bigint), cast(e.day as bigint)
+        from (values ${runList}) r join front_day_entries e on e.system_id = ${systemId} and e.span = r.column1 and e.day >= r.column2 and e.day < r.column3`,
+    );
+  }
+  if (switchRanges.length > 0) {
+    branches.push(
+      // The switch in effect at each range's start.
+      sql`select ${sql.lit(BEFORE)}, s.switched_at, s.alter_list, cast(s.id as bigint), cast(null as bigint), cast(null as bigint)
+        from (select (select id from switches where system_id = ${systemId} and switched_at < q.column1 order by switched_at desc, id desc limit 1) as id
+          from (values ${rangeList}) q) p
+        join switches s on s.id = p.id`,
+      // Those within the ranges as one string, as switchesForStats reads them.
+      sql`select ${sql.lit(WITHIN)}, cast(null as bigint), string_agg(w.entry, ';'), cast(null as bigint), cast(null as bigint), cast(null as bigint)
+        from (select cast(s.switched_at as text) || ' ' || cast(s.id as text) || ' ' || s.alter_list as entry
+          from (values ${rangeList}) q join switches s on s.system_id = ${systemId} and s.switched_at >= q.column1 and s.switched_at < q.column2
+          order by s.switched_at, s.id) w`,
+    );
+  }
+  const result = await sql<StatsPartsRow>`${sql.join(branches, sql` union all `)}`.execute(db);
+
+  let firstAt: number | undefined;
+  let stale = false;
+  let newest: StatsPartsRead['newest'];
+  const times: Array<StatsPartsRead['times'][number]> = [];
+  const entries: Array<StatsPartsRead['entries'][number]> = [];
+  const switches = new Map<number, StatsSwitch & { id: number }>();
+  for (const row of result.rows) {
+    switch (Number(row.kind)) {
+      case FIRST:
+        firstAt = row.at === null ? undefined : Number(row.at);
+        stale = Number(row.a) > 0;
+        break;
+      case NEWEST:
+        newest = { at: Number(row.at), alterIds: alterIdsOfList(row.list ?? '') };
+        break;
+      case TIMES:
+        times.push({ day: Number(row.b), alterList: row.list ?? '', ms: Number(row.a), last: Number(row.at) });
+        break;
+      case ENTRIES:
+        entries.push({ day: Number(row.c), alterId: Number(row.at), entries: Number(row.a), primaryEntries: Number(row.b) });
+        break;
+      case BEFORE:
+        switches.set(Number(row.a), { at: Number(row.at), id: Number(row.a), alterIds: alterIdsOfList(row.list ?? '') });
+        break;
+      case WITHIN:
+        for (const entry of parseStatsList(row.list ?? '').entries) switches.set(entry.id, entry);
+        break;
+    }
+  }
+  const ordered = [...switches.values()].sort((a, b) => a.at - b.at || a.id - b.id);
+  return { firstAt, stale, newest, times, entries, switches: ordered };
 }

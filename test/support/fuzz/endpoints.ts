@@ -255,6 +255,7 @@ export function v1Endpoints(fixtures: Fixtures): V1Endpoint[] {
         to: ['2026-02-01T00:00:00Z', '2099-01-01T00:00:00Z', '0000-01-02T00:00:00Z', '1970-01-01T00:00:00-12:00'],
         tag: [String(fixtures.ownerTagId), '999999', '0', 'x'],
         primary: ['true', 'false', '1', ''],
+        boundaries: ['2026-01-15T00:00:00Z', '2026-01-10T03:30:00Z,2026-01-20T00:00:00+05:45', '', ',', 'x', '2026-01-20T00:00:00Z,2026-01-10T00:00:00Z', '2026-01-15T00:00:00Z,2026-01-15T00:00:00Z'],
       },
       body: undefined,
       clean: { path: fc.constantFrom('@me', OWNER, OTHER).map(at('/front/stats')), query: validStatsQuery },

@@ -3,12 +3,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { findAlters } from '../../../db/repositories/alters.js';
-import { frontStatsOf } from '../../../db/repositories/front-days.js';
+import { frontStatsInParts, frontStatsOf } from '../../../db/repositories/front-days.js';
 import { alterBitsForStats, currentSwitch, deleteSwitch, editSwitch, newestSwitchByClient, recordSwitch, switchHistory } from '../../../db/repositories/switches.js';
 import { findTag } from '../../../db/repositories/tags.js';
 import type { Schema } from '../../../db/tables.js';
 import type { Alter } from '../../../domain/alter.js';
-import { DEFAULT_STATS_DAYS, FrontStats, FrontStatsQuery, statsPeriod } from '../../../domain/front-stats.js';
+import { DEFAULT_STATS_DAYS, FrontStats, FrontStatsQuery, MAX_STATS_PARTS, statsBoundaries, statsPeriod } from '../../../domain/front-stats.js';
 import {
   DEFAULT_FRONT_HISTORY_PAGE,
   DeleteSwitchResponse,
@@ -210,6 +210,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
           'Per alter: time fronting in the period (`seconds`), its `share` of the period (0 to 1), `switches` that brought it into the front and `lastFronted` (the last instant in the period when it fronted; `to` if it still does then). Co-fronting counts for each co-fronter; `primary=true` counts only the primary fronter. `nobody`: the time no one fronted. Only alters with time in the period are listed, longest first.',
           `The period: \`from\` and \`to\` (ISO times) default to the last ${DEFAULT_STATS_DAYS} days; a \`to\` later than now counts as now; reversed or longer than 5 years is 400. It starts no earlier than the system’s first switch (the answer’s \`from\`).`,
           '`tag=<tag id>` lists only the tag’s members, and `nobody` is then the time none of them fronted (another user’s tag must show its members: 403 `tags-private` otherwise, 404 `unknown-tag` when it is hidden from you).',
+          `\`boundaries\` (comma-separated ISO times, ascending, strictly inside the period, at most ${MAX_STATS_PARTS - 1}) also answers the period part by part in \`parts\` (n instants, n + 1 parts), each exactly what a call for that part alone answers, in one request: days, weeks or months in the caller’s own time zone, since the caller chooses the instants. A bad list is a 400 and nothing else is read.`,
           'Another user’s statistics follow the rule of `GET /front/history`: refused (403 `alters-private`) unless their system shows its alters; the alters hidden from you are one row with `alterId: null` (the time any of them fronted; its `switches` and `lastFronted` null), never named.',
         ].join('\n\n'),
         security: security('system:read'),
@@ -222,6 +223,7 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       const { viewer, system } = targetOf(request);
       frontPolicy(system, viewer);
       const { from, to } = statsPeriod(request.query, Date.now());
+      const boundaries = request.query.boundaries === undefined ? undefined : statsBoundaries(request.query.boundaries, { from, to });
       let members: Set<number> | undefined;
       if (request.query.tag !== undefined) {
         const policy = tagLoadPolicy(system, viewer);
@@ -236,7 +238,8 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
         const bits = new Map((await alterBitsForStats(db, system.id)).map((alter) => [alter.id, alter.public]));
         shown = (alterId) => alterExistsFor(bits.get(alterId) ?? 0, system, viewer);
       }
-      return { data: await frontStatsOf(db, system.id, from, to, { primary: request.query.primary === 'true', ...(members ? { members } : {}), shown }) };
+      const filter = { primary: request.query.primary === 'true', ...(members ? { members } : {}), shown };
+      return { data: boundaries ? await frontStatsInParts(db, system.id, from, to, boundaries, filter) : await frontStatsOf(db, system.id, from, to, filter) };
     },
   );
 };
