@@ -340,8 +340,16 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     const lastDay = (await localInput(page, new Date().toISOString())).slice(0, 10);
     await page.getByLabel('First day').fill(firstDay);
     await page.getByLabel('Last day').fill(lastDay);
+    // One statistics request for the period and its five days, cut at the four local midnights between.
+    const statsRequests: URL[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.endsWith('/front/stats')) statsRequests.push(url);
+    });
     await page.getByRole('button', { name: 'Show statistics' }).click();
     await eventually(() => partsTable.locator('tbody tr').count()).toBe(5);
+    expect(statsRequests).toHaveLength(1);
+    expect(statsRequests[0]?.searchParams.get('boundaries')?.split(',')).toHaveLength(4);
     const from = (await page.locator('time.from').getAttribute('datetime')) as string;
     const to = (await page.locator('time.to').getAttribute('datetime')) as string;
     // The period starts at local midnight of the first day.
@@ -362,7 +370,8 @@ describe.runIf(RUN_BROWSER_SUITES).each(DIALECTS)('the dashboard’s tags, histo
     const ash = answer.alters.find((row) => row.alterId === ids.ash);
     expect(Number(await page.locator('.chart rect[fill="#aa3355"]').first().getAttribute('width'))).toBeCloseTo((ash?.share ?? Number.NaN) * 100, 6);
 
-    // Each day's row holds that day's statistics, as the API counts them for that day.
+    // Each day's row holds that day's statistics, as the API counts them for that day alone (a
+    // call per day here: the page's one request must agree with them).
     const dayRows = partsTable.locator('tbody tr');
     const header = await partsTable.locator('thead th').allTextContents();
     for (let index = 0; index < 5; index++) {

@@ -1,7 +1,8 @@
 // The periods the statistics screen reads: the presets (the last 7 days, 30 days, a year) or the
-// member's own dates, and the parts its per-day view splits a period into. The parts are days in
-// the browser's time zone for a month or less; longer periods would be hundreds of bars (and
-// requests), so they go by week up to half a year and by calendar month beyond.
+// member's own dates, and the parts its per-day view splits a period into (sent as the statistics
+// request's `boundaries`, so the API counts each part). The parts are days in the browser's time
+// zone for a month or less; longer periods would be hundreds of bars, so they go by week up to
+// half a year and by calendar month beyond.
 import { addDays, startOfDay } from './local-time';
 
 export type Preset = '7d' | '30d' | '1y' | 'custom';
