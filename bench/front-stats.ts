@@ -11,7 +11,8 @@
 // `front-stats` (rows 11c, 11d).
 import { pathToFileURL } from 'node:url';
 import { migrateToLatest, openDatabase, type Database } from '../src/db/database.js';
-import { frontStatsOf, settleFrontDays, switchesForStats } from '../src/db/repositories/front-days.js';
+import { frontStatsInParts, frontStatsOf, settleFrontDays, switchesForStats } from '../src/db/repositories/front-days.js';
+import { DAY_MS } from '../src/domain/front-days.js';
 import { frontStats } from '../src/domain/front-stats.js';
 import { recordSwitch } from '../src/db/repositories/switches.js';
 import { usernameKey } from '../src/domain/username-key.js';
@@ -48,6 +49,12 @@ export interface FrontStatsBenchResult {
   write: Timing & { runs: number };
   /** settleFrontDays alone for such a switch, inside its transaction (the write's added work). */
   settle: Timing & { runs: number };
+  /**
+   * The last 365 days part by part (the dashboard's per-day view of a year): one frontStatsInParts
+   * (GET /front/stats?boundaries=…) against 365 frontStatsOf calls (a request per day), in UTC
+   * days (the summary serves each whole) and in days 3.5 hours behind UTC (it serves none).
+   */
+  daily: Record<'utc' | 'offset', { parts: Timing & { runs: number }; calls: Timing & { runs: number } }>;
 }
 
 const YEAR = 365 * 24 * 3_600_000;
@@ -189,7 +196,32 @@ export async function benchFrontStats(opts: FrontStatsBenchOptions): Promise<Fro
         settleTimes.push(performance.now() - started);
       });
     }
+    // A year day by day: in one request against a request per day (answers checked equal first).
+    const dailyOf = async (shiftHours: number) => {
+      const shift = shiftHours * 3_600_000;
+      const end = Math.floor((now + shift) / DAY_MS) * DAY_MS - shift;
+      const bounds = Array.from({ length: 366 }, (_, k) => end - (365 - k) * DAY_MS);
+      const start = bounds[0] as number;
+      const cuts = bounds.slice(1, -1);
+      const inParts = await frontStatsInParts(db, systemId, start, end, cuts, everyone);
+      const calls = async () => Promise.all(bounds.slice(1).map((to, k) => frontStatsOf(db, systemId, bounds[k] as number, to, everyone)));
+      if (JSON.stringify(inParts.parts) !== JSON.stringify(await calls())) throw new Error(`the parts differ from the calls (${shiftHours} h)`);
+      const partsTimes: number[] = [];
+      const callsTimes: number[] = [];
+      for (let i = 0; i < (opts.quick ? 3 : 10); i++) {
+        let started = performance.now();
+        await frontStatsInParts(db, systemId, start, end, cuts, everyone);
+        partsTimes.push(performance.now() - started);
+        started = performance.now();
+        // One after the other, as requests four at a time would still each be a statement.
+        for (const [k, to] of bounds.slice(1).entries()) await frontStatsOf(db, systemId, bounds[k] as number, to, everyone);
+        callsTimes.push(performance.now() - started);
+      }
+      return { parts: { ...timing(partsTimes), runs: partsTimes.length }, calls: { ...timing(callsTimes), runs: callsTimes.length } };
+    };
+    const daily = { utc: await dailyOf(0), offset: await dailyOf(-3.5) };
     return {
+      daily,
       switches,
       seedSeconds,
       summarySeconds,
@@ -218,4 +250,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`the whole year (${result.year.runs}): ${ms(result.year)}  (before the summary: ${ms(result.foldYear)})`);
   console.log(`baseline, the year's rows read plainly: ${ms(result.plainYear)}`);
   console.log(`a switch recorded at the end (${result.write.runs}, durable commit): ${ms(result.write)}; of which the summary's settling: ${ms(result.settle)}`);
+  for (const [name, daily] of [['UTC days', result.daily.utc], ['days 3.5 h behind UTC', result.daily.offset]] as const) {
+    console.log(`365 ${name} (${daily.parts.runs}): in one request ${ms(daily.parts)}; a call per day ${ms(daily.calls)}`);
+  }
 }

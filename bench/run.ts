@@ -562,7 +562,7 @@ async function frontStatsBenchmark(dialect: 'sqlite' | 'postgres', postgresUrl?:
   rows.push({
     id: dialect === 'sqlite' ? '11c' : '11d',
     name: `Front statistics (${label}): ${fmt(r.switches)} switches over a year, random periods within it and the whole year (\`frontStatsOf\`, as GET /front/stats: whole days from the per-day summary, built in ${fmt(r.summarySeconds, 2)} s, edge days from the switches)`,
-    measured: `random periods (${r.random.runs}): p50 ${fmt(r.random.p50, 1)} ms, p99 ${fmt(r.random.p99, 1)} ms; the whole year (${r.year.runs}): p50 ${fmt(r.year.p50, 1)} ms, p99 ${fmt(r.year.p99, 1)} ms; a switch recorded at the end: p50 ${fmt(r.write.p50, 1)} ms (settling the summary p50 ${fmt(r.settle.p50, 1)} ms)`,
+    measured: `random periods (${r.random.runs}): p50 ${fmt(r.random.p50, 1)} ms, p99 ${fmt(r.random.p99, 1)} ms; the whole year (${r.year.runs}): p50 ${fmt(r.year.p50, 1)} ms, p99 ${fmt(r.year.p99, 1)} ms; a switch recorded at the end: p50 ${fmt(r.write.p50, 1)} ms (settling the summary p50 ${fmt(r.settle.p50, 1)} ms); the last 365 days day by day in one request (\`boundaries\`): UTC days p50 ${fmt(r.daily.utc.parts.p50, 1)} ms against ${fmt(r.daily.utc.calls.p50, 1)} ms for a call per day, days 3.5 h behind UTC p50 ${fmt(r.daily.offset.parts.p50, 1)} ms against ${fmt(r.daily.offset.calls.p50, 1)} ms`,
     baseline: `the year's rows read plainly: p50 ${fmt(r.plainYear.p50, 1)} ms, p99 ${fmt(r.plainYear.p99, 1)} ms; every switch folded (before the summary): random p50 ${fmt(r.foldRandom.p50, 1)} ms, p99 ${fmt(r.foldRandom.p99, 1)} ms, the year p50 ${fmt(r.foldYear.p50, 1)} ms, p99 ${fmt(r.foldYear.p99, 1)} ms`,
     ratio: fmt(r.year.p50 / Math.max(r.plainYear.p50, 0.001), 2),
     target: 'p99 < 50 ms',

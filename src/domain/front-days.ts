@@ -273,7 +273,14 @@ export function sumStatsParts(parts: readonly StatsPartPlan[], read: StatsPartsR
     }
     throw new Error(`a summary row of day ${day} belongs to no part`);
   };
-  for (const row of read.times) addFrontTime(totals[partOfDay(row.day)] as StatsTotals, alterIdsOfList(row.alterList), row.ms, row.last, filter);
+  // A year of days repeats the same lists of alters thousands of times: each is parsed once.
+  const lists = new Map<string, number[]>();
+  const idsOf = (list: string): number[] => {
+    let ids = lists.get(list);
+    if (!ids) lists.set(list, (ids = alterIdsOfList(list)));
+    return ids;
+  };
+  for (const row of read.times) addFrontTime(totals[partOfDay(row.day)] as StatsTotals, idsOf(row.alterList), row.ms, row.last, filter);
   for (const row of read.entries) addEntries(totals[partOfDay(row.day)] as StatsTotals, row.alterId, filter.primary ? row.primaryEntries : row.entries, filter);
   const { newest, switches } = read;
   for (const [index, part] of parts.entries()) {

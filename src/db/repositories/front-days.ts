@@ -413,7 +413,8 @@ async function readStatsParts(db: Executor, systemId: number, plan: ReturnType<t
   let newest: StatsPartsRead['newest'];
   const times: Array<StatsPartsRead['times'][number]> = [];
   const entries: Array<StatsPartsRead['entries'][number]> = [];
-  const switches = new Map<number, StatsSwitch & { id: number }>();
+  const befores: Array<StatsSwitch & { id: number }> = [];
+  let within: Array<StatsSwitch & { id: number }> = [];
   for (const row of result.rows) {
     switch (Number(row.kind)) {
       case FIRST:
@@ -430,13 +431,34 @@ async function readStatsParts(db: Executor, systemId: number, plan: ReturnType<t
         entries.push({ day: Number(row.c), alterId: Number(row.at), entries: Number(row.a), primaryEntries: Number(row.b) });
         break;
       case BEFORE:
-        switches.set(Number(row.a), { at: Number(row.at), id: Number(row.a), alterIds: alterIdsOfList(row.list ?? '') });
+        befores.push({ at: Number(row.at), id: Number(row.a), alterIds: alterIdsOfList(row.list ?? '') });
         break;
-      case WITHIN:
-        for (const entry of parseStatsList(row.list ?? '').entries) switches.set(entry.id, entry);
+      case WITHIN: {
+        const parsed = parseStatsList(row.list ?? '');
+        within = parsed.entries;
+        if (!parsed.ordered) within.sort(byTimeAndId);
         break;
+      }
     }
   }
-  const ordered = [...switches.values()].sort((a, b) => a.at - b.at || a.id - b.id);
-  return { firstAt, stale, newest, times, entries, switches: ordered };
+  // The few switches in effect at the ranges' starts merged into the (many, ordered) ones within
+  // them, once each: a year's 100,000 are not sorted again.
+  befores.sort(byTimeAndId);
+  const switches: Array<StatsSwitch & { id: number }> = [];
+  let next = 0;
+  for (const entry of within) {
+    while (next < befores.length && byTimeAndId(befores[next] as StatsSwitch & { id: number }, entry) < 0) {
+      pushOnce(switches, befores[next++] as StatsSwitch & { id: number });
+    }
+    pushOnce(switches, entry);
+  }
+  while (next < befores.length) pushOnce(switches, befores[next++] as StatsSwitch & { id: number });
+  return { firstAt, stale, newest, times, entries, switches };
+}
+
+const byTimeAndId = (a: StatsSwitch & { id: number }, b: StatsSwitch & { id: number }): number => a.at - b.at || a.id - b.id;
+
+/** Appends `entry` to the ordered `list` unless it is its last one already (a switch both in effect at a range's start and within an earlier range). */
+function pushOnce(list: Array<StatsSwitch & { id: number }>, entry: StatsSwitch & { id: number }): void {
+  if (list.at(-1)?.id !== entry.id) list.push(entry);
 }
