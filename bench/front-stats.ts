@@ -72,6 +72,13 @@ function random(seed: number): () => number {
 async function seed(db: Database['db'], switches: number, now: number): Promise<number> {
   await db.insertInto('users').values({ id: '500000000000000011', username: 'bench-stats', created_at: now }).execute();
   const system = await db.insertInto('systems').values({ user_id: '500000000000000011', name: 'Bench', created_at: now }).returning('id').executeTakeFirstOrThrow();
+  await seedSwitches(db, Number(system.id), switches, now);
+  return Number(system.id);
+}
+
+/** 20 alters and `switches` switches over the year before `now` (1 to 3 alters each) for an existing system. */
+export async function seedSwitches(db: Database['db'], systemId: number, switches: number, now: number): Promise<void> {
+  const system = { id: systemId };
   const alters = await db
     .insertInto('alters')
     .values(Array.from({ length: 20 }, (_, k) => ({ system_id: system.id, username: `alter-${k}`, username_key: usernameKey(`alter-${k}`), display_name: `Alter ${k}`, created_at: now })))
@@ -101,7 +108,6 @@ async function seed(db: Database['db'], switches: number, now: number): Promise<
       await trx.insertInto('switch_members').values(members).execute();
     });
   }
-  return Number(system.id);
 }
 
 function timing(times: number[]): Timing {
