@@ -2,7 +2,7 @@
 // the switches (settleFrontDays, in each writer's transaction) and read for a period's whole days,
 // with the period's partial edge days read from the switches themselves (frontStatsOf). The
 // answer is the one frontStats gives over every switch of the period, to the millisecond.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import {
   alterIdsOfList,
   DAY_MS,
@@ -373,6 +373,7 @@ export async function frontStatsInParts(
 /** planStatsParts's reads, in one statement (one snapshot on either database). */
 async function readStatsParts(db: Executor, systemId: number, plan: ReturnType<typeof planStatsParts>): Promise<StatsPartsRead & { stale: boolean }> {
   const { runs, switchRanges } = plan;
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   // The ranges as VALUES lists of literal integers (never parameters: a year of parts would be
   // thousands of them; columns column1, column2… on both databases), joined to the tables: no OR
   // chain, whose depth SQLite bounds.
@@ -399,11 +400,14 @@ async function readStatsParts(db: Executor, systemId: number, plan: ReturnType<t
         from (select (select id from switches where system_id = ${systemId} and switched_at < q.column1 order by switched_at desc, id desc limit 1) as id
           from (values ${rangeList}) q) p
         join switches s on s.id = p.id`,
-      // Those within the ranges as one string, as switchesForStats reads them.
+      // Those within the ranges as one string, as switchesForStats reads them. SQLite reads the
+      // ranges in the order given, each along the (system, time, id) index, so they come ordered
+      // without sorting a year of them in a temporary tree (parseStatsList checks, and they are
+      // sorted if not); PostgreSQL is asked for the order.
       sql`select ${sql.lit(WITHIN)}, cast(null as bigint), string_agg(w.entry, ';'), cast(null as bigint), cast(null as bigint), cast(null as bigint)
         from (select cast(s.switched_at as text) || ' ' || cast(s.id as text) || ' ' || s.alter_list as entry
           from (values ${rangeList}) q join switches s on s.system_id = ${systemId} and s.switched_at >= q.column1 and s.switched_at < q.column2
-          order by s.switched_at, s.id) w`,
+          ${postgres ? sql`order by s.switched_at, s.id` : sql``}) w`,
     );
   }
   const result = await sql<StatsPartsRow>`${sql.join(branches, sql` union all `)}`.execute(db);
