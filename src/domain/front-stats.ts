@@ -27,7 +27,7 @@ export const FrontStatsQuery = z.strictObject({
     .max(MAX_BOUNDARIES_LENGTH)
     .optional()
     .describe(
-      `Also answer the period part by part: ISO times (with an offset), comma-separated, ascending, each strictly between the period's \`from\` and \`to\` (a \`to\` later than now counts as now), at most ${MAX_STATS_PARTS - 1} of them. They cut the period into consecutive parts (n instants, n + 1 parts; an empty value, one part), answered in \`parts\`, each exactly what a call for that part alone would answer. The instants are yours, so parts can be days, weeks or months in any time zone. An unparsable, unsorted, repeated or outside instant is a 400.`,
+      `Also answer the period part by part: ISO times (with an offset), comma-separated, ascending, each strictly between the period's \`from\` and the \`to\` asked for, at most ${MAX_STATS_PARTS - 1} of them. They cut the period into consecutive parts (n instants, n + 1 parts; an empty value, one part), answered in \`parts\`, each exactly what a call for that part alone would answer. The instants are yours, so parts can be days, weeks or months in any time zone. A \`to\` later than now counts as now, and so does an instant: the parts after now are empty (\`from\` = \`to\` = now), so a caller whose clock runs ahead is not refused. An unparsable, unsorted, repeated or outside instant is a 400.`,
     ),
 });
 export type FrontStatsQuery = z.infer<typeof FrontStatsQuery>;
@@ -86,10 +86,11 @@ export function statsPeriod(query: { from?: string | undefined; to?: string | un
 
 /**
  * The instants of `boundaries` (FrontStatsQuery) that cut the period [from, to) (as statsPeriod
- * resolved it) into parts: ascending, each strictly inside it, at most MAX_STATS_PARTS - 1. An
+ * resolved it) into parts: ascending, each after `from` and before the `to` asked for (`askedTo`,
+ * which may be later than now: the parts after now are empty), at most MAX_STATS_PARTS - 1. An
  * empty value cuts nothing (one part). Anything else is a 400 naming the instant at fault.
  */
-export function statsBoundaries(value: string, period: { from: number; to: number }): number[] {
+export function statsBoundaries(value: string, period: { from: number; to: number }, askedTo = period.to): number[] {
   if (value === '') return [];
   const items = value.split(',');
   if (items.length > MAX_STATS_PARTS - 1) {
@@ -100,8 +101,8 @@ export function statsBoundaries(value: string, period: { from: number; to: numbe
     const which = `boundaries: instant ${index + 1} (${JSON.stringify(item.slice(0, 40))})`;
     if (!IsoDateTime.safeParse(item).success) throw new Problem('validation', `${which} is not an ISO date-time with an offset`, 'boundaries');
     const at = Date.parse(item);
-    if (at <= period.from || at >= period.to) {
-      throw new Problem('validation', `${which} is not strictly between the period's from and to (a to later than now counts as now)`, 'boundaries');
+    if (at <= period.from || at >= Math.max(period.to, askedTo)) {
+      throw new Problem('validation', `${which} is not strictly between the period's from and to`, 'boundaries');
     }
     const previous = instants.at(-1);
     if (previous !== undefined && at <= previous) throw new Problem('validation', `${which} is not after the one before it: the list must be ascending, without repeats`, 'boundaries');

@@ -2774,7 +2774,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description Also answer the period part by part: ISO times (with an offset), comma-separated, ascending, each strictly between the period's `from` and `to` (a `to` later than now counts as now), at most 399 of them. They cut the period into consecutive parts (n instants, n + 1 parts; an empty value, one part), answered in `parts`, each exactly what a call for that part alone would answer. The instants are yours, so parts can be days, weeks or months in any time zone. An unparsable, unsorted, repeated or outside instant is a 400. */
+                    /** @description Also answer the period part by part: ISO times (with an offset), comma-separated, ascending, each strictly between the period's `from` and the `to` asked for, at most 399 of them. They cut the period into consecutive parts (n instants, n + 1 parts; an empty value, one part), answered in `parts`, each exactly what a call for that part alone would answer. The instants are yours, so parts can be days, weeks or months in any time zone. A `to` later than now counts as now, and so does an instant: the parts after now are empty (`from` = `to` = now), so a caller whose clock runs ahead is not refused. An unparsable, unsorted, repeated or outside instant is a 400. */
                     boundaries?: string;
                     /** @description The period's start (default: 30 days before `to`). The period never starts before the system's first switch. */
                     from?: string;

@@ -341,7 +341,8 @@ interface StatsPartsRow {
 }
 
 /**
- * The statistics of [from, to) cut at `boundaries` (statsBoundaries: ascending, strictly inside):
+ * The statistics of [from, to) cut at `boundaries` (statsBoundaries: ascending, after `from`; those
+ * not before `to`, which is now at the latest, cut nothing but add an empty part each at `to`):
  * the period's figures with `parts`, each part exactly what frontStatsOf answers for it alone, and
  * the period's the sum of its parts' (front-stats.ts: they add up exactly). One statement reads
  * every part (domain/front-days.ts, planStatsParts): the summary's runs of all their whole days and
@@ -355,7 +356,8 @@ export async function frontStatsInParts(
   boundaries: readonly number[],
   filter: StatsFilter,
 ): Promise<FrontStats> {
-  const bounds = [from, ...boundaries, to];
+  const inside = boundaries.filter((at) => at < to);
+  const bounds = [from, ...inside, to];
   let plan = planStatsParts(bounds, true);
   let read = await readStatsParts(db, systemId, plan);
   // A summary behind (a writer that did not settle): every part from the switches, as frontStatsOf does.
@@ -367,6 +369,8 @@ export async function frontStatsInParts(
     addTotals(whole, sums);
     return statsOfTotals(sums, countedFrom(part.from, part.to, read.firstAt), part.to);
   });
+  // Parts after now: nothing has happened in them yet.
+  for (let i = inside.length; i < boundaries.length; i++) parts.push(statsOfTotals(emptyTotals(), to, to));
   return { ...statsOfTotals(whole, countedFrom(from, to, read.firstAt), to), parts };
 }
 

@@ -107,6 +107,24 @@ describe.each(DIALECTS)('front statistics in parts (%s)', (dialect) => {
     expect(answer.parts).toEqual([nothing(early + DAY), nothing(first - H), await stats(owner, period(first - H, to))]);
   });
 
+  it('answers the parts after now as empty (a caller whose clock runs ahead), and still refuses one past the to asked for', async () => {
+    const now = Date.now();
+    const askedTo = now + 2 * DAY;
+    const cuts = [now - DAY, now + H, now + DAY];
+    const answer = await stats(owner, `${period(now - 2 * DAY, askedTo)}&boundaries=${encodeURIComponent(cuts.map(iso).join(','))}`);
+    const end = answer.to;
+    expect(Date.parse(end)).toBeLessThan(now + H);
+    expect(answer.parts?.map((part) => [part.from, part.to])).toEqual([
+      [iso(now - 2 * DAY), iso(now - DAY)],
+      [iso(now - DAY), end],
+      [end, end],
+      [end, end],
+    ]);
+    for (const empty of answer.parts?.slice(2) ?? []) expect(empty).toEqual({ from: end, to: end, alters: [], nobody: { seconds: 0, share: 0 } });
+    const past = await owner.call('GET', `/v1/users/@me/front/stats?${period(now - 2 * DAY, askedTo)}&boundaries=${encodeURIComponent(iso(askedTo + H))}`);
+    expect({ status: past.status, fields: errorFields(past) }).toEqual({ status: 400, fields: ['boundaries'] });
+  });
+
   it.each([
     ['unsorted', (cuts: number[]) => [cuts[1], cuts[0]].map((at) => iso(at as number)).join(',')],
     ['a repeated instant', (cuts: number[]) => [cuts[0], cuts[0]].map((at) => iso(at as number)).join(',')],

@@ -223,7 +223,8 @@ export const frontRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> = async 
       const { viewer, system } = targetOf(request);
       frontPolicy(system, viewer);
       const { from, to } = statsPeriod(request.query, Date.now());
-      const boundaries = request.query.boundaries === undefined ? undefined : statsBoundaries(request.query.boundaries, { from, to });
+      const askedTo = request.query.to === undefined ? to : Date.parse(request.query.to);
+      const boundaries = request.query.boundaries === undefined ? undefined : statsBoundaries(request.query.boundaries, { from, to }, askedTo);
       let members: Set<number> | undefined;
       if (request.query.tag !== undefined) {
         const policy = tagLoadPolicy(system, viewer);
