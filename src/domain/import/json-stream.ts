@@ -1,10 +1,11 @@
 // An import file read as its bytes arrive, without ever holding it as one string or one tree of
-// everything in it. A byte scanner checks the whole file against JSON's grammar and follows its
-// top two levels (the top-level object's keys, or the top-level array); the members of each
-// collection under them (array elements, or the entries of a collection keyed by id) are cut out
-// as their bytes complete and parsed a batch at a time (UTF-8 decoded with fatal errors, long
-// integers kept exact as json.ts does, native JSON.parse). Collections no import reads (chat,
-// notes, tokens, …: UNREAD) are checked and counted, never decoded: the reader gets an array of
+// everything in it. A byte scanner follows the file's top two levels (the top-level object's keys,
+// or the top-level array), checking them against JSON's grammar; the members of each collection
+// under them (array elements, or the entries of a collection keyed by id) are skimmed to their end
+// (strings and brackets followed), cut out, and parsed a batch at a time as they complete (UTF-8
+// decoded with fatal errors, long integers kept exact as json.ts does, native JSON.parse, which
+// checks their grammar). Every byte is checked as UTF-8 (buffer.isUtf8) whatever else happens. Collections no import reads (chat,
+// notes, tokens, …: UNREAD) are checked byte by byte and counted, never decoded: the reader gets an array of
 // that many empty slots in their place, which is all it ever looked at (their length). `friends`
 // and `private` are parsed and cut to the one key the Simply Plural reader takes from each.
 // So the tree is JSON.parse's of the whole file (json.ts) but for those collections; a test checks
@@ -70,6 +71,11 @@ const M_UNICODE = 3; // in \uXXXX
 const M_NUMBER = 4;
 const M_LITERAL = 5;
 const M_FAILED = 6;
+// Inside a document of a collection that is parsed: only its end is looked for (strings and
+// brackets followed); JSON.parse checks its bytes when the batch is parsed.
+const M_LAX = 7;
+const M_LAX_STRING = 8;
+const M_LAX_ESCAPE = 9;
 
 // What may come next, between tokens.
 const E_VALUE = 0;
@@ -163,6 +169,9 @@ export class JsonStreamReader {
   private numberState = N_MINUS;
   private numberDigits = 0;
   private numberStart = 0;
+  /** Brackets open in the document being skimmed (M_LAX), and the digits in a row there. */
+  private laxDepth = 0;
+  private digitRun = 0;
   /**
    * Where the last integer of 16 digits or more started (-1: none yet): text with none is parsed
    * as it is, text with one through quoteLongIntegers (json.ts), which keeps it exact.
@@ -274,8 +283,48 @@ export class JsonStreamReader {
     let stringIsKey = this.stringIsKey;
     let numberState = this.numberState;
     let numberDigits = this.numberDigits;
+    let laxDepth = this.laxDepth;
+    let digitRun = this.digitRun;
     try {
       while (i < n) {
+        if (mode >= M_LAX) {
+          // Skimming a document to its end: the hot loop of a large collection.
+          while (i < n) {
+            if (mode === M_LAX_STRING) {
+              let c = 0;
+              while (i < n) {
+                c = chunk[i++] as number;
+                if (c === 0x22 || c === 0x5c) break;
+              }
+              if (c === 0x22) mode = M_LAX;
+              else if (c === 0x5c) mode = M_LAX_ESCAPE;
+              continue;
+            }
+            if (mode === M_LAX_ESCAPE) {
+              i++;
+              mode = M_LAX_STRING;
+              continue;
+            }
+            const c = chunk[i++] as number;
+            if (c === 0x22) {
+              mode = M_LAX_STRING;
+              digitRun = 0;
+            } else if (c >= 0x30 && c <= 0x39) {
+              // 16 digits in a row outside strings: the batch may hold a long integer (quoteLongIntegers decides).
+              if (++digitRun === 16) this.lastLongInteger = base + i - 1;
+            } else {
+              digitRun = 0;
+              if (c === 0x7b || c === 0x5b) laxDepth++;
+              else if ((c === 0x7d || c === 0x5d) && --laxDepth === 0) {
+                mode = M_TOKEN;
+                expect = E_COMMA_OR_CLOSE;
+                this.valueEnd(base + i, true);
+                break;
+              }
+            }
+          }
+          continue;
+        }
         let b = chunk[i] as number;
         if (mode === M_STRING) {
           // The hot loop: most of a file is string bytes.
@@ -356,8 +405,16 @@ export class JsonStreamReader {
             stringIsKey = false;
           } else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
             if (stack.length <= 2) this.valueStart(start, b);
-            stack.push(b === OPEN_OBJECT ? 1 : 0);
-            expect = b === OPEN_OBJECT ? E_KEY_OR_CLOSE : E_VALUE_OR_CLOSE;
+            const collection = this.collection;
+            if (collection !== undefined && collection.depth === stack.length && collection.role.kind !== 'count') {
+              // A document of a collection that is parsed: skimmed to its end.
+              mode = M_LAX;
+              laxDepth = 1;
+              digitRun = 0;
+            } else {
+              stack.push(b === OPEN_OBJECT ? 1 : 0);
+              expect = b === OPEN_OBJECT ? E_KEY_OR_CLOSE : E_VALUE_OR_CLOSE;
+            }
           } else if (b === 0x2d || (b >= 0x30 && b <= 0x39)) {
             if (stack.length <= 2) this.valueStart(start, b);
             mode = M_NUMBER;
@@ -449,15 +506,18 @@ export class JsonStreamReader {
       this.stringIsKey = stringIsKey;
       this.numberState = numberState;
       this.numberDigits = numberDigits;
+      this.laxDepth = laxDepth;
+      this.digitRun = digitRun;
       this.trim();
     } catch (error) {
-      // A hook's parse (never expected: the scanner checked the bytes) or decode failed.
+      // A batch of skimmed documents is not JSON (JSON.parse said where in the batch), or a decode failed.
       if (error instanceof Problem) {
         this.error ??= error;
         this.mode = M_FAILED;
         this.release();
       } else {
-        this.fail(error instanceof Error ? error.message : String(error));
+        const where = error instanceof SyntaxError ? error.message.replace(/^.*?JSON[^:]*: ?/, '') : String(error);
+        this.fail(`${where} (in the documents before byte ${(base + i + this.bomBytes).toLocaleString('en-US')})`);
       }
     }
   }
