@@ -4,12 +4,12 @@
 // under them (array elements, or the entries of a collection keyed by id) are skimmed to their end
 // (strings and brackets followed), cut out, and parsed a batch at a time as they complete (UTF-8
 // decoded with fatal errors, long integers kept exact as json.ts does, native JSON.parse, which
-// checks their grammar). Every byte is checked as UTF-8 (buffer.isUtf8) whatever else happens. Collections no import reads (chat,
-// notes, tokens, …: UNREAD) are checked byte by byte and counted, never decoded: the reader gets an array of
-// that many empty slots in their place, which is all it ever looked at (their length). `friends`
-// and `private` are parsed and cut to the one key the Simply Plural reader takes from each.
-// So the tree is JSON.parse's of the whole file (json.ts) but for those collections; a test checks
-// it for every chunking.
+// checks their grammar). Every byte is checked as UTF-8 (buffer.isUtf8) whatever else happens.
+// Collections no import reads (chat, notes, tokens, …: UNREAD) are checked byte by byte and
+// counted, never decoded: the reader gets an array of that many empty slots in their place, which
+// is all it ever looked at (their length). `friends` and `private` are parsed and cut to the one
+// key the Simply Plural reader takes from each. So the tree is JSON.parse's of the whole file
+// (json.ts) but for those collections; a test checks it for every chunking.
 import { isUtf8 } from 'node:buffer';
 import { Problem } from '../problems.js';
 import { notJson, notUtf8, quoteLongIntegers } from './json.js';
