@@ -516,8 +516,9 @@ export class JsonStreamReader {
         this.mode = M_FAILED;
         this.release();
       } else {
-        const where = error instanceof SyntaxError ? error.message.replace(/^.*?JSON[^:]*: ?/, '') : String(error);
-        this.fail(`${where} (in the documents before byte ${(base + i + this.bomBytes).toLocaleString('en-US')})`);
+        // JSON.parse's own message quotes the text, which may be a friend's or a token's: not echoed.
+        const what = this.rootKind === OPEN_OBJECT ? `"${this.key.slice(0, 40)}"` : 'the top-level list';
+        this.fail(`a document in ${what} is broken, before byte ${(base + i + this.bomBytes).toLocaleString('en-US')}`);
       }
     }
   }

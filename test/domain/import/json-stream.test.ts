@@ -250,6 +250,15 @@ describe('the streaming reader', () => {
     expect(JSON.stringify(tree)).not.toMatch(/SECRET/);
   });
 
+  it('names where a broken document is without quoting it (it may be a friend\'s or a token\'s)', () => {
+    for (const source of ['{"friends": [{"frienduid": "SECRET-1", "x": }]}', '{"tokens": [{"token": "SECRET-2" "p": 1}]}', '[{"uid": "SECRET-3",}]']) {
+      const got = outcome(() => readJsonStream(chunksOf(encode(source), 4)));
+      expect(got).toMatchObject({ ok: false, type: 'invalid-json' });
+      if (!got.ok) expect(got.message).toMatch(/byte \d+/);
+      if (!got.ok) expect(got.message).not.toMatch(/SECRET/);
+    }
+  });
+
   it('takes deep nesting and large collections', () => {
     // Compared as text: a recursive deep equality would overflow the stack, not the reader.
     const deep = encode(`${'[{"a":'.repeat(2000)}1${'}]'.repeat(2000)}`);
