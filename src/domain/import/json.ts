@@ -1,6 +1,8 @@
 // Reading an import file's bytes: UTF-8 whatever the sender claimed (Discord's CDN has sent wrong
 // charsets), a byte-order mark dropped, and integers too large for a double kept exactly, as
 // strings: `JSON.parse` would silently round a Discord id such as 412345678901234567.
+// decodeImportText and parseImportJson read a whole file at once: imports read through the
+// streaming reader (json-stream.ts), which shares the pieces below and is tested against these.
 import { Problem } from '../problems.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
