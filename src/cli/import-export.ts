@@ -2,7 +2,7 @@
 // member's PluralKit or Tupperbox file straight into the database, through the same planner and
 // the same one-transaction apply as the API (no HTTP, no token), and exports a system as the API
 // does. Registered on the program by src/cli/main.ts.
-import { createWriteStream, readFileSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
@@ -12,7 +12,8 @@ import { importSystem, type ImportProgress } from '../domain/import/import-syste
 import { importFileHere } from '../domain/import/import-file.js';
 import type { Schema } from '../db/tables.js';
 import { buildExport, exportJson } from '../domain/import/export.js';
-import { readImportBytes } from '../domain/import/read-bytes.js';
+import { JsonStreamReader } from '../domain/import/json-stream.js';
+import { readImportStream } from '../domain/import/read-bytes.js';
 import { IMPORT_MODES, MAX_CLI_IMPORT_BYTES, type ImportMode, type ImportReport } from '../domain/import/model.js';
 import { Problem } from '../domain/problems.js';
 import { UserId } from '../domain/values.js';
@@ -96,7 +97,7 @@ export function registerImportExport(program: Command, context: CliContext): voi
     .option('--progress', 'draw the progress bar even when standard error is not a terminal')
     .option('--no-progress', 'no progress bar (by default it is drawn on a terminal)')
     .argument('<file>', 'the export file (pk;export, tul!export or Simply Plural\'s export.json)')
-    .action((file: string, options: ImportOptions) => {
+    .action(async (file: string, options: ImportOptions) => {
       const userId = userOption(options.user, fail);
       if (!(IMPORT_MODES as readonly string[]).includes(options.mode)) throw fail(`--mode must be one of ${IMPORT_MODES.join(', ')}`, 2);
       if (options.customFronts !== 'import' && options.customFronts !== 'skip') throw fail('--custom-fronts must be import or skip', 2);
@@ -109,7 +110,10 @@ export function registerImportExport(program: Command, context: CliContext): voi
       if (size > MAX_CLI_IMPORT_BYTES) throw fail(`${file} is larger than ${MAX_CLI_IMPORT_BYTES / 1024 / 1024} MiB, the most an import takes`, 2);
       let source;
       try {
-        source = readImportBytes(readFileSync(file), { customFronts: options.customFronts, friendsArePublic: options.friendsArePublic === true });
+        // Read as it comes off the disk, as the service reads a body: never the whole file at once.
+        const reader = new JsonStreamReader();
+        for await (const chunk of createReadStream(file, { highWaterMark: 64 * 1024 })) reader.push(chunk as Buffer);
+        source = readImportStream(reader, { customFronts: options.customFronts, friendsArePublic: options.friendsArePublic === true });
       } catch (error) {
         throw error instanceof Problem ? fail(`${file}: ${error.message}`, 2) : error;
       }

@@ -14,7 +14,8 @@
 // The /v1 calls and the token endpoint are reached in-process (Fastify's inject): the same
 // routes, checks and rate limits as over the network, without depending on PUBLIC_URL being
 // reachable from the server itself.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.js';
 import type { BrowserSession } from '../auth/browser-session.js';
 import { DASHBOARD_CLIENT_ID, DASHBOARD_REDIRECT_PATH, DASHBOARD_SCOPES } from '../auth/clients.js';
@@ -260,8 +261,10 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDepen
       // `/dashboard/api/v1/…?…` is `/v1/…?…`.
       url: request.url.slice(`${DASHBOARD_PREFIX}/api`.length),
       headers,
-      ...(Buffer.isBuffer(request.body) ? { payload: request.body } : {}),
+      ...(Buffer.isBuffer(request.body) || request.body instanceof Readable ? { payload: request.body } : {}),
     });
+    // A streamed body the service refused part-way is not read further: the connection goes.
+    if (request.body instanceof Readable && !request.body.readableEnded) reply.header('connection', 'close');
     reply.code(response.statusCode);
     for (const name of FORWARDED_RESPONSE_HEADERS) {
       const value = response.headers[name];
@@ -275,20 +278,28 @@ export async function dashboardRoutes(app: FastifyInstance, deps: DashboardDepen
 
   // An import's file may be as large as /v1 takes (32 MiB), far over the service's default body
   // limit; so large a body is read only for a live session's same-origin write with its CSRF
-  // token (checked before the body is, as for an image upload).
-  app.post(`${DASHBOARD_PREFIX}/api/v1/users/:user/system/import`, {
-    bodyLimit: MAX_IMPORT_BYTES,
-    async onRequest(request, reply) {
-      const session = await currentSession(request);
-      if (!session) return signedOut(reply);
-      const refused = crossSiteRefusal(request, session);
-      if (refused) return sendProblem(reply, new Problem('cross-site-request', refused));
-    },
-    errorHandler(error: FastifyError, _request, reply) {
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, new Problem('body-too-large', `the file is larger than ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB, the most an import takes`));
-      throw error;
-    },
-    handler: forward,
+  // token (checked before the body is, as for an image upload). It is not held here: the request
+  // stream is the injected request's body, which /v1 streams into its import worker as it comes
+  // (and refuses with 413 as soon as it passes the cap).
+  await app.register(async (imports) => {
+    imports.removeAllContentTypeParsers();
+    imports.addContentTypeParser('*', (request, payload, done) => {
+      if (Number(request.headers['content-length']) > MAX_IMPORT_BYTES) done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), undefined);
+      else done(null, payload);
+    });
+    imports.post(`${DASHBOARD_PREFIX}/api/v1/users/:user/system/import`, {
+      async onRequest(request, reply) {
+        const session = await currentSession(request);
+        if (!session) return signedOut(reply);
+        const refused = crossSiteRefusal(request, session);
+        if (refused) return sendProblem(reply, new Problem('cross-site-request', refused));
+      },
+      errorHandler(error: FastifyError, _request, reply) {
+        if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendProblem(reply, new Problem('body-too-large', `the file is larger than ${MAX_IMPORT_BYTES / (1024 * 1024)} MiB, the most an import takes`));
+        throw error;
+      },
+      handler: forward,
+    });
   });
 
   // Every other path under /dashboard/ is a page of the app: its one document for a signed-in

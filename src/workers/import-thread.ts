@@ -28,18 +28,79 @@ function startWorker(options: WorkerOptions): Worker {
 
 type Job = ImportJob extends infer J ? (J extends ImportJob ? Omit<J, 'id'> : never) : never;
 
+/** An upload to the worker: its bytes as they arrive, then the file read (or the upload dropped). */
+export interface ImportUpload {
+  /** The next bytes (copied, and the copy's buffer transferred: the caller's chunk stays its own). */
+  write(chunk: Uint8Array): void;
+  /** Every byte was written: reads the file, which stays in the worker until released. */
+  finish(options?: Partial<ImportReadOptions>): Promise<ImportFile & { release(): Promise<void> }>;
+  /** Drops the upload, unless it was finished (then the file's release drops it). */
+  abort(): void;
+}
+
 export class ImportThread {
   private worker: Worker | undefined;
   private nextId = 1;
+  private nextHandle = 1;
+  /** Uploads opened and neither finished nor aborted: the worker is not idle while one is. */
+  private uploads = 0;
+  /** Bytes handed to the worker by uploads, ever (how far uploads got: the streaming route's tests watch it). */
+  private written = 0;
+
+  /** Uploads open now, and bytes handed to the worker so far. */
+  get stats(): { openUploads: number; bytesWritten: number } {
+    return { openUploads: this.uploads, bytesWritten: this.written };
+  }
   private readonly pending = new Map<number, { worker: Worker; resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private idleTimer: NodeJS.Timeout | undefined;
 
-  /**
-   * Reads an export file's bytes (readImportBytes) into the worker; the file stays there until
-   * released, planned as often as asked.
-   */
+  /** Reads an export file's bytes held whole (one upload, written at once): see upload(). */
   async read(bytes: Uint8Array, options?: Partial<ImportReadOptions>): Promise<ImportFile & { release(): Promise<void> }> {
-    const summary = (await this.run({ op: 'read', bytes, ...(options ? { options } : {}) })) as ReadSummary;
+    const upload = this.upload();
+    upload.write(bytes);
+    return upload.finish(options);
+  }
+
+  /**
+   * Starts an upload: its chunks go to the worker's streaming reader as they come, so the file is
+   * never held whole, on this thread or the worker's.
+   */
+  upload(): ImportUpload {
+    clearTimeout(this.idleTimer);
+    const worker = (this.worker ??= this.start());
+    const handle = this.nextHandle++;
+    let open = true;
+    this.uploads++;
+    const close = () => {
+      if (!open) return false;
+      open = false;
+      this.uploads--;
+      return true;
+    };
+    worker.postMessage({ op: 'open', handle });
+    return {
+      write: (chunk) => {
+        if (!open || this.worker !== worker || chunk.length === 0) return;
+        const copy = new Uint8Array(chunk);
+        this.written += copy.length;
+        worker.postMessage({ op: 'chunk', handle, bytes: copy }, [copy.buffer]);
+      },
+      finish: async (options) => {
+        if (!close()) throw new Error('the upload was finished or aborted');
+        // A worker that stopped took the upload with it.
+        if (this.worker !== worker) throw new Error('the import worker stopped while the file was read');
+        const summary = (await this.run({ op: 'read', handle, ...(options ? { options } : {}) })) as ReadSummary;
+        return this.file(summary);
+      },
+      abort: () => {
+        if (!close()) return;
+        if (this.worker === worker) worker.postMessage({ op: 'abort', handle });
+        this.idleLater();
+      },
+    };
+  }
+
+  private file(summary: ReadSummary): ImportFile & { release(): Promise<void> } {
     const plan = (target: ImportTarget, options: PlanOptions, reportOnly: boolean) => this.run({ op: 'plan', handle: summary.handle, target, options, reportOnly });
     return {
       source: summary.source,
@@ -87,10 +148,15 @@ export class ImportThread {
     if (result.ok) waiting.resolve(result.value);
     else if ('problem' in result) waiting.reject(new Problem(result.problem.type, result.problem.friendly, result.problem.field));
     else waiting.reject(new Error(result.message));
-    if (this.pending.size === 0) {
-      this.idleTimer = setTimeout(() => void this.close(), IDLE_MS);
-      this.idleTimer.unref();
-    }
+    this.idleLater();
+  }
+
+  /** Stops the worker after IDLE_MS without a job or an upload. */
+  private idleLater(): void {
+    if (this.pending.size > 0 || this.uploads > 0) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.close(), IDLE_MS);
+    this.idleTimer.unref();
   }
 
   /** The worker ended (crashed, ran out of heap, was stopped): its jobs fail, the next job starts another. */

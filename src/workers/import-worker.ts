@@ -1,26 +1,30 @@
-// The import worker's thread: reads export files and plans imports, the CPU-bound part of an
-// import, away from the thread that answers requests. Parsing an 8 MiB file alone holds a thread
+// The import worker's thread: reads export files (streamed in as they arrive) and plans imports,
+// the CPU-bound part of an import, away from the thread that answers requests. Parsing an 8 MiB file alone holds a thread
 // for over 100 ms (a 32 MiB one, the cap, about four times that); on the service's own thread every other request would wait that long.
 import { randomBytes } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import type { ImportSource } from '../domain/import/model.js';
 import { planImport } from '../domain/import/plan.js';
-import { readImportBytes } from '../domain/import/read-bytes.js';
+import { JsonStreamReader } from '../domain/import/json-stream.js';
+import { readImportStream } from '../domain/import/read-bytes.js';
 import { Problem } from '../domain/problems.js';
-import type { ImportJob, ImportJobResult } from './import-protocol.js';
+import type { ImportJob, ImportJobResult, ImportUploadMessage } from './import-protocol.js';
 
 const newProxyTagId = () => randomBytes(6).toString('base64url');
+/** Uploads still arriving, by handle: only what the reader has not parsed yet is held. */
+const uploads = new Map<number, JsonStreamReader>();
 /** Files read and not yet released, by handle. */
 const files = new Map<number, ImportSource>();
-let nextHandle = 1;
 
 function value(job: ImportJob): ImportJobResult & { ok: true } {
   switch (job.op) {
     case 'read': {
-      const source = readImportBytes(job.bytes, job.options);
-      const handle = nextHandle++;
-      files.set(handle, source);
-      return { id: job.id, ok: true, value: { handle, source: source.source, sourceSystemId: source.sourceSystemId } };
+      const reader = uploads.get(job.handle);
+      if (!reader) throw new Error(`no upload under handle ${job.handle}`);
+      uploads.delete(job.handle);
+      const source = readImportStream(reader, job.options);
+      files.set(job.handle, source);
+      return { id: job.id, ok: true, value: { handle: job.handle, source: source.source, sourceSystemId: source.sourceSystemId } };
     }
     case 'plan': {
       const source = files.get(job.handle);
@@ -43,4 +47,22 @@ function run(job: ImportJob): ImportJobResult {
   }
 }
 
-parentPort?.on('message', (job: ImportJob) => parentPort?.postMessage(run(job)));
+function upload(message: ImportUploadMessage): void {
+  switch (message.op) {
+    case 'open':
+      uploads.set(message.handle, new JsonStreamReader());
+      return;
+    case 'chunk':
+      // The reader keeps a fault for the end; a chunk of an aborted upload finds none.
+      uploads.get(message.handle)?.push(message.bytes);
+      return;
+    case 'abort':
+      uploads.delete(message.handle);
+      files.delete(message.handle);
+  }
+}
+
+parentPort?.on('message', (message: ImportJob | ImportUploadMessage) => {
+  if ('id' in message) parentPort?.postMessage(run(message));
+  else upload(message);
+});

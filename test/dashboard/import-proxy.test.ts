@@ -3,8 +3,10 @@
 // API's error shape, without a session the body is refused before it is read (401), and every
 // other forwarded call keeps the service's small body limit. The export's download headers reach
 // the browser.
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_IMPORT_BYTES } from '../../src/domain/import/model.js';
+import { importThread } from '../../src/workers/import-thread.js';
 import { TestBrowser } from '../support/browser.js';
 import { ensureDashboardBuilt } from '../support/dashboard.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -49,6 +51,42 @@ describe.each(DIALECTS)('import files through the dashboard backend (%s)', (dial
     const response = await send('/dashboard/api/v1/users/@me/system/import?dryRun=true', paddedFile(MAX_IMPORT_BYTES + 1));
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ errors: [{ type: 'body-too-large', friendly: expect.stringContaining('32 MiB') }] });
+  });
+
+  it('streams the body through: one sent in chunks without a length is refused with 413 when it passes 32 MiB, before it ends', async () => {
+    const req = httpRequest(`${server.url}/dashboard/api/v1/users/@me/system/import?dryRun=true`, {
+      method: 'POST',
+      headers: { cookie: cookie(), 'x-csrf-token': csrfToken, 'content-type': 'application/json' },
+    });
+    req.on('error', () => undefined);
+    let answered = false;
+    const answer = new Promise<{ status: number; connection: string | undefined; body: string }>((resolve) => {
+      req.on('response', (response: IncomingMessage) => {
+        answered = true;
+        const parts: Buffer[] = [];
+        response.on('data', (part: Buffer) => parts.push(part));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, body: Buffer.concat(parts).toString('utf8') }));
+      });
+    });
+    // One byte over the cap, then nothing, never ended: the answer comes while the body is open
+    // (and every byte sent was read, so the closing connection loses no answer to a reset).
+    const head = Buffer.from(JSON.stringify({ tuppers: [], groups: [] }));
+    req.write(head);
+    let left = MAX_IMPORT_BYTES + 1 - head.length;
+    while (!answered && left > 0) {
+      const piece = Buffer.alloc(Math.min(left, 1024 * 1024), ' ');
+      left -= piece.length;
+      if (!req.write(piece)) await Promise.race([new Promise((resolve) => req.once('drain', resolve)), answer]);
+    }
+    const refused = await answer;
+    expect(refused.status).toBe(413);
+    expect(JSON.parse(refused.body)).toEqual({ errors: [{ type: 'body-too-large', friendly: expect.stringContaining('32 MiB') }] });
+    expect(refused.connection).toBe('close');
+    expect(req.writableEnded).toBe(false);
+    req.destroy();
+    const deadline = Date.now() + 10_000;
+    while (importThread().stats.openUploads > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(importThread().stats.openUploads).toBe(0);
   });
 
   it('refuses an import body without a session (401), and a cross-site one (403), writing nothing', async () => {

@@ -43,6 +43,29 @@ describe('the import worker', () => {
     await expect(thread.read(bytes({ hello: 1 }))).rejects.toMatchObject({ name: 'Problem', type: 'invalid-import' });
   });
 
+  it('reads an upload written a few bytes at a time as the file sent at once; an upload is finished or aborted once', async () => {
+    thread = new ImportThread();
+    const upload = thread.upload();
+    expect(thread.stats.openUploads).toBe(1);
+    const first = new Uint8Array(pkFile.subarray(0, 7));
+    upload.write(first);
+    // The caller's chunk is copied, not taken: it stays usable after the transfer.
+    expect(first.length).toBe(7);
+    for (let at = 7; at < pkFile.length; at += 7) upload.write(pkFile.subarray(at, at + 7));
+    const file = await upload.finish();
+    expect(thread.stats).toMatchObject({ openUploads: 0, bytesWritten: pkFile.length });
+    const options = { mode: 'merge' as const, dryRun: true, history: false, now: 1 };
+    const whole = await thread.read(pkFile);
+    expect(await file.report(emptyTarget, options)).toEqual(await whole.report(emptyTarget, options));
+    await expect(upload.finish()).rejects.toThrow(/finished or aborted/);
+
+    const dropped = thread.upload();
+    dropped.write(pkFile);
+    dropped.abort();
+    expect(thread.stats.openUploads).toBe(0);
+    await expect(dropped.finish()).rejects.toThrow(/finished or aborted/);
+  });
+
   it('fails the jobs of a worker that stops, then starts another', async () => {
     thread = new ImportThread();
     const pending = thread.read(pkFile);

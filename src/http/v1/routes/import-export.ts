@@ -1,9 +1,9 @@
 // Import a PluralKit or Tupperbox export into your system; export your system as a PluralKit
-// file. Thin: the file is read and planned by src/domain/import/ in the import worker
-// (src/workers/), applied by the imports repository in one transaction.
+// file. Thin: the body streams into the import worker (src/workers/) as it arrives, where
+// src/domain/import/ reads and plans it; the imports repository applies it in one transaction.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -17,7 +17,7 @@ import { Problem } from '../../../domain/problems.js';
 import { UserParams } from '../params.js';
 import { sendProblem, v1ErrorHandler } from '../problem-responses.js';
 import { errorResponses, security } from '../route-schema.js';
-import { importThread } from '../../../workers/import-thread.js';
+import { importThread, type ImportUpload } from '../../../workers/import-thread.js';
 import { targetOf } from '../target.js';
 
 const MIB = MAX_IMPORT_BYTES / (1024 * 1024);
@@ -60,6 +60,55 @@ const JSON_MEDIA_TYPE = /^\s*(?:application|text)\/(?:[\w.-]+\+)?json\s*(?:;|$)/
 
 /** SHA-256 of each request's raw body, for the Idempotency-Key check. */
 const bodyDigests = new WeakMap<FastifyRequest, string>();
+/** Each request's upload to the import worker, dropped when the request ends without reading it. */
+const uploads = new WeakMap<FastifyRequest, ImportUpload>();
+
+/**
+ * The body streamed into the import worker as it arrives (json-stream.ts reads it there), hashed
+ * on the way; refused (413, the connection closed) as soon as it passes the cap, the rest unread.
+ */
+function streamBody(request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void): void {
+  const declared = Number(request.headers['content-length']);
+  if (declared > MAX_IMPORT_BYTES) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  const upload = importThread().upload();
+  uploads.set(request, upload);
+  const hash = createHash('sha256');
+  let received = 0;
+  const stop = () => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onError);
+  };
+  const onData = (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    received += bytes.length;
+    if (received > MAX_IMPORT_BYTES) {
+      stop();
+      upload.abort();
+      return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    }
+    hash.update(bytes);
+    upload.write(bytes);
+  };
+  const onEnd = () => {
+    stop();
+    if (!Number.isNaN(declared) && received !== declared) {
+      upload.abort();
+      return done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+    }
+    bodyDigests.set(request, hash.digest('hex'));
+    done(null, upload);
+  };
+  const onError = (error: Error) => {
+    stop();
+    upload.abort();
+    done(Object.assign(error, { statusCode: 400 }));
+  };
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onError);
+  payload.resume();
+}
 
 function tooLarge(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -100,12 +149,9 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
   await app.register(async (imports) => {
     imports.setErrorHandler(tooLarge);
     imports.removeAllContentTypeParsers();
-    imports.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (request, body, done) => {
-      // Only the digest here: the file is decoded, parsed and read in the import worker.
-      const bytes = body as Buffer;
-      bodyDigests.set(request, createHash('sha256').update(bytes).digest('hex'));
-      done(null, bytes);
-    });
+    imports.addContentTypeParser(JSON_MEDIA_TYPE, { bodyLimit: MAX_IMPORT_BYTES }, streamBody);
+    // A request refused after its body came (a bad query, a missing scope) drops its upload.
+    imports.addHook('onResponse', async (request) => uploads.get(request)?.abort());
 
     imports.withTypeProvider<ZodTypeProvider>().post(
       '/system/import',
@@ -135,7 +181,8 @@ export const importExportRoutes: FastifyPluginAsyncZod<{ db: Kysely<Schema> }> =
       async (request, reply) => {
         const { viewer, system } = targetOf(request);
         const read = { customFronts: request.query.customFronts, friendsArePublic: request.query.friendsArePublic };
-        const file = await importThread().read(request.body as Buffer, read);
+        // No body at all (no media type) reads as an empty file, refused as such.
+        const file = await (uploads.get(request) ?? importThread().upload()).finish(read);
         const options = { mode: request.query.mode, dryRun: request.query.dryRun, history: request.query.history };
         const key = request.headers['idempotency-key'];
         const idempotency = key === undefined || options.dryRun ? undefined : { key, requestHash: importRequestHash(bodyDigests.get(request) ?? '', options, read) };
