@@ -111,14 +111,19 @@ export async function snapshotDatabase(db: Kysely<Schema>, options: { exclude?: 
 
 /**
  * A cheap marker that moves whenever anything is written: SQLite's count of rows changed by the
- * connection (the service's only one), PostgreSQL's WAL insert position. An unmoved marker proves
- * nothing was written; a moved one (PostgreSQL's also moves for other databases on the server)
- * only means the database has to be read again.
+ * write connection, PostgreSQL's WAL insert position. An unmoved marker proves nothing was
+ * written; a moved one (PostgreSQL's also moves for other databases on the server) only means the
+ * database has to be read again. SQLite's count is asked inside a transaction, since only
+ * transactions run on the write connection (src/db/sqlite-driver.ts): on the read connection it
+ * stays 0 whatever is written, and every write went unseen.
  */
 async function writeMarker(db: Kysely<Schema>): Promise<string | undefined> {
-  const query = db.getExecutor().adapter instanceof PostgresAdapter ? sql<{ marker: string }>`select pg_current_wal_insert_lsn()::text as marker` : sql<{ marker: string }>`select total_changes() as marker`;
   try {
-    const result = await query.execute(db);
+    if (db.getExecutor().adapter instanceof PostgresAdapter) {
+      const result = await sql<{ marker: string }>`select pg_current_wal_insert_lsn()::text as marker`.execute(db);
+      return String(result.rows[0]?.marker);
+    }
+    const result = await db.transaction().execute((trx) => sql<{ marker: number }>`select total_changes() as marker`.execute(trx));
     return String(result.rows[0]?.marker);
   } catch {
     return undefined; // no marker (e.g. not permitted): every call reads the rows
