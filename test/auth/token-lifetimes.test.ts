@@ -134,8 +134,10 @@ describe.concurrent.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
 
   it('ends an unused refresh token and its access token REFRESH_TOKEN_TTL after the last refresh, at the exp introspection gave', async () => {
     const { tokens } = await obtainTokens(shortClient, { userId: USER, scope: OFFLINE });
-    // The refresh happens in a later second than the issue, so that its token's end is its own.
-    await nextSecond();
+    // The refresh happens in a later second than the issue, so that its token's end is its own;
+    // from the issue's own second (not from now), so a slow answer leaves the most time before exp.
+    const issued = (await introspect(shortClient, tokens.refresh_token ?? '')).iat ?? 0;
+    await sleepUntil((issued + 1) * 1000 + 20);
     const rotated = await refresh(short, shortClient, tokens.refresh_token ?? '');
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
     const refreshToken = rotated.body.refresh_token as string;
