@@ -75,7 +75,7 @@ async function readRows(db: Kysely<Schema>, tables: readonly TableName[]): Promi
   }
   // One round trip too: SQLite renders each row as JSON, its keys in a fixed order (blobs as hex,
   // which JSON cannot hold). Reading rows as objects and writing them out again in JavaScript, a
-  // query per table, cost ten times as much, and the fuzzing reads the database hundreds of times.
+  // query per table, cost three times as much, and the fuzzing reads the database hundreds of times.
   const columns = await sql<{ t: string; c: string }>`select m.name as t, p.name as c from sqlite_master m join pragma_table_info(m.name) p where m.type = 'table' order by m.name, p.name`.execute(db);
   const byTable = new Map<string, string[]>();
   for (const { t, c } of columns.rows) byTable.set(t, [...(byTable.get(t) ?? []), c]);
