@@ -6,10 +6,14 @@
 //   session's), for access and refresh tokens alike;
 // - a remembered access token answers exactly what a fresh check answers: refused at the instant
 //   its grant expires or its session ends.
-// Timings run on short TTLs (REFRESH_TOKEN_TTL=2 s, GRANT_MAX_TTL=6 s); token times are whole
-// seconds, and a token stops working at the first instant of its `exp` second.
+// Timings run on short TTLs (REFRESH_TOKEN_TTL=3 s, GRANT_MAX_TTL=8 s); token times are whole
+// seconds, and a token stops working at the first instant of its `exp` second. A token issued in
+// second S ends at S + TTL, so it lives between TTL - 1 and TTL seconds: with 2 s, a loaded machine
+// could see a token issued late in its second expire before the test's next request reached it.
+// The two dialects run at once (each suite's tests in order): nearly all of this file's time is
+// waiting for those seconds to pass.
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it as plainIt, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { request } from '../support/api.js';
 import { TestBrowser } from '../support/browser.js';
@@ -18,17 +22,21 @@ import { authorize, createTestClient, obtainTokens, postForm, REDIRECT_URI, type
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const USER = '200000000000000031';
-const REFRESH_TTL = 2;
-const GRANT_MAX_TTL = 6;
+const REFRESH_TTL = 3;
+const GRANT_MAX_TTL = 8;
 const OFFLINE = 'offline_access alters:read system:read';
 /** Without offline_access the tokens are bound to the browser session that approved them. */
 const SESSION_BOUND = 'alters:read system:read';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sleepUntil = (at: number) => sleep(Math.max(0, at - Date.now()));
+/** Into the next whole second: a token issued from now on has a later iat than one issued before. */
+const nextSecond = () => sleepUntil(Math.ceil(Date.now() / 1000) * 1000 + 20);
+
+const sequentialIt = plainIt.sequential;
 
 describe('GRANT_MAX_TTL', () => {
-  it('defaults to 365 days, and refuses a cap shorter than REFRESH_TOKEN_TTL', () => {
+  plainIt('defaults to 365 days, and refuses a cap shorter than REFRESH_TOKEN_TTL', () => {
     expect(loadConfig({}).grantMaxTtl).toBe(365 * 24 * 3600);
     expect(loadConfig({ GRANT_MAX_TTL: '6', REFRESH_TOKEN_TTL: '2' }).grantMaxTtl).toBe(6);
     expect(() => loadConfig({ GRANT_MAX_TTL: '60', REFRESH_TOKEN_TTL: '120' })).toThrow(/GRANT_MAX_TTL: expected at least REFRESH_TOKEN_TTL/);
@@ -36,8 +44,10 @@ describe('GRANT_MAX_TTL', () => {
   });
 });
 
-describe.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
-  /** REFRESH_TOKEN_TTL=2, GRANT_MAX_TTL=6; access tokens keep their default hour. */
+// Concurrent suites, sequential tests: each test's timings assume its server is otherwise idle.
+describe.concurrent.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
+  const it = sequentialIt;
+  /** REFRESH_TOKEN_TTL=3, GRANT_MAX_TTL=8; access tokens keep their default hour. */
   let short: TestServer;
   /** Default lifetimes. */
   let standard: TestServer;
@@ -124,9 +134,12 @@ describe.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
 
   it('ends an unused refresh token and its access token REFRESH_TOKEN_TTL after the last refresh, at the exp introspection gave', async () => {
     const { tokens } = await obtainTokens(shortClient, { userId: USER, scope: OFFLINE });
-    await sleep(1000);
+    // The refresh happens in a later second than the issue, so that its token's end is its own;
+    // from the issue's own second (not from now), so a slow answer leaves the most time before exp.
+    const issued = (await introspect(shortClient, tokens.refresh_token ?? '')).iat ?? 0;
+    await sleepUntil((issued + 1) * 1000 + 20);
     const rotated = await refresh(short, shortClient, tokens.refresh_token ?? '');
-    expect(rotated.status).toBe(200);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
     const refreshToken = rotated.body.refresh_token as string;
     const accessToken = rotated.body.access_token as string;
     const refreshInfo = await introspect(shortClient, refreshToken);
@@ -208,17 +221,17 @@ describe.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
   });
 
   it('refuses a remembered access token that would outlive its grant (one issued before grants slid) once the grant expires', async () => {
-    // An access token of an hour under a grant ending in two seconds, as tokens issued before
+    // An access token of an hour under a grant ending in three seconds, as tokens issued before
     // this version could be: the memory must end it with the grant, not with the token.
     const { provider } = standard.app;
     const client = await provider.Client.find(standardClient.id);
     if (!client) throw new Error('client not found');
     // The user exists once they signed in; sign them in on this server first (slow on a loaded
-    // machine, and the grant's two seconds must not start before it).
+    // machine, and the grant's seconds must not start before it).
     await obtainTokens(standardClient, { userId: USER, scope: SESSION_BOUND });
     const grant = new provider.Grant({ accountId: USER, clientId: standardClient.id });
     grant.addOIDCScope('system:read');
-    grant.exp = Math.floor(Date.now() / 1000) + 2;
+    grant.exp = Math.floor(Date.now() / 1000) + 3;
     const grantId = await grant.save();
     const token = await new provider.AccessToken({ accountId: USER, client, grantId, gty: 'authorization_code', scope: 'system:read', expiresIn: 3600 }).save();
     expect(await apiStatus(standard, token)).toBe(200); // now remembered
@@ -254,7 +267,7 @@ describe.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
     const found = await provider.AccessToken.find(tokens.access_token);
     const session = await provider.Session.findByUid(found?.sessionUid ?? '');
     if (!session) throw new Error('no session behind the token');
-    await session.save(2); // the session now ends in two seconds
+    await session.save(3); // the session now ends in three seconds
     const end = (session.exp ?? 0) * 1000;
     const said = await introspect(standardClient, tokens.access_token);
 
@@ -270,7 +283,7 @@ describe.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
     const auth = { id: standardClient.id, secret: standardClient.secret ?? '' };
     for (let round = 0; round < 2; round++) {
       const { tokens } = await obtainTokens(standardClient, { userId: USER, scope: OFFLINE });
-      await sleep(1000); // so that the refresh moves the grant's end (whole seconds)
+      await nextSecond(); // so that the refresh moves the grant's end (whole seconds)
       const results = await Promise.all(Array.from({ length: 4 }, () => refresh(standard, standardClient, tokens.refresh_token ?? '')));
       expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
       for (const result of results.filter((r) => r.status === 200)) {
@@ -280,7 +293,7 @@ describe.each(DIALECTS)('token lifetimes (%s)', (dialect) => {
     }
     for (let round = 0; round < 2; round++) {
       const { callbackUrl, verifier } = await authorize(standardClient, { userId: USER, scope: OFFLINE });
-      await sleep(1000);
+      await nextSecond();
       const form = { grant_type: 'authorization_code', code: callbackUrl.searchParams.get('code') ?? '', redirect_uri: REDIRECT_URI, code_verifier: verifier };
       const results = await Promise.all(Array.from({ length: 4 }, () => postForm(`${standard.url}/auth/oauth2/token`, form, auth)));
       for (const result of results.filter((r) => r.status === 200)) {

@@ -38,7 +38,7 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
       waiting.get(id)?.(outcome);
     });
   }
-  function outcomeOf(messageId: string, timeoutMs = 10_000): Promise<string> {
+  function outcomeOf(messageId: string, timeoutMs = 30_000): Promise<string> {
     const known = outcomes.get(messageId);
     if (known) return Promise.resolve(known);
     return new Promise((resolve, reject) => {
@@ -72,7 +72,7 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
     const clean = options.map(({ role: _role, ...option }) => option);
     const payload = fake.slashCommand({ name: 'server', user: who, permissions, subcommand, ...(group ? { subcommandGroup: group } : {}), options: clean, resolved: resolvedFor(fake, options) });
     const handle = fake.dispatchInteraction(payload);
-    return handle.waitForResponse(isAnswer, 10_000);
+    return handle.waitForResponse(isAnswer, 30_000);
   }
   const channelOption = (name: string, id: string) => ({ type: 7, name, value: id });
   /** An admin allows /server to a role (the server's id: everyone) in Integrations; no role: back to the default. */
@@ -84,7 +84,11 @@ describe.each(DIALECTS)('server settings through the bot (%s)', (dialect) => {
   const settingsNow = async () => (await h.bot.context.api.getGuildSettings(h.fake.guild.id)) as { notModified: false; settings: GuildSettings };
 
   beforeAll(async () => {
-    h = await startBotHarness({ dialect, env: { RATE_LIMIT_ENABLED: 'false' } });
+    // No test here is about a slow service: the bot's API timeout (5 s by default) is long enough
+    // that a loaded machine does not turn a slow answer into "switchboard cannot be reached", as it
+    // did for a second bot process starting up beside the first (its first token and settings
+    // reads); the waits above are as long, and end as soon as the answer comes.
+    h = await startBotHarness({ dialect, env: { RATE_LIMIT_ENABLED: 'false', BOT_API_TIMEOUT: '25000' } });
     watch(h.bot);
     channel = h.fake.channelId;
     await h.link(ALICE.id);

@@ -84,6 +84,11 @@ export async function startScriptedProxy(target: string): Promise<ScriptedProxy>
     state.log.push({ ...request, action: describe(action) });
     perform(action, req, res).catch(() => req.socket.destroy());
   });
+  // A client's idle connection is never closed under it. With Node's 5 s default, a bot idle for
+  // about that long (on a loaded machine, while a second bot process started) sent its next request
+  // on a connection the proxy was closing, got no answer, and fell back to its cached proxy
+  // profile: a failure of the test's plumbing, not of the bot. The refusals are the script's alone.
+  server.keepAliveTimeout = 120_000;
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
