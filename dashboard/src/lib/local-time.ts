@@ -6,10 +6,15 @@ function pad(value: number, width = 2): string {
   return String(value).padStart(width, '0');
 }
 
-/** An instant as a datetime-local input's value in the browser's zone, to the second: `2026-11-27T09:05:30`. */
+/**
+ * An instant as a datetime-local input's value in the browser's zone, to the second:
+ * `2026-11-27T09:05:30`, and `2026-11-27T09:05` on the minute. That is HTML's normalized form,
+ * the one the input gives back, so a value set and read again compares equal.
+ */
 export function toDateTimeLocal(instant: Date | string): string {
   const date = new Date(instant);
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  const seconds = date.getSeconds() === 0 ? '' : `:${pad(date.getSeconds())}`;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}${seconds}`;
 }
 
 /** A datetime-local (or date) input's value, read in the browser's zone, as an instant; undefined when it is not a time. */
