@@ -13,6 +13,9 @@
 // - a rolling restart (each process stopped, then started again) while a member keeps talking,
 //   some messages sent while no process holds their shard: each stopped process saves its gateway
 //   sessions, the next resumes them, and every message is proxied once and recorded once.
+// - the process killed with kill -9 started again: it resumes its predecessor's checkpointed
+//   session, so what Bob said while no process held the shard is proxied, and what the killed
+//   process had proxied already is not proxied again.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -428,6 +431,28 @@ describe.each(STORES)('three bot processes, four shards, over %s', (_name, store
     await until('the second operation message', () => fake.directMessages(BOB.id).length > dmsBefore + 1);
     expect(fake.directMessages(BOB.id).length).toBe(dmsBefore + 2);
     expect(executions().length).toBe(first + 3);
+  }, 90_000);
+
+  it('the killed process started again resumes its checkpointed session: what was said meanwhile is proxied, nothing twice', async () => {
+    // P3 was killed in the case before: no process holds shard 3, and what Bob says waits in the
+    // killed process's session at Discord.
+    expect(processes.has('P3')).toBe(false);
+    const copiesOf = (prefix: string) => executions().filter((execution) => String(execution.body.content).startsWith(prefix));
+    const proxiedBefore = copiesOf('pending ').length;
+    expect(proxiedBefore).toBe(3);
+    const away = [say(BOB, 'k: while killed 0').id, say(BOB, 'k: while killed 1').id];
+    const delivered = new Set(fake.deliveredMessages());
+    expect(away.some((id) => delivered.has(id))).toBe(false);
+
+    const p3 = await start('P3');
+    await until('the checkpointed session resumed', () => p3.lines.some((line) => line.includes('resumed the gateway session of the process that stopped')), 30_000);
+    await until('what was said meanwhile proxied', () => copiesOf('while killed ').length >= 2, 30_000);
+    expect(p3.lines.some((line) => line.includes('stopped without handing it on'))).toBe(true);
+    // The replay repeats the killed process's last seconds (its checkpoint lags 5 s): the messages
+    // it had proxied, their originals deleted, are not proxied again; the new ones once each.
+    expect(copiesOf('while killed ').map((execution) => execution.body.content).sort()).toEqual(['while killed 0', 'while killed 1']);
+    expect(copiesOf('pending ')).toHaveLength(proxiedBefore);
+    for (const id of away) await until(`the original ${id} deleted`, () => fake.deletedMessages().some((deleted) => deleted.id === id));
   }, 90_000);
 
 });
