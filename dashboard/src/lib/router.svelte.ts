@@ -135,21 +135,26 @@ function go(url: URL, replace = false): Promise<boolean> {
 
 /** A history move the guard is being asked about, or was refused: its popstate events are not screen changes. */
 let restoring = false;
+/** Settles when the browser has undone that move (history.go is asynchronous). */
+let undone: () => void = () => undefined;
 
 function onPopState(): void {
   const to = indexOf(history.state);
   if (restoring) {
     // The browser went back to where the guard was asked: nothing changes on the page.
     restoring = false;
+    undone();
     return;
   }
   if (guard && to !== undefined && to !== index) {
     const delta = to - index;
     // Undo the move while the guard asks (the address stays that of the screen with the work),
-    // then make it again if the member chooses to leave.
+    // then make it again if the member chooses to leave, once the undo has landed: a second
+    // traversal started before the first is done would be taken for it.
     restoring = true;
+    const landed = new Promise<void>((resolve) => (undone = resolve));
     history.go(-delta);
-    void mayLeave().then((leave) => {
+    void Promise.all([mayLeave(), landed]).then(([leave]) => {
       if (!leave) return;
       guard = undefined;
       history.go(delta);
