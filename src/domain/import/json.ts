@@ -59,7 +59,8 @@ export function quoteLongIntegers(text: string): string {
       i++;
       while (i < n && /[0-9eE.+-]/.test(text[i] as string)) i++;
       const token = text.slice(start, i);
-      if (/^-?\d{16,}$/.test(token)) {
+      // Only a number JSON allows (no leading zero): quoting would make `00…0` valid.
+      if (/^-?[1-9]\d{15,}$/.test(token)) {
         out += `${text.slice(last, start)}"${token}"`;
         last = i;
       }

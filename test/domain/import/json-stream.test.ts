@@ -187,6 +187,9 @@ describe('the streaming reader', () => {
     ['a bad escape', '{"a": "\\x"}', 'invalid-json'],
     ['a short \\u escape', '{"a": "\\u12"}', 'invalid-json'],
     ['a leading zero', '[01]', 'invalid-json'],
+    // Found by the damage property (seed 973270662): quoting long integers made a run of zeros valid.
+    ['a long integer with a leading zero', '[4, 00000000000000000000]', 'invalid-json'],
+    ['a long integer with a leading zero inside a document', '{"members": [{"id": 0000000000000000001}]}', 'invalid-json'],
     ['a bare minus', '{"a": -}', 'invalid-json'],
     ['an unclosed array in an unread collection', '{"chatMessages": [{"a": [}]}', 'invalid-json'],
     ['a bad number in an unread collection', '{"tokens": [{"token": 1.}]}', 'invalid-json'],
