@@ -101,9 +101,10 @@ export async function redeemAccountCode(
     );
     if (!decision.join) throw new Problem('account-has-system', JOIN_REFUSALS[decision.reason]);
     if (ownId !== null && decision.discard !== 'none') {
-      // The account's grants go on (they are its own, and now reach the system it joins).
+      // The account's grants go on (they are its own, and now reach the system it joins); the apps
+      // it authorized are still told that its own system is gone.
       const deletion = { systemId: ownId, ownerId: actor.accountId, actorClientId: actor.clientId, actorAccountId: actor.accountId, ip: actor.ip, now };
-      await deleteSystemIn(trx, deletion, { revoke: [] });
+      await deleteSystemIn(trx, deletion, { revoke: [], goingOn: [actor.accountId] });
     }
     await trx.insertInto('system_sub_accounts').values({ user_id: actor.accountId, system_id: target }).execute();
     await accountsChanged(trx, target, actor, now);

@@ -59,9 +59,10 @@ export async function deleteSystem(db: Kysely<Schema>, deletion: SystemDeletion)
  * The deletion itself, in the caller's transaction, which holds the system's row lock and has
  * checked that `ownerId` owns it. `revoke` lists the accounts whose grants and sign-ins end with it:
  * every account of the system when its owner deletes it, none when an account discards its own
- * system to join another (its tokens go on, for the system it joins: accounts.ts).
+ * system to join another (its tokens go on, for the system it joins: accounts.ts). Such accounts
+ * are `goingOn`: the grants they hold now count, for this system's final event, as ending with it.
  */
-export async function deleteSystemIn(trx: Transaction<Schema>, deletion: SystemDeletion, options: { revoke: string[] }): Promise<void> {
+export async function deleteSystemIn(trx: Transaction<Schema>, deletion: SystemDeletion, options: { revoke: string[]; goingOn?: string[] }): Promise<void> {
   const { systemId, ownerId, now } = deletion;
   const accounts = options.revoke;
 
@@ -127,6 +128,20 @@ export async function deleteSystemIn(trx: Transaction<Schema>, deletion: SystemD
   // follow it to the placeholder, so the final event reaches the apps authorized until now and
   // nothing the same people authorize later is judged by them.
   if (accounts.length > 0) await trx.updateTable('event_grant_periods').set({ account_id: placeholder }).where('account_id', 'in', accounts).execute();
+  // The grants that go on (an account joining another system) stay the account's, for the system
+  // it joins; the placeholder gets a copy of each period live now, ended now, so the final event
+  // reaches the apps those grants let see this system, as it does when a system is deleted.
+  const goingOn = options.goingOn ?? [];
+  if (goingOn.length > 0) {
+    const live = await trx
+      .selectFrom('event_grant_periods')
+      .select(['grant_id', 'client_id', 'scopes', 'started_at', 'expires_at', 'session_expires_at'])
+      .where('account_id', 'in', goingOn)
+      .where('started_at', '<=', now)
+      .where((eb) => eb.or([eb('ended_at', 'is', null), eb('ended_at', '>', now)]))
+      .execute();
+    if (live.length > 0) await trx.insertInto('event_grant_periods').values(live.map((period) => ({ ...period, account_id: placeholder, ended_at: now }))).execute();
+  }
 
   await insertAuditEntry(trx, { kind: 'system-deleted', userId: ownerId, clientId: deletion.actorClientId ?? undefined, ip: deletion.ip ?? undefined, details: { systemId } }, now);
   await noteChange(trx, [systemTopic(systemId), profileValuesTopic(systemId), ...[ownerId, ...accounts].map(userSystemTopic)]);

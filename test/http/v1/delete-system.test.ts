@@ -201,6 +201,30 @@ describe.each(DIALECTS)('deleting a system (%s)', (dialect) => {
     expect((await feed('0')).data.filter((event) => event.data.userId === ownerId).map((event) => event.type)).toEqual(['system.deleted']);
   });
 
+  it('tells the apps an account authorized that its own system is gone when it discards it to join another, and they keep their access', async () => {
+    const owner = await signIn(server, newUserId(), { client: bot });
+    const joinerId = newUserId();
+    const joiner = await signIn(server, joinerId, { client: bot });
+    expect((await joiner.call('POST', '/v1/users/@me/system/create-alter', { username: 'mine', displayName: 'Mine' })).status).toBe(201);
+    const ownSystem = await systemIdOf(joiner);
+    const viaApp = await signIn(server, joinerId, { client: app, scope: 'openid offline_access system:read alters:read' });
+    const position = (await feed()).next;
+
+    const made = await owner.call<{ data: { code: string } }>('POST', '/v1/users/@me/system/accounts/code');
+    expect(made.status).toBe(201);
+    const joined = await joiner.call('POST', '/v1/users/@me/system/accounts/redeem', { code: made.body.data.code, discardOwnSystem: true });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+
+    const events = (await feed(position)).data.filter((event) => event.type === 'system.deleted');
+    expect(events.map((event) => event.data)).toEqual([expect.objectContaining({ userId: joinerId, systemId: String(ownSystem) })]);
+    const delivered = await receiver.waitFor('/hooks', (requests) => requests.some((r) => r.json.type === 'system.deleted' && r.json.data.userId === joinerId));
+    expect(delivered.filter((r) => r.json.type === 'system.deleted' && r.json.data.userId === joinerId).map((r) => r.json.data.systemId)).toEqual([String(ownSystem)]);
+    // The account's grant to the app goes on, for the system it joined.
+    const read = await viaApp.call<{ data: System }>('GET', '/v1/users/@me/system');
+    expect(read.status).toBe(200);
+    expect(read.body.data.associatedUserId).toBe(owner.userId);
+  });
+
   it('sends the final event only to apps that were authorized with system:read', async () => {
     const ownerId = newUserId();
     const owner = await signIn(server, ownerId, { client: bot });
