@@ -15,8 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { ensureBotClient } from '../src/auth/clients.js';
 import { openDatabase } from '../src/db/database.js';
 import { startFakeDiscord } from '../test/support/fake-discord.js';
-import { freePort } from '../test/support/server.js';
-import { spawnBundle, stopChild, until, type Child } from './capacity.js';
+import { spawnBundle, startServiceProcess, stopChild, until, type Child } from './capacity.js';
 
 export const CHANNELS_PER_SERVER = 20;
 export const ROLES_PER_SERVER = 10;
@@ -44,20 +43,10 @@ export async function benchBotMemory(options: { quick: boolean }): Promise<BotMe
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-bot-memory-'));
   let service: Child | undefined;
   try {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
     const databaseUrl = `sqlite:${join(dir, 'service.db')}`;
-    service = spawnBundle('main.js', [], {
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: url,
-      DATA_DIR: join(dir, 'service'),
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: 'warn',
-    });
-    const serviceProcess = service;
-    await until('the service to be ready', async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true, 60_000, serviceProcess);
+    const started = await startServiceProcess(join(dir, 'service'), databaseUrl);
+    service = started.child;
+    const { url } = started;
     const secret = randomBytes(32).toString('base64url');
     const database = openDatabase(databaseUrl);
     const clientId = await ensureBotClient(database.db, secret)

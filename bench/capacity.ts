@@ -182,6 +182,20 @@ export async function until(what: string, done: () => boolean | Promise<boolean>
   }
 }
 
+/** The service from the tests' bundle on a free port, once ready (stopped again if it does not get there). */
+export async function startServiceProcess(dataDir: string, databaseUrl: string, env: Record<string, string> = {}): Promise<{ child: Child; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawnBundle('main.js', [], { NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: url, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...env });
+  try {
+    await until('the service to be ready', async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true, 60_000, child);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { child, url };
+}
+
 export async function stopChild(running: Child | undefined): Promise<void> {
   if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return;
   running.child.kill('SIGTERM');
@@ -219,33 +233,10 @@ export async function benchCapacity(options: { quick: boolean; postgresUrl?: str
     testDatabase = await createTestDatabase(postgresUrl ? 'postgres' : 'sqlite', postgresUrl);
     const schema = postgresUrl ? /search_path=(\w+)/.exec(decodeURIComponent(testDatabase.url))?.[1] : undefined;
     const databaseUrl = postgresUrl ? withApplicationName(testDatabase.url, `${run}-service`) : testDatabase.url;
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    service = spawnBundle('main.js', [], {
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: url,
-      DATA_DIR: join(dir, 'service'),
-      DATABASE_URL: databaseUrl,
-      AUTH_DEV_LOGIN: 'true',
-      RATE_LIMIT_ENABLED: 'false',
-      EVENTS_ALLOW_PRIVATE_ADDRESSES: 'true',
-      LOG_LEVEL: 'warn',
-    });
+    const started = await startServiceProcess(join(dir, 'service'), databaseUrl, { AUTH_DEV_LOGIN: 'true', RATE_LIMIT_ENABLED: 'false', EVENTS_ALLOW_PRIVATE_ADDRESSES: 'true' });
+    service = started.child;
+    const { url } = started;
     const serviceProcess = service;
-    await until(
-      'the service to be ready',
-      async () => {
-        try {
-          return (await fetch(`${url}/readyz`)).ok;
-        } catch {
-          return false;
-        }
-      },
-      60_000,
-      serviceProcess,
-    );
     database = openDatabase(testDatabase.url);
     const opened = database;
     const server = { url, database: opened } as Pick<TestServer, 'url' | 'database'> as TestServer;
